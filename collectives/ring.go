@@ -1,0 +1,136 @@
+package collectives
+
+import (
+	"fmt"
+
+	"github.com/acemu/acemu/torus"
+)
+
+// PhaseKind is the collective a phase performs on its ring.
+type PhaseKind uint8
+
+// Phase kinds.
+const (
+	ReduceScatter PhaseKind = iota
+	AllGather
+	AllReduce
+)
+
+func (k PhaseKind) String() string {
+	switch k {
+	case ReduceScatter:
+		return "reduce-scatter"
+	case AllGather:
+		return "all-gather"
+	default:
+		return "all-reduce"
+	}
+}
+
+// RingSpec describes one ring phase for one NPU.
+type RingSpec struct {
+	Kind PhaseKind
+	Dim  torus.Dim
+	Ring []int // NPU ids in ring order; Ring[(i+1)%p] is the Plus neighbour of Ring[i]
+	Pos  int   // this NPU's index in Ring
+	// ViewLen is the bytes of the phase's view, the same on every ring member.
+	ViewLen int64
+	// MessageBytes is the largest message; a lane's data is cut into rounds
+	// of len(Ring) messages each no larger than this.
+	MessageBytes int64
+	// Bidirectional splits the view in two halves, one per ring direction.
+	Bidirectional bool
+}
+
+// RingProgram returns the ring algorithm for one NPU: the view is split into
+// lanes (one per direction used), each lane into serial rounds of p blocks
+// (p = ring size) no larger than MessageBytes, and each round runs the
+// standard ring schedule. In the Plus lane at ring position r:
+//
+//	reduce-scatter step t (0..p-2): send block r-(t+1), receive block r-(t+2) from r-1 and add it;
+//	  after p-1 steps block r is fully reduced here;
+//	all-gather step t (0..p-2): send block r-t, receive block r-(t+1) and keep it.
+//
+// The Minus lane mirrors it (r+… and neighbour r+1). All-reduce is
+// reduce-scatter then all-gather: 2(p-1) steps. A round starts when the
+// previous round of its lane has received its last message.
+//
+// Ops are laid out in the same order on every ring member (lane, round, step,
+// send then receive), so the receive matching a send at index i is at index
+// i+1 in the peer's program. Out holds block r of every lane and round after
+// a reduce-scatter, the whole view otherwise; an all-gather assumes the NPU
+// starts with exactly those blocks.
+func RingProgram(s RingSpec) (*Program, error) {
+	p := len(s.Ring)
+	if p < 1 || s.Pos < 0 || s.Pos >= p {
+		return nil, fmt.Errorf("ring of %d NPUs, position %d: position out of range", p, s.Pos)
+	}
+	if s.MessageBytes < 1 {
+		return nil, fmt.Errorf("message size %d: must be at least 1 byte", s.MessageBytes)
+	}
+	prog := &Program{NPU: s.Ring[s.Pos], View: []Range{{0, s.ViewLen}}}
+	if p == 1 {
+		prog.Out = []Range{{0, s.ViewLen}}
+		return prog, nil
+	}
+	var rsSteps, agSteps int
+	switch s.Kind {
+	case ReduceScatter:
+		rsSteps = p - 1
+	case AllGather:
+		agSteps = p - 1
+	case AllReduce:
+		rsSteps, agSteps = p-1, p-1
+	}
+	dirs := []torus.Dir{torus.Plus}
+	if s.Bidirectional {
+		dirs = append(dirs, torus.Minus)
+	}
+	mod := func(i int) int { return ((i % p) + p) % p }
+	r := s.Pos
+	for li, lane := range split(0, s.ViewLen, len(dirs)) {
+		dir := dirs[li]
+		sigma := 1
+		if dir == torus.Minus {
+			sigma = -1
+		}
+		next := int32(s.Ring[mod(r+sigma)])
+		prev := int32(s.Ring[mod(r-sigma)])
+		port := int8(torus.Port{Dim: s.Dim, Dir: dir}.Index())
+		rounds := int((lane.Len + int64(p)*s.MessageBytes - 1) / (int64(p) * s.MessageBytes))
+		if rounds < 1 {
+			rounds = 1
+		}
+		lastRecv := int32(-1)
+		for _, round := range split(lane.Off, lane.Len, rounds) {
+			blocks := split(round.Off, round.Len, p)
+			for st := 0; st < rsSteps+agSteps; st++ {
+				var sendBlk, recvBlk int
+				reduce := st < rsSteps
+				if reduce {
+					sendBlk, recvBlk = mod(r-sigma*(st+1)), mod(r-sigma*(st+2))
+				} else {
+					t := st - rsSteps
+					sendBlk, recvBlk = mod(r-sigma*t), mod(r-sigma*(t+1))
+				}
+				var deps []int32
+				if lastRecv >= 0 {
+					deps = []int32{lastRecv}
+				}
+				si := int32(len(prog.Ops))
+				prog.Ops = append(prog.Ops,
+					Op{Kind: Send, Peer: next, Port: port, Match: si + 1, Data: blocks[sendBlk], Deps: deps, Step: int32(st)},
+					Op{Kind: Recv, Peer: prev, Port: port, Reduce: reduce, Data: blocks[recvBlk], Step: int32(st)})
+				lastRecv = si + 1
+			}
+			if s.Kind == ReduceScatter {
+				prog.Out = appendRange(prog.Out, blocks[r])
+			}
+		}
+	}
+	if s.Kind != ReduceScatter {
+		prog.Out = []Range{{0, s.ViewLen}}
+	}
+	prog.Steps = rsSteps + agSteps
+	return prog, nil
+}

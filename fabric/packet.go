@@ -1,0 +1,50 @@
+package fabric
+
+// PacketBytes is the packet (and flit) size of the ACE platform, Table V.
+const PacketBytes = 256
+
+// Message is a unit the endpoints exchange: a run of packets from Src to Dst.
+// The tags identify the message to its receiver (like MPI tags); the fabric
+// never reads them.
+type Message struct {
+	Src, Dst int32 // NPU ids
+	Bytes    int64 // payload bytes
+	Packets  int32 // number of packets: ceil(Bytes/PacketBytes)
+	// Tags for the receiving endpoint: collective, chunk, phase, operation.
+	Coll, Chunk, Phase, Op int32
+	// Data carries real bytes when a run checks data; nil otherwise.
+	Data []byte
+}
+
+// NewMessage returns a message of n bytes from src to dst, cut into packets
+// of at most PacketBytes.
+func NewMessage(src, dst int, n int64) *Message {
+	return &Message{Src: int32(src), Dst: int32(dst), Bytes: n, Packets: int32(PacketCount(n))}
+}
+
+// PacketCount returns how many packets carry n bytes (at least one).
+func PacketCount(n int64) int64 {
+	if n <= 0 {
+		return 1
+	}
+	return (n + PacketBytes - 1) / PacketBytes
+}
+
+// Packet is the unit the network carries: up to PacketBytes of a message.
+type Packet struct {
+	Msg   *Message
+	Index int32 // position in the message, from 0
+	Bytes int32 // payload bytes in this packet
+}
+
+// PacketOf returns packet i of m.
+func PacketOf(m *Message, i int32) Packet {
+	b := m.Bytes - int64(i)*PacketBytes
+	if b > PacketBytes {
+		b = PacketBytes
+	}
+	return Packet{Msg: m, Index: i, Bytes: int32(b)}
+}
+
+// Last reports whether p is the last packet of its message.
+func (p Packet) Last() bool { return p.Index == p.Msg.Packets-1 }

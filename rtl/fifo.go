@@ -1,0 +1,89 @@
+package rtl
+
+// FIFO is a first-in first-out queue on a ring buffer. With a capacity it is
+// bounded and Push refuses when full (back-pressure); with capacity 0 it grows.
+type FIFO[T any] struct {
+	buf   []T
+	head  int
+	n     int
+	limit int
+}
+
+// NewFIFO returns a FIFO holding at most capacity items (0: unbounded).
+func NewFIFO[T any](capacity int) *FIFO[T] {
+	f := &FIFO[T]{limit: capacity}
+	size := capacity
+	if size == 0 || size > 1024 {
+		size = 16
+	}
+	f.buf = make([]T, size)
+	return f
+}
+
+// Len returns the number of items queued.
+func (f *FIFO[T]) Len() int { return f.n }
+
+// Cap returns the capacity (0: unbounded).
+func (f *FIFO[T]) Cap() int { return f.limit }
+
+// Full reports whether a bounded FIFO has no room.
+func (f *FIFO[T]) Full() bool { return f.limit > 0 && f.n >= f.limit }
+
+// Space returns the free slots of a bounded FIFO (a large number if unbounded).
+func (f *FIFO[T]) Space() int {
+	if f.limit == 0 {
+		return int(^uint(0) >> 1)
+	}
+	return f.limit - f.n
+}
+
+// Push appends v and reports whether there was room.
+func (f *FIFO[T]) Push(v T) bool {
+	if f.Full() {
+		return false
+	}
+	if f.n == len(f.buf) {
+		f.grow()
+	}
+	f.buf[(f.head+f.n)%len(f.buf)] = v
+	f.n++
+	return true
+}
+
+// Peek returns the oldest item without removing it; ok is false when empty.
+func (f *FIFO[T]) Peek() (v T, ok bool) {
+	if f.n == 0 {
+		return v, false
+	}
+	return f.buf[f.head], true
+}
+
+// PeekRef returns a pointer to the oldest item, valid until the next Push or
+// Pop; nil when empty.
+func (f *FIFO[T]) PeekRef() *T {
+	if f.n == 0 {
+		return nil
+	}
+	return &f.buf[f.head]
+}
+
+// Pop removes and returns the oldest item; ok is false when empty.
+func (f *FIFO[T]) Pop() (v T, ok bool) {
+	if f.n == 0 {
+		return v, false
+	}
+	v = f.buf[f.head]
+	var zero T
+	f.buf[f.head] = zero
+	f.head = (f.head + 1) % len(f.buf)
+	f.n--
+	return v, true
+}
+
+func (f *FIFO[T]) grow() {
+	nb := make([]T, 2*len(f.buf))
+	for i := 0; i < f.n; i++ {
+		nb[i] = f.buf[(f.head+i)%len(f.buf)]
+	}
+	f.buf, f.head = nb, 0
+}

@@ -1,0 +1,55 @@
+package rtl
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestFIFOBoundedBackPressure(t *testing.T) {
+	f := NewFIFO[int](3)
+	require.Equal(t, 3, f.Space())
+	for i := 1; i <= 3; i++ {
+		require.True(t, f.Push(i))
+	}
+	require.True(t, f.Full())
+	require.False(t, f.Push(4), "a full FIFO refuses")
+	v, ok := f.Pop()
+	require.True(t, ok)
+	require.Equal(t, 1, v)
+	require.True(t, f.Push(4))
+	var got []int
+	for f.Len() > 0 {
+		v, _ := f.Pop()
+		got = append(got, v)
+	}
+	require.Equal(t, []int{2, 3, 4}, got)
+	_, ok = f.Pop()
+	require.False(t, ok)
+}
+
+func TestFIFOUnboundedGrowsInOrder(t *testing.T) {
+	f := NewFIFO[int](0)
+	for i := 0; i < 100; i++ {
+		require.True(t, f.Push(i))
+		if i%3 == 0 {
+			v, _ := f.Pop()
+			require.Equal(t, i/3, v)
+		}
+	}
+	p, ok := f.Peek()
+	require.True(t, ok)
+	require.Equal(t, 34, p)
+	require.Equal(t, 66, f.Len())
+}
+
+func TestSinkSnapshotSorted(t *testing.T) {
+	s := NewSink()
+	s.Counter("b").Add(5)
+	s.Counter("a").Inc()
+	s.Counter("b").Inc()
+	snap := s.Snapshot()
+	require.Len(t, snap, 2)
+	require.Equal(t, "a", snap[0].Name)
+	require.Equal(t, "6", snap[1].Value.RatString())
+}

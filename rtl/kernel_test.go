@@ -1,0 +1,141 @@
+package rtl
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+type rec struct {
+	at   Cycle
+	kind int32
+}
+
+type recorder struct{ got []rec }
+
+func (r *recorder) Handle(now Cycle, kind int32, _ int64) { r.got = append(r.got, rec{now, kind}) }
+
+func TestKernelOrdersByCycleThenScheduling(t *testing.T) {
+	tests := []struct {
+		name  string
+		sched []rec // (cycle, kind) in scheduling order, all scheduled at cycle 0
+		want  []rec
+	}{
+		{"same cycle keeps scheduling order", []rec{{5, 1}, {5, 2}, {5, 3}}, []rec{{5, 1}, {5, 2}, {5, 3}}},
+		{"earlier cycle first", []rec{{9, 1}, {3, 2}, {6, 3}}, []rec{{3, 2}, {6, 3}, {9, 1}}},
+		// 5000 and 3000 are beyond the 1024-cycle wheel: they go to the heap.
+		{"far and near mixed", []rec{{5000, 1}, {10, 2}, {3000, 3}, {1023, 4}, {1024, 5}},
+			[]rec{{10, 2}, {1023, 4}, {1024, 5}, {3000, 3}, {5000, 1}}},
+		{"far ties keep scheduling order", []rec{{4096, 1}, {4096, 2}, {4096, 3}}, []rec{{4096, 1}, {4096, 2}, {4096, 3}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			k := NewKernel()
+			r := &recorder{}
+			for _, s := range tc.sched {
+				k.Schedule(s.at, r, s.kind, 0)
+			}
+			end := k.Run()
+			require.Equal(t, tc.want, r.got)
+			require.Equal(t, tc.want[len(tc.want)-1].at, end)
+			require.Equal(t, uint64(len(tc.want)), k.Events())
+			require.Zero(t, k.Pending())
+		})
+	}
+}
+
+// An event in the heap for cycle t was scheduled before any wheel event for
+// t, so it must run first. Here kind 1 is scheduled at cycle 0 for 2000 (far:
+// 2000-0 >= 1024); at cycle 1500 kind 2 is scheduled for 2000 (near: 500 ahead).
+func TestKernelHeapBeforeWheelAtSameCycle(t *testing.T) {
+	k := NewKernel()
+	r := &recorder{}
+	k.Schedule(2000, r, 1, 0)
+	k.Schedule(1500, HandlerFunc(func(now Cycle, _ int32, _ int64) {
+		k.Schedule(2000, r, 2, 0)
+	}), 0, 0)
+	k.Run()
+	require.Equal(t, []rec{{2000, 1}, {2000, 2}}, r.got)
+}
+
+// Events scheduled for the current cycle run in the same cycle, after the
+// ones already due.
+func TestKernelZeroDelayRunsThisCycle(t *testing.T) {
+	k := NewKernel()
+	r := &recorder{}
+	k.Schedule(7, HandlerFunc(func(now Cycle, _ int32, _ int64) {
+		k.After(0, r, 9, 0)
+	}), 0, 0)
+	k.Schedule(7, r, 8, 0)
+	k.Run()
+	require.Equal(t, []rec{{7, 8}, {7, 9}}, r.got)
+}
+
+// A chain of events 700 cycles apart wraps the 1024-bucket wheel many times.
+func TestKernelWrapsWheel(t *testing.T) {
+	k := NewKernel()
+	var times []Cycle
+	var step HandlerFunc
+	step = func(now Cycle, _ int32, n int64) {
+		times = append(times, now)
+		if n > 0 {
+			k.After(700, step, 0, n-1)
+		}
+	}
+	k.Schedule(0, step, 0, 9)
+	k.Run()
+	require.Len(t, times, 10)
+	for i, c := range times {
+		require.Equal(t, Cycle(700*i), c)
+	}
+}
+
+func TestKernelRunUntilAndHalt(t *testing.T) {
+	k := NewKernel()
+	r := &recorder{}
+	k.Schedule(10, r, 1, 0)
+	k.Schedule(20, r, 2, 0)
+	k.Schedule(30, r, 3, 0)
+	k.RunUntil(20)
+	require.Equal(t, []rec{{10, 1}, {20, 2}}, r.got)
+	require.Equal(t, 1, k.Pending())
+	k.Schedule(25, HandlerFunc(func(Cycle, int32, int64) { k.Halt() }), 0, 0)
+	k.Run()
+	require.Equal(t, Cycle(25), k.Now())
+	k.Run()
+	require.Equal(t, []rec{{10, 1}, {20, 2}, {30, 3}}, r.got)
+}
+
+func TestKernelPanicsOnPast(t *testing.T) {
+	k := NewKernel()
+	k.Schedule(10, HandlerFunc(func(Cycle, int32, int64) {
+		require.Panics(t, func() { k.Schedule(9, HandlerFunc(func(Cycle, int32, int64) {}), 0, 0) })
+	}), 0, 0)
+	k.Run()
+}
+
+// BenchmarkKernel measures events per second: 1024 self-rescheduling chains
+// with delays from 1 to 600 cycles (mostly the wheel) plus one far event in 64.
+func BenchmarkKernel(b *testing.B) {
+	k := NewKernel()
+	var h HandlerFunc
+	n := 0
+	h = func(now Cycle, kind int32, arg int64) {
+		n++
+		if n >= b.N {
+			k.Halt()
+			return
+		}
+		d := Cycle(1 + (arg*7919)%600)
+		if arg%64 == 0 {
+			d = 3000
+		}
+		k.After(d, h, kind, arg+1)
+	}
+	for i := 0; i < 1024; i++ {
+		k.Schedule(Cycle(i), h, 0, int64(i))
+	}
+	b.ResetTimer()
+	k.Run()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}

@@ -1,0 +1,127 @@
+package rtl
+
+import (
+	"fmt"
+	"math/big"
+)
+
+// ClockHz is the NPU clock of the ACE platform (Table V): 1245 MHz. One Cycle
+// is 1/ClockHz seconds.
+const ClockHz = 1_245_000_000
+
+// Rate is an exact bandwidth in bytes per cycle, the fraction Num/Den in
+// lowest terms. 0.94 × 25 GB/s at 1245 MHz is 4700/249 B/cycle, not 18.88.
+type Rate struct {
+	Num, Den int64
+}
+
+// maxRatePart bounds Num and Den so that time arithmetic in sub-cycle units
+// (cycles × Num, bytes × Den) stays far inside int64 for any realistic run.
+const maxRatePart = 1 << 31
+
+// NewRate returns bytesPerSecond/clockHz bytes per cycle, exactly. It fails
+// when the rate is not positive or its fraction needs more than 31 bits.
+func NewRate(bytesPerSecond *big.Rat, clockHz int64) (Rate, error) {
+	if bytesPerSecond.Sign() <= 0 {
+		return Rate{}, fmt.Errorf("bandwidth %s B/s: must be positive", bytesPerSecond.RatString())
+	}
+	if clockHz <= 0 {
+		return Rate{}, fmt.Errorf("clock %d Hz: must be positive", clockHz)
+	}
+	r := new(big.Rat).Quo(bytesPerSecond, new(big.Rat).SetInt64(clockHz))
+	num, den := r.Num(), r.Denom()
+	if !num.IsInt64() || !den.IsInt64() || num.Int64() >= maxRatePart || den.Int64() >= maxRatePart {
+		return Rate{}, fmt.Errorf("bandwidth %s B/s at %d Hz is %s B/cycle: the fraction is too fine to account exactly; round the bandwidth to fewer digits", bytesPerSecond.RatString(), clockHz, r.RatString())
+	}
+	return Rate{Num: num.Int64(), Den: den.Int64()}, nil
+}
+
+// RateGBps returns the payload rate of a link of gbps GB/s (10^9 B/s, as the
+// paper counts) at the given efficiency (a fraction such as 94/100), at the
+// NPU clock.
+func RateGBps(gbps, efficiency *big.Rat) (Rate, error) {
+	bps := new(big.Rat).Mul(gbps, big.NewRat(1_000_000_000, 1))
+	bps.Mul(bps, efficiency)
+	return NewRate(bps, ClockHz)
+}
+
+// MustRateGBps is RateGBps for constants known to be valid; it panics otherwise.
+func MustRateGBps(gbps, efficiency *big.Rat) Rate {
+	r, err := RateGBps(gbps, efficiency)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+// Rat returns the rate as a big.Rat in bytes per cycle.
+func (r Rate) Rat() *big.Rat { return big.NewRat(r.Num, r.Den) }
+
+// BytesPerSecond returns the rate in bytes per second at ClockHz, as a float
+// for reports.
+func (r Rate) BytesPerSecond() float64 {
+	return float64(r.Num) / float64(r.Den) * ClockHz
+}
+
+// String prints the rate as a fraction and in GB/s.
+func (r Rate) String() string {
+	return fmt.Sprintf("%d/%d B/cycle (%.3f GB/s)", r.Num, r.Den, r.BytesPerSecond()/1e9)
+}
+
+// Serializer moves bytes at an exact Rate, one transfer after another, like
+// the transmitter of a link or a DMA engine. Time inside it is kept in units
+// of 1/Num cycle, so back-to-back transfers start at the exact fractional
+// cycle the previous one ended: over any run the bytes moved are exactly
+// rate × time, never a rounded bytes-per-cycle.
+type Serializer struct {
+	rate   Rate
+	freeAt int64 // when the last transfer ends, in 1/Num cycle units
+	busy   int64 // total transfer time, in 1/Num cycle units
+}
+
+// NewSerializer returns an idle serializer of the given rate.
+func NewSerializer(r Rate) *Serializer {
+	if r.Num <= 0 || r.Den <= 0 {
+		panic("rtl: serializer rate must be positive")
+	}
+	return &Serializer{rate: r}
+}
+
+// Rate returns the serializer's rate.
+func (s *Serializer) Rate() Rate { return s.rate }
+
+// FreeBy reports whether the last transfer has ended by the start of cycle
+// now, so that a transfer ready at now would start without waiting.
+func (s *Serializer) FreeBy(now Cycle) bool { return s.freeAt <= int64(now)*s.rate.Num }
+
+// FreeAt returns the first cycle at or after which the serializer is idle
+// (the end of the last transfer, rounded up to a whole cycle).
+func (s *Serializer) FreeAt() Cycle { return Cycle(ceilDiv(s.freeAt, s.rate.Num)) }
+
+// Start begins a transfer of n bytes that is ready at cycle ready: it starts
+// at the later of ready and the end of the previous transfer. It returns the
+// cycle by which the last byte has left (the exact end rounded up).
+func (s *Serializer) Start(ready Cycle, n int64) Cycle {
+	start := int64(ready) * s.rate.Num
+	if s.freeAt > start {
+		start = s.freeAt
+	}
+	d := n * s.rate.Den
+	s.freeAt = start + d
+	s.busy += d
+	return Cycle(ceilDiv(s.freeAt, s.rate.Num))
+}
+
+// TransferCycles returns the exact time n bytes take, as a fraction of cycles.
+func (s *Serializer) TransferCycles(n int64) *big.Rat { return big.NewRat(n*s.rate.Den, s.rate.Num) }
+
+// BusyCycles returns the total time spent transferring, exactly, in cycles.
+func (s *Serializer) BusyCycles() *big.Rat { return big.NewRat(s.busy, s.rate.Num) }
+
+func ceilDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a > 0) == (b > 0) {
+		q++
+	}
+	return q
+}

@@ -1,0 +1,70 @@
+package rtl
+
+import (
+	"math/big"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestRateGBps(t *testing.T) {
+	eff := big.NewRat(94, 100)
+	tests := []struct {
+		name     string
+		gbps     *big.Rat
+		eff      *big.Rat
+		num, den int64
+	}{
+		// 25e9 × 0.94 / 1.245e9 = 23.5e9/1.245e9 = 23500/1245 = 4700/249.
+		{"inter-package", big.NewRat(25, 1), eff, 4700, 249},
+		// 200e9 × 0.94 / 1.245e9 = 188000/1245 = 37600/249.
+		{"intra-package", big.NewRat(200, 1), eff, 37600, 249},
+		// 900e9 / 1.245e9 = 900000/1245 = 60000/83.
+		{"memory", big.NewRat(900, 1), big.NewRat(1, 1), 60000, 83},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := RateGBps(tc.gbps, tc.eff)
+			require.NoError(t, err)
+			require.Equal(t, Rate{tc.num, tc.den}, r)
+		})
+	}
+	_, err := RateGBps(big.NewRat(0, 1), eff)
+	require.ErrorContains(t, err, "must be positive")
+	_, err = NewRate(big.NewRat(1, 1<<40), ClockHz)
+	require.ErrorContains(t, err, "too fine")
+}
+
+// Back-to-back packets on 0.94 × 25 GB/s: the n-th packet of 256 B ends at
+// exactly ceil(n × 256 × 249 / 4700) cycles, with no drift over a long run.
+func TestSerializerExactOverLongRun(t *testing.T) {
+	s := NewSerializer(Rate{4700, 249})
+	var end Cycle
+	const packets = 1_000_000
+	for i := 1; i <= packets; i++ {
+		end = s.Start(0, 256)
+		if i == 1 {
+			// 256 × 249 / 4700 = 63744/4700 = 13.56… → cycle 14.
+			require.Equal(t, Cycle(14), end)
+		}
+	}
+	// 256e6 × 249 / 4700 = 63744000000/4700 = 13562553.19… → 13562554.
+	require.Equal(t, Cycle(13562554), end)
+	require.Equal(t, big.NewRat(256*packets*249, 4700), s.BusyCycles())
+	// Rounding each packet to whole cycles would have given 14 × 1e6 = 14000000.
+}
+
+func TestSerializerIdleGapsStartAtReady(t *testing.T) {
+	s := NewSerializer(Rate{4700, 249})
+	// First packet ready at 100: ends at 100 + 13.56 → 114.
+	require.Equal(t, Cycle(114), s.Start(100, 256))
+	require.False(t, s.FreeBy(113))
+	require.Equal(t, Cycle(114), s.FreeAt())
+	// Ready at 110, while busy until 113.56: starts at 113.56, ends 127.12 → 128.
+	require.Equal(t, Cycle(128), s.Start(110, 256))
+	// Ready at 200, idle since 127.12: starts at 200, ends 213.56 → 214.
+	require.Equal(t, Cycle(214), s.Start(200, 256))
+	require.True(t, s.FreeBy(214))
+	// Busy time is 3 × 13.56… = 3 × 63744/4700 cycles.
+	require.Equal(t, big.NewRat(3*63744, 4700), s.BusyCycles())
+}
