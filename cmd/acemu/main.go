@@ -1,0 +1,73 @@
+// Command acemu is the cycle-level emulator of ACE, the Accelerator
+// Collectives Engine, on a 3D-torus fabric.
+//
+// Usage:
+//
+//	acemu                                  run the built-in default
+//	acemu collective [flags]               simulate one collective
+//	acemu help
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/pflag"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+const usage = `acemu: a cycle-level emulator of ACE, the Accelerator Collectives Engine.
+
+Usage:
+  acemu                      run the built-in default (a 64 MiB all-reduce on 4x4x4, ideal endpoint)
+  acemu collective [flags]   simulate one collective on the torus
+  acemu help [command]       show help
+
+Run 'acemu collective --help' for the flags.
+`
+
+// run is main without the process: it returns the exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		return runCollective(nil, stdout, stderr)
+	}
+	switch args[0] {
+	case "collective":
+		return runCollective(args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		if len(args) > 1 && args[1] == "collective" {
+			return runCollective([]string{"--help"}, stdout, stderr)
+		}
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "acemu: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+}
+
+// parseFlags parses args into fs, printing help on request. It returns
+// done=true with the exit code when the command should stop.
+func parseFlags(fs *pflag.FlagSet, args []string, stdout, stderr io.Writer) (done bool, code int) {
+	fs.SetOutput(stderr)
+	err := fs.Parse(args)
+	if errors.Is(err, pflag.ErrHelp) {
+		fs.SetOutput(stdout)
+		fs.Usage()
+		return true, 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "acemu %s: %v\nRun 'acemu %s --help' for the flags.\n", fs.Name(), err, fs.Name())
+		return true, 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "acemu %s: unexpected argument %q\nRun 'acemu %s --help' for the flags.\n", fs.Name(), fs.Arg(0), fs.Name())
+		return true, 2
+	}
+	return false, 0
+}

@@ -1,0 +1,399 @@
+package npu
+
+import (
+	"container/heap"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/rtl"
+	"github.com/acemu/acemu/torus"
+)
+
+// IdealConfig parameterises the ideal endpoint.
+type IdealConfig struct {
+	// ProcessCycles is the time from a message's last packet arriving to
+	// its data being usable (Table VI: 1 cycle).
+	ProcessCycles rtl.Cycle
+}
+
+// DefaultIdeal is Table VI's ideal endpoint.
+func DefaultIdeal() IdealConfig { return IdealConfig{ProcessCycles: 1} }
+
+// Result is what a collective run measured.
+type Result struct {
+	Cycles    rtl.Cycle // cycle the last chunk finished on the last NPU
+	Payload   int64     // collective size per NPU
+	BytesSent []int64   // bytes each NPU injected as a source (not forwarded)
+	Events    uint64    // kernel events run
+}
+
+// MeanBytesSent returns the mean over NPUs of bytes injected, rounded down.
+func (r *Result) MeanBytesSent() int64 {
+	var t int64
+	for _, b := range r.BytesSent {
+		t += b
+	}
+	return t / int64(len(r.BytesSent))
+}
+
+// RunIdeal executes plan on every NPU of net with ideal endpoints, driving
+// kernel k from its current cycle until the collective completes. It fails,
+// naming what waits on what, if the simulation runs out of events first.
+func RunIdeal(k *rtl.Kernel, net *fabric.Network, plan *collectives.Plan, cfg IdealConfig) (*Result, error) {
+	if cfg.ProcessCycles < 0 {
+		return nil, fmt.Errorf("ideal endpoint: processing time %d cycles must not be negative", cfg.ProcessCycles)
+	}
+	n := plan.Shape.N()
+	if net.NPUs() != n {
+		return nil, fmt.Errorf("plan for %d NPUs on a network of %d", n, net.NPUs())
+	}
+	r := &run{k: k, plan: plan, cfg: cfg, info: map[*collectives.Program]*progInfo{}}
+	r.nodes = make([]*idealNode, n)
+	eps := make([]fabric.Endpoint, n)
+	for i := range r.nodes {
+		nd := &idealNode{id: i, r: r, chunks: make([]*chunkState, plan.NumChunks())}
+		for p := 0; p < torus.NumPorts; p++ {
+			nd.ports[p].link = net.Out(i, p)
+		}
+		r.nodes[i] = nd
+		eps[i] = nd
+	}
+	net.Attach(eps)
+	r.pending = n * plan.NumChunks()
+	start := k.Now()
+	k.Schedule(start, rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) {
+		for _, nd := range r.nodes {
+			for c := range nd.chunks {
+				nd.chunks[c] = &chunkState{len: plan.ChunkLen(c)}
+				nd.enterPhase(now, int32(c), 0)
+			}
+		}
+	}), 0, 0)
+	k.Run()
+	if r.pending > 0 {
+		return nil, r.stuck(net)
+	}
+	res := &Result{Cycles: r.finish - start, Payload: plan.Payload, Events: k.Events(), BytesSent: make([]int64, n)}
+	for i, nd := range r.nodes {
+		res.BytesSent[i] = nd.sent
+	}
+	return res, nil
+}
+
+// run is the state shared by the nodes of one collective.
+type run struct {
+	k       *rtl.Kernel
+	plan    *collectives.Plan
+	cfg     IdealConfig
+	nodes   []*idealNode
+	info    map[*collectives.Program]*progInfo
+	pending int // chunk × NPU pairs not finished
+	finish  rtl.Cycle
+	seq     uint64
+}
+
+// progInfo is derived once per program: how many dependences each op has and
+// which ops depend on it.
+type progInfo struct {
+	ndeps      []int16
+	dependents [][]int32
+}
+
+func (r *run) infoOf(p *collectives.Program) *progInfo {
+	if pi, ok := r.info[p]; ok {
+		return pi
+	}
+	pi := &progInfo{ndeps: make([]int16, len(p.Ops)), dependents: make([][]int32, len(p.Ops))}
+	for i, op := range p.Ops {
+		pi.ndeps[i] = int16(len(op.Deps))
+		for _, d := range op.Deps {
+			pi.dependents[d] = append(pi.dependents[d], int32(i))
+		}
+	}
+	r.info[p] = pi
+	return pi
+}
+
+// chunkState is one chunk's progress on one NPU.
+type chunkState struct {
+	len       int64
+	phase     int32 // current phase; len(plan.Phases) when finished
+	prog      *collectives.Program
+	pi        *progInfo
+	deps      []int16 // unmet dependences per op
+	arrived   []bool  // a Recv's message has been processed
+	done      []bool
+	remaining int
+	early     []earlyMsg // messages for later phases that came first
+}
+
+type earlyMsg struct{ phase, op int32 }
+
+// outMsg is a message waiting for, or in, a port.
+type outMsg struct {
+	msg   *fabric.Message
+	next  int32 // next packet to send
+	chunk int32
+	op    int32 // the Send op, completed when the last packet is in the port
+	seq   uint64
+}
+
+// msgQueue orders a port's waiting messages oldest chunk first, then in the
+// order they became ready: the oldest chunk's messages never wait behind a
+// younger chunk's, which keeps chunks flowing through the phases.
+type msgQueue []*outMsg
+
+func (q msgQueue) Len() int { return len(q) }
+func (q msgQueue) Less(i, j int) bool {
+	if q[i].chunk != q[j].chunk {
+		return q[i].chunk < q[j].chunk
+	}
+	return q[i].seq < q[j].seq
+}
+func (q msgQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *msgQueue) Push(x any)   { *q = append(*q, x.(*outMsg)) }
+func (q *msgQueue) Pop() any {
+	old := *q
+	m := old[len(old)-1]
+	old[len(old)-1] = nil
+	*q = old[:len(old)-1]
+	return m
+}
+
+type port struct {
+	link    *fabric.Link
+	queue   msgQueue
+	cur     *outMsg
+	forward *rtl.FIFO[fabric.Packet] // packets passing through to other NPUs
+	pumping bool
+}
+
+// idealNode is one NPU's ideal endpoint.
+type idealNode struct {
+	id     int
+	r      *run
+	ports  [torus.NumPorts]port
+	chunks []*chunkState
+	sent   int64
+}
+
+const evProcessed int32 = 1
+
+// Handle runs the node's events: a message processed after arrival.
+func (nd *idealNode) Handle(now rtl.Cycle, kind int32, arg int64) {
+	if kind == evProcessed {
+		nd.received(now, int32(arg>>32), int32(arg>>24&0xff), int32(arg&0xffffff))
+	}
+}
+
+func (nd *idealNode) enterPhase(now rtl.Cycle, c, ph int32) {
+	cs := nd.chunks[c]
+	cs.phase = ph
+	if int(ph) == len(nd.r.plan.Phases) {
+		cs.prog, cs.pi, cs.deps, cs.arrived, cs.done = nil, nil, nil, nil, nil
+		nd.r.pending--
+		if nd.r.pending == 0 {
+			nd.r.finish = now
+		}
+		return
+	}
+	prog := nd.r.plan.Program(nd.id, int(ph), cs.len)
+	pi := nd.r.infoOf(prog)
+	cs.prog, cs.pi = prog, pi
+	cs.deps = append(cs.deps[:0], pi.ndeps...)
+	cs.arrived = make([]bool, len(prog.Ops))
+	cs.done = make([]bool, len(prog.Ops))
+	cs.remaining = len(prog.Ops)
+	if cs.remaining == 0 {
+		nd.enterPhase(now, c, ph+1)
+		return
+	}
+	for i := range prog.Ops {
+		if cs.deps[i] == 0 && prog.Ops[i].Kind == collectives.Send {
+			nd.issue(now, c, int32(i))
+		}
+	}
+	if len(cs.early) > 0 {
+		keep := cs.early[:0]
+		var now2 []int32
+		for _, e := range cs.early {
+			if e.phase == ph {
+				now2 = append(now2, e.op)
+			} else {
+				keep = append(keep, e)
+			}
+		}
+		cs.early = keep
+		for _, op := range now2 {
+			nd.received(now, c, ph, op)
+		}
+	}
+}
+
+// issue queues the message of Send op i on its port.
+func (nd *idealNode) issue(now rtl.Cycle, c, i int32) {
+	cs := nd.chunks[c]
+	op := &cs.prog.Ops[i]
+	m := fabric.NewMessage(nd.id, int(op.Peer), op.Data.Len)
+	m.Chunk, m.Phase, m.Op = c, cs.phase, op.Match
+	nd.sent += op.Data.Len
+	pidx := int(op.Port)
+	if op.Port == collectives.RouteXYZ {
+		p, _ := nd.r.plan.Shape.NextHop(nd.id, int(op.Peer))
+		pidx = p.Index()
+	}
+	nd.r.seq++
+	heap.Push(&nd.ports[pidx].queue, &outMsg{msg: m, chunk: c, op: i, seq: nd.r.seq})
+	nd.pump(now, pidx)
+}
+
+// pump moves packets into port p's link while it takes them: packets passing
+// through first, then the oldest chunk's messages.
+func (nd *idealNode) pump(now rtl.Cycle, p int) {
+	pt := &nd.ports[p]
+	if pt.pumping {
+		return // the running pump will see the new work
+	}
+	pt.pumping = true
+	defer func() { pt.pumping = false }()
+	for {
+		if pt.forward != nil && pt.forward.Len() > 0 {
+			pkt, _ := pt.forward.Peek()
+			if !pt.link.Send(pkt) {
+				return
+			}
+			pt.forward.Pop()
+			continue
+		}
+		if pt.cur == nil {
+			if len(pt.queue) == 0 {
+				return
+			}
+			pt.cur = heap.Pop(&pt.queue).(*outMsg)
+		}
+		om := pt.cur
+		if !pt.link.Send(fabric.PacketOf(om.msg, om.next)) {
+			return
+		}
+		om.next++
+		if om.next == om.msg.Packets {
+			pt.cur = nil
+			nd.complete(now, om.chunk, om.op)
+		}
+	}
+}
+
+// SpaceAvailable resumes a port whose link refused a packet.
+func (nd *idealNode) SpaceAvailable(now rtl.Cycle, l *fabric.Link) { nd.pump(now, l.Port) }
+
+// PacketArrived takes the packet at once (the ideal endpoint never holds its
+// receive buffer); a message's last packet is processed ProcessCycles later;
+// a packet for another NPU goes on by the next hop.
+func (nd *idealNode) PacketArrived(now rtl.Cycle, l *fabric.Link) {
+	pkt, _ := l.Receive()
+	m := pkt.Msg
+	if int(m.Dst) != nd.id {
+		p, _ := nd.r.plan.Shape.NextHop(nd.id, int(m.Dst))
+		pt := &nd.ports[p.Index()]
+		if pt.forward == nil {
+			pt.forward = rtl.NewFIFO[fabric.Packet](0)
+		}
+		pt.forward.Push(pkt)
+		nd.pump(now, p.Index())
+		return
+	}
+	if pkt.Last() {
+		arg := int64(m.Chunk)<<32 | int64(m.Phase)<<24 | int64(m.Op)
+		nd.r.k.Schedule(now+nd.r.cfg.ProcessCycles, nd, evProcessed, arg)
+	}
+}
+
+// received marks Recv op of chunk c, phase ph as having its message.
+func (nd *idealNode) received(now rtl.Cycle, c, ph, op int32) {
+	cs := nd.chunks[c]
+	if ph > cs.phase {
+		cs.early = append(cs.early, earlyMsg{ph, op})
+		return
+	}
+	if ph < cs.phase || cs.arrived[op] {
+		panic(fmt.Sprintf("npu %d chunk %d: message for phase %d op %d arrived twice or too late (now in phase %d)", nd.id, c, ph, op, cs.phase))
+	}
+	cs.arrived[op] = true
+	if cs.deps[op] == 0 {
+		nd.complete(now, c, op)
+	}
+}
+
+// complete finishes op i of chunk c's current phase and releases what
+// waited on it; the last op moves the chunk to its next phase.
+func (nd *idealNode) complete(now rtl.Cycle, c, i int32) {
+	cs := nd.chunks[c]
+	cs.done[i] = true
+	cs.remaining--
+	for _, d := range cs.pi.dependents[i] {
+		cs.deps[d]--
+		if cs.deps[d] == 0 {
+			switch cs.prog.Ops[d].Kind {
+			case collectives.Send:
+				nd.issue(now, c, d)
+			case collectives.Recv:
+				if cs.arrived[d] {
+					nd.complete(now, c, d)
+				}
+			}
+		}
+	}
+	if cs.remaining == 0 {
+		nd.enterPhase(now, c, cs.phase+1)
+	}
+}
+
+// stuck describes what every unfinished chunk waits on, for the error of a
+// run that stopped making progress.
+func (r *run) stuck(net *fabric.Network) error {
+	var lines []string
+	for _, nd := range r.nodes {
+		for c, cs := range nd.chunks {
+			if cs == nil || int(cs.phase) == len(r.plan.Phases) {
+				continue
+			}
+			var waits []string
+			for i, op := range cs.prog.Ops {
+				if cs.done[i] {
+					continue
+				}
+				switch {
+				case cs.deps[i] > 0:
+					waits = append(waits, fmt.Sprintf("op %d (%s NPU %d) waits on %d earlier ops", i, op.Kind, op.Peer, cs.deps[i]))
+				case op.Kind == collectives.Recv:
+					waits = append(waits, fmt.Sprintf("op %d waits for a message from NPU %d", i, op.Peer))
+				default:
+					waits = append(waits, fmt.Sprintf("op %d (send to NPU %d) is queued at its port", i, op.Peer))
+				}
+			}
+			lines = append(lines, fmt.Sprintf("NPU %d chunk %d phase %d (%s): %s", nd.id, c, cs.phase+1,
+				r.plan.Phases[cs.phase], strings.Join(waits, "; ")))
+		}
+	}
+	sort.Strings(lines)
+	const most = 20
+	more := ""
+	if len(lines) > most {
+		more = fmt.Sprintf("\n  … and %d more", len(lines)-most)
+		lines = lines[:most]
+	}
+	var busy []string
+	for _, l := range net.Links {
+		if !l.Idle() {
+			busy = append(busy, l.Describe())
+		}
+	}
+	if len(busy) > most {
+		busy = busy[:most]
+	}
+	return fmt.Errorf("the collective stopped making progress at cycle %d with %d chunk×NPU pairs unfinished:\n  %s%s\nlinks holding packets:\n  %s",
+		r.k.Now(), r.pending, strings.Join(lines, "\n  "), more, strings.Join(busy, "\n  "))
+}

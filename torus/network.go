@@ -1,0 +1,100 @@
+package torus
+
+import (
+	"fmt"
+	"math/big"
+
+	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/rtl"
+)
+
+// LinkConfig gives the parameters of the two classes of link.
+type LinkConfig struct {
+	Intra, Inter fabric.LinkParams
+}
+
+// Buffer sizes are not in the paper; see docs/model-choices.md.
+const (
+	// DefaultTxBuffer is the output port buffer of a link, in packets: one
+	// 8 KB message.
+	DefaultTxBuffer = 32
+	// DefaultRxBuffer is the input port buffer, in packets (32 KB): enough
+	// credits to cover a link's credit round trip at full rate (an inter
+	// link needs (500+500+14)·18.9/256 ≈ 75, an intra link (90+90+2)·151/256 ≈ 107).
+	DefaultRxBuffer = 128
+)
+
+// DefaultLinks returns Table V's links: intra-package 200 GB/s and 90
+// cycles, inter-package 25 GB/s and 500 cycles, both at 94 % efficiency,
+// with credits returning in one link latency.
+func DefaultLinks() LinkConfig {
+	eff := big.NewRat(94, 100)
+	return LinkConfig{
+		Intra: fabric.LinkParams{Name: "intra", Rate: rtl.MustRateGBps(big.NewRat(200, 1), eff), Latency: 90,
+			TxBuffer: DefaultTxBuffer, RxBuffer: DefaultRxBuffer, CreditLatency: 90},
+		Inter: fabric.LinkParams{Name: "inter", Rate: rtl.MustRateGBps(big.NewRat(25, 1), eff), Latency: 500,
+			TxBuffer: DefaultTxBuffer, RxBuffer: DefaultRxBuffer, CreditLatency: 500},
+	}
+}
+
+// Params returns the parameters of a port's link.
+func (c LinkConfig) Params(p Port) fabric.LinkParams {
+	if p.Class() == Intra {
+		return c.Intra
+	}
+	return c.Inter
+}
+
+// BuildNetwork creates one link per port of every NPU of s (ports of size-1
+// dimensions have none), numbered NPU by NPU in port order.
+func BuildNetwork(k *rtl.Kernel, s Shape, c LinkConfig) (*fabric.Network, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	net := fabric.NewNetwork(s.N(), NumPorts)
+	for id := 0; id < s.N(); id++ {
+		for _, p := range s.Ports() {
+			l, err := fabric.NewLink(k, len(net.Links), id, s.Neighbor(id, p), p.Index(), c.Params(p))
+			if err != nil {
+				return nil, fmt.Errorf("topology %s: %w", s, err)
+			}
+			if err := net.Add(l); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return net, nil
+}
+
+// DimUtilization is the share of time a dimension's links were transmitting.
+type DimUtilization struct {
+	Dim   Dim
+	Links int
+	Share float64 // busy time summed over the links / (links × cycles)
+}
+
+// LinkUtilization returns, for each dimension with links, the busy share of
+// its links over a run of the given length, computed exactly and rounded to
+// a float at the end.
+func LinkUtilization(s Shape, net *fabric.Network, cycles rtl.Cycle) []DimUtilization {
+	busy := [NumDims]*big.Rat{new(big.Rat), new(big.Rat), new(big.Rat)}
+	var count [NumDims]int
+	for _, l := range net.Links {
+		d := PortFromIndex(l.Port).Dim
+		busy[d].Add(busy[d], l.BusyCycles())
+		count[d]++
+	}
+	var out []DimUtilization
+	for d := Dim(0); d < NumDims; d++ {
+		if count[d] == 0 {
+			continue
+		}
+		u := DimUtilization{Dim: d, Links: count[d]}
+		if cycles > 0 {
+			share := new(big.Rat).Quo(busy[d], big.NewRat(int64(count[d])*int64(cycles), 1))
+			u.Share, _ = share.Float64()
+		}
+		out = append(out, u)
+	}
+	return out
+}
