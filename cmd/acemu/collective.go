@@ -175,4 +175,3 @@ func writeCollective(w io.Writer, format string, r *collectiveReport) error {
 	}
 	return t.Render()
 }
-
