@@ -258,7 +258,11 @@ func (nd *idealNode) pump(now rtl.Cycle, p int) {
 		return // the running pump will see the new work
 	}
 	pt.pumping = true
-	defer func() { pt.pumping = false }()
+	nd.pumpLoop(now, pt)
+	pt.pumping = false
+}
+
+func (nd *idealNode) pumpLoop(now rtl.Cycle, pt *port) {
 	for {
 		if pt.forward != nil && pt.forward.Len() > 0 {
 			pkt, _ := pt.forward.Peek()

@@ -2,6 +2,7 @@ package rtl
 
 // FIFO is a first-in first-out queue on a ring buffer. With a capacity it is
 // bounded and Push refuses when full (back-pressure); with capacity 0 it grows.
+// The ring's length is a power of two, so indices wrap with a mask.
 type FIFO[T any] struct {
 	buf   []T
 	head  int
@@ -9,12 +10,20 @@ type FIFO[T any] struct {
 	limit int
 }
 
+func pow2AtLeast(n int) int {
+	p := 16
+	for p < n {
+		p <<= 1
+	}
+	return p
+}
+
 // NewFIFO returns a FIFO holding at most capacity items (0: unbounded).
 func NewFIFO[T any](capacity int) *FIFO[T] {
 	f := &FIFO[T]{limit: capacity}
-	size := capacity
-	if size == 0 || size > 1024 {
-		size = 16
+	size := 16
+	if capacity > 0 && capacity <= 1024 {
+		size = pow2AtLeast(capacity)
 	}
 	f.buf = make([]T, size)
 	return f
@@ -45,7 +54,7 @@ func (f *FIFO[T]) Push(v T) bool {
 	if f.n == len(f.buf) {
 		f.grow()
 	}
-	f.buf[(f.head+f.n)%len(f.buf)] = v
+	f.buf[(f.head+f.n)&(len(f.buf)-1)] = v
 	f.n++
 	return true
 }
@@ -75,7 +84,7 @@ func (f *FIFO[T]) Pop() (v T, ok bool) {
 	v = f.buf[f.head]
 	var zero T
 	f.buf[f.head] = zero
-	f.head = (f.head + 1) % len(f.buf)
+	f.head = (f.head + 1) & (len(f.buf) - 1)
 	f.n--
 	return v, true
 }
@@ -83,7 +92,7 @@ func (f *FIFO[T]) Pop() (v T, ok bool) {
 func (f *FIFO[T]) grow() {
 	nb := make([]T, 2*len(f.buf))
 	for i := 0; i < f.n; i++ {
-		nb[i] = f.buf[(f.head+i)%len(f.buf)]
+		nb[i] = f.buf[(f.head+i)&(len(f.buf)-1)]
 	}
 	f.buf, f.head = nb, 0
 }

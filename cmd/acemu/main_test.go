@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var o, e bytes.Buffer
+	code = run(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+func TestCollectiveJSON(t *testing.T) {
+	code, out, errOut := runCLI("collective", "--topo", "4x2x2", "--op", "allreduce", "--size", "1MiB", "--system", "ideal", "--format", "json")
+	require.Equal(t, 0, code, errOut)
+	var r map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &r))
+	for _, key := range []string{"cycles", "payload_bytes", "bytes_sent_per_npu", "network_gbps_per_npu", "link_utilization"} {
+		require.Contains(t, r, key)
+	}
+	require.Equal(t, float64(1<<20), r["payload_bytes"])
+	// 4x2x2: 3/4 + 2·(1/2)·(1/4) + 2·(1/2)·(1/4) + 3/4 = 2 × payload.
+	require.Equal(t, float64(2<<20), r["bytes_sent_per_npu"])
+	util := r["link_utilization"].(map[string]any)
+	require.Len(t, util, 3)
+	// bytes/seconds: 2 MiB / (cycles / 1.245e9) / 1e9.
+	cycles := r["cycles"].(float64)
+	require.InDelta(t, float64(2<<20)/(cycles/1.245e9)/1e9, r["network_gbps_per_npu"], 1e-9)
+}
+
+// The same command twice gives byte-identical output, trace hash included.
+func TestCollectiveOutputIsReproducible(t *testing.T) {
+	args := []string{"collective", "--topo", "2x3x4", "--size", "300KB", "--format", "json", "--trace-hash"}
+	c1, o1, _ := runCLI(args...)
+	c2, o2, _ := runCLI(args...)
+	require.Equal(t, 0, c1)
+	require.Equal(t, 0, c2)
+	require.Equal(t, o1, o2)
+	require.Contains(t, o1, "trace_hash")
+}
+
+func TestCollectiveTable(t *testing.T) {
+	code, out, _ := runCLI("collective", "--topo", "4x1x1", "--size", "64KiB")
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "bytes sent per NPU")
+	require.Contains(t, out, "98304 (1.5000 × payload)") // 2·3/4 · 64 KiB
+}
+
+func TestCollectiveErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"collective", "--topo", "4x0x4"}, 1, "dimension V is 0"},
+		{[]string{"collective", "--topo", "axb"}, 1, "not a whole number"},
+		{[]string{"collective", "--size", "lots"}, 1, "--size"},
+		{[]string{"collective", "--system", "gpu"}, 1, "--system \"gpu\""},
+		{[]string{"collective", "--format", "xml"}, 1, "--format"},
+		{[]string{"collective", "--bogus"}, 2, "unknown flag"},
+		{[]string{"collective", "extra"}, 2, "unexpected argument"},
+		{[]string{"frobnicate"}, 2, "unknown command"},
+		{[]string{"collective", "--size", "1GiB", "--chunk", "1B"}, 1, "chunks"},
+	}
+	for _, tc := range tests {
+		code, _, errOut := runCLI(tc.args...)
+		require.Equal(t, tc.code, code, tc.args)
+		require.Contains(t, errOut, tc.msg, tc.args)
+	}
+}
+
+func TestHelp(t *testing.T) {
+	code, out, _ := runCLI("collective", "--help")
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "--topo")
+	require.Contains(t, out, "hierarchical")
+	code, out, _ = runCLI("help")
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "acemu collective")
+}
