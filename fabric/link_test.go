@@ -174,3 +174,21 @@ func TestPacketOf(t *testing.T) {
 	require.True(t, PacketOf(m, 2).Last())
 	require.False(t, PacketOf(m, 1).Last())
 }
+
+func TestNetworkRegistersLinkStatistics(t *testing.T) {
+	k, l, _ := newTestLink(t, params("inter", interRate, 500, 32, 128))
+	net := NewNetwork(2, 1)
+	require.NoError(t, net.Add(l))
+	require.Error(t, net.Add(l), "a port takes one link")
+	sink := rtl.NewSink()
+	net.Register(sink)
+	sendAt(k, 0, l, NewMessage(0, 1, 512))
+	k.Run()
+	snap := sink.Snapshot()
+	require.Len(t, snap, 3)
+	// Sorted by name: busy_cycles, bytes, packets. Busy: 2·63744/4700 cycles.
+	require.Equal(t, "link.0000.busy_cycles", snap[0].Name)
+	require.Equal(t, big.NewRat(2*63744, 4700), snap[0].Value)
+	require.Equal(t, "512", snap[1].Value.RatString())
+	require.Equal(t, "2", snap[2].Value.RatString())
+}

@@ -1,6 +1,11 @@
 package fabric
 
-import "fmt"
+import (
+	"fmt"
+	"math/big"
+
+	"github.com/acemu/acemu/rtl"
+)
 
 // Network is a set of links between NPUs, indexed by the sending NPU's port.
 type Network struct {
@@ -48,5 +53,17 @@ func (n *Network) Attach(eps []Endpoint) {
 func (n *Network) SetTracer(t Tracer) {
 	for _, l := range n.Links {
 		l.SetTracer(t)
+	}
+}
+
+// Register puts every link's statistics into sink as probes: packets and
+// bytes sent, and exact busy (serialising) cycles, under "link.<id>.…".
+func (n *Network) Register(sink *rtl.Sink) {
+	for _, l := range n.Links {
+		l := l
+		prefix := fmt.Sprintf("link.%04d.", l.ID)
+		sink.Probe(prefix+"packets", func() *big.Rat { return new(big.Rat).SetInt64(l.packets) })
+		sink.Probe(prefix+"bytes", func() *big.Rat { return new(big.Rat).SetInt64(l.bytes) })
+		sink.Probe(prefix+"busy_cycles", l.BusyCycles)
 	}
 }
