@@ -2,18 +2,28 @@ package collectives
 
 import (
 	"fmt"
-
-	"github.com/acemu/acemu/torus"
 )
 
-// Phase is one stage of a multi-phase collective: a ring collective along
-// one torus dimension.
-type Phase struct {
-	Kind PhaseKind
-	Dim  torus.Dim
-}
+// PhaseKind is the collective a group performs in one phase.
+type PhaseKind uint8
 
-func (p Phase) String() string { return fmt.Sprintf("%s on the %s ring", p.Kind, p.Dim) }
+// Phase kinds.
+const (
+	ReduceScatter PhaseKind = iota
+	AllGather
+	AllReduce
+)
+
+func (k PhaseKind) String() string {
+	switch k {
+	case ReduceScatter:
+		return "reduce-scatter"
+	case AllGather:
+		return "all-gather"
+	default:
+		return "all-reduce"
+	}
+}
 
 // Defaults of the ACE platform (Table III and Table V).
 const (
@@ -21,84 +31,80 @@ const (
 	DefaultMessageBytes = 8 << 10  // ACE message: 8 KB (Table V)
 )
 
-// Plan is a collective on a torus, cut into chunks that each run every phase
-// in order on every NPU. Chunks are independent: chunk k may be in phase 3
-// on an NPU while chunk k+1 is in phase 1.
-type Plan struct {
-	Shape        torus.Shape
-	Phases       []Phase
-	Payload      int64 // bytes per NPU
-	ChunkBytes   int64
-	MessageBytes int64
-	// Bidirectional runs every ring phase in both directions, half the data
-	// each way.
-	Bidirectional bool
+// MaxChunks bounds the chunks of one collective, so a tiny chunk size cannot
+// make a run that never ends.
+const MaxChunks = 1 << 22
 
-	cache map[progKey]*Program
+// Plan is a collective cut into chunks that each run every phase of an
+// algorithm in order on every NPU. Chunks are independent: chunk k may be in
+// phase 3 on an NPU while chunk k+1 is in phase 1.
+//
+// A Plan caches programs and is not safe for concurrent use; give each
+// simulation its own.
+type Plan struct {
+	Config
+	Algorithm  string // registered name
+	Algo       Algorithm
+	Payload    int64 // bytes per NPU
+	ChunkBytes int64
+
+	phases []string
+	cache  map[progKey][]*Program
 }
 
 type progKey struct {
-	npu, phase int
-	chunk      int64
+	npu   int
+	chunk int64
 }
 
-// HierarchicalPhases returns the paper's all-reduce on an L×V×H torus:
-// reduce-scatter on the local ring, all-reduce on the vertical ring,
-// all-reduce on the horizontal ring, all-gather on the local ring. Phases on
-// dimensions of size 1 are left out (they would move nothing).
-func HierarchicalPhases(s torus.Shape) []Phase {
-	all := []Phase{
-		{ReduceScatter, torus.Local},
-		{AllReduce, torus.Vertical},
-		{AllReduce, torus.Horizontal},
-		{AllGather, torus.Local},
-	}
-	var out []Phase
-	for _, p := range all {
-		if s.Size(p.Dim) > 1 {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// NewPlan returns a plan after checking its parameters. A reduce-scatter
-// phase must be undone by a later all-gather on the same dimension (they nest
-// like brackets), so that the all-gather finds each NPU holding exactly the
-// blocks the reduce-scatter left it.
-func NewPlan(s torus.Shape, phases []Phase, payload, chunkBytes, messageBytes int64) (*Plan, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
+// NewPlan builds the named algorithm for cfg and checks that it yields valid
+// programs for every NPU and both chunk lengths (full and last).
+func NewPlan(cfg Config, algorithm string, payload, chunkBytes int64) (*Plan, error) {
 	switch {
 	case payload < 1:
 		return nil, fmt.Errorf("collective size %d bytes: must be at least 1 byte", payload)
 	case chunkBytes < 1:
 		return nil, fmt.Errorf("chunk size %d bytes: must be at least 1 byte", chunkBytes)
-	case messageBytes < 1:
-		return nil, fmt.Errorf("message size %d bytes: must be at least 1 byte", messageBytes)
+	case (payload+chunkBytes-1)/chunkBytes > MaxChunks:
+		return nil, fmt.Errorf("%d bytes in chunks of %d is %d chunks, more than %d; use a larger chunk", payload, chunkBytes, (payload+chunkBytes-1)/chunkBytes, MaxChunks)
 	}
-	var open []torus.Dim
-	for i, p := range phases {
-		switch p.Kind {
-		case ReduceScatter:
-			open = append(open, p.Dim)
-		case AllGather:
-			if len(open) == 0 || open[len(open)-1] != p.Dim {
-				return nil, fmt.Errorf("phase %d (%s): an all-gather must undo the latest open reduce-scatter on the same dimension", i+1, p)
-			}
-			open = open[:len(open)-1]
+	if cfg.Op == OpAllToAll {
+		n := int64(cfg.Shape.N())
+		if c := min(chunkBytes, payload); c < n {
+			return nil, fmt.Errorf("all-to-all in chunks of %d bytes on %d NPUs gives each destination nothing; use a chunk and a size of at least %d bytes (one per NPU)", c, n, n)
 		}
 	}
-	if len(open) > 0 {
-		return nil, fmt.Errorf("reduce-scatter on the %s ring is never undone by an all-gather: the plan would not end in an all-reduce", open[len(open)-1])
+	alg, err := NewAlgorithm(algorithm, cfg)
+	if err != nil {
+		return nil, err
 	}
-	return &Plan{
-		Shape: s, Phases: phases, Payload: payload, ChunkBytes: chunkBytes,
-		MessageBytes: messageBytes, Bidirectional: true,
-		cache: map[progKey]*Program{},
-	}, nil
+	p := &Plan{Config: cfg, Algorithm: algorithm, Algo: alg, Payload: payload, ChunkBytes: chunkBytes,
+		phases: alg.Phases(), cache: map[progKey][]*Program{}}
+	lens := []int64{p.ChunkLen(0)}
+	if last := p.ChunkLen(p.NumChunks() - 1); last != lens[0] {
+		lens = append(lens, last)
+	}
+	for _, l := range lens {
+		for npu := 0; npu < cfg.Shape.N(); npu++ {
+			progs, err := p.programs(npu, l)
+			if err != nil {
+				return nil, fmt.Errorf("%s %s on %s: NPU %d: %w", algorithm, cfg.Op, cfg.Shape, npu, err)
+			}
+			for ph, prog := range progs {
+				if err := prog.Validate(); err != nil {
+					return nil, fmt.Errorf("%s %s on %s: phase %d: %w", algorithm, cfg.Op, cfg.Shape, ph+1, err)
+				}
+			}
+		}
+	}
+	return p, nil
 }
+
+// NumPhases returns the number of phases.
+func (p *Plan) NumPhases() int { return len(p.phases) }
+
+// PhaseName describes phase ph.
+func (p *Plan) PhaseName(ph int) string { return p.phases[ph] }
 
 // NumChunks returns the number of chunks: ceil(Payload/ChunkBytes).
 func (p *Plan) NumChunks() int { return int((p.Payload + p.ChunkBytes - 1) / p.ChunkBytes) }
@@ -113,47 +119,41 @@ func (p *Plan) ChunkLen(c int) int64 {
 }
 
 // Program returns what NPU npu does in phase ph for a chunk of chunkLen
-// bytes. Programs are built once per (NPU, phase, chunk length) and shared:
-// callers must not change them.
+// bytes. Programs are built once per (NPU, chunk length) and shared: callers
+// must not change them (tests that do, to break a plan on purpose, say so).
 func (p *Plan) Program(npu, ph int, chunkLen int64) *Program {
-	key := progKey{npu, ph, chunkLen}
-	if prog, ok := p.cache[key]; ok {
-		return prog
-	}
-	progs := p.build(npu, chunkLen)
-	for i, prog := range progs {
-		p.cache[progKey{npu, i, chunkLen}] = prog
+	progs, err := p.programs(npu, chunkLen)
+	if err != nil {
+		panic(fmt.Sprintf("collectives: %v (NewPlan checked this chunk length?)", err))
 	}
 	return progs[ph]
 }
 
-// build makes every phase's program for one NPU and chunk length, carrying
-// the view from phase to phase: a reduce-scatter narrows the view to the
-// blocks this NPU owns, an all-reduce keeps it, an all-gather restores the
-// view its reduce-scatter had.
-func (p *Plan) build(npu int, chunkLen int64) []*Program {
-	view := []Range{{0, chunkLen}}
-	var stack [][]Range
-	out := make([]*Program, len(p.Phases))
-	for i, ph := range p.Phases {
-		if ph.Kind == AllGather {
-			view = stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-		}
-		prog, err := RingProgram(RingSpec{
-			Kind: ph.Kind, Dim: ph.Dim,
-			Ring: p.Shape.Ring(npu, ph.Dim), Pos: p.Shape.RingPos(npu, ph.Dim),
-			ViewLen: rangesLen(view), MessageBytes: p.MessageBytes, Bidirectional: p.Bidirectional,
-		})
-		if err != nil {
-			panic(err) // parameters were checked by NewPlan
-		}
-		prog.View = view
-		out[i] = prog
-		if ph.Kind == ReduceScatter {
-			stack = append(stack, view)
-			view = mapRanges(view, prog.Out)
-		}
+func (p *Plan) programs(npu int, chunkLen int64) ([]*Program, error) {
+	key := progKey{npu, chunkLen}
+	if progs, ok := p.cache[key]; ok {
+		return progs, nil
 	}
-	return out
+	progs, err := p.Algo.Build(npu, chunkLen)
+	if err != nil {
+		return nil, err
+	}
+	if len(progs) != len(p.phases) {
+		return nil, fmt.Errorf("built %d programs for %d phases", len(progs), len(p.phases))
+	}
+	for _, prog := range progs {
+		prog.NPU = npu
+	}
+	p.cache[key] = progs
+	return progs, nil
+}
+
+// SetProgram replaces NPU npu's programs for a chunk length: for user
+// microcode (the caller checks it) and for tests that break a plan on purpose.
+func (p *Plan) SetProgram(npu int, chunkLen int64, progs []*Program) error {
+	if len(progs) != len(p.phases) {
+		return fmt.Errorf("NPU %d: %d programs for %d phases", npu, len(progs), len(p.phases))
+	}
+	p.cache[progKey{npu, chunkLen}] = progs
+	return nil
 }

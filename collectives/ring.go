@@ -6,43 +6,8 @@ import (
 	"github.com/acemu/acemu/torus"
 )
 
-// PhaseKind is the collective a phase performs on its ring.
-type PhaseKind uint8
-
-// Phase kinds.
-const (
-	ReduceScatter PhaseKind = iota
-	AllGather
-	AllReduce
-)
-
-func (k PhaseKind) String() string {
-	switch k {
-	case ReduceScatter:
-		return "reduce-scatter"
-	case AllGather:
-		return "all-gather"
-	default:
-		return "all-reduce"
-	}
-}
-
-// RingSpec describes one ring phase for one NPU.
-type RingSpec struct {
-	Kind PhaseKind
-	Dim  torus.Dim
-	Ring []int // NPU ids in ring order; Ring[(i+1)%p] is the Plus neighbour of Ring[i]
-	Pos  int   // this NPU's index in Ring
-	// ViewLen is the bytes of the phase's view, the same on every ring member.
-	ViewLen int64
-	// MessageBytes is the largest message; a lane's data is cut into rounds
-	// of len(Ring) messages each no larger than this.
-	MessageBytes int64
-	// Bidirectional splits the view in two halves, one per ring direction.
-	Bidirectional bool
-}
-
-// RingProgram returns the ring algorithm for one NPU: the view is split into
+// RingProgram returns the ring algorithm for one group member (the group is
+// taken as a ring in Members order): the view is split into
 // lanes (one per direction used), each lane into serial rounds of p blocks
 // (p = ring size) no larger than MessageBytes, and each round runs the
 // standard ring schedule. In the Plus lane at ring position r:
@@ -60,15 +25,15 @@ type RingSpec struct {
 // i+1 in the peer's program. Out holds block r of every lane and round after
 // a reduce-scatter, the whole view otherwise; an all-gather assumes the NPU
 // starts with exactly those blocks.
-func RingProgram(s RingSpec) (*Program, error) {
-	p := len(s.Ring)
+func RingProgram(s GroupSpec) (*Program, error) {
+	p := len(s.Members)
 	if p < 1 || s.Pos < 0 || s.Pos >= p {
 		return nil, fmt.Errorf("ring of %d NPUs, position %d: position out of range", p, s.Pos)
 	}
 	if s.MessageBytes < 1 {
 		return nil, fmt.Errorf("message size %d: must be at least 1 byte", s.MessageBytes)
 	}
-	prog := &Program{NPU: s.Ring[s.Pos], View: []Range{{0, s.ViewLen}}}
+	prog := &Program{NPU: s.Members[s.Pos], View: []Range{{0, s.ViewLen}}}
 	if p == 1 {
 		prog.Out = []Range{{0, s.ViewLen}}
 		return prog, nil
@@ -94,9 +59,12 @@ func RingProgram(s RingSpec) (*Program, error) {
 		if dir == torus.Minus {
 			sigma = -1
 		}
-		next := int32(s.Ring[mod(r+sigma)])
-		prev := int32(s.Ring[mod(r-sigma)])
-		port := int8(torus.Port{Dim: s.Dim, Dir: dir}.Index())
+		next := int32(s.Members[mod(r+sigma)])
+		prev := int32(s.Members[mod(r-sigma)])
+		port := int8(RouteXYZ)
+		if s.OnRing {
+			port = int8(torus.Port{Dim: s.Dim, Dir: dir}.Index())
+		}
 		rounds := int((lane.Len + int64(p)*s.MessageBytes - 1) / (int64(p) * s.MessageBytes))
 		if rounds < 1 {
 			rounds = 1

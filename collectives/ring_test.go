@@ -43,7 +43,7 @@ func TestRingProgramStepsAndBytes(t *testing.T) {
 				ring[i] = 10 + i
 			}
 			for pos := 0; pos < tc.p; pos++ {
-				prog, err := RingProgram(RingSpec{Kind: tc.kind, Dim: torus.Local, Ring: ring, Pos: pos,
+				prog, err := RingProgram(GroupSpec{Kind: tc.kind, Dim: torus.Local, OnRing: true, Members: ring, Pos: pos,
 					ViewLen: tc.view, MessageBytes: tc.msg, Bidirectional: tc.bidir})
 				require.NoError(t, err)
 				require.NoError(t, prog.Validate())
@@ -65,7 +65,7 @@ func TestRingProgramStepsAndBytes(t *testing.T) {
 // Reduce-scatter leaves NPU r owning block r of each lane and round: on a
 // uni-directional ring of 4 over 4 KB, NPU 2 owns bytes [2048, 3072).
 func TestRingReduceScatterOwnsBlockR(t *testing.T) {
-	prog, err := RingProgram(RingSpec{Kind: ReduceScatter, Dim: torus.Local, Ring: []int{0, 1, 2, 3}, Pos: 2,
+	prog, err := RingProgram(GroupSpec{Kind: ReduceScatter, Dim: torus.Local, OnRing: true, Members: []int{0, 1, 2, 3}, Pos: 2,
 		ViewLen: 4096, MessageBytes: 8192})
 	require.NoError(t, err)
 	require.Equal(t, []Range{{2048, 1024}}, prog.Out)
@@ -77,9 +77,9 @@ func TestRingReduceScatterOwnsBlockR(t *testing.T) {
 }
 
 func TestRingProgramErrors(t *testing.T) {
-	_, err := RingProgram(RingSpec{Ring: []int{0, 1}, Pos: 2, ViewLen: 10, MessageBytes: 1})
+	_, err := RingProgram(GroupSpec{Members: []int{0, 1}, Pos: 2, ViewLen: 10, MessageBytes: 1})
 	require.ErrorContains(t, err, "position out of range")
-	_, err = RingProgram(RingSpec{Ring: []int{0, 1}, Pos: 0, ViewLen: 10})
+	_, err = RingProgram(GroupSpec{Members: []int{0, 1}, Pos: 0, ViewLen: 10})
 	require.ErrorContains(t, err, "message size")
 }
 

@@ -192,7 +192,7 @@ func (nd *idealNode) Handle(now rtl.Cycle, kind int32, arg int64) {
 func (nd *idealNode) enterPhase(now rtl.Cycle, c, ph int32) {
 	cs := nd.chunks[c]
 	cs.phase = ph
-	if int(ph) == len(nd.r.plan.Phases) {
+	if int(ph) == nd.r.plan.NumPhases() {
 		cs.prog, cs.pi, cs.deps, cs.arrived, cs.done = nil, nil, nil, nil, nil
 		nd.r.pending--
 		if nd.r.pending == 0 {
@@ -361,7 +361,7 @@ func (r *run) stuck(net *fabric.Network) error {
 	var lines []string
 	for _, nd := range r.nodes {
 		for c, cs := range nd.chunks {
-			if cs == nil || int(cs.phase) == len(r.plan.Phases) {
+			if cs == nil || int(cs.phase) == r.plan.NumPhases() {
 				continue
 			}
 			var waits []string
@@ -379,7 +379,7 @@ func (r *run) stuck(net *fabric.Network) error {
 				}
 			}
 			lines = append(lines, fmt.Sprintf("NPU %d chunk %d phase %d (%s): %s", nd.id, c, cs.phase+1,
-				r.plan.Phases[cs.phase], strings.Join(waits, "; ")))
+				r.plan.PhaseName(int(cs.phase)), strings.Join(waits, "; ")))
 		}
 	}
 	sort.Strings(lines)

@@ -15,7 +15,7 @@ import (
 func setup(t testing.TB, topo string, payload, chunk, msg int64) (*rtl.Kernel, *fabric.Network, *collectives.Plan) {
 	s, err := torus.Parse(topo)
 	require.NoError(t, err)
-	plan, err := collectives.NewPlan(s, collectives.HierarchicalPhases(s), payload, chunk, msg)
+	plan, err := collectives.NewPlan(collectives.Config{Shape: s, Op: collectives.OpAllReduce, MessageBytes: msg}, "hierarchical", payload, chunk)
 	require.NoError(t, err)
 	k := rtl.NewKernel()
 	net, err := torus.BuildNetwork(k, s, torus.DefaultLinks())

@@ -19,21 +19,18 @@ func InitialValue(npu, chunk int, i int64) int64 {
 }
 
 // RunChunk executes every phase of plan for one chunk on all NPUs, phase by
-// phase, delivering messages in dependence order, and returns the final
-// values. It fails when a send has no matching receive, a receive gets no
-// message, a dependence can never be met, or a message's size disagrees with
-// its receive.
-func RunChunk(plan *collectives.Plan, chunk int) (Values, error) {
+// phase, delivering messages in dependence order, starting from init, and
+// returns the final values. It fails when a send has no matching receive, a
+// receive gets no message or two, a dependence can never be met, or a
+// message's size disagrees with its receive.
+func RunChunk(plan *collectives.Plan, chunk int, init Values) (Values, error) {
 	n := plan.Shape.N()
 	clen := plan.ChunkLen(chunk)
 	vals := make(Values, n)
 	for npu := range vals {
-		vals[npu] = make([]int64, clen)
-		for i := range vals[npu] {
-			vals[npu][i] = InitialValue(npu, chunk, int64(i))
-		}
+		vals[npu] = append([]int64(nil), init[npu]...)
 	}
-	for ph := range plan.Phases {
+	for ph := 0; ph < plan.NumPhases(); ph++ {
 		progs := make([]*collectives.Program, n)
 		for npu := 0; npu < n; npu++ {
 			progs[npu] = plan.Program(npu, ph, clen)
@@ -42,7 +39,7 @@ func RunChunk(plan *collectives.Plan, chunk int) (Values, error) {
 			}
 		}
 		if err := runPhase(progs, vals); err != nil {
-			return nil, fmt.Errorf("chunk %d phase %d (%s): %w", chunk, ph+1, plan.Phases[ph], err)
+			return nil, fmt.Errorf("chunk %d phase %d (%s): %w", chunk, ph+1, plan.PhaseName(ph), err)
 		}
 	}
 	return vals, nil
@@ -153,25 +150,145 @@ func applyView(chunk []int64, view []collectives.Range, off int64, src []int64, 
 	}
 }
 
-// CheckAllReduce runs every chunk of plan functionally and checks that every
-// NPU ends with the element-wise sum over all NPUs of the initial values.
-func CheckAllReduce(plan *collectives.Plan) error {
+// Poison marks bytes an NPU holds no meaningful data in (outside an
+// all-gather's input): any of it reaching a result shows up.
+const Poison = -1 << 62
+
+// Expectation is what a collective must produce on one chunk: the values to
+// start from and, per NPU, the bytes to check and their expected values.
+type Expectation struct {
+	Init Values
+	// Want[npu][i] is checked where Check[npu] covers i.
+	Want  Values
+	Check [][]collectives.Range
+}
+
+// Expect computes the inputs and expected results of plan's collective on
+// one chunk, from the collective's definition (collectives.CollectiveOp),
+// independently of any algorithm's programs: only the ownership of an
+// all-gather's input and a reduce-scatter's output comes from the algorithm,
+// and those must partition the chunk.
+func Expect(plan *collectives.Plan, chunk int) (*Expectation, error) {
 	n := plan.Shape.N()
+	clen := plan.ChunkLen(chunk)
+	e := &Expectation{Init: make(Values, n), Want: make(Values, n), Check: make([][]collectives.Range, n)}
+	whole := []collectives.Range{{Off: 0, Len: clen}}
+	for npu := 0; npu < n; npu++ {
+		e.Init[npu] = make([]int64, clen)
+		e.Want[npu] = make([]int64, clen)
+		for i := range e.Init[npu] {
+			e.Init[npu][i] = InitialValue(npu, chunk, int64(i))
+		}
+		e.Check[npu] = whole
+	}
+	switch plan.Op {
+	case collectives.OpAllReduce, collectives.OpReduceScatter:
+		for i := int64(0); i < clen; i++ {
+			var sum int64
+			for npu := 0; npu < n; npu++ {
+				sum += InitialValue(npu, chunk, i)
+			}
+			for npu := 0; npu < n; npu++ {
+				e.Want[npu][i] = sum
+			}
+		}
+		if plan.Op == collectives.OpReduceScatter {
+			for npu := 0; npu < n; npu++ {
+				e.Check[npu] = plan.Algo.Output(npu, clen)
+			}
+			if err := partition(e.Check, clen, "reduce-scatter output"); err != nil {
+				return nil, err
+			}
+		}
+	case collectives.OpAllGather:
+		owners := make([][]collectives.Range, n)
+		for npu := 0; npu < n; npu++ {
+			owners[npu] = plan.Algo.Input(npu, clen)
+		}
+		if err := partition(owners, clen, "all-gather input"); err != nil {
+			return nil, err
+		}
+		for owner, rs := range owners {
+			for _, r := range rs {
+				for i := r.Off; i < r.End(); i++ {
+					for npu := 0; npu < n; npu++ {
+						e.Want[npu][i] = InitialValue(owner, chunk, i)
+						if npu != owner {
+							e.Init[npu][i] = Poison
+						}
+					}
+				}
+			}
+		}
+	case collectives.OpAllToAll:
+		q := collectives.AllToAllBlock(clen, n)
+		for dst := 0; dst < n; dst++ {
+			copy(e.Want[dst], e.Init[dst]) // the tail stays
+			for src := 0; src < n; src++ {
+				for k := int64(0); k < q; k++ {
+					e.Want[dst][int64(src)*q+k] = InitialValue(src, chunk, int64(dst)*q+k)
+				}
+			}
+		}
+	}
+	return e, nil
+}
+
+// partition checks that the NPUs' ranges cover [0, n) exactly once.
+func partition(rs [][]collectives.Range, n int64, what string) error {
+	seen := make([]int, n)
+	for npu, list := range rs {
+		for _, r := range list {
+			if r.Off < 0 || r.End() > n {
+				return fmt.Errorf("%s of NPU %d: %v lies outside the chunk of %d bytes", what, npu, r, n)
+			}
+			for i := r.Off; i < r.End(); i++ {
+				if seen[i] != 0 {
+					return fmt.Errorf("%s: byte %d is owned by NPU %d and NPU %d", what, i, seen[i]-1, npu)
+				}
+				seen[i] = npu + 1
+			}
+		}
+	}
+	for i, s := range seen {
+		if s == 0 {
+			return fmt.Errorf("%s: byte %d is owned by no NPU", what, i)
+		}
+	}
+	return nil
+}
+
+// Compare checks got against an expectation and names the first difference.
+func (e *Expectation) Compare(got Values, chunk int) error {
+	for npu, rs := range e.Check {
+		for _, r := range rs {
+			for i := r.Off; i < r.End(); i++ {
+				if got[npu][i] != e.Want[npu][i] {
+					return fmt.Errorf("chunk %d byte %d on NPU %d: got %d, want %d", chunk, i, npu, got[npu][i], e.Want[npu][i])
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// Check runs every chunk of plan functionally and checks the result against
+// the collective's definition.
+func Check(plan *collectives.Plan) error {
 	for c := 0; c < plan.NumChunks(); c++ {
-		vals, err := RunChunk(plan, c)
+		if c > 0 && c < plan.NumChunks()-1 {
+			continue // middle chunks have the first chunk's programs
+		}
+		e, err := Expect(plan, c)
 		if err != nil {
 			return err
 		}
-		for i := int64(0); i < plan.ChunkLen(c); i++ {
-			var want int64
-			for npu := 0; npu < n; npu++ {
-				want += InitialValue(npu, c, i)
-			}
-			for npu := 0; npu < n; npu++ {
-				if vals[npu][i] != want {
-					return fmt.Errorf("chunk %d byte %d on NPU %d: got %d, want the sum %d", c, i, npu, vals[npu][i], want)
-				}
-			}
+		vals, err := RunChunk(plan, c, e.Init)
+		if err != nil {
+			return err
+		}
+		if err := e.Compare(vals, c); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -9,49 +9,86 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Every NPU must end each chunk holding the sum of all NPUs' values, on
-// shapes with size-1 and size-2 dimensions and sizes that do not divide.
-func TestHierarchicalAllReduceIsCorrect(t *testing.T) {
-	tests := []struct {
-		shape          string
+func plan(t *testing.T, topo string, op collectives.CollectiveOp, alg string, payload, chunk, msg int64, mod func(*collectives.Config)) *collectives.Plan {
+	t.Helper()
+	s, err := torus.Parse(topo)
+	require.NoError(t, err)
+	cfg := collectives.Config{Shape: s, Op: op, MessageBytes: msg}
+	if mod != nil {
+		mod(&cfg)
+	}
+	p, err := collectives.NewPlan(cfg, alg, payload, chunk)
+	require.NoError(t, err)
+	return p
+}
+
+// Every algorithm and collective ends with exactly the collective's result,
+// on shapes with size-1 and size-2 dimensions and sizes that do not divide.
+func TestAlgorithmsAreCorrect(t *testing.T) {
+	uni := func(c *collectives.Config) { c.Unidirectional = true }
+	type tc struct {
+		topo           string
 		payload, chunk int64
 		msg            int64
-		uni            bool
+		mod            func(*collectives.Config)
+	}
+	shapes := []tc{
+		{"4x1x1", 4096, 4096, 512, nil},
+		{"4x2x2", 8192, 4096, 256, nil},
+		{"2x3x4", 10_007, 3000, 100, nil}, // nothing divides evenly
+		{"4x4x4", 4096, 4096, 8192, nil},
+		{"8x1x1", 1000, 1000, 8192, uni},
+		{"1x5x1", 999, 999, 64, nil},
+		{"3x3x3", 2048, 700, 33, nil},
+	}
+	algs := []struct {
+		alg string
+		ops []collectives.CollectiveOp
 	}{
-		{"4x1x1", 4096, 4096, 512, false},
-		{"4x2x2", 8192, 4096, 256, false},
-		{"2x3x4", 10_007, 3000, 100, false}, // nothing divides evenly
-		{"4x4x4", 4096, 4096, 8192, false},
-		{"8x1x1", 1000, 1000, 8192, true},
-		{"1x5x1", 999, 999, 64, false},
-		{"3x3x3", 2048, 700, 33, false},
+		{"hierarchical", []collectives.CollectiveOp{collectives.OpAllReduce, collectives.OpReduceScatter, collectives.OpAllGather}},
+		{"blueconnect", []collectives.CollectiveOp{collectives.OpAllReduce, collectives.OpReduceScatter, collectives.OpAllGather}},
+		{"ring", []collectives.CollectiveOp{collectives.OpAllReduce, collectives.OpReduceScatter, collectives.OpAllGather}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.shape, func(t *testing.T) {
-			s, err := torus.Parse(tc.shape)
-			require.NoError(t, err)
-			plan, err := collectives.NewPlan(s, collectives.HierarchicalPhases(s), tc.payload, tc.chunk, tc.msg)
-			require.NoError(t, err)
-			plan.Bidirectional = !tc.uni
-			require.NoError(t, CheckAllReduce(plan))
-		})
+	for _, a := range algs {
+		for _, op := range a.ops {
+			for _, sh := range shapes {
+				t.Run(a.alg+"/"+op.String()+"/"+sh.topo, func(t *testing.T) {
+					p := plan(t, sh.topo, op, a.alg, sh.payload, sh.chunk, sh.msg, sh.mod)
+					require.NoError(t, Check(p))
+				})
+			}
+		}
 	}
+}
+
+// BlueConnect on a factorisation that is not the torus's dimensions: 12 NPUs
+// of a 2x3x2 torus factored 3x2x2 (groups are not rings: routed messages).
+func TestBlueConnectOtherFactorisation(t *testing.T) {
+	p := plan(t, "2x3x2", collectives.OpAllReduce, "blueconnect", 5000, 5000, 256,
+		func(c *collectives.Config) { c.Factors = []int{3, 2, 2} })
+	require.NoError(t, Check(p))
 }
 
 // A broken program must be caught: a receive that stores instead of adding
 // loses contributions.
-func TestCheckAllReduceCatchesABrokenProgram(t *testing.T) {
-	s := torus.Shape{L: 4, V: 1, H: 1}
-	plan, err := collectives.NewPlan(s, collectives.HierarchicalPhases(s), 4096, 4096, 8192)
-	require.NoError(t, err)
-	prog := plan.Program(1, 0, 4096)
+func TestCheckCatchesABrokenProgram(t *testing.T) {
+	p := plan(t, "4x1x1", collectives.OpAllReduce, "hierarchical", 4096, 4096, 8192, nil)
+	prog := p.Program(1, 0, 4096) // changed on purpose
 	for i := range prog.Ops {
 		if prog.Ops[i].Kind == collectives.Recv {
 			prog.Ops[i].Reduce = false
 			break
 		}
 	}
-	require.ErrorContains(t, CheckAllReduce(plan), "want the sum")
+	require.ErrorContains(t, Check(p), "want")
+}
+
+// A send whose receive is missing is reported, not hung on.
+func TestCheckCatchesAMissingReceive(t *testing.T) {
+	p := plan(t, "4x1x1", collectives.OpAllReduce, "hierarchical", 4096, 4096, 8192, nil)
+	prog := p.Program(2, 0, 4096) // changed on purpose
+	prog.Ops[0].Kind = collectives.Recv
+	require.ErrorContains(t, Check(p), "never completes")
 }
 
 // Section VI-A: on 4x4x4, 3/4 N + 2 × 6/16 N + 3/4 N = 2.25 N sent per NPU.

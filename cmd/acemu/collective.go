@@ -104,7 +104,7 @@ func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
 	if n := (size + chunk - 1) / chunk; n > 1<<22 {
 		return nil, fmt.Errorf("--size %s in --chunk %s pieces is %d chunks; use a larger chunk or a smaller size (at most %d chunks)", o.size, o.chunk, n, 1<<22)
 	}
-	plan, err := collectives.NewPlan(shape, collectives.HierarchicalPhases(shape), size, chunk, msg)
+	plan, err := collectives.NewPlan(collectives.Config{Shape: shape, Op: collectives.OpAllReduce, MessageBytes: msg}, "hierarchical", size, chunk)
 	if err != nil {
 		return nil, err
 	}

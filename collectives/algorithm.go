@@ -1,0 +1,118 @@
+package collectives
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/acemu/acemu/torus"
+)
+
+// Algorithm turns a collective into programs. Implementations are pure and
+// deterministic: the same arguments give the same programs.
+type Algorithm interface {
+	// Phases names the phases in order, e.g. "reduce-scatter on local".
+	Phases() []string
+	// Build returns NPU npu's program for every phase, for one chunk of
+	// chunkLen bytes. Views are ranges of the chunk.
+	Build(npu int, chunkLen int64) ([]*Program, error)
+	// Input returns the chunk ranges NPU npu holds data in before the
+	// collective; nil means the whole chunk. Only an all-gather narrows it.
+	Input(npu int, chunkLen int64) []Range
+	// Output returns the chunk ranges that hold NPU npu's result; nil means
+	// the whole chunk. Only a reduce-scatter narrows it.
+	Output(npu int, chunkLen int64) []Range
+}
+
+// Config is what an algorithm is built for.
+type Config struct {
+	Shape torus.Shape
+	Op    CollectiveOp
+	// MessageBytes is the largest message (Table V: 8 KB).
+	MessageBytes int64
+	// Unidirectional runs ring phases one way only (default: both ways, half
+	// the data each).
+	Unidirectional bool
+	// Factors is BlueConnect's factorisation of the NPU count, lowest tier
+	// first; empty means the torus dimensions (L, V, H), dropping 1s.
+	Factors []int
+	// PhaseSpec is the hierarchical algorithm's phase list, e.g.
+	// "rs:local:ring,ar:vertical:ring,ar:horizontal:ring,ag:local:ring";
+	// empty means the paper's default for the collective.
+	PhaseSpec string
+}
+
+// Factory builds an algorithm for a configuration.
+type Factory func(Config) (Algorithm, error)
+
+// AlgorithmInfo describes a registered algorithm.
+type AlgorithmInfo struct {
+	Name string
+	Ops  []CollectiveOp
+	Help string
+	f    Factory
+}
+
+var registry = map[string]*AlgorithmInfo{}
+
+// Register adds an algorithm under name, for the collectives in ops. It
+// panics on a duplicate name: registration happens at init.
+func Register(name string, ops []CollectiveOp, help string, f Factory) {
+	if _, dup := registry[name]; dup {
+		panic("collectives: algorithm " + name + " registered twice")
+	}
+	registry[name] = &AlgorithmInfo{Name: name, Ops: ops, Help: help, f: f}
+}
+
+// Algorithms lists the registered algorithms by name.
+func Algorithms() []AlgorithmInfo {
+	out := make([]AlgorithmInfo, 0, len(registry))
+	for _, a := range registry {
+		out = append(out, *a)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// DefaultAlgorithm returns the algorithm used when none is named: the
+// paper's hierarchical scheme, or direct for all-to-all.
+func DefaultAlgorithm(op CollectiveOp) string {
+	if op == OpAllToAll {
+		return "direct"
+	}
+	return "hierarchical"
+}
+
+// NewAlgorithm builds the named algorithm for cfg.
+func NewAlgorithm(name string, cfg Config) (Algorithm, error) {
+	a, ok := registry[name]
+	if !ok {
+		var names []string
+		for _, x := range Algorithms() {
+			names = append(names, x.Name)
+		}
+		return nil, fmt.Errorf("algorithm %q: want one of %s", name, strings.Join(names, ", "))
+	}
+	supported := false
+	for _, o := range a.Ops {
+		supported = supported || o == cfg.Op
+	}
+	if !supported {
+		var ops []string
+		for _, o := range a.Ops {
+			ops = append(ops, o.String())
+		}
+		return nil, fmt.Errorf("algorithm %s does not run %s; it runs %s", name, cfg.Op, strings.Join(ops, ", "))
+	}
+	if err := cfg.Shape.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.MessageBytes < 1 {
+		return nil, fmt.Errorf("message size %d bytes: must be at least 1 byte", cfg.MessageBytes)
+	}
+	alg, err := a.f(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("algorithm %s: %w", name, err)
+	}
+	return alg, nil
+}

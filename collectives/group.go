@@ -1,0 +1,140 @@
+package collectives
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/acemu/acemu/torus"
+)
+
+// GroupSpec describes one phase of a hierarchical collective for one member
+// of one group: a set of NPUs that run a reduce-scatter, all-gather or
+// all-reduce together on a view of the same size.
+type GroupSpec struct {
+	Kind    PhaseKind
+	Members []int // NPU ids in group order
+	Pos     int   // this NPU's index in Members
+	// ViewLen is the bytes of the phase's view, the same on every member.
+	ViewLen int64
+	// MessageBytes is the largest message.
+	MessageBytes int64
+	// OnRing: Members are a torus ring along Dim, in ring order, so
+	// Members[(i+1)%p] is the Plus neighbour of Members[i] and messages
+	// between neighbours leave by the ring's ports. Otherwise messages are
+	// routed (RouteXYZ).
+	OnRing bool
+	Dim    torus.Dim
+	// Bidirectional splits a ring algorithm's data over both directions.
+	Bidirectional bool
+}
+
+// GroupAlgorithm builds a group phase's program. For a reduce-scatter,
+// Program.Out is the view ranges the member owns afterwards; the
+// all-gather of the same algorithm on the same spec must start from exactly
+// those ranges.
+type GroupAlgorithm func(GroupSpec) (*Program, error)
+
+var groupAlgorithms = map[string]GroupAlgorithm{}
+
+// RegisterGroup adds a per-phase algorithm for hierarchical collectives.
+func RegisterGroup(name string, g GroupAlgorithm) {
+	if _, dup := groupAlgorithms[name]; dup {
+		panic("collectives: group algorithm " + name + " registered twice")
+	}
+	groupAlgorithms[name] = g
+}
+
+// GroupAlgorithmNames lists the per-phase algorithms.
+func GroupAlgorithmNames() []string {
+	var out []string
+	for n := range groupAlgorithms {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func lookupGroup(name string) (GroupAlgorithm, error) {
+	g, ok := groupAlgorithms[name]
+	if !ok {
+		return nil, fmt.Errorf("phase algorithm %q: want one of %s", name, strings.Join(GroupAlgorithmNames(), ", "))
+	}
+	return g, nil
+}
+
+func init() {
+	RegisterGroup("ring", RingProgram)
+}
+
+// Tier is a way of cutting the NPUs into equal groups: every NPU belongs to
+// exactly one group of the tier.
+type Tier struct {
+	Name   string
+	Size   int
+	OnRing bool      // groups are torus rings along Dim
+	Dim    torus.Dim // valid when OnRing
+	stride int       // mixed-radix place value of the tier's digit
+}
+
+// Group returns npu's group (ids in group order) and its position in it.
+func (t Tier) Group(npu int) ([]int, int) {
+	digit := (npu / t.stride) % t.Size
+	base := npu - digit*t.stride
+	out := make([]int, t.Size)
+	for i := range out {
+		out[i] = base + i*t.stride
+	}
+	return out, digit
+}
+
+// DimTier is the tier whose groups are the rings of dimension d.
+func DimTier(s torus.Shape, d torus.Dim) Tier {
+	stride := 1
+	for x := torus.Dim(0); x < d; x++ {
+		stride *= s.Size(x)
+	}
+	return Tier{Name: d.String(), Size: s.Size(d), OnRing: true, Dim: d, stride: stride}
+}
+
+// FactorTiers cuts the NPUs by a mixed-radix factorisation of their ids,
+// lowest digit first (BlueConnect's tiers). Factors of 1 are dropped. Where
+// a tier coincides with a torus dimension (same size and place value), its
+// groups are that dimension's rings.
+func FactorTiers(s torus.Shape, factors []int) ([]Tier, error) {
+	prod := 1
+	var out []Tier
+	for i, f := range factors {
+		if f < 1 {
+			return nil, fmt.Errorf("factor %d is %d: factors must be at least 1", i+1, f)
+		}
+		if prod > s.N() {
+			break
+		}
+		if f > 1 {
+			t := Tier{Name: fmt.Sprintf("tier %d (size %d)", len(out), f), Size: f, stride: prod}
+			for d := torus.Dim(0); d < torus.NumDims; d++ {
+				if dt := DimTier(s, d); dt.Size == f && dt.stride == prod {
+					t.OnRing, t.Dim, t.Name = true, d, fmt.Sprintf("tier %d (%s)", len(out), d)
+				}
+			}
+			out = append(out, t)
+		}
+		prod *= f
+	}
+	if prod != s.N() {
+		parts := make([]string, len(factors))
+		for i, f := range factors {
+			parts[i] = fmt.Sprint(f)
+		}
+		return nil, fmt.Errorf("factors %s multiply to %d, not the %d NPUs of %s", strings.Join(parts, "x"), prod, s.N(), s)
+	}
+	return out, nil
+}
+
+// Spec returns the group spec of npu in this tier.
+func (t Tier) Spec(npu int, kind PhaseKind, viewLen, msg int64, bidir bool) GroupSpec {
+	members, pos := t.Group(npu)
+	return GroupSpec{Kind: kind, Members: members, Pos: pos, ViewLen: viewLen, MessageBytes: msg,
+		OnRing: t.OnRing, Dim: t.Dim, Bidirectional: bidir}
+}

@@ -1,0 +1,311 @@
+package collectives
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/acemu/acemu/torus"
+)
+
+// HPhase is one phase of a hierarchical collective: a group collective in
+// every group of a tier, with a per-phase algorithm.
+type HPhase struct {
+	Kind PhaseKind
+	Tier Tier
+	Algo string // a group algorithm name: "ring", "halving-doubling", …
+}
+
+func (p HPhase) String() string {
+	return fmt.Sprintf("%s on %s (%s)", p.Kind, p.Tier.Name, p.Algo)
+}
+
+// Hierarchical is a multi-phase collective over tiers (torus dimensions or
+// BlueConnect factors). A reduce-scatter narrows each NPU's view to the part
+// it owns; an all-reduce keeps the view; an all-gather restores the view of
+// its matching reduce-scatter (same tier and algorithm, nested like
+// brackets). All-gathers at the start with no reduce-scatter to match (a
+// standalone all-gather) start from the views a mirror chain of
+// reduce-scatters would have left.
+type Hierarchical struct {
+	cfg    Config
+	phases []HPhase
+	lead   int // all-gathers at the start with no matching reduce-scatter
+	groups []GroupAlgorithm
+}
+
+// NewHierarchical checks the phase list against the collective and returns
+// the algorithm.
+func NewHierarchical(cfg Config, phases []HPhase) (*Hierarchical, error) {
+	h := &Hierarchical{cfg: cfg, phases: phases}
+	for h.lead < len(phases) && phases[h.lead].Kind == AllGather {
+		h.lead++
+	}
+	var open []HPhase
+	for i, p := range phases {
+		g, err := lookupGroup(p.Algo)
+		if err != nil {
+			return nil, fmt.Errorf("phase %d: %w", i+1, err)
+		}
+		h.groups = append(h.groups, g)
+		if i < h.lead {
+			continue
+		}
+		switch p.Kind {
+		case ReduceScatter:
+			open = append(open, p)
+		case AllGather:
+			if len(open) == 0 {
+				return nil, fmt.Errorf("phase %d (%s): an all-gather after other phases must undo an open reduce-scatter", i+1, p)
+			}
+			top := open[len(open)-1]
+			if top.Tier.Name != p.Tier.Name || top.Algo != p.Algo {
+				return nil, fmt.Errorf("phase %d (%s) must undo the latest open reduce-scatter, %s: same tier, same algorithm", i+1, p, top)
+			}
+			open = open[:len(open)-1]
+		}
+	}
+	switch cfg.Op {
+	case OpAllReduce:
+		if h.lead > 0 || len(open) > 0 {
+			return nil, fmt.Errorf("phases %s do not make an all-reduce: every reduce-scatter needs its all-gather, and none may come first", h.describe())
+		}
+	case OpReduceScatter:
+		if h.lead > 0 || len(open) == 0 {
+			return nil, fmt.Errorf("phases %s do not make a reduce-scatter: it must end with reduce-scatters left open and start with none gathered", h.describe())
+		}
+	case OpAllGather:
+		if h.lead == 0 || len(open) > 0 {
+			return nil, fmt.Errorf("phases %s do not make an all-gather: it must start with all-gathers and leave nothing open", h.describe())
+		}
+	default:
+		return nil, fmt.Errorf("hierarchical phases do not run %s", cfg.Op)
+	}
+	if len(phases) == 0 {
+		return nil, fmt.Errorf("no phases: every dimension has size 1, so there is nothing to do; use a topology with at least 2 NPUs")
+	}
+	return h, nil
+}
+
+func (h *Hierarchical) describe() string {
+	var s []string
+	for _, p := range h.phases {
+		s = append(s, p.String())
+	}
+	return "[" + strings.Join(s, ", ") + "]"
+}
+
+// Phases names the phases.
+func (h *Hierarchical) Phases() []string {
+	out := make([]string, len(h.phases))
+	for i, p := range h.phases {
+		out[i] = p.String()
+	}
+	return out
+}
+
+func (h *Hierarchical) spec(npu int, p HPhase, viewLen int64) GroupSpec {
+	return p.Tier.Spec(npu, p.Kind, viewLen, h.cfg.MessageBytes, !h.cfg.Unidirectional)
+}
+
+// mirror returns the views of the reduce-scatter chain that the leading
+// all-gathers undo (innermost last) and the view it ends with.
+func (h *Hierarchical) mirror(npu int, chunkLen int64) ([][]Range, []Range, error) {
+	view := []Range{{0, chunkLen}}
+	var stack [][]Range
+	for i := h.lead - 1; i >= 0; i-- {
+		p := h.phases[i]
+		rs := p
+		rs.Kind = ReduceScatter
+		prog, err := h.groups[i](h.spec(npu, rs, rangesLen(view)))
+		if err != nil {
+			return nil, nil, err
+		}
+		stack = append(stack, view)
+		view = mapRanges(view, prog.Out)
+	}
+	return stack, view, nil
+}
+
+// Build returns every phase's program for npu and one chunk length.
+func (h *Hierarchical) Build(npu int, chunkLen int64) ([]*Program, error) {
+	stack, view, err := h.mirror(npu, chunkLen)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Program, len(h.phases))
+	for i, p := range h.phases {
+		if p.Kind == AllGather {
+			view = stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+		}
+		prog, err := h.groups[i](h.spec(npu, p, rangesLen(view)))
+		if err != nil {
+			return nil, fmt.Errorf("phase %d (%s): %w", i+1, p, err)
+		}
+		prog.View = view
+		out[i] = prog
+		if p.Kind == ReduceScatter {
+			stack = append(stack, view)
+			view = mapRanges(view, prog.Out)
+		}
+	}
+	return out, nil
+}
+
+// Input is the view the leading all-gathers start from (nil: whole chunk).
+func (h *Hierarchical) Input(npu int, chunkLen int64) []Range {
+	if h.lead == 0 {
+		return nil
+	}
+	_, view, err := h.mirror(npu, chunkLen)
+	if err != nil {
+		return nil
+	}
+	return view
+}
+
+// Output is the view left open at the end (nil: whole chunk).
+func (h *Hierarchical) Output(npu int, chunkLen int64) []Range {
+	if h.cfg.Op != OpReduceScatter {
+		return nil
+	}
+	progs, err := h.Build(npu, chunkLen)
+	if err != nil {
+		return nil
+	}
+	last := progs[len(progs)-1]
+	return mapRanges(last.View, last.Out)
+}
+
+// DefaultPhases returns the paper's hierarchical scheme for op on a torus,
+// ring algorithm in every phase; dimensions of size 1 are left out.
+//
+//	all-reduce:     RS local, AR vertical, AR horizontal, AG local (Section V)
+//	reduce-scatter: RS local, RS vertical, RS horizontal
+//	all-gather:     AG horizontal, AG vertical, AG local
+func DefaultPhases(s torus.Shape, op CollectiveOp) []HPhase {
+	var kinds []PhaseKind
+	var dims []torus.Dim
+	switch op {
+	case OpReduceScatter:
+		kinds = []PhaseKind{ReduceScatter, ReduceScatter, ReduceScatter}
+		dims = []torus.Dim{torus.Local, torus.Vertical, torus.Horizontal}
+	case OpAllGather:
+		kinds = []PhaseKind{AllGather, AllGather, AllGather}
+		dims = []torus.Dim{torus.Horizontal, torus.Vertical, torus.Local}
+	default:
+		kinds = []PhaseKind{ReduceScatter, AllReduce, AllReduce, AllGather}
+		dims = []torus.Dim{torus.Local, torus.Vertical, torus.Horizontal, torus.Local}
+	}
+	var out []HPhase
+	for i, d := range dims {
+		if s.Size(d) > 1 {
+			out = append(out, HPhase{Kind: kinds[i], Tier: DimTier(s, d), Algo: "ring"})
+		}
+	}
+	return out
+}
+
+// ParsePhases reads a phase list such as
+// "rs:local:ring,ar:vertical,ar:horizontal:halving-doubling,ag:local:ring":
+// kind (rs, ag, ar), torus dimension (local, vertical, horizontal or l, v,
+// h), and optionally the per-phase algorithm (default ring).
+func ParsePhases(s torus.Shape, spec string) ([]HPhase, error) {
+	var out []HPhase
+	for i, item := range strings.Split(spec, ",") {
+		f := strings.Split(strings.TrimSpace(item), ":")
+		if len(f) < 2 || len(f) > 3 {
+			return nil, fmt.Errorf("phase %d %q: want kind:dimension[:algorithm], e.g. rs:local:ring", i+1, item)
+		}
+		var p HPhase
+		switch strings.ToLower(f[0]) {
+		case "rs", "reduce-scatter":
+			p.Kind = ReduceScatter
+		case "ag", "all-gather":
+			p.Kind = AllGather
+		case "ar", "all-reduce":
+			p.Kind = AllReduce
+		default:
+			return nil, fmt.Errorf("phase %d %q: kind %q is not rs, ag or ar", i+1, item, f[0])
+		}
+		var d torus.Dim
+		switch strings.ToLower(f[1]) {
+		case "local", "l":
+			d = torus.Local
+		case "vertical", "v":
+			d = torus.Vertical
+		case "horizontal", "h":
+			d = torus.Horizontal
+		default:
+			return nil, fmt.Errorf("phase %d %q: dimension %q is not local, vertical or horizontal", i+1, item, f[1])
+		}
+		if s.Size(d) < 2 {
+			return nil, fmt.Errorf("phase %d %q: the %s dimension of %s has size 1, so it has no links; leave the phase out", i+1, item, d, s)
+		}
+		p.Tier = DimTier(s, d)
+		p.Algo = "ring"
+		if len(f) == 3 {
+			p.Algo = f[2]
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// BlueConnectPhases returns BlueConnect's decomposition (Cho et al.): for an
+// all-reduce, reduce-scatter up the tiers then all-gather down them, ring
+// in each group.
+func BlueConnectPhases(tiers []Tier, op CollectiveOp) []HPhase {
+	var out []HPhase
+	if op != OpAllGather {
+		for _, t := range tiers {
+			out = append(out, HPhase{Kind: ReduceScatter, Tier: t, Algo: "ring"})
+		}
+	}
+	if op != OpReduceScatter {
+		for i := len(tiers) - 1; i >= 0; i-- {
+			out = append(out, HPhase{Kind: AllGather, Tier: tiers[i], Algo: "ring"})
+		}
+	}
+	return out
+}
+
+func init() {
+	Register("hierarchical", []CollectiveOp{OpAllReduce, OpReduceScatter, OpAllGather},
+		"the paper's multi-phase scheme over torus dimensions (all-reduce: RS local, AR vertical, AR horizontal, AG local), ring in each phase; --phases picks the phases and per-phase algorithms",
+		func(cfg Config) (Algorithm, error) {
+			phases := DefaultPhases(cfg.Shape, cfg.Op)
+			if cfg.PhaseSpec != "" {
+				var err error
+				if phases, err = ParsePhases(cfg.Shape, cfg.PhaseSpec); err != nil {
+					return nil, err
+				}
+			}
+			return NewHierarchical(cfg, phases)
+		})
+	Register("blueconnect", []CollectiveOp{OpAllReduce, OpReduceScatter, OpAllGather},
+		"BlueConnect: reduce-scatter up the tiers of a factorisation of the NPU count, all-gather down them (--factors, default the torus dimensions)",
+		func(cfg Config) (Algorithm, error) {
+			factors := cfg.Factors
+			if len(factors) == 0 {
+				factors = []int{cfg.Shape.L, cfg.Shape.V, cfg.Shape.H}
+			}
+			tiers, err := FactorTiers(cfg.Shape, factors)
+			if err != nil {
+				return nil, err
+			}
+			return NewHierarchical(cfg, BlueConnectPhases(tiers, cfg.Op))
+		})
+	Register("ring", []CollectiveOp{OpAllReduce, OpReduceScatter, OpAllGather},
+		"one ring through all NPUs in id order (neighbouring ids need not be torus neighbours: messages are routed); on an Lx1x1 or 1xVx1 torus it is the ring of links",
+		func(cfg Config) (Algorithm, error) {
+			t := Tier{Name: "all NPUs", Size: cfg.Shape.N(), stride: 1}
+			for d := torus.Dim(0); d < torus.NumDims; d++ {
+				if cfg.Shape.Size(d) == cfg.Shape.N() {
+					t = DimTier(cfg.Shape, d)
+				}
+			}
+			kind := map[CollectiveOp]PhaseKind{OpAllReduce: AllReduce, OpReduceScatter: ReduceScatter, OpAllGather: AllGather}[cfg.Op]
+			return NewHierarchical(cfg, []HPhase{{Kind: kind, Tier: t, Algo: "ring"}})
+		})
+}
