@@ -12,8 +12,9 @@ type Message struct {
 	Packets  int32 // number of packets: ceil(Bytes/PacketBytes)
 	// Tags for the receiving endpoint: collective, chunk, phase, operation.
 	Coll, Chunk, Phase, Op int32
-	// Data carries real bytes when a run checks data; nil otherwise.
-	Data []byte
+	// Values carries the message's data when a run checks data, one value
+	// per payload byte (see verify.InitialValue); nil otherwise.
+	Values []int64
 }
 
 // NewMessage returns a message of n bytes from src to dst, cut into packets

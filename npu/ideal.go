@@ -17,6 +17,31 @@ type IdealConfig struct {
 	// ProcessCycles is the time from a message's last packet arriving to
 	// its data being usable (Table VI: 1 cycle).
 	ProcessCycles rtl.Cycle
+	// Data, when set, makes the run carry real values: every chunk starts
+	// from Data.Init, sends carry the values of their ranges, receives add
+	// or store them, and Data.Done gets each chunk's values when it finishes
+	// on an NPU.
+	Data *DataHooks
+	// Trace, when set, is called for every op as it is issued (sends) and
+	// as it completes (sends and receives).
+	Trace func(OpEvent)
+}
+
+// DataHooks supply and collect real values (one int64 per payload byte).
+type DataHooks struct {
+	Init func(npu, chunk int) []int64
+	Done func(npu, chunk int, vals []int64)
+}
+
+// OpEvent is one step of a program's execution, for traces and golden tests.
+type OpEvent struct {
+	Cycle        rtl.Cycle
+	NPU          int
+	Chunk, Phase int
+	Op           int
+	Kind         collectives.Kind
+	Step         int32
+	Complete     bool // false: a send issued; true: the op completed
 }
 
 // DefaultIdeal is Table VI's ideal endpoint.
@@ -68,6 +93,9 @@ func RunIdeal(k *rtl.Kernel, net *fabric.Network, plan *collectives.Plan, cfg Id
 		for _, nd := range r.nodes {
 			for c := range nd.chunks {
 				nd.chunks[c] = &chunkState{len: plan.ChunkLen(c)}
+				if cfg.Data != nil {
+					nd.chunks[c].vals = cfg.Data.Init(nd.id, c)
+				}
 				nd.enterPhase(now, int32(c), 0)
 			}
 		}
@@ -120,17 +148,22 @@ func (r *run) infoOf(p *collectives.Program) *progInfo {
 // chunkState is one chunk's progress on one NPU.
 type chunkState struct {
 	len       int64
+	vals      []int64 // real values when checking data, chunk-indexed
 	phase     int32 // current phase; len(plan.Phases) when finished
 	prog      *collectives.Program
 	pi        *progInfo
 	deps      []int16 // unmet dependences per op
 	arrived   []bool  // a Recv's message has been processed
 	done      []bool
+	pending   map[int32][]int64 // values of received messages not yet applied
 	remaining int
 	early     []earlyMsg // messages for later phases that came first
 }
 
-type earlyMsg struct{ phase, op int32 }
+type earlyMsg struct {
+	phase, op int32
+	vals      []int64
+}
 
 // outMsg is a message waiting for, or in, a port.
 type outMsg struct {
@@ -178,6 +211,9 @@ type idealNode struct {
 	ports  [torus.NumPorts]port
 	chunks []*chunkState
 	sent   int64
+	// inbox holds messages with values between arrival and processing;
+	// processing takes a constant time, so they are processed in order.
+	inbox []*fabric.Message
 }
 
 const evProcessed int32 = 1
@@ -185,7 +221,13 @@ const evProcessed int32 = 1
 // Handle runs the node's events: a message processed after arrival.
 func (nd *idealNode) Handle(now rtl.Cycle, kind int32, arg int64) {
 	if kind == evProcessed {
-		nd.received(now, int32(arg>>32), int32(arg>>24&0xff), int32(arg&0xffffff))
+		c, ph, op := int32(arg>>32), int32(arg>>24&0xff), int32(arg&0xffffff)
+		var vals []int64
+		if len(nd.inbox) > 0 && nd.inbox[0].Chunk == c && nd.inbox[0].Phase == ph && nd.inbox[0].Op == op {
+			vals = nd.inbox[0].Values
+			nd.inbox = nd.inbox[1:]
+		}
+		nd.received(now, c, ph, op, vals)
 	}
 }
 
@@ -194,6 +236,10 @@ func (nd *idealNode) enterPhase(now rtl.Cycle, c, ph int32) {
 	cs.phase = ph
 	if int(ph) == nd.r.plan.NumPhases() {
 		cs.prog, cs.pi, cs.deps, cs.arrived, cs.done = nil, nil, nil, nil, nil
+		if d := nd.r.cfg.Data; d != nil {
+			d.Done(nd.id, int(c), cs.vals)
+			cs.vals = nil
+		}
 		nd.r.pending--
 		if nd.r.pending == 0 {
 			nd.r.finish = now
@@ -218,17 +264,17 @@ func (nd *idealNode) enterPhase(now rtl.Cycle, c, ph int32) {
 	}
 	if len(cs.early) > 0 {
 		keep := cs.early[:0]
-		var now2 []int32
+		var now2 []earlyMsg
 		for _, e := range cs.early {
 			if e.phase == ph {
-				now2 = append(now2, e.op)
+				now2 = append(now2, e)
 			} else {
 				keep = append(keep, e)
 			}
 		}
 		cs.early = keep
-		for _, op := range now2 {
-			nd.received(now, c, ph, op)
+		for _, e := range now2 {
+			nd.received(now, c, ph, e.op, e.vals)
 		}
 	}
 }
@@ -239,7 +285,13 @@ func (nd *idealNode) issue(now rtl.Cycle, c, i int32) {
 	op := &cs.prog.Ops[i]
 	m := fabric.NewMessage(nd.id, int(op.Peer), op.Data.Len)
 	m.Chunk, m.Phase, m.Op = c, cs.phase, op.Match
+	if cs.vals != nil {
+		m.Values = gather(cs.vals, cs.prog.View, op.Data)
+	}
 	nd.sent += op.Data.Len
+	if t := nd.r.cfg.Trace; t != nil {
+		t(OpEvent{Cycle: now, NPU: nd.id, Chunk: int(c), Phase: int(cs.phase), Op: int(i), Kind: op.Kind, Step: op.Step})
+	}
 	pidx := int(op.Port)
 	if op.Port == collectives.RouteXYZ {
 		p, _ := nd.r.plan.Shape.NextHop(nd.id, int(op.Peer))
@@ -310,24 +362,78 @@ func (nd *idealNode) PacketArrived(now rtl.Cycle, l *fabric.Link) {
 		return
 	}
 	if pkt.Last() {
+		if m.Values != nil {
+			nd.inbox = append(nd.inbox, m)
+		}
 		arg := int64(m.Chunk)<<32 | int64(m.Phase)<<24 | int64(m.Op)
 		nd.r.k.Schedule(now+nd.r.cfg.ProcessCycles, nd, evProcessed, arg)
 	}
 }
 
-// received marks Recv op of chunk c, phase ph as having its message.
-func (nd *idealNode) received(now rtl.Cycle, c, ph, op int32) {
+// received marks Recv op of chunk c, phase ph as having its message (with
+// its values when checking data).
+func (nd *idealNode) received(now rtl.Cycle, c, ph, op int32, vals []int64) {
 	cs := nd.chunks[c]
 	if ph > cs.phase {
-		cs.early = append(cs.early, earlyMsg{ph, op})
+		cs.early = append(cs.early, earlyMsg{ph, op, vals})
 		return
 	}
 	if ph < cs.phase || cs.arrived[op] {
 		panic(fmt.Sprintf("npu %d chunk %d: message for phase %d op %d arrived twice or too late (now in phase %d)", nd.id, c, ph, op, cs.phase))
 	}
 	cs.arrived[op] = true
+	if vals != nil {
+		if cs.pending == nil {
+			cs.pending = map[int32][]int64{}
+		}
+		cs.pending[op] = vals
+	}
 	if cs.deps[op] == 0 {
 		nd.complete(now, c, op)
+	}
+}
+
+// gather copies the values of view range r out of a chunk.
+func gather(vals []int64, view []collectives.Range, r collectives.Range) []int64 {
+	out := make([]int64, 0, r.Len)
+	off := r.Off
+	for _, v := range view {
+		if off >= v.Len {
+			off -= v.Len
+			continue
+		}
+		n := min(v.Len-off, r.Len-int64(len(out)))
+		out = append(out, vals[v.Off+off:v.Off+off+n]...)
+		off = 0
+		if int64(len(out)) == r.Len {
+			break
+		}
+	}
+	return out
+}
+
+// scatter adds (or stores) src into view range r of a chunk.
+func scatter(vals []int64, view []collectives.Range, r collectives.Range, src []int64, reduce bool) {
+	off := r.Off
+	for _, v := range view {
+		if len(src) == 0 {
+			return
+		}
+		if off >= v.Len {
+			off -= v.Len
+			continue
+		}
+		n := min(v.Len-off, int64(len(src)))
+		dst := vals[v.Off+off : v.Off+off+n]
+		if reduce {
+			for i := range dst {
+				dst[i] += src[i]
+			}
+		} else {
+			copy(dst, src[:n])
+		}
+		src = src[n:]
+		off = 0
 	}
 }
 
@@ -337,6 +443,16 @@ func (nd *idealNode) complete(now rtl.Cycle, c, i int32) {
 	cs := nd.chunks[c]
 	cs.done[i] = true
 	cs.remaining--
+	op := &cs.prog.Ops[i]
+	if op.Kind == collectives.Recv && cs.pending != nil {
+		if v, ok := cs.pending[i]; ok {
+			scatter(cs.vals, cs.prog.View, op.Data, v, op.Reduce)
+			delete(cs.pending, i)
+		}
+	}
+	if t := nd.r.cfg.Trace; t != nil {
+		t(OpEvent{Cycle: now, NPU: nd.id, Chunk: int(c), Phase: int(cs.phase), Op: int(i), Kind: op.Kind, Step: op.Step, Complete: true})
+	}
 	for _, d := range cs.pi.dependents[i] {
 		cs.deps[d]--
 		if cs.deps[d] == 0 {
