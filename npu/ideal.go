@@ -149,7 +149,7 @@ func (r *run) infoOf(p *collectives.Program) *progInfo {
 type chunkState struct {
 	len       int64
 	vals      []int64 // real values when checking data, chunk-indexed
-	phase     int32 // current phase; len(plan.Phases) when finished
+	phase     int32   // current phase; len(plan.Phases) when finished
 	prog      *collectives.Program
 	pi        *progInfo
 	deps      []int16 // unmet dependences per op
