@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/spf13/pflag"
@@ -22,6 +24,7 @@ type collectiveReport struct {
 	NPUs              int                `json:"npus"`
 	Op                string             `json:"op"`
 	Algorithm         string             `json:"algorithm"`
+	Phases            []string           `json:"phases"`
 	System            string             `json:"system"`
 	PayloadBytes      int64              `json:"payload_bytes"`
 	ChunkBytes        int64              `json:"chunk_bytes"`
@@ -31,28 +34,106 @@ type collectiveReport struct {
 	TimeUs            float64            `json:"time_us"`
 	BytesSentPerNPU   int64              `json:"bytes_sent_per_npu"`
 	NetworkGBpsPerNPU float64            `json:"network_gbps_per_npu"`
-	BoundGBpsPerNPU   float64            `json:"bound_gbps_per_npu"`
+	BoundGBpsPerNPU   *float64           `json:"bound_gbps_per_npu,omitempty"`
 	LinkUtilization   map[string]float64 `json:"link_utilization"`
+	DataOK            *bool              `json:"data_ok,omitempty"`
+	DataError         string             `json:"data_error,omitempty"`
+	Microcode         string             `json:"microcode,omitempty"`
 	Events            uint64             `json:"events"`
 	TraceHash         string             `json:"trace_hash,omitempty"`
 }
 
+// planOpts are the flags that choose a collective and its algorithm, shared
+// by the collective and microcode commands.
+type planOpts struct {
+	topo, op, algorithm, phases, factors, size, chunk, message string
+	unidirectional                                             bool
+}
+
+func (o *planOpts) register(fs *pflag.FlagSet) {
+	fs.StringVar(&o.topo, "topo", "4x4x4", "torus shape LxVxH: L NPUs per package ring, V×H packages")
+	fs.StringVar(&o.op, "op", "allreduce", "collective: allreduce, reduce-scatter, all-gather, all-to-all")
+	fs.StringVar(&o.algorithm, "algorithm", "", "algorithm (default: hierarchical; direct for all-to-all); one of:\n"+algorithmHelp())
+	fs.StringVar(&o.phases, "phases", "", "hierarchical phases, kind:dimension[:algorithm] comma-separated,\ne.g. rs:local:ring,ar:vertical:ring,ar:horizontal:ring,ag:local:ring")
+	fs.StringVar(&o.factors, "factors", "", "BlueConnect factorisation of the NPU count, lowest tier first, e.g. 3x2x2 (default: the torus dimensions)")
+	fs.BoolVar(&o.unidirectional, "unidirectional", false, "run ring phases one way only (default: both ways, half the data each)")
+	fs.StringVar(&o.size, "size", "64MiB", "collective size per NPU (KiB/MiB/GiB are powers of 1024, KB/MB/GB of 1000)")
+	fs.StringVar(&o.chunk, "chunk", "64KiB", "initial chunk size, the unit of pipelining (Table III)")
+	fs.StringVar(&o.message, "message", "8KiB", "largest message (Table V)")
+}
+
+func algorithmHelp() string {
+	var b strings.Builder
+	for _, a := range collectives.Algorithms() {
+		var ops []string
+		for _, o := range a.Ops {
+			ops = append(ops, o.String())
+		}
+		fmt.Fprintf(&b, "  %s (%s): %s\n", a.Name, strings.Join(ops, ", "), a.Help)
+	}
+	fmt.Fprintf(&b, "per-phase algorithms for --phases: %s", strings.Join(collectives.GroupAlgorithmNames(), ", "))
+	return b.String()
+}
+
+// plan builds the collective's plan from the flags.
+func (o *planOpts) plan() (*collectives.Plan, error) {
+	shape, err := torus.Parse(o.topo)
+	if err != nil {
+		return nil, err
+	}
+	op, err := collectives.ParseOp(o.op)
+	if err != nil {
+		return nil, fmt.Errorf("--op: %w", err)
+	}
+	size, err := parseSize(o.size)
+	if err != nil {
+		return nil, fmt.Errorf("--size: %w", err)
+	}
+	chunk, err := parseSize(o.chunk)
+	if err != nil {
+		return nil, fmt.Errorf("--chunk: %w", err)
+	}
+	msg, err := parseSize(o.message)
+	if err != nil {
+		return nil, fmt.Errorf("--message: %w", err)
+	}
+	cfg := collectives.Config{Shape: shape, Op: op, MessageBytes: msg, Unidirectional: o.unidirectional, PhaseSpec: o.phases}
+	if o.factors != "" {
+		for _, f := range strings.FieldsFunc(o.factors, func(r rune) bool { return r == 'x' || r == 'X' || r == ',' }) {
+			v, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				return nil, fmt.Errorf("--factors %q: %q is not a whole number; write e.g. 3x2x2", o.factors, f)
+			}
+			cfg.Factors = append(cfg.Factors, v)
+		}
+	}
+	alg := o.algorithm
+	if alg == "" {
+		alg = collectives.DefaultAlgorithm(op)
+	}
+	if o.phases != "" && alg != "hierarchical" {
+		return nil, fmt.Errorf("--phases is for --algorithm hierarchical, not %s", alg)
+	}
+	if o.factors != "" && alg != "blueconnect" {
+		return nil, fmt.Errorf("--factors is for --algorithm blueconnect, not %s", alg)
+	}
+	return collectives.NewPlan(cfg, alg, size, chunk)
+}
+
 type collectiveOpts struct {
-	topo, op, algorithm, system, size, chunk, message, format string
-	traceHash                                                 bool
+	planOpts
+	system, format, microcode string
+	traceHash, checkData      bool
 }
 
 func runCollective(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("collective", pflag.ContinueOnError)
 	var o collectiveOpts
-	fs.StringVar(&o.topo, "topo", "4x4x4", "torus shape LxVxH: L NPUs per package ring, V×H packages")
-	fs.StringVar(&o.op, "op", "allreduce", "collective: allreduce")
-	fs.StringVar(&o.algorithm, "algorithm", "hierarchical", "algorithm: hierarchical (RS local, AR vertical, AR horizontal, AG local; ring in each phase, both directions)")
+	o.register(fs)
 	fs.StringVar(&o.system, "system", "ideal", "endpoint: ideal (a received message is processed in 1 cycle, no memory cost)")
-	fs.StringVar(&o.size, "size", "64MiB", "collective size per NPU (KiB/MiB/GiB are powers of 1024, KB/MB/GB of 1000)")
-	fs.StringVar(&o.chunk, "chunk", "64KiB", "initial chunk size, the unit of pipelining (Table III)")
-	fs.StringVar(&o.message, "message", "8KiB", "largest message (Table V)")
 	fs.StringVar(&o.format, "format", "table", "output: table or json")
+	fs.BoolVar(&o.checkData, "check-data", false, "carry real values and check every NPU's result (data_ok in JSON)")
+	fs.StringVar(&o.microcode, "microcode", "", "run the programs in this microcode file instead of the built-in ones (see docs/microcode.md)")
 	fs.BoolVar(&o.traceHash, "trace-hash", false, "also print a hash of the full packet trace (for determinism checks)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: acemu collective [flags]\n\nSimulate one collective on the 3D torus and report time and bandwidth.\n\nFlags:\n%s", fs.FlagUsages())
@@ -73,41 +154,22 @@ func runCollective(args []string, stdout, stderr io.Writer) int {
 }
 
 func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
-	shape, err := torus.Parse(o.topo)
-	if err != nil {
-		return nil, err
-	}
-	if o.op != "allreduce" {
-		return nil, fmt.Errorf("--op %q: this build knows allreduce", o.op)
-	}
-	if o.algorithm != "hierarchical" {
-		return nil, fmt.Errorf("--algorithm %q: this build knows hierarchical", o.algorithm)
-	}
 	if o.system != "ideal" {
 		return nil, fmt.Errorf("--system %q: this build knows ideal", o.system)
 	}
 	if o.format != "table" && o.format != "json" {
 		return nil, fmt.Errorf("--format %q: use table or json", o.format)
 	}
-	size, err := parseSize(o.size)
-	if err != nil {
-		return nil, fmt.Errorf("--size: %w", err)
-	}
-	chunk, err := parseSize(o.chunk)
-	if err != nil {
-		return nil, fmt.Errorf("--chunk: %w", err)
-	}
-	msg, err := parseSize(o.message)
-	if err != nil {
-		return nil, fmt.Errorf("--message: %w", err)
-	}
-	if n := (size + chunk - 1) / chunk; n > 1<<22 {
-		return nil, fmt.Errorf("--size %s in --chunk %s pieces is %d chunks; use a larger chunk or a smaller size (at most %d chunks)", o.size, o.chunk, n, 1<<22)
-	}
-	plan, err := collectives.NewPlan(collectives.Config{Shape: shape, Op: collectives.OpAllReduce, MessageBytes: msg}, "hierarchical", size, chunk)
+	plan, err := o.plan()
 	if err != nil {
 		return nil, err
 	}
+	if o.microcode != "" {
+		if err := loadMicrocode(plan, o.microcode); err != nil {
+			return nil, err
+		}
+	}
+	shape := plan.Shape
 	k := rtl.NewKernel()
 	net, err := torus.BuildNetwork(k, shape, torus.DefaultLinks())
 	if err != nil {
@@ -118,29 +180,57 @@ func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
 		tr = fabric.NewHashTracer()
 		net.SetTracer(tr)
 	}
-	res, err := npu.RunIdeal(k, net, plan, npu.DefaultIdeal())
+	icfg := npu.DefaultIdeal()
+	var dc *verify.DataCheck
+	if o.checkData {
+		if dc, err = verify.NewDataCheck(plan); err != nil {
+			return nil, fmt.Errorf("--check-data: %w", err)
+		}
+		icfg.Data = &npu.DataHooks{Init: dc.Init, Done: dc.Done}
+	}
+	res, err := npu.RunIdeal(k, net, plan, icfg)
 	if err != nil {
 		return nil, err
 	}
 	rep := &collectiveReport{
-		Topology: shape.String(), NPUs: shape.N(), Op: o.op, Algorithm: o.algorithm, System: o.system,
-		PayloadBytes: size, ChunkBytes: chunk, MessageBytes: msg, Chunks: plan.NumChunks(),
+		Topology: shape.String(), NPUs: shape.N(), Op: plan.Op.String(), Algorithm: plan.Algorithm, System: o.system,
+		PayloadBytes: plan.Payload, ChunkBytes: plan.ChunkBytes, MessageBytes: plan.MessageBytes, Chunks: plan.NumChunks(),
 		Cycles: int64(res.Cycles), BytesSentPerNPU: res.MeanBytesSent(), Events: res.Events,
-		LinkUtilization: map[string]float64{},
+		LinkUtilization: map[string]float64{}, Microcode: o.microcode,
+	}
+	for ph := 0; ph < plan.NumPhases(); ph++ {
+		rep.Phases = append(rep.Phases, plan.PhaseName(ph))
 	}
 	secs := float64(res.Cycles) / rtl.ClockHz
 	rep.TimeUs = secs * 1e6
 	if res.Cycles > 0 {
 		rep.NetworkGBpsPerNPU = float64(rep.BytesSentPerNPU) / secs / 1e9
 	}
-	rep.BoundGBpsPerNPU, _ = verify.HierarchicalAllReduceBound(shape).Float64()
+	if isPaperAllReduce(o) {
+		b, _ := verify.HierarchicalAllReduceBound(shape).Float64()
+		rep.BoundGBpsPerNPU = &b
+	}
 	for _, u := range torus.LinkUtilization(shape, net, res.Cycles) {
 		rep.LinkUtilization[u.Dim.String()] = u.Share
+	}
+	if dc != nil {
+		ok := dc.Result() == nil
+		rep.DataOK = &ok
+		if !ok {
+			rep.DataError = dc.Result().Error()
+		}
 	}
 	if tr != nil {
 		rep.TraceHash = fmt.Sprintf("%016x", tr.Sum())
 	}
 	return rep, nil
+}
+
+// isPaperAllReduce reports whether the run is the paper's default
+// hierarchical all-reduce, the one verify's analytical bound describes.
+func isPaperAllReduce(o collectiveOpts) bool {
+	return (o.op == "allreduce" || o.op == "all-reduce") && (o.algorithm == "" || o.algorithm == "hierarchical") &&
+		o.phases == "" && !o.unidirectional && o.microcode == ""
 }
 
 func writeCollective(w io.Writer, format string, r *collectiveReport) error {
@@ -151,18 +241,33 @@ func writeCollective(w io.Writer, format string, r *collectiveReport) error {
 	}
 	t := tablewriter.NewWriter(w)
 	t.Header("quantity", "value")
+	bw := fmt.Sprintf("%.2f GB/s", r.NetworkGBpsPerNPU)
+	if r.BoundGBpsPerNPU != nil {
+		bw += fmt.Sprintf(" (analytical bound %.2f GB/s, %.1f %%)", *r.BoundGBpsPerNPU, 100*r.NetworkGBpsPerNPU / *r.BoundGBpsPerNPU)
+	}
 	rows := [][]string{
 		{"topology", fmt.Sprintf("%s (%d NPUs)", r.Topology, r.NPUs)},
 		{"collective", fmt.Sprintf("%s, %s, %s endpoint", r.Op, r.Algorithm, r.System)},
+		{"phases", strings.Join(r.Phases, "; ")},
 		{"payload per NPU", fmt.Sprintf("%d B in %d chunks of ≤ %d B, messages ≤ %d B", r.PayloadBytes, r.Chunks, r.ChunkBytes, r.MessageBytes)},
 		{"time", fmt.Sprintf("%d cycles (%.3f µs at 1245 MHz)", r.Cycles, r.TimeUs)},
 		{"bytes sent per NPU", fmt.Sprintf("%d (%.4f × payload)", r.BytesSentPerNPU, float64(r.BytesSentPerNPU)/float64(r.PayloadBytes))},
-		{"network bandwidth per NPU", fmt.Sprintf("%.2f GB/s (analytical bound %.2f GB/s, %.1f %%)", r.NetworkGBpsPerNPU, r.BoundGBpsPerNPU, 100*r.NetworkGBpsPerNPU/r.BoundGBpsPerNPU)},
+		{"network bandwidth per NPU", bw},
 	}
 	for _, d := range []torus.Dim{torus.Local, torus.Vertical, torus.Horizontal} {
 		if u, ok := r.LinkUtilization[d.String()]; ok {
 			rows = append(rows, []string{d.String() + " link utilisation", fmt.Sprintf("%.1f %%", 100*u)})
 		}
+	}
+	if r.DataOK != nil {
+		v := "correct: every NPU holds the collective's exact result"
+		if !*r.DataOK {
+			v = "WRONG: " + r.DataError
+		}
+		rows = append(rows, []string{"data check", v})
+	}
+	if r.Microcode != "" {
+		rows = append(rows, []string{"microcode", r.Microcode})
 	}
 	rows = append(rows, []string{"simulation events", fmt.Sprint(r.Events)})
 	if r.TraceHash != "" {

@@ -54,7 +54,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // parseFlags parses args into fs, printing help on request. It returns
 // done=true with the exit code when the command should stop.
 func parseFlags(fs *pflag.FlagSet, args []string, stdout, stderr io.Writer) (done bool, code int) {
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard) // pflag would print usage on every error
 	err := fs.Parse(args)
 	if errors.Is(err, pflag.ErrHelp) {
 		fs.SetOutput(stdout)

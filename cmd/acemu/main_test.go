@@ -82,3 +82,40 @@ func TestHelp(t *testing.T) {
 	require.Equal(t, 0, code)
 	require.Contains(t, out, "acemu collective")
 }
+
+func TestCollectiveCheckData(t *testing.T) {
+	tests := [][]string{
+		{"--topo", "2x3x4", "--size", "100000", "--op", "reduce-scatter"},
+		{"--topo", "4x2x2", "--size", "50KB", "--op", "all-gather"},
+		{"--topo", "3x2x2", "--size", "30000", "--algorithm", "blueconnect", "--factors", "3x2x2"},
+		{"--topo", "8x1x1", "--size", "20000", "--algorithm", "ring", "--unidirectional"},
+		{"--topo", "4x2x2", "--size", "64KiB", "--phases", "rs:local:ring,ar:vertical,ar:horizontal,ag:local:ring"},
+	}
+	for _, args := range tests {
+		code, out, errOut := runCLI(append([]string{"collective", "--check-data", "--format", "json"}, args...)...)
+		require.Equal(t, 0, code, "%v: %s", args, errOut)
+		var r map[string]any
+		require.NoError(t, json.Unmarshal([]byte(out), &r))
+		require.Equal(t, true, r["data_ok"], args)
+	}
+}
+
+func TestCollectiveFlagErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--op", "broadcast"}, "--op"},
+		{[]string{"--algorithm", "magic"}, "want one of"},
+		{[]string{"--factors", "3x2x2"}, "--factors is for --algorithm blueconnect"},
+		{[]string{"--phases", "rs:local"}, "do not make an all-reduce"},
+		{[]string{"--algorithm", "blueconnect", "--factors", "3xq"}, "not a whole number"},
+		{[]string{"--algorithm", "blueconnect", "--factors", "5x5"}, "multiply to 25"},
+		{[]string{"--check-data", "--size", "64MiB"}, "smaller --size"},
+	}
+	for _, tc := range tests {
+		code, _, errOut := runCLI(append([]string{"collective", "--size", "64KiB"}, tc.args...)...)
+		require.Equal(t, 1, code, tc.args)
+		require.Contains(t, errOut, tc.msg, tc.args)
+	}
+}
