@@ -45,19 +45,25 @@ func RunChunk(plan *collectives.Plan, chunk int, init Values) (Values, error) {
 	return vals, nil
 }
 
-type mail struct {
+type mail[T any] struct {
 	from int32
-	data []int64
+	data []T
 }
 
-// runPhase executes one phase of every NPU to completion.
+// runPhase executes one phase of every NPU to completion on values of any
+// type: a send copies its range, a receive stores it or, for a reduce, calls
+// combine on each element (which may refuse, e.g. a double contribution).
 func runPhase(progs []*collectives.Program, vals Values) error {
+	return runPhaseOf(progs, vals, func(dst *int64, src int64) error { *dst += src; return nil })
+}
+
+func runPhaseOf[T any](progs []*collectives.Program, vals [][]T, combine func(dst *T, src T) error) error {
 	n := len(progs)
 	done := make([][]bool, n)
-	inbox := make([]map[int32]mail, n) // by receive op index
+	inbox := make([]map[int32]mail[T], n) // by receive op index
 	for i, p := range progs {
 		done[i] = make([]bool, len(p.Ops))
-		inbox[i] = map[int32]mail{}
+		inbox[i] = map[int32]mail[T]{}
 	}
 	depsMet := func(p *collectives.Program, d []bool, op int) bool {
 		for _, x := range p.Ops[op].Deps {
@@ -87,9 +93,11 @@ func runPhase(progs []*collectives.Program, vals Values) error {
 					if _, dup := inbox[peer][op.Match]; dup || done[peer][op.Match] {
 						return fmt.Errorf("NPU %d op %d: NPU %d op %d receives twice", npu, i, peer, op.Match)
 					}
-					buf := make([]int64, op.Data.Len)
-					copyView(buf, vals[npu], p.View, op.Data.Off)
-					inbox[peer][op.Match] = mail{from: int32(npu), data: buf}
+					buf := make([]T, op.Data.Len)
+					for k := range buf {
+						buf[k] = vals[npu][viewIndex(p.View, op.Data.Off+int64(k))]
+					}
+					inbox[peer][op.Match] = mail[T]{from: int32(npu), data: buf}
 				case collectives.Recv:
 					m, ok := inbox[npu][int32(i)]
 					if !ok {
@@ -101,7 +109,14 @@ func runPhase(progs []*collectives.Program, vals Values) error {
 					if int64(len(m.data)) != op.Data.Len {
 						return fmt.Errorf("NPU %d op %d expects %d bytes but got %d", npu, i, op.Data.Len, len(m.data))
 					}
-					applyView(vals[npu], p.View, op.Data.Off, m.data, op.Reduce)
+					for k, v := range m.data {
+						j := viewIndex(p.View, op.Data.Off+int64(k))
+						if !op.Reduce {
+							vals[npu][j] = v
+						} else if err := combine(&vals[npu][j], v); err != nil {
+							return fmt.Errorf("NPU %d op %d (reduce from NPU %d), chunk byte %d: %w", npu, i, op.Peer, j, err)
+						}
+					}
 					delete(inbox[npu], int32(i))
 				}
 				done[npu][i] = true
@@ -131,23 +146,6 @@ func viewIndex(view []collectives.Range, off int64) int64 {
 		off -= r.Len
 	}
 	panic("offset outside view")
-}
-
-func copyView(dst []int64, chunk []int64, view []collectives.Range, off int64) {
-	for i := range dst {
-		dst[i] = chunk[viewIndex(view, off+int64(i))]
-	}
-}
-
-func applyView(chunk []int64, view []collectives.Range, off int64, src []int64, reduce bool) {
-	for i, v := range src {
-		j := viewIndex(view, off+int64(i))
-		if reduce {
-			chunk[j] += v
-		} else {
-			chunk[j] = v
-		}
-	}
 }
 
 // Poison marks bytes an NPU holds no meaningful data in (outside an
