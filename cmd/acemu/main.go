@@ -5,6 +5,7 @@
 //
 //	acemu                                  run the built-in default
 //	acemu collective [flags]               simulate one collective
+//	acemu microcode [flags]                print one NPU's microcode
 //	acemu help
 package main
 
@@ -26,6 +27,7 @@ const usage = `acemu: a cycle-level emulator of ACE, the Accelerator Collectives
 Usage:
   acemu                      run the built-in default (a 64 MiB all-reduce on 4x4x4, ideal endpoint)
   acemu collective [flags]   simulate one collective on the torus
+  acemu microcode [flags]    print the microcode one NPU's FSMs run for a collective
   acemu help [command]       show help
 
 Run 'acemu collective --help' for the flags.
@@ -39,9 +41,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "collective":
 		return runCollective(args[1:], stdout, stderr)
+	case "microcode":
+		return runMicrocode(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		if len(args) > 1 && args[1] == "collective" {
 			return runCollective([]string{"--help"}, stdout, stderr)
+		}
+		if len(args) > 1 && args[1] == "microcode" {
+			return runMicrocode([]string{"--help"}, stdout, stderr)
 		}
 		fmt.Fprint(stdout, usage)
 		return 0

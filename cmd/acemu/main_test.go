@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -118,4 +121,42 @@ func TestCollectiveFlagErrors(t *testing.T) {
 		require.Equal(t, 1, code, tc.args)
 		require.Contains(t, errOut, tc.msg, tc.args)
 	}
+}
+
+func TestMicrocodeCommandAndUserPrograms(t *testing.T) {
+	code, listing, errOut := runCLI("microcode", "--topo", "4x1x1", "--size", "4096", "--npu", "1")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, listing, "npu 1 chunk 4096")
+	require.Contains(t, listing, "dma-in")
+	require.Contains(t, listing, "signal")
+
+	dir := t.TempDir()
+	run := func(text string) (int, map[string]any, string) {
+		path := filepath.Join(dir, "prog.ucode")
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+		code, out, errOut := runCLI("collective", "--topo", "4x1x1", "--size", "4096", "--check-data", "--format", "json", "--microcode", path)
+		var r map[string]any
+		if code == 0 {
+			require.NoError(t, json.Unmarshal([]byte(out), &r))
+		}
+		return code, r, errOut
+	}
+	// The listing as printed runs and gives the right result.
+	code, r, errOut := run(listing)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, true, r["data_ok"])
+	// A valid program that stores where it should reduce runs, and the data
+	// check says the result is wrong.
+	code, r, errOut = run(strings.Replace(listing, " reduce ", " store ", 1))
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, false, r["data_ok"])
+	require.Contains(t, r["data_error"], "want")
+	// A malformed program is refused with file:line.
+	code, _, errOut = run(strings.Replace(listing, "port=local+", "port=local*", 1))
+	require.Equal(t, 1, code)
+	require.Regexp(t, `prog\.ucode:\d+: .*port`, errOut)
+
+	code, _, errOut = runCLI("microcode", "--topo", "4x1x1", "--npu", "9")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "NPUs 0 to 3")
 }

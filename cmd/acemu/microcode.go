@@ -1,0 +1,56 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/collectives/microcode"
+)
+
+// runMicrocode prints the microcode one NPU's FSMs run for a collective.
+func runMicrocode(args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("microcode", pflag.ContinueOnError)
+	var o planOpts
+	o.register(fs)
+	npu := fs.Int("npu", 0, "the NPU whose microcode to print")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: acemu microcode [flags]\n\nPrint the microcode NPU --npu's FSMs run for a collective (docs/microcode.md).\nThe listing can be edited and run with 'acemu collective --microcode FILE'.\n\nFlags:\n%s", fs.FlagUsages())
+	}
+	if done, code := parseFlags(fs, args, stdout, stderr); done {
+		return code
+	}
+	plan, err := o.plan()
+	if err != nil {
+		fmt.Fprintf(stderr, "acemu microcode: %v\n", err)
+		return 1
+	}
+	if *npu < 0 || *npu >= plan.Shape.N() {
+		fmt.Fprintf(stderr, "acemu microcode: --npu %d: %s has NPUs 0 to %d\n", *npu, plan.Shape, plan.Shape.N()-1)
+		return 1
+	}
+	text, err := microcode.Text(plan, *npu)
+	if err != nil {
+		fmt.Fprintf(stderr, "acemu microcode: %v\n", err)
+		return 1
+	}
+	fmt.Fprint(stdout, text)
+	return 0
+}
+
+// loadMicrocode installs the programs of a microcode file into plan.
+func loadMicrocode(plan *collectives.Plan, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("--microcode: %w", err)
+	}
+	defer f.Close()
+	secs, err := microcode.Parse(path, f)
+	if err != nil {
+		return err
+	}
+	return microcode.Install(plan, secs)
+}
