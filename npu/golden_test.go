@@ -82,6 +82,13 @@ func TestIdealCarriesDataCorrectly(t *testing.T) {
 		{"4x2x2", collectives.OpReduceScatter, "hierarchical", 50_000, 8192},
 		{"4x2x2", collectives.OpAllGather, "blueconnect", 50_000, 8192},
 		{"8x1x1", collectives.OpAllReduce, "ring", 20_000, 8192},
+		// Trees have send-after-send dependences that complete inside the
+		// call that released them: the executor must not issue twice.
+		{"4x2x2", collectives.OpAllReduce, "tree", 50_000, 8192},
+		{"3x3x3", collectives.OpAllReduce, "tree-overlapped", 30_011, 4096},
+		{"2x3x4", collectives.OpAllReduce, "double-tree", 30_011, 4096},
+		{"4x2x2", collectives.OpAllReduce, "halving-doubling", 50_000, 8192},
+		{"2x3x4", collectives.OpAllToAll, "direct", 30_011, 4096},
 	}
 	for _, tc := range tests {
 		t.Run(tc.topo+"/"+tc.op.String()+"/"+tc.alg, func(t *testing.T) {

@@ -257,10 +257,14 @@ func (nd *idealNode) enterPhase(now rtl.Cycle, c, ph int32) {
 		nd.enterPhase(now, c, ph+1)
 		return
 	}
+	var ready []int32
 	for i := range prog.Ops {
 		if cs.deps[i] == 0 && prog.Ops[i].Kind == collectives.Send {
-			nd.issue(now, c, int32(i))
+			ready = append(ready, int32(i))
 		}
+	}
+	for _, i := range ready {
+		nd.issue(now, c, i)
 	}
 	if len(cs.early) > 0 {
 		keep := cs.early[:0]
@@ -441,6 +445,7 @@ func scatter(vals []int64, view []collectives.Range, r collectives.Range, src []
 // waited on it; the last op moves the chunk to its next phase.
 func (nd *idealNode) complete(now rtl.Cycle, c, i int32) {
 	cs := nd.chunks[c]
+	ph := cs.phase
 	cs.done[i] = true
 	cs.remaining--
 	op := &cs.prog.Ops[i]
@@ -466,7 +471,7 @@ func (nd *idealNode) complete(now rtl.Cycle, c, i int32) {
 			}
 		}
 	}
-	if cs.remaining == 0 {
+	if cs.remaining == 0 && cs.phase == ph {
 		nd.enterPhase(now, c, cs.phase+1)
 	}
 }
