@@ -133,3 +133,36 @@ func TestIdealDataCheckCatchesAWrongProgram(t *testing.T) {
 	require.NoError(t, err)
 	require.ErrorContains(t, dc.Result(), "want")
 }
+
+// Every registered algorithm, on every collective it runs, carries the right
+// values through a timed run on several shapes, including sizes that do not
+// divide. Algorithms that cannot run a shape (halving-doubling on a group
+// that is not a power of two) must say so when the plan is built.
+func TestEveryAlgorithmCarriesDataOnEveryShape(t *testing.T) {
+	shapes := []string{"4x1x1", "4x2x2", "2x3x4", "8x1x1", "3x3x3", "2x2x2"}
+	for _, a := range collectives.Algorithms() {
+		for _, op := range a.Ops {
+			for _, topo := range shapes {
+				t.Run(a.Name+"/"+op.String()+"/"+topo, func(t *testing.T) {
+					s, err := torus.Parse(topo)
+					require.NoError(t, err)
+					plan, err := collectives.NewPlan(collectives.Config{Shape: s, Op: op, MessageBytes: 1000}, a.Name, 12_345, 5000)
+					if err != nil {
+						require.Contains(t, err.Error(), "power-of-two", "only halving-doubling may refuse a shape")
+						return
+					}
+					dc, err := verify.NewDataCheck(plan)
+					require.NoError(t, err)
+					k := rtl.NewKernel()
+					net, err := torus.BuildNetwork(k, s, torus.DefaultLinks())
+					require.NoError(t, err)
+					cfg := DefaultIdeal()
+					cfg.Data = &DataHooks{Init: dc.Init, Done: dc.Done}
+					_, err = RunIdeal(k, net, plan, cfg)
+					require.NoError(t, err)
+					require.NoError(t, dc.Result())
+				})
+			}
+		}
+	}
+}

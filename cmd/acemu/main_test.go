@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acemu/acemu/collectives"
 	"github.com/stretchr/testify/require"
 )
 
@@ -159,4 +160,24 @@ func TestMicrocodeCommandAndUserPrograms(t *testing.T) {
 	code, _, errOut = runCLI("microcode", "--topo", "4x1x1", "--npu", "9")
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "NPUs 0 to 3")
+}
+
+func TestHelpListsEveryAlgorithm(t *testing.T) {
+	_, out, _ := runCLI("collective", "--help")
+	for _, a := range collectives.Algorithms() {
+		require.Contains(t, out, "  "+a.Name+" (", a.Name)
+	}
+	for _, g := range collectives.GroupAlgorithmNames() {
+		require.Contains(t, out, g)
+	}
+}
+
+// Every algorithm is reachable by name from the command line.
+func TestEveryAlgorithmRunsFromTheCommandLine(t *testing.T) {
+	for _, a := range collectives.Algorithms() {
+		op := a.Ops[0].String()
+		code, out, errOut := runCLI("collective", "--topo", "4x2x2", "--size", "20000", "--algorithm", a.Name, "--op", op, "--check-data", "--format", "json")
+		require.Equal(t, 0, code, "%s: %s", a.Name, errOut)
+		require.Contains(t, out, `"data_ok": true`, a.Name)
+	}
 }
