@@ -1,4 +1,6 @@
-// Package ace will hold the ACE engine of the paper's Section IV: SRAM
-// partitions, ALUs, programmable FSMs with chunk queues. It has no code yet;
-// the collectives run on the ideal endpoint (package npu) until it lands.
+// Package ace models ACE, the Accelerator Collectives Engine of the paper's
+// Section IV (Fig. 7): SRAM in banks and partitions, ALUs, the AFI's TX and
+// RX DMA, per-link port buffers, and programmable FSMs with in-order chunk
+// queues, executing the collectives package's programs packet by packet.
+// docs/ace-model.md explains every resource and choice.
 package ace

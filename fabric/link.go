@@ -158,6 +158,13 @@ func (l *Link) Receive() (p Packet, ok bool) {
 	return p, true
 }
 
+// RxPeek returns the oldest packet in the receive buffer without taking it.
+func (l *Link) RxPeek() (Packet, bool) { return l.rx.Peek() }
+
+// WantSpace asks for a SpaceAvailable call once the transmit buffer next
+// frees a slot, for a sender that checks TxSpace instead of being refused.
+func (l *Link) WantSpace() { l.senderWaiting = true }
+
 // RxLen returns the packets waiting in the receive buffer.
 func (l *Link) RxLen() int { return l.rx.Len() }
 

@@ -1,0 +1,1008 @@
+package ace
+
+import (
+	"fmt"
+	"math/big"
+	"sort"
+	"strings"
+
+	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/rtl"
+	"github.com/acemu/acemu/torus"
+)
+
+// Hooks let a run carry real values and trace sub-steps.
+type Hooks struct {
+	// Init and Done, when set, make the run carry values (one int64 per
+	// payload byte): every chunk starts from Init and Done gets each chunk's
+	// values when it is written back on an NPU.
+	Init func(npu, chunk int) []int64
+	Done func(npu, chunk int, vals []int64)
+	// Trace, when set, gets every sub-step as it starts.
+	Trace func(SubStep)
+}
+
+// SubStep is one unit of ACE work, for traces and golden tests.
+type SubStep struct {
+	Start, End   rtl.Cycle
+	NPU          int
+	Chunk, Phase int
+	Op           int // -1 for DMA
+	Kind         string
+	Bytes        int64
+}
+
+// Result is what a collective run on ACE measured.
+type Result struct {
+	Cycles    rtl.Cycle
+	Events    uint64
+	BytesSent []int64 // injected as a source, per NPU
+	MemRead   []int64 // TX DMA, per NPU
+	MemWrite  []int64 // RX DMA, per NPU
+	// Shares of the run's time, means over NPUs.
+	Utilization float64 // at least one chunk in ACE (admitted, not written back)
+	SRAMRead    float64
+	SRAMWrite   float64
+	ALU         float64 // mean over ALUs
+	DMA         float64 // the memory channel (TX and RX DMA)
+	FSM         float64 // mean over FSMs: share of time with a chunk to work on
+	// Layout of NPU 0.
+	Partitions   []int64
+	FSMsPerPhase []int
+}
+
+// Run executes plan on every NPU of net with ACE endpoints, from the
+// kernel's current cycle until the collective completes. It fails with a
+// report of what waits on what if the run stops making progress.
+func Run(k *rtl.Kernel, net *fabric.Network, plan *collectives.Plan, cfg Config, hooks *Hooks) (*Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	rt, err := cfg.rates()
+	if err != nil {
+		return nil, err
+	}
+	n := plan.Shape.N()
+	if net.NPUs() != n {
+		return nil, fmt.Errorf("plan for %d NPUs on a network of %d", n, net.NPUs())
+	}
+	if hooks == nil {
+		hooks = &Hooks{}
+	}
+	r := &run{k: k, plan: plan, cfg: cfg, hooks: hooks, info: map[*collectives.Program]*progInfo{}, phases: plan.NumPhases()}
+	eps := make([]fabric.Endpoint, n)
+	for i := 0; i < n; i++ {
+		nd, err := r.newNode(i, net, rt)
+		if err != nil {
+			return nil, err
+		}
+		r.nodes = append(r.nodes, nd)
+		eps[i] = nd
+	}
+	net.Attach(eps)
+	for _, l := range net.Links {
+		r.nodes[l.Dst].in = append(r.nodes[l.Dst].in, l)
+	}
+	r.pending = n * plan.NumChunks()
+	start := k.Now()
+	for _, nd := range r.nodes {
+		nd.kick(start)
+	}
+	k.Run()
+	if r.pending > 0 {
+		return nil, r.stuck(net)
+	}
+	return r.result(start), nil
+}
+
+type run struct {
+	k       *rtl.Kernel
+	plan    *collectives.Plan
+	cfg     Config
+	hooks   *Hooks
+	nodes   []*node
+	info    map[*collectives.Program]*progInfo
+	phases  int
+	pending int
+	finish  rtl.Cycle
+}
+
+// progInfo is derived once per program.
+type progInfo struct {
+	ndeps      []int16
+	dependents [][]int32
+	flow       collectives.Flow
+	packets    []int32
+}
+
+func (r *run) infoOf(p *collectives.Program) *progInfo {
+	if pi, ok := r.info[p]; ok {
+		return pi
+	}
+	pi := &progInfo{ndeps: make([]int16, len(p.Ops)), dependents: make([][]int32, len(p.Ops)),
+		flow: collectives.Analyze(p), packets: make([]int32, len(p.Ops))}
+	for i, op := range p.Ops {
+		pi.ndeps[i] = int16(len(op.Deps))
+		for _, d := range op.Deps {
+			pi.dependents[d] = append(pi.dependents[d], int32(i))
+		}
+		pi.packets[i] = int32(fabric.PacketCount(op.Data.Len))
+	}
+	r.info[p] = pi
+	return pi
+}
+
+// Chunk states.
+const (
+	csWaiting = iota // not admitted yet
+	csDMAIn          // TX DMA loading it into partition 1
+	csPhase          // in a phase (queued at or heading its FSM)
+	csDMAOut         // in the terminal partition, RX DMA writing it back
+	csDone
+)
+
+// chunk is one chunk's state on one NPU.
+type chunk struct {
+	id        int32
+	len       int64
+	state     int
+	phase     int32
+	fsm       []int // assigned FSM per phase
+	active    bool  // heads its FSM's queue in its phase
+	blocked   bool  // phase done, waiting for room in the next partition
+	reserved  []bool
+	dma       int64 // bytes moved by the DMA so far
+	prog      *collectives.Program
+	pi        *progInfo
+	deps      []int16
+	done      []bool
+	progress  []int32 // packets sent (sends) or processed (receives)
+	msgs      []*fabric.Message
+	remaining int
+	work      []int32                   // ops with something to start: ready sends, receives with buffered packets
+	buffered  map[int64][]fabric.Packet // (phase, op) → packets absorbed before the op could take them
+	vals      []int64
+}
+
+func bufKey(ph, op int32) int64 { return int64(ph)<<32 | int64(op) }
+
+type outPort struct {
+	link     *fabric.Link
+	reserved int                      // slots promised to started sub-steps
+	transit  *rtl.FIFO[fabric.Packet] // absorbed packets for other NPUs
+}
+
+// node is one NPU's ACE with its AFI.
+type node struct {
+	id                      int
+	r                       *run
+	mem, busIn, busOut      *rtl.Serializer
+	sramRd, sramWr          *rtl.Serializer
+	alus                    rtl.Pool
+	part, used              []int64
+	fsmQ                    [][]*chunk
+	fsmPhase                []int
+	rr                      int
+	chunks                  []*chunk
+	nextAdmit               int
+	txq, rxq                []*chunk
+	in                      []*fabric.Link
+	out                     [torus.NumPorts]*outPort
+	kickAt                  rtl.Cycle
+	sent, memRead, memWrite int64
+	inACE                   int
+	utilFrom                rtl.Cycle
+	utilCycles              int64
+	fsmFrom                 []rtl.Cycle
+	fsmCycles               int64
+	fx                      []effect
+	freeFx                  []int32
+}
+
+func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
+	cfg := r.cfg
+	prof := profile(r.plan, net, id)
+	result := int64(0)
+	clen := r.plan.ChunkLen(0)
+	last := r.plan.Program(id, r.phases-1, clen)
+	for _, o := range last.Out {
+		result += o.Len
+	}
+	part, err := partitions(cfg.SRAMBytes, prof, result)
+	if err != nil {
+		return nil, fmt.Errorf("NPU %d: %w", id, err)
+	}
+	split, err := splitFSMs(cfg.FSMs, prof, cfg.FSMSplit)
+	if err != nil {
+		return nil, err
+	}
+	nd := &node{
+		id: id, r: r,
+		mem: rtl.NewSerializer(rt.mem), busIn: rtl.NewSerializer(rt.bus), busOut: rtl.NewSerializer(rt.bus),
+		sramRd: rtl.NewSerializer(rt.sram), sramWr: rtl.NewSerializer(rt.sram),
+		alus: rtl.NewPool(cfg.ALUs, rt.alu),
+		part: part, used: make([]int64, len(part)),
+		kickAt: -1,
+	}
+	first := make([]int, len(split)) // first FSM id of each phase
+	for ph, c := range split {
+		first[ph] = len(nd.fsmPhase)
+		for j := 0; j < c; j++ {
+			nd.fsmPhase = append(nd.fsmPhase, ph)
+		}
+	}
+	nd.fsmQ = make([][]*chunk, len(nd.fsmPhase))
+	nd.fsmFrom = make([]rtl.Cycle, len(nd.fsmPhase))
+	for c := 0; c < r.plan.NumChunks(); c++ {
+		ch := &chunk{id: int32(c), len: r.plan.ChunkLen(c), reserved: make([]bool, r.phases+1), fsm: make([]int, r.phases),
+			buffered: map[int64][]fabric.Packet{}}
+		for ph := range split {
+			ch.fsm[ph] = first[ph] + c%split[ph]
+		}
+		nd.chunks = append(nd.chunks, ch)
+	}
+	for p := 0; p < torus.NumPorts; p++ {
+		if l := net.Out(id, p); l != nil {
+			nd.out[p] = &outPort{link: l, transit: rtl.NewFIFO[fabric.Packet](0)}
+		}
+	}
+	return nd, nil
+}
+
+// An effect is what happens when a started sub-step finishes.
+type effect struct {
+	kind   int32
+	c      *chunk
+	op     int32
+	pkt    fabric.Packet
+	port   int
+	bytes  int64
+	fwd    []int32 // forwards to push a packet of
+	absorb int32   // phase of an absorbed packet
+}
+
+const (
+	fxTxDMA int32 = iota
+	fxRxDMA
+	fxSend
+	fxRecv
+	fxAbsorb
+	fxTransitIn
+	fxTransitOut
+	evKick int32 = 100
+)
+
+func (nd *node) after(end rtl.Cycle, e effect) {
+	var i int32
+	if n := len(nd.freeFx); n > 0 {
+		i = nd.freeFx[n-1]
+		nd.freeFx = nd.freeFx[:n-1]
+		nd.fx[i] = e
+	} else {
+		i = int32(len(nd.fx))
+		nd.fx = append(nd.fx, e)
+	}
+	nd.r.k.Schedule(end, nd, e.kind, int64(i))
+}
+
+func (nd *node) scheduleKick(t rtl.Cycle) {
+	if nd.kickAt >= nd.r.k.Now() && nd.kickAt <= t {
+		return
+	}
+	nd.kickAt = t
+	nd.r.k.Schedule(t, nd, evKick, 0)
+}
+
+// Handle runs the node's events: kicks and finished sub-steps.
+func (nd *node) Handle(now rtl.Cycle, kind int32, arg int64) {
+	if kind == evKick {
+		if nd.kickAt == now {
+			nd.kickAt = -1
+		}
+		nd.kick(now)
+		return
+	}
+	e := nd.fx[arg]
+	nd.fx[arg] = effect{}
+	nd.freeFx = append(nd.freeFx, int32(arg))
+	nd.finish(now, e)
+	nd.scheduleKick(now)
+}
+
+// PacketArrived wakes the node to take the packet when it can.
+func (nd *node) PacketArrived(now rtl.Cycle, _ *fabric.Link) { nd.scheduleKick(now) }
+
+// SpaceAvailable wakes the node when an output port buffer has room.
+func (nd *node) SpaceAvailable(now rtl.Cycle, _ *fabric.Link) { nd.scheduleKick(now) }
+
+func (nd *node) slot(p int) bool { return nd.slots(p, 1) }
+
+// slots reports whether output port p has room for n more packets beyond
+// those already promised, and otherwise asks to be woken when it frees.
+func (nd *node) slots(p, n int) bool {
+	o := nd.out[p]
+	if o.link.TxSpace()-o.reserved >= n {
+		return true
+	}
+	o.link.WantSpace()
+	return false
+}
+
+func (nd *node) trace(s SubStep) {
+	if t := nd.r.hooks.Trace; t != nil {
+		s.NPU = nd.id
+		t(s)
+	}
+}
+
+// kick starts every sub-step that can start now, in a fixed order: input
+// port buffers in link order, packets in transit, the FSMs round-robin, then
+// the DMA engines. A sub-step held up by a busy resource is retried when the
+// resource frees; one held up by buffer space or partition room is retried
+// when that changes (SpaceAvailable, a partition release).
+func (nd *node) kick(now rtl.Cycle) {
+	retry := rtl.Cycle(-1)
+	wait := func(t rtl.Cycle) {
+		if t > now && (retry < 0 || t < retry) {
+			retry = t
+		}
+	}
+	nd.admit(now)
+	for _, l := range nd.in {
+		wait(nd.takeInput(now, l))
+	}
+	for p, o := range nd.out {
+		if o != nil && o.transit.Len() > 0 && nd.slot(p) {
+			pkt, _ := o.transit.Peek()
+			end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.sramRd, Bytes: int64(pkt.Bytes)})
+			if !ok {
+				wait(t)
+				continue
+			}
+			o.transit.Pop()
+			o.reserved++
+			nd.after(end, effect{kind: fxTransitOut, pkt: pkt, port: p})
+		}
+	}
+	f := len(nd.fsmQ)
+	for j := 0; j < f; j++ {
+		q := nd.fsmQ[(nd.rr+j)%f]
+		if len(q) > 0 && q[0].active {
+			wait(nd.fsmStep(now, q[0]))
+		}
+	}
+	nd.rr = (nd.rr + 1) % f
+	wait(nd.dmaIn(now))
+	wait(nd.dmaOut(now))
+	if retry > 0 {
+		nd.scheduleKick(retry)
+	}
+}
+
+// admit takes chunks in order into partition 1 while it has room.
+func (nd *node) admit(now rtl.Cycle) {
+	for nd.nextAdmit < len(nd.chunks) {
+		c := nd.chunks[nd.nextAdmit]
+		if !nd.reserve(c, 0) {
+			return
+		}
+		c.state = csDMAIn
+		if nd.inACE == 0 {
+			nd.utilFrom = now
+		}
+		nd.inACE++
+		if nd.r.hooks.Init != nil {
+			c.vals = nd.r.hooks.Init(nd.id, int(c.id))
+		}
+		nd.txq = append(nd.txq, c)
+		nd.nextAdmit++
+	}
+}
+
+// viewOf returns the bytes partition ph must hold for chunk c (the terminal
+// partition holds its result).
+func (nd *node) viewOf(c *chunk, ph int) int64 {
+	if ph == nd.r.phases {
+		last := nd.r.plan.Program(nd.id, ph-1, c.len)
+		n := int64(0)
+		for _, o := range last.Out {
+			n += o.Len
+		}
+		return n
+	}
+	return nd.r.plan.Program(nd.id, ph, c.len).ViewLen()
+}
+
+func (nd *node) reserve(c *chunk, ph int) bool {
+	if c.reserved[ph] {
+		return true
+	}
+	v := nd.viewOf(c, ph)
+	if nd.used[ph]+v > nd.part[ph] {
+		return false
+	}
+	nd.used[ph] += v
+	c.reserved[ph] = true
+	return true
+}
+
+func (nd *node) release(c *chunk, ph int) {
+	if c.reserved[ph] {
+		nd.used[ph] -= nd.viewOf(c, ph)
+		c.reserved[ph] = false
+	}
+}
+
+// dmaIn moves the next piece (at most a packet) of the oldest loading chunk
+// from memory into SRAM: memory, NPU–AFI bus and an SRAM write port.
+func (nd *node) dmaIn(now rtl.Cycle) rtl.Cycle {
+	if len(nd.txq) == 0 {
+		return -1
+	}
+	c := nd.txq[0]
+	view := nd.viewOf(c, 0)
+	n := min(int64(fabric.PacketBytes), view-c.dma)
+	end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.mem, Bytes: n}, rtl.Need{S: nd.busIn, Bytes: n}, rtl.Need{S: nd.sramWr, Bytes: n})
+	if !ok {
+		return t
+	}
+	c.dma += n
+	nd.memRead += n
+	if c.dma == view {
+		nd.txq = nd.txq[1:]
+	}
+	nd.trace(SubStep{Start: now, End: end, Chunk: int(c.id), Phase: 0, Op: -1, Kind: "dma-in", Bytes: n})
+	nd.after(end, effect{kind: fxTxDMA, c: c, bytes: n})
+	return -1
+}
+
+// dmaOut writes the next piece of the oldest finished chunk back to memory.
+func (nd *node) dmaOut(now rtl.Cycle) rtl.Cycle {
+	if len(nd.rxq) == 0 {
+		return -1
+	}
+	c := nd.rxq[0]
+	total := nd.viewOf(c, nd.r.phases)
+	n := min(int64(fabric.PacketBytes), total-c.dma)
+	end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.sramRd, Bytes: n}, rtl.Need{S: nd.busOut, Bytes: n}, rtl.Need{S: nd.mem, Bytes: n})
+	if !ok {
+		return t
+	}
+	c.dma += n
+	nd.memWrite += n
+	if c.dma == total {
+		nd.rxq = nd.rxq[1:]
+	}
+	nd.trace(SubStep{Start: now, End: end, Chunk: int(c.id), Phase: nd.r.phases - 1, Op: -1, Kind: "dma-out", Bytes: n})
+	nd.after(end, effect{kind: fxRxDMA, c: c, bytes: n})
+	return -1
+}
+
+// takeInput starts the processing of the packet at the head of an input
+// port buffer, if it can start now.
+func (nd *node) takeInput(now rtl.Cycle, l *fabric.Link) rtl.Cycle {
+	pkt, ok := l.RxPeek()
+	if !ok {
+		return -1
+	}
+	m := pkt.Msg
+	b := int64(pkt.Bytes)
+	if int(m.Dst) != nd.id { // passing through: absorb into SRAM, send on later
+		end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.sramWr, Bytes: b})
+		if !ok {
+			return t
+		}
+		l.Receive()
+		hop, _ := nd.r.plan.Shape.NextHop(nd.id, int(m.Dst))
+		nd.after(end, effect{kind: fxTransitIn, pkt: pkt, port: hop.Index()})
+		return -1
+	}
+	c := nd.chunks[m.Chunk]
+	op := m.Op
+	if c.state == csPhase && c.active && c.phase == m.Phase && c.deps[op] == 0 && len(c.buffered[bufKey(m.Phase, op)]) == 0 {
+		return nd.startRecv(now, c, op, pkt, l)
+	}
+	// Not ready for it yet: absorb it into the phase's partition.
+	if !nd.reserve(c, int(m.Phase)) {
+		return -1 // no room: it waits in the input buffer (back-pressure)
+	}
+	end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.sramWr, Bytes: b})
+	if !ok {
+		return t
+	}
+	l.Receive()
+	nd.trace(SubStep{Start: now, End: end, Chunk: int(c.id), Phase: int(m.Phase), Op: int(op), Kind: "absorb", Bytes: b})
+	nd.after(end, effect{kind: fxAbsorb, c: c, op: op, pkt: pkt, absorb: m.Phase})
+	return -1
+}
+
+// recvNeeds lists the resources processing one packet of receive op needs:
+// the local operand read and an ALU for a reduce, an SRAM write when the
+// result is live, a slot on every forward's port. fromSRAM adds the read of
+// a packet absorbed earlier.
+func (nd *node) recvNeeds(c *chunk, op int32, b int64, fromSRAM bool) ([]rtl.Need, []int, rtl.Cycle, bool) {
+	o := &c.prog.Ops[op]
+	var needs []rtl.Need
+	read := int64(0)
+	if fromSRAM {
+		read += b
+	}
+	if o.Reduce {
+		read += b
+		alu, t := nd.alus.Free(nd.r.k.Now())
+		if alu == nil {
+			return nil, nil, t, false
+		}
+		needs = append(needs, rtl.Need{S: alu, Bytes: b})
+	}
+	if read > 0 {
+		needs = append(needs, rtl.Need{S: nd.sramRd, Bytes: read})
+	}
+	if c.pi.flow.Store[op] && (o.Reduce || !fromSRAM) {
+		needs = append(needs, rtl.Need{S: nd.sramWr, Bytes: b})
+	}
+	var ports []int
+	for _, f := range c.pi.flow.Forwards[op] {
+		p := nd.sendPort(c, f)
+		n := 1
+		for _, q := range ports {
+			if q == p {
+				n++
+			}
+		}
+		if !nd.slots(p, n) {
+			return nil, nil, -1, false
+		}
+		ports = append(ports, p)
+	}
+	return needs, ports, 0, true
+}
+
+func (nd *node) startRecv(now rtl.Cycle, c *chunk, op int32, pkt fabric.Packet, l *fabric.Link) rtl.Cycle {
+	needs, ports, t, ok := nd.recvNeeds(c, op, int64(pkt.Bytes), false)
+	if !ok {
+		return t
+	}
+	end, ok, t := rtl.StartAll(now, needs...)
+	if !ok {
+		return t
+	}
+	l.Receive()
+	nd.beginRecv(now, end, c, op, pkt, ports, "recv")
+	return -1
+}
+
+func (nd *node) beginRecv(now, end rtl.Cycle, c *chunk, op int32, pkt fabric.Packet, ports []int, kind string) {
+	for _, p := range ports {
+		nd.out[p].reserved++
+	}
+	if c.msgs[op] == nil {
+		c.msgs[op] = pkt.Msg
+	}
+	if c.prog.Ops[op].Reduce {
+		kind += "-reduce"
+	} else {
+		kind += "-store"
+	}
+	nd.trace(SubStep{Start: now, End: end, Chunk: int(c.id), Phase: int(c.phase), Op: int(op), Kind: kind, Bytes: int64(pkt.Bytes)})
+	nd.after(end, effect{kind: fxRecv, c: c, op: op, pkt: pkt, fwd: c.pi.flow.Forwards[op]})
+}
+
+func (nd *node) sendPort(c *chunk, op int32) int {
+	o := &c.prog.Ops[op]
+	if o.Port == collectives.RouteXYZ {
+		hop, _ := nd.r.plan.Shape.NextHop(nd.id, int(o.Peer))
+		return hop.Index()
+	}
+	return int(o.Port)
+}
+
+// fsmStep starts one sub-step for the chunk an FSM works on: the first of
+// its ready ops that can start (a packet of a send, or a packet absorbed
+// earlier for a receive).
+func (nd *node) fsmStep(now rtl.Cycle, c *chunk) rtl.Cycle {
+	retry := rtl.Cycle(-1)
+	for _, op := range c.work {
+		o := &c.prog.Ops[op]
+		if o.Kind == collectives.Send {
+			p := nd.sendPort(c, op)
+			if !nd.slot(p) {
+				continue
+			}
+			b := int64(fabric.PacketOf(nd.sendMsg(c, op), c.progress[op]).Bytes)
+			end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.sramRd, Bytes: b})
+			if !ok {
+				if retry < 0 || t < retry {
+					retry = t
+				}
+				continue
+			}
+			pkt := fabric.PacketOf(c.msgs[op], c.progress[op])
+			c.progress[op]++
+			nd.out[p].reserved++
+			nd.trace(SubStep{Start: now, End: end, Chunk: int(c.id), Phase: int(c.phase), Op: int(op), Kind: "send", Bytes: b})
+			nd.after(end, effect{kind: fxSend, c: c, op: op, pkt: pkt, port: p})
+			if c.progress[op] == c.pi.packets[op] {
+				nd.dropWork(c, op)
+			}
+			return -1
+		}
+		key := bufKey(c.phase, op)
+		q := c.buffered[key]
+		if len(q) == 0 {
+			continue
+		}
+		pkt := q[0]
+		needs, ports, t, ok := nd.recvNeeds(c, op, int64(pkt.Bytes), true)
+		if !ok {
+			if t > 0 && (retry < 0 || t < retry) {
+				retry = t
+			}
+			continue
+		}
+		end, ok, t := rtl.StartAll(now, needs...)
+		if !ok {
+			if retry < 0 || t < retry {
+				retry = t
+			}
+			continue
+		}
+		c.buffered[key] = q[1:]
+		if len(q) == 1 {
+			delete(c.buffered, key)
+			nd.dropWork(c, op)
+		}
+		nd.beginRecv(now, end, c, op, pkt, ports, "buffered")
+		return -1
+	}
+	return retry
+}
+
+// sendMsg returns (creating it on the first packet) the message of send op.
+func (nd *node) sendMsg(c *chunk, op int32) *fabric.Message {
+	if m := c.msgs[op]; m != nil {
+		return m
+	}
+	o := &c.prog.Ops[op]
+	m := fabric.NewMessage(nd.id, int(o.Peer), o.Data.Len)
+	m.Chunk, m.Phase, m.Op = c.id, c.phase, o.Match
+	if c.vals != nil && c.pi.flow.ForwardOf[op] < 0 {
+		m.Values = gather(c.vals, c.prog.View, o.Data)
+	}
+	nd.sent += o.Data.Len
+	c.msgs[op] = m
+	return m
+}
+
+func (nd *node) dropWork(c *chunk, op int32) {
+	for i, w := range c.work {
+		if w == op {
+			c.work = append(c.work[:i], c.work[i+1:]...)
+			return
+		}
+	}
+}
+
+func (nd *node) addWork(c *chunk, op int32) {
+	for _, w := range c.work {
+		if w == op {
+			return
+		}
+	}
+	c.work = append(c.work, op)
+	sort.Slice(c.work, func(i, j int) bool { return c.work[i] < c.work[j] })
+}
+
+// finish applies a finished sub-step.
+func (nd *node) finish(now rtl.Cycle, e effect) {
+	c := e.c
+	switch e.kind {
+	case fxTxDMA:
+		if c.dma == nd.viewOf(c, 0) && c.state == csDMAIn {
+			c.dma = 0
+			nd.enterPhase(now, c, 0)
+		}
+	case fxRxDMA:
+		if c.dma == nd.viewOf(c, nd.r.phases) {
+			nd.release(c, nd.r.phases)
+			c.state = csDone
+			if nd.r.hooks.Done != nil {
+				nd.r.hooks.Done(nd.id, int(c.id), c.vals)
+				c.vals = nil
+			}
+			nd.inACE--
+			if nd.inACE == 0 {
+				nd.utilCycles += int64(now - nd.utilFrom)
+			}
+			nd.r.pending--
+			if nd.r.pending == 0 {
+				nd.r.finish = now
+			}
+		}
+	case fxSend:
+		nd.push(e.port, e.pkt)
+		if e.pkt.Last() {
+			nd.complete(now, c, e.op)
+		}
+	case fxTransitIn:
+		nd.out[e.port].transit.Push(e.pkt)
+	case fxTransitOut:
+		nd.push(e.port, e.pkt)
+	case fxAbsorb:
+		key := bufKey(e.absorb, e.op)
+		c.buffered[key] = append(c.buffered[key], e.pkt)
+		if c.state == csPhase && c.active && c.phase == e.absorb && c.deps[e.op] == 0 {
+			nd.addWork(c, e.op)
+		}
+	case fxRecv:
+		op := e.op
+		c.progress[op]++
+		for _, f := range e.fwd {
+			fm := nd.sendMsg(c, f)
+			nd.push(nd.sendPort(c, f), fabric.PacketOf(fm, c.progress[f]))
+			c.progress[f]++
+		}
+		if c.progress[op] == c.pi.packets[op] {
+			if c.vals != nil {
+				o := &c.prog.Ops[op]
+				scatter(c.vals, c.prog.View, o.Data, c.msgs[op].Values, o.Reduce)
+				for _, f := range e.fwd {
+					c.msgs[f].Values = gather(c.vals, c.prog.View, c.prog.Ops[f].Data)
+				}
+			}
+			nd.complete(now, c, op)
+		}
+	}
+}
+
+func (nd *node) push(p int, pkt fabric.Packet) {
+	o := nd.out[p]
+	o.reserved--
+	if !o.link.Send(pkt) {
+		panic(fmt.Sprintf("ace: NPU %d: output port %d refused a packet it had a slot for", nd.id, p))
+	}
+}
+
+// enterPhase queues chunk c at its FSM for phase ph (its partition room is
+// already reserved).
+func (nd *node) enterPhase(now rtl.Cycle, c *chunk, ph int32) {
+	c.state, c.phase, c.blocked = csPhase, ph, false
+	f := c.fsm[ph]
+	nd.fsmQ[f] = append(nd.fsmQ[f], c)
+	if len(nd.fsmQ[f]) == 1 {
+		nd.fsmFrom[f] = now
+		nd.activate(now, c)
+	}
+}
+
+// activate makes c the chunk its FSM works on.
+func (nd *node) activate(now rtl.Cycle, c *chunk) {
+	prog := nd.r.plan.Program(nd.id, int(c.phase), c.len)
+	pi := nd.r.infoOf(prog)
+	c.active, c.prog, c.pi = true, prog, pi
+	c.deps = append(c.deps[:0], pi.ndeps...)
+	c.done = make([]bool, len(prog.Ops))
+	c.progress = make([]int32, len(prog.Ops))
+	c.msgs = make([]*fabric.Message, len(prog.Ops))
+	c.remaining = len(prog.Ops)
+	c.work = c.work[:0]
+	if c.remaining == 0 {
+		nd.phaseDone(now, c)
+		return
+	}
+	for i := range prog.Ops {
+		if c.deps[i] == 0 {
+			nd.ready(c, int32(i))
+		}
+	}
+}
+
+// ready notes that op i's dependences are met.
+func (nd *node) ready(c *chunk, i int32) {
+	o := &c.prog.Ops[i]
+	switch {
+	case o.Kind == collectives.Send && c.pi.flow.ForwardOf[i] < 0:
+		nd.addWork(c, i)
+	case o.Kind == collectives.Recv && len(c.buffered[bufKey(c.phase, i)]) > 0:
+		nd.addWork(c, i)
+	}
+}
+
+// complete finishes op i of c's current phase.
+func (nd *node) complete(now rtl.Cycle, c *chunk, i int32) {
+	ph := c.phase
+	c.done[i] = true
+	c.remaining--
+	for _, d := range c.pi.dependents[i] {
+		c.deps[d]--
+		if c.deps[d] == 0 {
+			if c.pi.flow.ForwardOf[d] >= 0 && c.progress[d] == c.pi.packets[d] {
+				nd.complete(now, c, d) // a forward that streamed with its receive
+				continue
+			}
+			nd.ready(c, d)
+		}
+	}
+	// A nested completion may already have moved the chunk on.
+	if c.remaining == 0 && c.phase == ph && c.active && !c.blocked {
+		nd.phaseDone(now, c)
+	}
+}
+
+// phaseDone moves c on: to the next phase's partition and FSM, or to the
+// terminal partition and the RX DMA. Without room it waits at the head of
+// its FSM, which then serves nobody else.
+func (nd *node) phaseDone(now rtl.Cycle, c *chunk) {
+	next := int(c.phase) + 1
+	if !nd.reserve(c, next) {
+		c.blocked = true
+		return
+	}
+	nd.release(c, int(c.phase))
+	f := c.fsm[c.phase]
+	nd.fsmQ[f] = nd.fsmQ[f][1:]
+	nd.fsmCycles += int64(now - nd.fsmFrom[f])
+	c.active = false
+	if len(nd.fsmQ[f]) > 0 {
+		nd.fsmFrom[f] = now
+		nd.activate(now, nd.fsmQ[f][0])
+	}
+	if next == nd.r.phases {
+		c.state = csDMAOut
+		c.dma = 0
+		nd.rxq = append(nd.rxq, c)
+	} else {
+		nd.enterPhase(now, c, int32(next))
+	}
+	// Room was released: chunks waiting for it may move.
+	nd.unblock(now)
+	nd.scheduleKick(now)
+}
+
+// unblock retries chunks whose phase is done but whose next partition was full.
+func (nd *node) unblock(now rtl.Cycle) {
+	for _, q := range nd.fsmQ {
+		if len(q) > 0 && q[0].blocked && q[0].active {
+			nd.phaseDone(now, q[0])
+		}
+	}
+}
+
+func gather(vals []int64, view []collectives.Range, r collectives.Range) []int64 {
+	out := make([]int64, 0, r.Len)
+	off := r.Off
+	for _, v := range view {
+		if off >= v.Len {
+			off -= v.Len
+			continue
+		}
+		n := min(v.Len-off, r.Len-int64(len(out)))
+		out = append(out, vals[v.Off+off:v.Off+off+n]...)
+		off = 0
+		if int64(len(out)) == r.Len {
+			break
+		}
+	}
+	return out
+}
+
+func scatter(vals []int64, view []collectives.Range, r collectives.Range, src []int64, reduce bool) {
+	off := r.Off
+	for _, v := range view {
+		if len(src) == 0 {
+			return
+		}
+		if off >= v.Len {
+			off -= v.Len
+			continue
+		}
+		n := min(v.Len-off, int64(len(src)))
+		dst := vals[v.Off+off : v.Off+off+n]
+		if reduce {
+			for i := range dst {
+				dst[i] += src[i]
+			}
+		} else {
+			copy(dst, src[:n])
+		}
+		src = src[n:]
+		off = 0
+	}
+}
+
+func (r *run) result(start rtl.Cycle) *Result {
+	cycles := r.finish - start
+	res := &Result{Cycles: cycles, Events: r.k.Events()}
+	n := float64(len(r.nodes))
+	share := func(b *big.Rat) float64 {
+		if cycles == 0 {
+			return 0
+		}
+		f, _ := new(big.Rat).Quo(b, big.NewRat(int64(cycles), 1)).Float64()
+		return f
+	}
+	for _, nd := range r.nodes {
+		res.BytesSent = append(res.BytesSent, nd.sent)
+		res.MemRead = append(res.MemRead, nd.memRead)
+		res.MemWrite = append(res.MemWrite, nd.memWrite)
+		if cycles > 0 {
+			res.Utilization += float64(nd.utilCycles) / float64(cycles) / n
+			res.FSM += float64(nd.fsmCycles) / float64(cycles) / float64(len(nd.fsmQ)) / n
+		}
+		res.SRAMRead += share(nd.sramRd.BusyCycles()) / n
+		res.SRAMWrite += share(nd.sramWr.BusyCycles()) / n
+		res.DMA += share(nd.mem.BusyCycles()) / n
+		for _, a := range nd.alus {
+			res.ALU += share(a.BusyCycles()) / float64(len(nd.alus)) / n
+		}
+	}
+	res.Partitions = r.nodes[0].part
+	counts := make([]int, r.phases)
+	for _, ph := range r.nodes[0].fsmPhase {
+		counts[ph]++
+	}
+	res.FSMsPerPhase = counts
+	return res
+}
+
+// stuck reports what every unfinished chunk waits on.
+func (r *run) stuck(net *fabric.Network) error {
+	var lines []string
+	for _, nd := range r.nodes {
+		for _, c := range nd.chunks {
+			var what string
+			switch c.state {
+			case csDone:
+				continue
+			case csWaiting:
+				if c != nd.chunks[nd.nextAdmit] {
+					continue
+				}
+				what = fmt.Sprintf("waits for room in phase 1's partition (%d of %d bytes used)", nd.used[0], nd.part[0])
+			case csDMAIn:
+				what = "is being loaded by the TX DMA"
+			case csDMAOut:
+				what = "is being written back by the RX DMA"
+			case csPhase:
+				switch {
+				case c.blocked:
+					what = fmt.Sprintf("finished phase %d and waits for room in the next partition", c.phase+1)
+				case !c.active:
+					what = fmt.Sprintf("is queued in phase %d behind chunk %d at FSM %d", c.phase+1, nd.fsmQ[c.fsm[c.phase]][0].id, c.fsm[c.phase])
+				default:
+					var waits []string
+					for i, o := range c.prog.Ops {
+						if c.done[i] {
+							continue
+						}
+						switch {
+						case c.deps[i] > 0:
+							waits = append(waits, fmt.Sprintf("op %d waits on %d earlier ops", i, c.deps[i]))
+						case o.Kind == collectives.Recv:
+							waits = append(waits, fmt.Sprintf("op %d waits for packets from NPU %d (%d of %d processed)", i, o.Peer, c.progress[i], c.pi.packets[i]))
+						default:
+							waits = append(waits, fmt.Sprintf("op %d (send to NPU %d) has sent %d of %d packets", i, o.Peer, c.progress[i], c.pi.packets[i]))
+						}
+					}
+					what = fmt.Sprintf("in phase %d: %s", c.phase+1, strings.Join(waits, "; "))
+				}
+			}
+			lines = append(lines, fmt.Sprintf("NPU %d chunk %d %s", nd.id, c.id, what))
+		}
+	}
+	const most = 20
+	more := ""
+	if len(lines) > most {
+		more = fmt.Sprintf("\n  … and %d more", len(lines)-most)
+		lines = lines[:most]
+	}
+	var busy []string
+	for _, l := range net.Links {
+		if !l.Idle() && len(busy) < most {
+			busy = append(busy, l.Describe())
+		}
+	}
+	return fmt.Errorf("ACE stopped making progress at cycle %d with %d chunk×NPU pairs unfinished:\n  %s%s\nlinks holding packets:\n  %s",
+		r.k.Now(), r.pending, strings.Join(lines, "\n  "), more, strings.Join(busy, "\n  "))
+}

@@ -1,0 +1,156 @@
+package ace
+
+import (
+	"fmt"
+	"math/big"
+	"sort"
+
+	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/fabric"
+)
+
+// phaseProfile is what the partition and FSM heuristics need to know of a
+// phase on one NPU, read off its program for a full chunk.
+type phaseProfile struct {
+	view    int64    // bytes of the phase's view (its initial chunk size)
+	steps   int      // algorithm steps
+	msg     int64    // largest message
+	bw      *big.Rat // B/cycle of the distinct links its sends leave by
+	link    *big.Rat // the slowest of those links' rate, B/cycle
+	latency int64    // the slowest of those links' latency
+}
+
+// profile reads the phases of NPU npu for a full chunk.
+func profile(plan *collectives.Plan, net *fabric.Network, npu int) []phaseProfile {
+	clen := plan.ChunkLen(0)
+	out := make([]phaseProfile, plan.NumPhases())
+	for ph := range out {
+		prog := plan.Program(npu, ph, clen)
+		p := phaseProfile{view: prog.ViewLen(), steps: prog.Steps, bw: new(big.Rat)}
+		used := map[int]bool{}
+		for _, op := range prog.Ops {
+			if op.Kind != collectives.Send {
+				continue
+			}
+			p.msg = max(p.msg, op.Data.Len)
+			port := int(op.Port)
+			if op.Port == collectives.RouteXYZ {
+				hop, ok := plan.Shape.NextHop(npu, int(op.Peer))
+				if !ok {
+					continue
+				}
+				port = hop.Index()
+			}
+			if used[port] {
+				continue
+			}
+			used[port] = true
+			if l := net.Out(npu, port); l != nil {
+				r := l.Params.Rate.Rat()
+				p.bw.Add(p.bw, r)
+				if p.link == nil || r.Cmp(p.link) < 0 {
+					p.link = r
+				}
+				p.latency = max(p.latency, int64(l.Params.Latency))
+			}
+		}
+		if p.bw.Sign() == 0 { // a phase that sends nothing here still needs room
+			p.bw.SetInt64(1)
+			p.link = big.NewRat(1, 1)
+		}
+		out[ph] = p
+	}
+	return out
+}
+
+// partitions sizes the P+1 SRAM partitions (Section IV-I): phase i's share
+// is proportional to its links' bandwidth × its initial chunk size; the
+// terminal partition equals the last phase's. It fails, naming the smallest
+// SRAM that would do, when a partition cannot hold one chunk's view, or the
+// terminal partition one chunk's result.
+func partitions(sram int64, prof []phaseProfile, result int64) ([]int64, error) {
+	n := len(prof)
+	w := make([]*big.Rat, n+1)
+	total := new(big.Rat)
+	for i, p := range prof {
+		w[i] = new(big.Rat).Mul(p.bw, big.NewRat(p.view, 1))
+		total.Add(total, w[i])
+	}
+	w[n] = w[n-1]
+	total.Add(total, w[n])
+	need := make([]int64, n+1)
+	for i, p := range prof {
+		need[i] = p.view
+	}
+	need[n] = result
+	sizes := make([]int64, n+1)
+	minSRAM := int64(0)
+	for i := range sizes {
+		share := new(big.Rat).Quo(w[i], total)
+		s := new(big.Rat).Mul(share, big.NewRat(sram, 1))
+		sizes[i] = new(big.Int).Quo(s.Num(), s.Denom()).Int64()
+		// The SRAM at which this partition holds need[i]: need / share.
+		m := new(big.Rat).Quo(big.NewRat(need[i], 1), share)
+		mi := new(big.Int).Quo(m.Num(), m.Denom()).Int64()
+		if new(big.Rat).SetInt64(mi).Cmp(m) < 0 {
+			mi++
+		}
+		minSRAM = max(minSRAM, mi)
+	}
+	for i := range sizes {
+		if sizes[i] < need[i] {
+			name := fmt.Sprintf("phase %d's partition", i+1)
+			if i == n {
+				name = "the terminal partition"
+			}
+			return nil, fmt.Errorf("SRAM of %d bytes is too small: %s gets %d bytes but one chunk needs %d; use an SRAM of at least %d bytes (or a smaller --chunk)",
+				sram, name, sizes[i], need[i], minSRAM)
+		}
+	}
+	return sizes, nil
+}
+
+// splitFSMs divides f FSMs among the phases: at least one each, the rest in
+// proportion to each phase's weight (largest remainders first, ties to the
+// earlier phase). With mode "latency" a phase's weight is the time a chunk
+// alone spends in it, steps × (latency + largest message / link rate);
+// with "even" all weigh the same.
+func splitFSMs(f int, prof []phaseProfile, mode string) ([]int, error) {
+	n := len(prof)
+	if f < n {
+		return nil, fmt.Errorf("%d FSMs for a %d-phase collective: each phase needs its own FSM; use at least %d", f, n, n)
+	}
+	w := make([]*big.Rat, n)
+	total := new(big.Rat)
+	for i, p := range prof {
+		w[i] = big.NewRat(1, 1)
+		if mode == "latency" {
+			t := new(big.Rat).Quo(big.NewRat(p.msg, 1), p.link)
+			t.Add(t, big.NewRat(p.latency, 1))
+			t.Mul(t, big.NewRat(int64(max(p.steps, 1)), 1))
+			w[i] = t
+		}
+		total.Add(total, w[i])
+	}
+	out := make([]int, n)
+	type rem struct {
+		i int
+		r *big.Rat
+	}
+	var rems []rem
+	left := f - n
+	given := 0
+	for i := range out {
+		share := new(big.Rat).Mul(w[i], big.NewRat(int64(left), 1))
+		share.Quo(share, total)
+		whole := new(big.Int).Quo(share.Num(), share.Denom()).Int64()
+		out[i] = 1 + int(whole)
+		given += int(whole)
+		rems = append(rems, rem{i, new(big.Rat).Sub(share, new(big.Rat).SetInt64(whole))})
+	}
+	sort.SliceStable(rems, func(a, b int) bool { return rems[a].r.Cmp(rems[b].r) > 0 })
+	for k := 0; k < left-given; k++ {
+		out[rems[k].i]++
+	}
+	return out, nil
+}

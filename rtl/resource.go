@@ -1,0 +1,61 @@
+package rtl
+
+// Need is one resource a sub-step uses: a serializer, for so many bytes.
+type Need struct {
+	S     *Serializer
+	Bytes int64
+}
+
+// StartAll starts a sub-step at cycle now if every serializer it needs is
+// free by now, holding each for its own bytes, and returns the cycle the
+// last one finishes. If any is busy it starts nothing and returns ok=false
+// with the cycle by which all of them will be free (a sub-step that needs
+// several resources stalls until all are free).
+func StartAll(now Cycle, needs ...Need) (end Cycle, ok bool, retry Cycle) {
+	retry = now
+	for _, n := range needs {
+		if !n.S.FreeBy(now) {
+			ok = false
+			if f := n.S.FreeAt(); f > retry {
+				retry = f
+			}
+		}
+	}
+	if retry > now {
+		return 0, false, retry
+	}
+	end = now
+	for _, n := range needs {
+		if e := n.S.Start(now, n.Bytes); e > end {
+			end = e
+		}
+	}
+	return end, true, now
+}
+
+// Pool is a set of identical serializers, such as ALUs.
+type Pool []*Serializer
+
+// NewPool returns n serializers of rate r.
+func NewPool(n int, r Rate) Pool {
+	p := make(Pool, n)
+	for i := range p {
+		p[i] = NewSerializer(r)
+	}
+	return p
+}
+
+// Free returns the first serializer free by now, or nil and the cycle the
+// first one frees.
+func (p Pool) Free(now Cycle) (*Serializer, Cycle) {
+	next := Cycle(-1)
+	for _, s := range p {
+		if s.FreeBy(now) {
+			return s, now
+		}
+		if f := s.FreeAt(); next < 0 || f < next {
+			next = f
+		}
+	}
+	return nil, next
+}
