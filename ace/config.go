@@ -18,7 +18,9 @@ type Config struct {
 	// FSMSplit divides the FSMs among phases: "latency" (in proportion to
 	// the time a chunk alone spends in each phase) or "even".
 	FSMSplit string
-	// CommMemGBps is the memory bandwidth given to communication (ACE's DMA).
+	// CommMemGBps is the memory bandwidth given to communication (ACE's
+	// DMA), in each direction: TX DMA reads and RX DMA writes each get this
+	// much (docs/ace-model.md explains why).
 	CommMemGBps *big.Rat
 	// BusGBps is the NPU–AFI bus, per direction.
 	BusGBps *big.Rat

@@ -45,7 +45,7 @@ type Result struct {
 	SRAMRead    float64
 	SRAMWrite   float64
 	ALU         float64 // mean over ALUs
-	DMA         float64 // the memory channel (TX and RX DMA)
+	DMA         float64 // the memory given to communication, mean of its read (TX DMA) and write (RX DMA) sides
 	FSM         float64 // mean over FSMs: share of time with a chunk to work on
 	// Layout of NPU 0.
 	Partitions   []int64
@@ -85,6 +85,21 @@ func Run(k *rtl.Kernel, net *fabric.Network, plan *collectives.Plan, cfg Config,
 		r.nodes[l.Dst].in = append(r.nodes[l.Dst].in, l)
 	}
 	r.pending = n * plan.NumChunks()
+	r.waiters = map[[3]int32][]int32{}
+	r.resAt = make([][]rtl.Cycle, n)
+	r.lat = make([][]rtl.Cycle, n)
+	for i := range r.resAt {
+		r.resAt[i] = make([]rtl.Cycle, plan.NumChunks()*(r.phases+1))
+		for j := range r.resAt[i] {
+			r.resAt[i][j] = -1
+		}
+		r.lat[i] = make([]rtl.Cycle, n)
+		for j := 0; j < n; j++ {
+			for _, h := range plan.Shape.Route(i, j) {
+				r.lat[i][j] += net.Out(h.From, h.Port.Index()).Params.Latency
+			}
+		}
+	}
 	start := k.Now()
 	for _, nd := range r.nodes {
 		nd.kick(start)
@@ -106,6 +121,13 @@ type run struct {
 	phases  int
 	pending int
 	finish  rtl.Cycle
+	// Rendezvous: resAt[npu][chunk*phases+phase] is the cycle NPU npu made
+	// room for that chunk's phase (-1: not yet); waiters are the NPUs to wake
+	// when it does; lat[a][b] is the latency of the route from a to b, which
+	// a receive-ready notice takes.
+	resAt   [][]rtl.Cycle
+	waiters map[[3]int32][]int32
+	lat     [][]rtl.Cycle
 }
 
 // progInfo is derived once per program.
@@ -152,7 +174,8 @@ type chunk struct {
 	active    bool  // heads its FSM's queue in its phase
 	blocked   bool  // phase done, waiting for room in the next partition
 	reserved  []bool
-	dma       int64 // bytes moved by the DMA so far
+	dma       int64 // bytes the DMA has started moving
+	dmaDone   int64 // bytes the DMA has finished moving
 	prog      *collectives.Program
 	pi        *progInfo
 	deps      []int16
@@ -177,7 +200,8 @@ type outPort struct {
 type node struct {
 	id                      int
 	r                       *run
-	mem, busIn, busOut      *rtl.Serializer
+	memRd, memWr, busIn     *rtl.Serializer
+	busOut                  *rtl.Serializer
 	sramRd, sramWr          *rtl.Serializer
 	alus                    rtl.Pool
 	part, used              []int64
@@ -190,6 +214,10 @@ type node struct {
 	in                      []*fabric.Link
 	out                     [torus.NumPorts]*outPort
 	kickAt                  rtl.Cycle
+	freed                   bool    // a partition released room since the last kick
+	nextIn                  []int32 // per partition, the next chunk allowed to take room
+	fsmNext                 []int32 // per FSM, the chunk it works on next
+	fsmStride               []int   // per FSM, the FSMs of its phase (its chunks are that far apart)
 	sent, memRead, memWrite int64
 	inACE                   int
 	utilFrom                rtl.Cycle
@@ -219,10 +247,11 @@ func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 	}
 	nd := &node{
 		id: id, r: r,
-		mem: rtl.NewSerializer(rt.mem), busIn: rtl.NewSerializer(rt.bus), busOut: rtl.NewSerializer(rt.bus),
+		memRd: rtl.NewSerializer(rt.mem), memWr: rtl.NewSerializer(rt.mem),
+		busIn: rtl.NewSerializer(rt.bus), busOut: rtl.NewSerializer(rt.bus),
 		sramRd: rtl.NewSerializer(rt.sram), sramWr: rtl.NewSerializer(rt.sram),
 		alus: rtl.NewPool(cfg.ALUs, rt.alu),
-		part: part, used: make([]int64, len(part)),
+		part: part, used: make([]int64, len(part)), nextIn: make([]int32, len(part)),
 		kickAt: -1,
 	}
 	first := make([]int, len(split)) // first FSM id of each phase
@@ -233,6 +262,10 @@ func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 		}
 	}
 	nd.fsmQ = make([][]*chunk, len(nd.fsmPhase))
+	for f, ph := range nd.fsmPhase {
+		nd.fsmNext = append(nd.fsmNext, int32(f-first[ph]))
+		nd.fsmStride = append(nd.fsmStride, split[ph])
+	}
 	nd.fsmFrom = make([]rtl.Cycle, len(nd.fsmPhase))
 	for c := 0; c < r.plan.NumChunks(); c++ {
 		ch := &chunk{id: int32(c), len: r.plan.ChunkLen(c), reserved: make([]bool, r.phases+1), fsm: make([]int, r.phases),
@@ -336,9 +369,9 @@ func (nd *node) trace(s SubStep) {
 	}
 }
 
-// kick starts every sub-step that can start now, in a fixed order: input
-// port buffers in link order, packets in transit, the FSMs round-robin, then
-// the DMA engines. A sub-step held up by a busy resource is retried when the
+// kick starts every sub-step that can start now, in a fixed order: the DMA
+// engines (they feed and drain the pipeline, at the memory's pace), input
+// port buffers in link order, packets in transit, then the FSMs round-robin. A sub-step held up by a busy resource is retried when the
 // resource frees; one held up by buffer space or partition room is retried
 // when that changes (SpaceAvailable, a partition release).
 func (nd *node) kick(now rtl.Cycle) {
@@ -348,7 +381,13 @@ func (nd *node) kick(now rtl.Cycle) {
 			retry = t
 		}
 	}
+	if nd.freed { // room was released: chunks waiting for it may move
+		nd.freed = false
+		nd.unblock(now)
+	}
 	nd.admit(now)
+	wait(nd.dmaIn(now))
+	wait(nd.dmaOut(now))
 	for _, l := range nd.in {
 		wait(nd.takeInput(now, l))
 	}
@@ -373,8 +412,6 @@ func (nd *node) kick(now rtl.Cycle) {
 		}
 	}
 	nd.rr = (nd.rr + 1) % f
-	wait(nd.dmaIn(now))
-	wait(nd.dmaOut(now))
 	if retry > 0 {
 		nd.scheduleKick(retry)
 	}
@@ -414,9 +451,16 @@ func (nd *node) viewOf(c *chunk, ph int) int64 {
 	return nd.r.plan.Program(nd.id, ph, c.len).ViewLen()
 }
 
+// reserve takes room for chunk c in partition ph. Chunks take a partition's
+// room in creation order on every NPU [choice, docs/ace-model.md]: peers then
+// hold the same window of chunks in a phase, so a packet that waits in an
+// input buffer for room never waits behind one that its own chunk needs.
 func (nd *node) reserve(c *chunk, ph int) bool {
 	if c.reserved[ph] {
 		return true
+	}
+	if nd.nextIn[ph] != c.id {
+		return false
 	}
 	v := nd.viewOf(c, ph)
 	if nd.used[ph]+v > nd.part[ph] {
@@ -424,13 +468,50 @@ func (nd *node) reserve(c *chunk, ph int) bool {
 	}
 	nd.used[ph] += v
 	c.reserved[ph] = true
+	nd.nextIn[ph]++
+	r := nd.r
+	now := r.k.Now()
+	if ph < r.phases {
+		r.resAt[nd.id][int(c.id)*(r.phases+1)+ph] = now
+		key := [3]int32{int32(nd.id), c.id, int32(ph)}
+		for _, w := range r.waiters[key] {
+			r.nodes[w].scheduleKick(now + r.lat[nd.id][w])
+		}
+		delete(r.waiters, key)
+	}
 	return true
+}
+
+// peerReady reports whether NPU dst has made room for chunk c's phase ph
+// and its notice has reached this NPU (receive-ready rendezvous: a sender
+// sends a chunk's phase only into room the receiver holds for it, so a
+// packet never waits in an input buffer for room). Otherwise it returns the
+// cycle to look again, or -1 to be woken when the room is made.
+func (nd *node) peerReady(c *chunk, ph int32, dst int32) (bool, rtl.Cycle) {
+	r := nd.r
+	at := r.resAt[dst][int(c.id)*(r.phases+1)+int(ph)]
+	if at < 0 {
+		key := [3]int32{dst, c.id, ph}
+		for _, w := range r.waiters[key] {
+			if w == int32(nd.id) {
+				return false, -1
+			}
+		}
+		r.waiters[key] = append(r.waiters[key], int32(nd.id))
+		return false, -1
+	}
+	seen := at + r.lat[dst][nd.id]
+	if seen > r.k.Now() {
+		return false, seen
+	}
+	return true, 0
 }
 
 func (nd *node) release(c *chunk, ph int) {
 	if c.reserved[ph] {
 		nd.used[ph] -= nd.viewOf(c, ph)
 		c.reserved[ph] = false
+		nd.freed = true
 	}
 }
 
@@ -443,7 +524,7 @@ func (nd *node) dmaIn(now rtl.Cycle) rtl.Cycle {
 	c := nd.txq[0]
 	view := nd.viewOf(c, 0)
 	n := min(int64(fabric.PacketBytes), view-c.dma)
-	end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.mem, Bytes: n}, rtl.Need{S: nd.busIn, Bytes: n}, rtl.Need{S: nd.sramWr, Bytes: n})
+	end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.memRd, Bytes: n}, rtl.Need{S: nd.busIn, Bytes: n}, rtl.Need{S: nd.sramWr, Bytes: n})
 	if !ok {
 		return t
 	}
@@ -465,7 +546,7 @@ func (nd *node) dmaOut(now rtl.Cycle) rtl.Cycle {
 	c := nd.rxq[0]
 	total := nd.viewOf(c, nd.r.phases)
 	n := min(int64(fabric.PacketBytes), total-c.dma)
-	end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.sramRd, Bytes: n}, rtl.Need{S: nd.busOut, Bytes: n}, rtl.Need{S: nd.mem, Bytes: n})
+	end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.sramRd, Bytes: n}, rtl.Need{S: nd.busOut, Bytes: n}, rtl.Need{S: nd.memWr, Bytes: n})
 	if !ok {
 		return t
 	}
@@ -501,7 +582,22 @@ func (nd *node) takeInput(now rtl.Cycle, l *fabric.Link) rtl.Cycle {
 	c := nd.chunks[m.Chunk]
 	op := m.Op
 	if c.state == csPhase && c.active && c.phase == m.Phase && c.deps[op] == 0 && len(c.buffered[bufKey(m.Phase, op)]) == 0 {
-		return nd.startRecv(now, c, op, pkt, l)
+		needs, ports, t, ok := nd.recvNeeds(c, op, b, false)
+		if ok {
+			end, ok, t := rtl.StartAll(now, needs...)
+			if !ok {
+				return t // a resource is busy: try again when it frees
+			}
+			l.Receive()
+			nd.beginRecv(now, end, c, op, pkt, ports, "recv")
+			return -1
+		}
+		if t > 0 {
+			return t
+		}
+		// A forward has no room on its port, or its receiver no room yet:
+		// rather than hold up the input buffer, absorb the packet and
+		// forward it from SRAM later.
 	}
 	// Not ready for it yet: absorb it into the phase's partition.
 	if !nd.reserve(c, int(m.Phase)) {
@@ -544,6 +640,9 @@ func (nd *node) recvNeeds(c *chunk, op int32, b int64, fromSRAM bool) ([]rtl.Nee
 	}
 	var ports []int
 	for _, f := range c.pi.flow.Forwards[op] {
+		if ok, t := nd.peerReady(c, c.phase, c.prog.Ops[f].Peer); !ok {
+			return nil, nil, t, false
+		}
 		p := nd.sendPort(c, f)
 		n := 1
 		for _, q := range ports {
@@ -557,20 +656,6 @@ func (nd *node) recvNeeds(c *chunk, op int32, b int64, fromSRAM bool) ([]rtl.Nee
 		ports = append(ports, p)
 	}
 	return needs, ports, 0, true
-}
-
-func (nd *node) startRecv(now rtl.Cycle, c *chunk, op int32, pkt fabric.Packet, l *fabric.Link) rtl.Cycle {
-	needs, ports, t, ok := nd.recvNeeds(c, op, int64(pkt.Bytes), false)
-	if !ok {
-		return t
-	}
-	end, ok, t := rtl.StartAll(now, needs...)
-	if !ok {
-		return t
-	}
-	l.Receive()
-	nd.beginRecv(now, end, c, op, pkt, ports, "recv")
-	return -1
 }
 
 func (nd *node) beginRecv(now, end rtl.Cycle, c *chunk, op int32, pkt fabric.Packet, ports []int, kind string) {
@@ -606,6 +691,12 @@ func (nd *node) fsmStep(now rtl.Cycle, c *chunk) rtl.Cycle {
 	for _, op := range c.work {
 		o := &c.prog.Ops[op]
 		if o.Kind == collectives.Send {
+			if ok, t := nd.peerReady(c, c.phase, o.Peer); !ok {
+				if t > 0 && (retry < 0 || t < retry) {
+					retry = t
+				}
+				continue
+			}
 			p := nd.sendPort(c, op)
 			if !nd.slot(p) {
 				continue
@@ -699,12 +790,14 @@ func (nd *node) finish(now rtl.Cycle, e effect) {
 	c := e.c
 	switch e.kind {
 	case fxTxDMA:
-		if c.dma == nd.viewOf(c, 0) && c.state == csDMAIn {
-			c.dma = 0
+		c.dmaDone += e.bytes
+		if c.dmaDone == nd.viewOf(c, 0) {
+			c.dma, c.dmaDone = 0, 0
 			nd.enterPhase(now, c, 0)
 		}
 	case fxRxDMA:
-		if c.dma == nd.viewOf(c, nd.r.phases) {
+		c.dmaDone += e.bytes
+		if c.dmaDone == nd.viewOf(c, nd.r.phases) {
 			nd.release(c, nd.r.phases)
 			c.state = csDone
 			if nd.r.hooks.Done != nil {
@@ -769,11 +862,26 @@ func (nd *node) push(p int, pkt fabric.Packet) {
 func (nd *node) enterPhase(now rtl.Cycle, c *chunk, ph int32) {
 	c.state, c.phase, c.blocked = csPhase, ph, false
 	f := c.fsm[ph]
-	nd.fsmQ[f] = append(nd.fsmQ[f], c)
-	if len(nd.fsmQ[f]) == 1 {
-		nd.fsmFrom[f] = now
-		nd.activate(now, c)
+	// The FSM's queue is in creation order: it works on its chunks in the
+	// order they were created (Section IV-F), so a chunk that comes early
+	// waits for the older ones assigned to the same FSM.
+	q := append(nd.fsmQ[f], c)
+	for i := len(q) - 1; i > 0 && q[i].id < q[i-1].id; i-- {
+		q[i], q[i-1] = q[i-1], q[i]
 	}
+	nd.fsmQ[f] = q
+	nd.startFSM(now, f)
+}
+
+// startFSM activates the head of FSM f's queue if it is the chunk the FSM
+// works on next.
+func (nd *node) startFSM(now rtl.Cycle, f int) {
+	q := nd.fsmQ[f]
+	if len(q) == 0 || q[0].active || q[0].id != nd.fsmNext[f] {
+		return
+	}
+	nd.fsmFrom[f] = now
+	nd.activate(now, q[0])
 }
 
 // activate makes c the chunk its FSM works on.
@@ -844,27 +952,31 @@ func (nd *node) phaseDone(now rtl.Cycle, c *chunk) {
 	nd.fsmQ[f] = nd.fsmQ[f][1:]
 	nd.fsmCycles += int64(now - nd.fsmFrom[f])
 	c.active = false
-	if len(nd.fsmQ[f]) > 0 {
-		nd.fsmFrom[f] = now
-		nd.activate(now, nd.fsmQ[f][0])
-	}
+	nd.fsmNext[f] += int32(nd.fsmStride[f])
+	nd.startFSM(now, f)
 	if next == nd.r.phases {
 		c.state = csDMAOut
-		c.dma = 0
+		c.dma, c.dmaDone = 0, 0
 		nd.rxq = append(nd.rxq, c)
 	} else {
 		nd.enterPhase(now, c, int32(next))
 	}
-	// Room was released: chunks waiting for it may move.
-	nd.unblock(now)
 	nd.scheduleKick(now)
 }
 
-// unblock retries chunks whose phase is done but whose next partition was full.
+// unblock retries, oldest first, chunks whose phase is done but whose next
+// partition had no room for them.
 func (nd *node) unblock(now rtl.Cycle) {
+	var blocked []*chunk
 	for _, q := range nd.fsmQ {
 		if len(q) > 0 && q[0].blocked && q[0].active {
-			nd.phaseDone(now, q[0])
+			blocked = append(blocked, q[0])
+		}
+	}
+	sort.Slice(blocked, func(i, j int) bool { return blocked[i].id < blocked[j].id })
+	for _, c := range blocked {
+		if c.blocked && c.active {
+			nd.phaseDone(now, c)
 		}
 	}
 }
@@ -932,7 +1044,7 @@ func (r *run) result(start rtl.Cycle) *Result {
 		}
 		res.SRAMRead += share(nd.sramRd.BusyCycles()) / n
 		res.SRAMWrite += share(nd.sramWr.BusyCycles()) / n
-		res.DMA += share(nd.mem.BusyCycles()) / n
+		res.DMA += (share(nd.memRd.BusyCycles()) + share(nd.memWr.BusyCycles())) / 2 / n
 		for _, a := range nd.alus {
 			res.ALU += share(a.BusyCycles()) / float64(len(nd.alus)) / n
 		}
@@ -950,6 +1062,11 @@ func (r *run) result(start rtl.Cycle) *Result {
 func (r *run) stuck(net *fabric.Network) error {
 	var lines []string
 	for _, nd := range r.nodes {
+		var parts []string
+		for i := range nd.part {
+			parts = append(parts, fmt.Sprintf("%d/%d", nd.used[i], nd.part[i]))
+		}
+		lines = append(lines, fmt.Sprintf("NPU %d partitions used/size (phases 1.., terminal): %s; %d chunks loading, %d writing back", nd.id, strings.Join(parts, " "), len(nd.txq), len(nd.rxq)))
 		for _, c := range nd.chunks {
 			var what string
 			switch c.state {
@@ -969,7 +1086,8 @@ func (r *run) stuck(net *fabric.Network) error {
 				case c.blocked:
 					what = fmt.Sprintf("finished phase %d and waits for room in the next partition", c.phase+1)
 				case !c.active:
-					what = fmt.Sprintf("is queued in phase %d behind chunk %d at FSM %d", c.phase+1, nd.fsmQ[c.fsm[c.phase]][0].id, c.fsm[c.phase])
+					f := c.fsm[c.phase]
+					what = fmt.Sprintf("is queued in phase %d at FSM %d, which works on chunk %d next", c.phase+1, f, nd.fsmNext[f])
 				default:
 					var waits []string
 					for i, o := range c.prog.Ops {

@@ -57,3 +57,80 @@ func TestACECarriesDataCorrectly(t *testing.T) {
 		})
 	}
 }
+
+// ACE reads every payload byte from memory once (TX DMA) and writes it once
+// (RX DMA); every NPU of 4x4x4 sends 2.25 × the payload.
+func TestACEMemoryTrafficIsThePayload(t *testing.T) {
+	const payload = 1 << 20
+	k, net, plan := setup(t, "4x4x4", collectives.OpAllReduce, "hierarchical", payload, 65536)
+	res, err := Run(k, net, plan, Default(), nil)
+	require.NoError(t, err)
+	for npu := range res.MemRead {
+		require.Equal(t, int64(payload), res.MemRead[npu], "NPU %d reads", npu)
+		require.Equal(t, int64(payload), res.MemWrite[npu], "NPU %d writes", npu)
+		require.Equal(t, int64(payload*9/4), res.BytesSent[npu], "NPU %d sends", npu)
+	}
+	require.Greater(t, res.Utilization, 0.9)
+}
+
+// Partitions follow the paper's heuristic (bandwidth × initial chunk size;
+// terminal = last phase). On 4x4x4 with 64 KB chunks the phases' payload
+// link bandwidths are 2·188, 2·23.5, 2·23.5, 2·188 GB/s and their initial
+// chunks 64, 16, 16, 16 KB, so the weights are 376·64 : 47·16 : 47·16 :
+// 376·16 : 376·16 = 24064 : 752 : 752 : 6016 : 6016 of 37600, i.e. of 4 MiB
+// (4194304 B): 2684354, 83886, 83886, 671088, 671088 (rounded down).
+func TestPartitionsFollowTheHeuristic(t *testing.T) {
+	k, net, plan := setup(t, "4x4x4", collectives.OpAllReduce, "hierarchical", 65536, 65536)
+	res, err := Run(k, net, plan, Default(), nil)
+	require.NoError(t, err)
+	require.Equal(t, []int64{2684354, 83886, 83886, 671088, 671088}, res.Partitions)
+	require.Equal(t, 16, sum(res.FSMsPerPhase))
+}
+
+func sum(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
+}
+
+// Too small an SRAM (512 KiB) names the minimum; too few FSMs names the
+// phase count.
+func TestACERefusesImpossibleConfigurations(t *testing.T) {
+	k, net, plan := setup(t, "4x4x4", collectives.OpAllReduce, "hierarchical", 65536, 65536)
+	cfg := Default()
+	cfg.SRAMBytes = 512 << 10
+	_, err := Run(k, net, plan, cfg, nil)
+	// Phase 2's share is 752/37600 = 1/50: holding its 16384-byte view
+	// needs 16384 · 50 = 819200 bytes; phase 4's share 6016/37600 must hold
+	// 65536 bytes: 65536 · 37600/6016 = 409600; phase 1's 65536·37600/24064
+	// = 102400. The largest, 819200, is the minimum.
+	require.ErrorContains(t, err, "at least 819200 bytes")
+	cfg = Default()
+	cfg.FSMs = 3
+	_, err = Run(k, net, plan, cfg, nil)
+	require.ErrorContains(t, err, "use at least 4")
+}
+
+// A program whose send was turned into a receive leaves its peers waiting:
+// the run reports who waits on what instead of hanging.
+func TestACEReportsAStuckRun(t *testing.T) {
+	k, net, plan := setup(t, "4x1x1", collectives.OpAllReduce, "hierarchical", 4096, 65536)
+	plan.Program(0, 0, 4096).Ops[0].Kind = collectives.Recv // changed on purpose
+	_, err := Run(k, net, plan, Default(), nil)
+	require.ErrorContains(t, err, "stopped making progress")
+	require.ErrorContains(t, err, "waits for packets from NPU")
+}
+
+// BenchmarkACEAllReduce16MiB4x4x4 runs the paper's Fig. 5 point at 16 MiB on
+// ACE and reports the network bandwidth per NPU.
+func BenchmarkACEAllReduce16MiB4x4x4(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		k, net, plan := setup(b, "4x4x4", collectives.OpAllReduce, "hierarchical", 16<<20, 65536)
+		res, err := Run(k, net, plan, Default(), nil)
+		require.NoError(b, err)
+		b.ReportMetric(float64(res.Events), "events")
+		b.ReportMetric(float64(res.BytesSent[0])/(float64(res.Cycles)/rtl.ClockHz)/1e9, "GB/s/NPU")
+	}
+}

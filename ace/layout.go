@@ -12,7 +12,8 @@ import (
 // phaseProfile is what the partition and FSM heuristics need to know of a
 // phase on one NPU, read off its program for a full chunk.
 type phaseProfile struct {
-	view    int64    // bytes of the phase's view (its initial chunk size)
+	view    int64    // bytes of the phase's view: the room a chunk needs in its partition
+	initial int64    // the phase's initial chunk size: what the previous phase hands it
 	steps   int      // algorithm steps
 	msg     int64    // largest message
 	bw      *big.Rat // B/cycle of the distinct links its sends leave by
@@ -26,7 +27,13 @@ func profile(plan *collectives.Plan, net *fabric.Network, npu int) []phaseProfil
 	out := make([]phaseProfile, plan.NumPhases())
 	for ph := range out {
 		prog := plan.Program(npu, ph, clen)
-		p := phaseProfile{view: prog.ViewLen(), steps: prog.Steps, bw: new(big.Rat)}
+		p := phaseProfile{view: prog.ViewLen(), initial: prog.ViewLen(), steps: prog.Steps, bw: new(big.Rat)}
+		if ph > 0 {
+			p.initial = 0
+			for _, o := range plan.Program(npu, ph-1, clen).Out {
+				p.initial += o.Len
+			}
+		}
 		used := map[int]bool{}
 		for _, op := range prog.Ops {
 			if op.Kind != collectives.Send {
@@ -63,9 +70,11 @@ func profile(plan *collectives.Plan, net *fabric.Network, npu int) []phaseProfil
 	return out
 }
 
-// partitions sizes the P+1 SRAM partitions (Section IV-I): phase i's share
-// is proportional to its links' bandwidth × its initial chunk size; the
-// terminal partition equals the last phase's. It fails, naming the smallest
+// partitions sizes the P+1 SRAM partitions (Section VI, footnote 9): phase
+// i's share is proportional to its links' bandwidth × its initial chunk size
+// (what the previous phase hands it: 16 KB for the vertical all-reduce and
+// the local all-gather of a 64 KB chunk on 4x4x4); the terminal partition
+// equals the last phase's. It fails, naming the smallest
 // SRAM that would do, when a partition cannot hold one chunk's view, or the
 // terminal partition one chunk's result.
 func partitions(sram int64, prof []phaseProfile, result int64) ([]int64, error) {
@@ -73,7 +82,7 @@ func partitions(sram int64, prof []phaseProfile, result int64) ([]int64, error) 
 	w := make([]*big.Rat, n+1)
 	total := new(big.Rat)
 	for i, p := range prof {
-		w[i] = new(big.Rat).Mul(p.bw, big.NewRat(p.view, 1))
+		w[i] = new(big.Rat).Mul(p.bw, big.NewRat(max(p.initial, 1), 1))
 		total.Add(total, w[i])
 	}
 	w[n] = w[n-1]

@@ -94,6 +94,14 @@ func (s *Serializer) Rate() Rate { return s.rate }
 // now, so that a transfer ready at now would start without waiting.
 func (s *Serializer) FreeBy(now Cycle) bool { return s.freeAt <= int64(now)*s.rate.Num }
 
+// FreeWithin reports whether the last transfer ends before cycle now is
+// over, so that a transfer ready during cycle now can follow it at the exact
+// (possibly fractional) instant it ends.
+func (s *Serializer) FreeWithin(now Cycle) bool { return s.freeAt < (int64(now)+1)*s.rate.Num }
+
+// FreeCycle returns the cycle during which the last transfer ends.
+func (s *Serializer) FreeCycle() Cycle { return Cycle(s.freeAt / s.rate.Num) }
+
 // FreeAt returns the first cycle at or after which the serializer is idle
 // (the end of the last transfer, rounded up to a whole cycle).
 func (s *Serializer) FreeAt() Cycle { return Cycle(ceilDiv(s.freeAt, s.rate.Num)) }

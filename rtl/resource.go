@@ -6,17 +6,18 @@ type Need struct {
 	Bytes int64
 }
 
-// StartAll starts a sub-step at cycle now if every serializer it needs is
-// free by now, holding each for its own bytes, and returns the cycle the
-// last one finishes. If any is busy it starts nothing and returns ok=false
-// with the cycle by which all of them will be free (a sub-step that needs
-// several resources stalls until all are free).
+// StartAll starts a sub-step during cycle now if every serializer it needs
+// is free by the end of the cycle, holding each for its own bytes from the
+// later of now and the exact instant it frees (so a resource that streams
+// loses no fraction of a cycle between sub-steps), and returns the cycle the
+// last one finishes. If any is busy beyond this cycle it starts nothing and
+// returns ok=false with the cycle during which all of them will be free (a
+// sub-step that needs several resources stalls until all are free).
 func StartAll(now Cycle, needs ...Need) (end Cycle, ok bool, retry Cycle) {
 	retry = now
 	for _, n := range needs {
-		if !n.S.FreeBy(now) {
-			ok = false
-			if f := n.S.FreeAt(); f > retry {
+		if !n.S.FreeWithin(now) {
+			if f := n.S.FreeCycle(); f > retry {
 				retry = f
 			}
 		}

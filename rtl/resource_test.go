@@ -18,6 +18,17 @@ func TestStartAllHoldsEveryResource(t *testing.T) {
 	_, ok, retry := StartAll(11, Need{alu, 256}, Need{port, 256})
 	require.False(t, ok)
 	require.Equal(t, Cycle(14), retry)
+	// A resource that frees at a fraction of a cycle is taken up at that
+	// exact instant: 256 B at 4700/249 B/cycle end at 13.56; a sub-step
+	// during cycle 13 starts at 13.56 and ends at 27.12 → 28.
+	mem := NewSerializer(Rate{4700, 249})
+	mem.Start(0, 256)
+	end, ok, _ = StartAll(13, Need{mem, 256})
+	require.True(t, ok)
+	require.Equal(t, Cycle(28), end)
+	_, ok, retry = StartAll(12, Need{mem, 256})
+	require.False(t, ok)
+	require.Equal(t, Cycle(27), retry, "frees during cycle 27 (at 27.12)")
 	// Nothing was reserved by the failed attempt: the port alone is free.
 	end, ok, _ = StartAll(11, Need{port, 256})
 	require.True(t, ok)

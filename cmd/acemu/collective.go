@@ -10,6 +10,7 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/spf13/pflag"
 
+	"github.com/acemu/acemu/ace"
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/npu"
@@ -36,11 +37,30 @@ type collectiveReport struct {
 	NetworkGBpsPerNPU float64            `json:"network_gbps_per_npu"`
 	BoundGBpsPerNPU   *float64           `json:"bound_gbps_per_npu,omitempty"`
 	LinkUtilization   map[string]float64 `json:"link_utilization"`
+	MemReadPerNPU     int64              `json:"mem_read_bytes_per_npu"`
+	MemWritePerNPU    int64              `json:"mem_write_bytes_per_npu"`
+	ACE               *aceReport         `json:"ace,omitempty"`
+	ACEUtilization    *float64           `json:"ace_utilization,omitempty"`
 	DataOK            *bool              `json:"data_ok,omitempty"`
 	DataError         string             `json:"data_error,omitempty"`
 	Microcode         string             `json:"microcode,omitempty"`
 	Events            uint64             `json:"events"`
 	TraceHash         string             `json:"trace_hash,omitempty"`
+}
+
+// aceReport is the ACE-specific part of a report: busy shares of its
+// resources (means over NPUs) and its layout.
+type aceReport struct {
+	SRAMBytes      int64   `json:"sram_bytes"`
+	FSMs           int     `json:"fsms"`
+	CommMemGBps    float64 `json:"comm_mem_gbps"`
+	SRAMReadBusy   float64 `json:"sram_read_busy"`
+	SRAMWriteBusy  float64 `json:"sram_write_busy"`
+	ALUBusy        float64 `json:"alu_busy"`
+	DMABusy        float64 `json:"dma_busy"`
+	FSMBusy        float64 `json:"fsm_busy"`
+	PartitionBytes []int64 `json:"partition_bytes"`
+	FSMsPerPhase   []int   `json:"fsms_per_phase"`
 }
 
 // planOpts are the flags that choose a collective and its algorithm, shared
@@ -123,6 +143,8 @@ func (o *planOpts) plan() (*collectives.Plan, error) {
 type collectiveOpts struct {
 	planOpts
 	system, format, microcode string
+	sram, commMemBW, fsmSplit string
+	fsms                      int
 	traceHash, checkData      bool
 }
 
@@ -130,7 +152,11 @@ func runCollective(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("collective", pflag.ContinueOnError)
 	var o collectiveOpts
 	o.register(fs)
-	fs.StringVar(&o.system, "system", "ideal", "endpoint: ideal (a received message is processed in 1 cycle, no memory cost)")
+	fs.StringVar(&o.system, "system", "ideal", "endpoint: ideal (a received message is processed in 1 cycle, no memory cost)\nor ace (the Accelerator Collectives Engine, docs/ace-model.md)")
+	fs.StringVar(&o.sram, "sram", "4MiB", "ACE SRAM size (Table IV: 4 × 1 MB)")
+	fs.IntVar(&o.fsms, "fsms", 16, "ACE programmable FSMs")
+	fs.StringVar(&o.fsmSplit, "fsm-split", "latency", "how ACE's FSMs are divided among phases: latency or even")
+	fs.StringVar(&o.commMemBW, "comm-mem-bw", "128GB/s", "memory bandwidth given to communication, each way (ACE: Table VI)")
 	fs.StringVar(&o.format, "format", "table", "output: table or json")
 	fs.BoolVar(&o.checkData, "check-data", false, "carry real values and check every NPU's result (data_ok in JSON)")
 	fs.StringVar(&o.microcode, "microcode", "", "run the programs in this microcode file instead of the built-in ones (see docs/microcode.md)")
@@ -154,8 +180,8 @@ func runCollective(args []string, stdout, stderr io.Writer) int {
 }
 
 func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
-	if o.system != "ideal" {
-		return nil, fmt.Errorf("--system %q: this build knows ideal", o.system)
+	if o.system != "ideal" && o.system != "ace" {
+		return nil, fmt.Errorf("--system %q: this build knows ideal and ace", o.system)
 	}
 	if o.format != "table" && o.format != "json" {
 		return nil, fmt.Errorf("--format %q: use table or json", o.format)
@@ -180,37 +206,67 @@ func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
 		tr = fabric.NewHashTracer()
 		net.SetTracer(tr)
 	}
-	icfg := npu.DefaultIdeal()
 	var dc *verify.DataCheck
 	if o.checkData {
 		if dc, err = verify.NewDataCheck(plan); err != nil {
 			return nil, fmt.Errorf("--check-data: %w", err)
 		}
-		icfg.Data = &npu.DataHooks{Init: dc.Init, Done: dc.Done}
-	}
-	res, err := npu.RunIdeal(k, net, plan, icfg)
-	if err != nil {
-		return nil, err
 	}
 	rep := &collectiveReport{
 		Topology: shape.String(), NPUs: shape.N(), Op: plan.Op.String(), Algorithm: plan.Algorithm, System: o.system,
 		PayloadBytes: plan.Payload, ChunkBytes: plan.ChunkBytes, MessageBytes: plan.MessageBytes, Chunks: plan.NumChunks(),
-		Cycles: int64(res.Cycles), BytesSentPerNPU: res.MeanBytesSent(), Events: res.Events,
 		LinkUtilization: map[string]float64{}, Microcode: o.microcode,
 	}
+	var cycles rtl.Cycle
+	if o.system == "ace" {
+		cfg, err := o.aceConfig()
+		if err != nil {
+			return nil, err
+		}
+		hooks := &ace.Hooks{}
+		if dc != nil {
+			hooks.Init, hooks.Done = dc.Init, dc.Done
+		}
+		res, err := ace.Run(k, net, plan, cfg, hooks)
+		if err != nil {
+			return nil, err
+		}
+		cycles = res.Cycles
+		rep.Events = res.Events
+		rep.BytesSentPerNPU, rep.MemReadPerNPU, rep.MemWritePerNPU = mean(res.BytesSent), mean(res.MemRead), mean(res.MemWrite)
+		u := res.Utilization
+		rep.ACEUtilization = &u
+		bw, _ := cfg.CommMemGBps.Float64()
+		rep.ACE = &aceReport{SRAMBytes: cfg.SRAMBytes, FSMs: cfg.FSMs, CommMemGBps: bw,
+			SRAMReadBusy: res.SRAMRead, SRAMWriteBusy: res.SRAMWrite, ALUBusy: res.ALU, DMABusy: res.DMA, FSMBusy: res.FSM,
+			PartitionBytes: res.Partitions, FSMsPerPhase: res.FSMsPerPhase}
+	} else {
+		icfg := npu.DefaultIdeal()
+		if dc != nil {
+			icfg.Data = &npu.DataHooks{Init: dc.Init, Done: dc.Done}
+		}
+		res, err := npu.RunIdeal(k, net, plan, icfg)
+		if err != nil {
+			return nil, err
+		}
+		cycles = res.Cycles
+		rep.Events = res.Events
+		rep.BytesSentPerNPU = res.MeanBytesSent()
+	}
+	rep.Cycles = int64(cycles)
 	for ph := 0; ph < plan.NumPhases(); ph++ {
 		rep.Phases = append(rep.Phases, plan.PhaseName(ph))
 	}
-	secs := float64(res.Cycles) / rtl.ClockHz
+	secs := float64(cycles) / rtl.ClockHz
 	rep.TimeUs = secs * 1e6
-	if res.Cycles > 0 {
+	if cycles > 0 {
 		rep.NetworkGBpsPerNPU = float64(rep.BytesSentPerNPU) / secs / 1e9
 	}
 	if isPaperAllReduce(o) {
 		b, _ := verify.HierarchicalAllReduceBound(shape).Float64()
 		rep.BoundGBpsPerNPU = &b
 	}
-	for _, u := range torus.LinkUtilization(shape, net, res.Cycles) {
+	for _, u := range torus.LinkUtilization(shape, net, cycles) {
 		rep.LinkUtilization[u.Dim.String()] = u.Share
 	}
 	if dc != nil {
@@ -224,6 +280,32 @@ func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
 		rep.TraceHash = fmt.Sprintf("%016x", tr.Sum())
 	}
 	return rep, nil
+}
+
+// aceConfig builds the ACE design point from the flags.
+func (o collectiveOpts) aceConfig() (ace.Config, error) {
+	cfg := ace.Default()
+	sram, err := parseSize(o.sram)
+	if err != nil {
+		return cfg, fmt.Errorf("--sram: %w", err)
+	}
+	bw, err := parseBandwidth(o.commMemBW)
+	if err != nil {
+		return cfg, fmt.Errorf("--comm-mem-bw: %w", err)
+	}
+	cfg.SRAMBytes, cfg.FSMs, cfg.FSMSplit, cfg.CommMemGBps = sram, o.fsms, o.fsmSplit, bw
+	if err := cfg.Validate(); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
+}
+
+func mean(xs []int64) int64 {
+	var t int64
+	for _, x := range xs {
+		t += x
+	}
+	return t / int64(len(xs))
 }
 
 // isPaperAllReduce reports whether the run is the paper's default
@@ -258,6 +340,13 @@ func writeCollective(w io.Writer, format string, r *collectiveReport) error {
 		if u, ok := r.LinkUtilization[d.String()]; ok {
 			rows = append(rows, []string{d.String() + " link utilisation", fmt.Sprintf("%.1f %%", 100*u)})
 		}
+	}
+	if r.System == "ace" && r.ACE != nil {
+		rows = append(rows,
+			[]string{"memory read / written per NPU", fmt.Sprintf("%d / %d B", r.MemReadPerNPU, r.MemWritePerNPU)},
+			[]string{"ACE", fmt.Sprintf("%d B SRAM, %d FSMs %v per phase, %.0f GB/s of memory each way", r.ACE.SRAMBytes, r.ACE.FSMs, r.ACE.FSMsPerPhase, r.ACE.CommMemGBps)},
+			[]string{"ACE busy", fmt.Sprintf("chunk in ACE %.1f %%, SRAM read %.1f %% / write %.1f %%, ALUs %.1f %%, DMA %.1f %%, FSMs %.1f %%",
+				100**r.ACEUtilization, 100*r.ACE.SRAMReadBusy, 100*r.ACE.SRAMWriteBusy, 100*r.ACE.ALUBusy, 100*r.ACE.DMABusy, 100*r.ACE.FSMBusy)})
 	}
 	if r.DataOK != nil {
 		v := "correct: every NPU holds the collective's exact result"

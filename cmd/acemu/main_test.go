@@ -181,3 +181,42 @@ func TestEveryAlgorithmRunsFromTheCommandLine(t *testing.T) {
 		require.Contains(t, out, `"data_ok": true`, a.Name)
 	}
 }
+
+func TestCollectiveOnACE(t *testing.T) {
+	code, out, errOut := runCLI("collective", "--system", "ace", "--topo", "4x2x2", "--size", "256KiB", "--check-data", "--format", "json")
+	require.Equal(t, 0, code, errOut)
+	var r map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &r))
+	require.Equal(t, true, r["data_ok"])
+	// ACE reads and writes each payload byte once.
+	require.Equal(t, float64(256<<10), r["mem_read_bytes_per_npu"])
+	require.Equal(t, float64(256<<10), r["mem_write_bytes_per_npu"])
+	require.Contains(t, r, "ace_utilization")
+	a := r["ace"].(map[string]any)
+	for _, k := range []string{"sram_read_busy", "sram_write_busy", "alu_busy", "dma_busy", "fsm_busy", "partition_bytes", "fsms_per_phase"} {
+		require.Contains(t, a, k)
+	}
+	tests := []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--sram", "64KiB"}, "SRAM of 65536 bytes is too small"},
+		{[]string{"--fsms", "2"}, "use at least 4"},
+		{[]string{"--comm-mem-bw", "fast"}, "--comm-mem-bw"},
+		{[]string{"--comm-mem-bw", "-5GB/s"}, "positive"},
+		{[]string{"--fsm-split", "random"}, "latency or even"},
+	}
+	for _, tc := range tests {
+		code, _, errOut := runCLI(append([]string{"collective", "--system", "ace", "--topo", "4x2x2", "--size", "256KiB"}, tc.args...)...)
+		require.Equal(t, 1, code, tc.args)
+		require.Contains(t, errOut, tc.msg, tc.args)
+	}
+}
+
+func TestParseBandwidth(t *testing.T) {
+	for in, want := range map[string]string{"128GB/s": "128", "128 GB/s": "128", "450": "450", "12.5GBps": "25/2"} {
+		r, err := parseBandwidth(in)
+		require.NoError(t, err, in)
+		require.Equal(t, want, r.RatString(), in)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 )
@@ -50,4 +51,22 @@ func parseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("size %q is %g bytes: not a whole number of bytes", s, b)
 	}
 	return int64(b), nil
+}
+
+// parseBandwidth reads a bandwidth in GB/s (10^9 B/s, as the paper counts):
+// "128GB/s", "128 GB/s", "128GBps" or a bare "128". It returns an exact
+// fraction.
+func parseBandwidth(s string) (*big.Rat, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	for _, suf := range []string{"gb/s", "gbps", "gbs"} {
+		t = strings.TrimSpace(strings.TrimSuffix(t, suf))
+	}
+	r, ok := new(big.Rat).SetString(t)
+	if !ok || t == "" {
+		return nil, fmt.Errorf("bandwidth %q: not a number of GB/s; write e.g. 128GB/s", s)
+	}
+	if r.Sign() <= 0 {
+		return nil, fmt.Errorf("bandwidth %q: must be positive", s)
+	}
+	return r, nil
 }
