@@ -214,10 +214,11 @@ type node struct {
 	in                      []*fabric.Link
 	out                     [torus.NumPorts]*outPort
 	kickAt                  rtl.Cycle
-	freed                   bool    // a partition released room since the last kick
-	nextIn                  []int32 // per partition, the next chunk allowed to take room
-	fsmNext                 []int32 // per FSM, the chunk it works on next
-	fsmStride               []int   // per FSM, the FSMs of its phase (its chunks are that far apart)
+	freed                   bool      // a partition released room since the last kick
+	startedAt               rtl.Cycle // the last cycle a sub-step was started
+	nextIn                  []int32   // per partition, the next chunk allowed to take room
+	fsmNext                 []int32   // per FSM, the chunk it works on next
+	fsmStride               []int     // per FSM, the FSMs of its phase (its chunks are that far apart)
 	sent, memRead, memWrite int64
 	inACE                   int
 	utilFrom                rtl.Cycle
@@ -251,7 +252,7 @@ func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 		busIn: rtl.NewSerializer(rt.bus), busOut: rtl.NewSerializer(rt.bus),
 		sramRd: rtl.NewSerializer(rt.sram), sramWr: rtl.NewSerializer(rt.sram),
 		alus: rtl.NewPool(cfg.ALUs, rt.alu),
-		part: part, used: make([]int64, len(part)), nextIn: make([]int32, len(part)),
+		part: part, used: make([]int64, len(part)), nextIn: make([]int32, len(part)), startedAt: -1,
 		kickAt: -1,
 	}
 	first := make([]int, len(split)) // first FSM id of each phase
@@ -307,6 +308,7 @@ const (
 )
 
 func (nd *node) after(end rtl.Cycle, e effect) {
+	nd.startedAt = nd.r.k.Now()
 	var i int32
 	if n := len(nd.freeFx); n > 0 {
 		i = nd.freeFx[n-1]
@@ -412,7 +414,12 @@ func (nd *node) kick(now rtl.Cycle) {
 		}
 	}
 	nd.rr = (nd.rr + 1) % f
-	if retry > 0 {
+	// Sub-steps started this cycle hold their resources for a cycle or more;
+	// while anything was started, look again next cycle, when a packet
+	// behind the one just taken from an input buffer may go to another ALU.
+	if nd.startedAt == now {
+		nd.scheduleKick(now + 1)
+	} else if retry > 0 {
 		nd.scheduleKick(retry)
 	}
 }
