@@ -1,6 +1,7 @@
 package ace
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/acemu/acemu/collectives"
@@ -133,4 +134,27 @@ func BenchmarkACEAllReduce16MiB4x4x4(b *testing.B) {
 		b.ReportMetric(float64(res.Events), "events")
 		b.ReportMetric(float64(res.BytesSent[0])/(float64(res.Cycles)/rtl.ClockHz)/1e9, "GB/s/NPU")
 	}
+}
+
+// The same ACE run twice, and under GOMAXPROCS 1 and 2, moves the same
+// packets over the same links at the same cycles.
+func TestACEIsDeterministic(t *testing.T) {
+	hash := func() (uint64, rtl.Cycle) {
+		k, net, plan := setup(t, "4x2x2", collectives.OpAllReduce, "hierarchical", 1<<20, 65536)
+		tr := fabric.NewHashTracer()
+		net.SetTracer(tr)
+		res, err := Run(k, net, plan, Default(), nil)
+		require.NoError(t, err)
+		return tr.Sum(), res.Cycles
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	runtime.GOMAXPROCS(1)
+	h1, c1 := hash()
+	h2, c2 := hash()
+	runtime.GOMAXPROCS(2)
+	h3, c3 := hash()
+	require.Equal(t, h1, h2)
+	require.Equal(t, h1, h3)
+	require.Equal(t, c1, c2)
+	require.Equal(t, c1, c3)
 }
