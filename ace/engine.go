@@ -766,7 +766,7 @@ func (nd *node) sendMsg(c *chunk, op int32) *fabric.Message {
 	m := fabric.NewMessage(nd.id, int(o.Peer), o.Data.Len)
 	m.Chunk, m.Phase, m.Op = c.id, c.phase, o.Match
 	if c.vals != nil && c.pi.flow.ForwardOf[op] < 0 {
-		m.Values = gather(c.vals, c.prog.View, o.Data)
+		m.Values = collectives.Gather(c.vals, c.prog.View, o.Data)
 	}
 	nd.sent += o.Data.Len
 	c.msgs[op] = m
@@ -846,9 +846,9 @@ func (nd *node) finish(now rtl.Cycle, e effect) {
 		if c.progress[op] == c.pi.packets[op] {
 			if c.vals != nil {
 				o := &c.prog.Ops[op]
-				scatter(c.vals, c.prog.View, o.Data, c.msgs[op].Values, o.Reduce)
+				collectives.Scatter(c.vals, c.prog.View, o.Data, c.msgs[op].Values, o.Reduce)
 				for _, f := range e.fwd {
-					c.msgs[f].Values = gather(c.vals, c.prog.View, c.prog.Ops[f].Data)
+					c.msgs[f].Values = collectives.Gather(c.vals, c.prog.View, c.prog.Ops[f].Data)
 				}
 			}
 			nd.complete(now, c, op)
@@ -985,48 +985,6 @@ func (nd *node) unblock(now rtl.Cycle) {
 		if c.blocked && c.active {
 			nd.phaseDone(now, c)
 		}
-	}
-}
-
-func gather(vals []int64, view []collectives.Range, r collectives.Range) []int64 {
-	out := make([]int64, 0, r.Len)
-	off := r.Off
-	for _, v := range view {
-		if off >= v.Len {
-			off -= v.Len
-			continue
-		}
-		n := min(v.Len-off, r.Len-int64(len(out)))
-		out = append(out, vals[v.Off+off:v.Off+off+n]...)
-		off = 0
-		if int64(len(out)) == r.Len {
-			break
-		}
-	}
-	return out
-}
-
-func scatter(vals []int64, view []collectives.Range, r collectives.Range, src []int64, reduce bool) {
-	off := r.Off
-	for _, v := range view {
-		if len(src) == 0 {
-			return
-		}
-		if off >= v.Len {
-			off -= v.Len
-			continue
-		}
-		n := min(v.Len-off, int64(len(src)))
-		dst := vals[v.Off+off : v.Off+off+n]
-		if reduce {
-			for i := range dst {
-				dst[i] += src[i]
-			}
-		} else {
-			copy(dst, src[:n])
-		}
-		src = src[n:]
-		off = 0
 	}
 }
 

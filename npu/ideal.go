@@ -290,7 +290,7 @@ func (nd *idealNode) issue(now rtl.Cycle, c, i int32) {
 	m := fabric.NewMessage(nd.id, int(op.Peer), op.Data.Len)
 	m.Chunk, m.Phase, m.Op = c, cs.phase, op.Match
 	if cs.vals != nil {
-		m.Values = gather(cs.vals, cs.prog.View, op.Data)
+		m.Values = collectives.Gather(cs.vals, cs.prog.View, op.Data)
 	}
 	nd.sent += op.Data.Len
 	if t := nd.r.cfg.Trace; t != nil {
@@ -397,50 +397,6 @@ func (nd *idealNode) received(now rtl.Cycle, c, ph, op int32, vals []int64) {
 	}
 }
 
-// gather copies the values of view range r out of a chunk.
-func gather(vals []int64, view []collectives.Range, r collectives.Range) []int64 {
-	out := make([]int64, 0, r.Len)
-	off := r.Off
-	for _, v := range view {
-		if off >= v.Len {
-			off -= v.Len
-			continue
-		}
-		n := min(v.Len-off, r.Len-int64(len(out)))
-		out = append(out, vals[v.Off+off:v.Off+off+n]...)
-		off = 0
-		if int64(len(out)) == r.Len {
-			break
-		}
-	}
-	return out
-}
-
-// scatter adds (or stores) src into view range r of a chunk.
-func scatter(vals []int64, view []collectives.Range, r collectives.Range, src []int64, reduce bool) {
-	off := r.Off
-	for _, v := range view {
-		if len(src) == 0 {
-			return
-		}
-		if off >= v.Len {
-			off -= v.Len
-			continue
-		}
-		n := min(v.Len-off, int64(len(src)))
-		dst := vals[v.Off+off : v.Off+off+n]
-		if reduce {
-			for i := range dst {
-				dst[i] += src[i]
-			}
-		} else {
-			copy(dst, src[:n])
-		}
-		src = src[n:]
-		off = 0
-	}
-}
-
 // complete finishes op i of chunk c's current phase and releases what
 // waited on it; the last op moves the chunk to its next phase.
 func (nd *idealNode) complete(now rtl.Cycle, c, i int32) {
@@ -451,7 +407,7 @@ func (nd *idealNode) complete(now rtl.Cycle, c, i int32) {
 	op := &cs.prog.Ops[i]
 	if op.Kind == collectives.Recv && cs.pending != nil {
 		if v, ok := cs.pending[i]; ok {
-			scatter(cs.vals, cs.prog.View, op.Data, v, op.Reduce)
+			collectives.Scatter(cs.vals, cs.prog.View, op.Data, v, op.Reduce)
 			delete(cs.pending, i)
 		}
 	}
