@@ -476,17 +476,20 @@ func (nd *node) reserve(c *chunk, ph int) bool {
 	nd.used[ph] += v
 	c.reserved[ph] = true
 	nd.nextIn[ph]++
+	return true
+}
+
+// announce tells the NPUs waiting to send chunk c's phase ph to this NPU
+// that its FSM now works on it; the notice takes each route's latency.
+func (nd *node) announce(c *chunk, ph int) {
 	r := nd.r
 	now := r.k.Now()
-	if ph < r.phases {
-		r.resAt[nd.id][int(c.id)*(r.phases+1)+ph] = now
-		key := [3]int32{int32(nd.id), c.id, int32(ph)}
-		for _, w := range r.waiters[key] {
-			r.nodes[w].scheduleKick(now + r.lat[nd.id][w])
-		}
-		delete(r.waiters, key)
+	r.resAt[nd.id][int(c.id)*(r.phases+1)+ph] = now
+	key := [3]int32{int32(nd.id), c.id, int32(ph)}
+	for _, w := range r.waiters[key] {
+		r.nodes[w].scheduleKick(now + r.lat[nd.id][w])
 	}
-	return true
+	delete(r.waiters, key)
 }
 
 // peerReady reports whether NPU dst has made room for chunk c's phase ph
@@ -896,6 +899,7 @@ func (nd *node) activate(now rtl.Cycle, c *chunk) {
 	prog := nd.r.plan.Program(nd.id, int(c.phase), c.len)
 	pi := nd.r.infoOf(prog)
 	c.active, c.prog, c.pi = true, prog, pi
+	nd.announce(c, int(c.phase))
 	c.deps = append(c.deps[:0], pi.ndeps...)
 	c.done = make([]bool, len(prog.Ops))
 	c.progress = make([]int32, len(prog.Ops))
