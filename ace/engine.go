@@ -591,7 +591,11 @@ func (nd *node) takeInput(now rtl.Cycle, l *fabric.Link) rtl.Cycle {
 	}
 	c := nd.chunks[m.Chunk]
 	op := m.Op
-	if c.state == csPhase && c.active && c.phase == m.Phase && c.deps[op] == 0 && len(c.buffered[bufKey(m.Phase, op)]) == 0 {
+	// Packets of one message are interchangeable to the data path (values
+	// move per message, the forward's packets are numbered as they go), so a
+	// packet may be processed directly even when earlier ones of its message
+	// were absorbed.
+	if c.state == csPhase && c.active && c.phase == m.Phase && c.deps[op] == 0 {
 		needs, ports, t, ok := nd.recvNeeds(c, op, b, false)
 		if ok {
 			end, ok, t := rtl.StartAll(now, needs...)
