@@ -1082,18 +1082,6 @@ func (r *run) stuck(net *fabric.Network) error {
 			lines = append(lines, fmt.Sprintf("NPU %d chunk %d %s", nd.id, c.id, what))
 		}
 	}
-	const most = 20
-	more := ""
-	if len(lines) > most {
-		more = fmt.Sprintf("\n  … and %d more", len(lines)-most)
-		lines = lines[:most]
-	}
-	var busy []string
-	for _, l := range net.Links {
-		if !l.Idle() && len(busy) < most {
-			busy = append(busy, l.Describe())
-		}
-	}
-	return fmt.Errorf("ACE stopped making progress at cycle %d with %d chunk×NPU pairs unfinished:\n  %s%s\nlinks holding packets:\n  %s",
-		r.k.Now(), r.pending, strings.Join(lines, "\n  "), more, strings.Join(busy, "\n  "))
+	return fmt.Errorf("ACE stopped making progress at cycle %d with %d chunk×NPU pairs unfinished:\n%s",
+		r.k.Now(), r.pending, net.StuckReport(lines, 20))
 }

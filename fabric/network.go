@@ -3,6 +3,7 @@ package fabric
 import (
 	"fmt"
 	"math/big"
+	"strings"
 
 	"github.com/acemu/acemu/rtl"
 )
@@ -66,4 +67,21 @@ func (n *Network) Register(sink *rtl.Sink) {
 		sink.Probe(prefix+"bytes", func() *big.Rat { return new(big.Rat).SetInt64(l.bytes) })
 		sink.Probe(prefix+"busy_cycles", l.BusyCycles)
 	}
+}
+
+// StuckReport formats a deadlock report: the first most of what waits
+// (lines), then the links still holding packets.
+func (n *Network) StuckReport(lines []string, most int) string {
+	more := ""
+	if len(lines) > most {
+		more = fmt.Sprintf("\n  … and %d more", len(lines)-most)
+		lines = lines[:most]
+	}
+	var busy []string
+	for _, l := range n.Links {
+		if !l.Idle() && len(busy) < most {
+			busy = append(busy, l.Describe())
+		}
+	}
+	return "  " + strings.Join(lines, "\n  ") + more + "\nlinks holding packets:\n  " + strings.Join(busy, "\n  ")
 }

@@ -460,21 +460,6 @@ func (r *run) stuck(net *fabric.Network) error {
 		}
 	}
 	sort.Strings(lines)
-	const most = 20
-	more := ""
-	if len(lines) > most {
-		more = fmt.Sprintf("\n  … and %d more", len(lines)-most)
-		lines = lines[:most]
-	}
-	var busy []string
-	for _, l := range net.Links {
-		if !l.Idle() {
-			busy = append(busy, l.Describe())
-		}
-	}
-	if len(busy) > most {
-		busy = busy[:most]
-	}
-	return fmt.Errorf("the collective stopped making progress at cycle %d with %d chunk×NPU pairs unfinished:\n  %s%s\nlinks holding packets:\n  %s",
-		r.k.Now(), r.pending, strings.Join(lines, "\n  "), more, strings.Join(busy, "\n  "))
+	return fmt.Errorf("the collective stopped making progress at cycle %d with %d chunk×NPU pairs unfinished:\n%s",
+		r.k.Now(), r.pending, net.StuckReport(lines, 20))
 }
