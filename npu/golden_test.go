@@ -96,16 +96,7 @@ func TestIdealCarriesDataCorrectly(t *testing.T) {
 			require.NoError(t, err)
 			plan, err := collectives.NewPlan(collectives.Config{Shape: s, Op: tc.op, MessageBytes: 8192}, tc.alg, tc.payload, tc.chunk)
 			require.NoError(t, err)
-			dc, err := verify.NewDataCheck(plan)
-			require.NoError(t, err)
-			k := rtl.NewKernel()
-			net, err := torus.BuildNetwork(k, s, torus.DefaultLinks())
-			require.NoError(t, err)
-			cfg := DefaultIdeal()
-			cfg.Data = &DataHooks{Init: dc.Init, Done: dc.Done}
-			_, err = RunIdeal(k, net, plan, cfg)
-			require.NoError(t, err)
-			require.NoError(t, dc.Result())
+			requireDataOK(t, plan)
 		})
 	}
 }
@@ -151,18 +142,25 @@ func TestEveryAlgorithmCarriesDataOnEveryShape(t *testing.T) {
 						require.Contains(t, err.Error(), "power-of-two", "only halving-doubling may refuse a shape")
 						return
 					}
-					dc, err := verify.NewDataCheck(plan)
-					require.NoError(t, err)
-					k := rtl.NewKernel()
-					net, err := torus.BuildNetwork(k, s, torus.DefaultLinks())
-					require.NoError(t, err)
-					cfg := DefaultIdeal()
-					cfg.Data = &DataHooks{Init: dc.Init, Done: dc.Done}
-					_, err = RunIdeal(k, net, plan, cfg)
-					require.NoError(t, err)
-					require.NoError(t, dc.Result())
+					requireDataOK(t, plan)
 				})
 			}
 		}
 	}
+}
+
+// requireDataOK runs plan on the ideal endpoint carrying values and requires
+// every NPU to end every chunk with the collective's result.
+func requireDataOK(t *testing.T, plan *collectives.Plan) {
+	t.Helper()
+	dc, err := verify.NewDataCheck(plan)
+	require.NoError(t, err)
+	k := rtl.NewKernel()
+	net, err := torus.BuildNetwork(k, plan.Shape, torus.DefaultLinks())
+	require.NoError(t, err)
+	cfg := DefaultIdeal()
+	cfg.Data = &DataHooks{Init: dc.Init, Done: dc.Done}
+	_, err = RunIdeal(k, net, plan, cfg)
+	require.NoError(t, err)
+	require.NoError(t, dc.Result())
 }
