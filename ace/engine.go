@@ -388,31 +388,46 @@ func (nd *node) kick(now rtl.Cycle) {
 		nd.unblock(now)
 	}
 	nd.admit(now)
-	wait(nd.dmaIn(now))
-	wait(nd.dmaOut(now))
-	for _, l := range nd.in {
-		wait(nd.takeInput(now, l))
-	}
-	for p, o := range nd.out {
-		if o != nil && o.transit.Len() > 0 && nd.slot(p) {
-			pkt, _ := o.transit.Peek()
-			end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.sramRd, Bytes: int64(pkt.Bytes)})
-			if !ok {
-				wait(t)
-				continue
+	// Three groups compete for the SRAM ports and ALUs: the DMA engines,
+	// the input port buffers (with packets in transit), and the FSMs. The
+	// group served first rotates every cycle.
+	groups := [3]func(){
+		func() {
+			wait(nd.dmaIn(now))
+			wait(nd.dmaOut(now))
+		},
+		func() {
+			for _, l := range nd.in {
+				wait(nd.takeInput(now, l))
 			}
-			o.transit.Pop()
-			o.reserved++
-			nd.after(end, effect{kind: fxTransitOut, pkt: pkt, port: p})
-		}
+			for p, o := range nd.out {
+				if o != nil && o.transit.Len() > 0 && nd.slot(p) {
+					pkt, _ := o.transit.Peek()
+					end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.sramRd, Bytes: int64(pkt.Bytes)})
+					if !ok {
+						wait(t)
+						continue
+					}
+					o.transit.Pop()
+					o.reserved++
+					nd.after(end, effect{kind: fxTransitOut, pkt: pkt, port: p})
+				}
+			}
+		},
+		func() {
+			for j := 0; j < len(nd.fsmQ); j++ {
+				q := nd.fsmQ[(nd.rr+j)%len(nd.fsmQ)]
+				if len(q) > 0 && q[0].active {
+					wait(nd.fsmStep(now, q[0]))
+				}
+			}
+		},
+	}
+	first := int(now % 3)
+	for g := 0; g < 3; g++ {
+		groups[(first+g)%3]()
 	}
 	f := len(nd.fsmQ)
-	for j := 0; j < f; j++ {
-		q := nd.fsmQ[(nd.rr+j)%f]
-		if len(q) > 0 && q[0].active {
-			wait(nd.fsmStep(now, q[0]))
-		}
-	}
 	nd.rr = (nd.rr + 1) % f
 	// Sub-steps started this cycle hold their resources for a cycle or more;
 	// while anything was started, look again next cycle, when a packet
