@@ -144,7 +144,7 @@ type collectiveOpts struct {
 	planOpts
 	system, format, microcode string
 	sram, commMemBW, fsmSplit string
-	fsms                      int
+	fsms, sramPortBytes       int
 	traceHash, checkData      bool
 }
 
@@ -155,6 +155,7 @@ func runCollective(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.system, "system", "ideal", "endpoint: ideal (a received message is processed in 1 cycle, no memory cost)\nor ace (the Accelerator Collectives Engine, docs/ace-model.md)")
 	fs.StringVar(&o.sram, "sram", "4MiB", "ACE SRAM size (Table IV: 4 × 1 MB)")
 	fs.IntVar(&o.fsms, "fsms", 16, "ACE programmable FSMs")
+	fs.IntVar(&o.sramPortBytes, "sram-port-bytes", 64, "bytes per cycle of each ACE SRAM bank's read port and of its write port")
 	fs.StringVar(&o.fsmSplit, "fsm-split", "latency", "how ACE's FSMs are divided among phases: latency or even")
 	fs.StringVar(&o.commMemBW, "comm-mem-bw", "128GB/s", "memory bandwidth given to communication, each way (ACE: Table VI)")
 	fs.StringVar(&o.format, "format", "table", "output: table or json")
@@ -294,6 +295,7 @@ func (o collectiveOpts) aceConfig() (ace.Config, error) {
 		return cfg, fmt.Errorf("--comm-mem-bw: %w", err)
 	}
 	cfg.SRAMBytes, cfg.FSMs, cfg.FSMSplit, cfg.CommMemGBps = sram, o.fsms, o.fsmSplit, bw
+	cfg.PortBytes = int64(o.sramPortBytes)
 	if err := cfg.Validate(); err != nil {
 		return cfg, err
 	}
