@@ -21,6 +21,10 @@ type Hooks struct {
 	Done func(npu, chunk int, vals []int64)
 	// Trace, when set, gets every sub-step as it starts.
 	Trace func(SubStep)
+	// Interrupt, when set, is the completion interrupt ACE raises to its
+	// NPU (Section IV-G): once per chunk when its result is back in memory,
+	// and once for the whole collective (chunk = -1) after the last chunk.
+	Interrupt func(npu, chunk int, at rtl.Cycle)
 }
 
 // SubStep is one unit of ACE work, for traces and golden tests.
@@ -216,6 +220,7 @@ type node struct {
 	kickAt                  rtl.Cycle
 	freed                   bool      // a partition released room since the last kick
 	startedAt               rtl.Cycle // the last cycle a sub-step was started
+	finished                int       // chunks written back
 	nextIn                  []int32   // per partition, the next chunk allowed to take room
 	fsmNext                 []int32   // per FSM, the chunk it works on next
 	fsmStride               []int     // per FSM, the FSMs of its phase (its chunks are that far apart)
@@ -836,6 +841,13 @@ func (nd *node) finish(now rtl.Cycle, e effect) {
 			nd.inACE--
 			if nd.inACE == 0 {
 				nd.utilCycles += int64(now - nd.utilFrom)
+			}
+			nd.finished++
+			if irq := nd.r.hooks.Interrupt; irq != nil {
+				irq(nd.id, int(c.id), now)
+				if nd.finished == len(nd.chunks) {
+					irq(nd.id, -1, now)
+				}
 			}
 			nd.r.pending--
 			if nd.r.pending == 0 {

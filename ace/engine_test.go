@@ -158,3 +158,32 @@ func TestACEIsDeterministic(t *testing.T) {
 	require.Equal(t, c1, c2)
 	require.Equal(t, c1, c3)
 }
+
+// ACE raises one interrupt per chunk per NPU when the chunk is back in
+// memory, and one per NPU for the collective after its last chunk; the last
+// collective interrupt is the run's end.
+func TestACECompletionInterrupts(t *testing.T) {
+	k, net, plan := setup(t, "4x2x2", collectives.OpAllReduce, "hierarchical", 5*65536, 65536)
+	chunkIRQ := map[[2]int]rtl.Cycle{}
+	collIRQ := map[int]rtl.Cycle{}
+	res, err := Run(k, net, plan, Default(), &Hooks{Interrupt: func(npu, chunk int, at rtl.Cycle) {
+		if chunk < 0 {
+			collIRQ[npu] = at
+			return
+		}
+		_, dup := chunkIRQ[[2]int{npu, chunk}]
+		require.False(t, dup, "chunk %d on NPU %d interrupted twice", chunk, npu)
+		chunkIRQ[[2]int{npu, chunk}] = at
+	}})
+	require.NoError(t, err)
+	require.Len(t, chunkIRQ, 16*5)
+	require.Len(t, collIRQ, 16)
+	var last rtl.Cycle
+	for npu, at := range collIRQ {
+		for c := 0; c < 5; c++ {
+			require.LessOrEqual(t, chunkIRQ[[2]int{npu, c}], at)
+		}
+		last = max(last, at)
+	}
+	require.Equal(t, res.Cycles, last)
+}
