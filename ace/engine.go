@@ -89,11 +89,12 @@ func Run(k *rtl.Kernel, net *fabric.Network, plan *collectives.Plan, cfg Config,
 		r.nodes[l.Dst].in = append(r.nodes[l.Dst].in, l)
 	}
 	r.pending = n * plan.NumChunks()
-	r.waiters = map[[3]int32][]int32{}
+	r.waiters = make([][][]int32, n)
 	r.resAt = make([][]rtl.Cycle, n)
 	r.lat = make([][]rtl.Cycle, n)
 	for i := range r.resAt {
 		r.resAt[i] = make([]rtl.Cycle, plan.NumChunks()*(r.phases+1))
+		r.waiters[i] = make([][]int32, plan.NumChunks()*(r.phases+1))
 		for j := range r.resAt[i] {
 			r.resAt[i][j] = -1
 		}
@@ -130,7 +131,7 @@ type run struct {
 	// when it does; lat[a][b] is the latency of the route from a to b, which
 	// a receive-ready notice takes.
 	resAt   [][]rtl.Cycle
-	waiters map[[3]int32][]int32
+	waiters [][][]int32 // [npu][chunk*(phases+1)+phase]: NPUs to wake
 	lat     [][]rtl.Cycle
 }
 
@@ -218,12 +219,13 @@ type node struct {
 	in                      []*fabric.Link
 	out                     [torus.NumPorts]*outPort
 	kickAt                  rtl.Cycle
-	freed                   bool      // a partition released room since the last kick
-	startedAt               rtl.Cycle // the last cycle a sub-step was started
-	finished                int       // chunks written back
-	nextIn                  []int32   // per partition, the next chunk allowed to take room
-	fsmNext                 []int32   // per FSM, the chunk it works on next
-	fsmStride               []int     // per FSM, the FSMs of its phase (its chunks are that far apart)
+	freed                   bool              // a partition released room since the last kick
+	startedAt               rtl.Cycle         // the last cycle a sub-step was started
+	finished                int               // chunks written back
+	views                   map[int64][]int64 // per chunk length, each partition's room for a chunk
+	nextIn                  []int32           // per partition, the next chunk allowed to take room
+	fsmNext                 []int32           // per FSM, the chunk it works on next
+	fsmStride               []int             // per FSM, the FSMs of its phase (its chunks are that far apart)
 	sent, memRead, memWrite int64
 	inACE                   int
 	utilFrom                rtl.Cycle
@@ -258,6 +260,7 @@ func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 		sramRd: rtl.NewSerializer(rt.sram), sramWr: rtl.NewSerializer(rt.sram),
 		alus: rtl.NewPool(cfg.ALUs, rt.alu),
 		part: part, used: make([]int64, len(part)), nextIn: make([]int32, len(part)), startedAt: -1,
+		views:  map[int64][]int64{},
 		kickAt: -1,
 	}
 	first := make([]int, len(split)) // first FSM id of each phase
@@ -467,15 +470,18 @@ func (nd *node) admit(now rtl.Cycle) {
 // viewOf returns the bytes partition ph must hold for chunk c (the terminal
 // partition holds its result).
 func (nd *node) viewOf(c *chunk, ph int) int64 {
-	if ph == nd.r.phases {
-		last := nd.r.plan.Program(nd.id, ph-1, c.len)
-		n := int64(0)
-		for _, o := range last.Out {
-			n += o.Len
+	v, ok := nd.views[c.len]
+	if !ok {
+		v = make([]int64, nd.r.phases+1)
+		for p := 0; p < nd.r.phases; p++ {
+			v[p] = nd.r.plan.Program(nd.id, p, c.len).ViewLen()
 		}
-		return n
+		for _, o := range nd.r.plan.Program(nd.id, nd.r.phases-1, c.len).Out {
+			v[nd.r.phases] += o.Len
+		}
+		nd.views[c.len] = v
 	}
-	return nd.r.plan.Program(nd.id, ph, c.len).ViewLen()
+	return v[ph]
 }
 
 // reserve takes room for chunk c in partition ph. Chunks take a partition's
@@ -504,12 +510,12 @@ func (nd *node) reserve(c *chunk, ph int) bool {
 func (nd *node) announce(c *chunk, ph int) {
 	r := nd.r
 	now := r.k.Now()
-	r.resAt[nd.id][int(c.id)*(r.phases+1)+ph] = now
-	key := [3]int32{int32(nd.id), c.id, int32(ph)}
-	for _, w := range r.waiters[key] {
+	i := int(c.id)*(r.phases+1) + ph
+	r.resAt[nd.id][i] = now
+	for _, w := range r.waiters[nd.id][i] {
 		r.nodes[w].scheduleKick(now + r.lat[nd.id][w])
 	}
-	delete(r.waiters, key)
+	r.waiters[nd.id][i] = nil
 }
 
 // peerReady reports whether NPU dst has made room for chunk c's phase ph
@@ -519,15 +525,15 @@ func (nd *node) announce(c *chunk, ph int) {
 // cycle to look again, or -1 to be woken when the room is made.
 func (nd *node) peerReady(c *chunk, ph int32, dst int32) (bool, rtl.Cycle) {
 	r := nd.r
-	at := r.resAt[dst][int(c.id)*(r.phases+1)+int(ph)]
+	i := int(c.id)*(r.phases+1) + int(ph)
+	at := r.resAt[dst][i]
 	if at < 0 {
-		key := [3]int32{dst, c.id, ph}
-		for _, w := range r.waiters[key] {
+		for _, w := range r.waiters[dst][i] {
 			if w == int32(nd.id) {
 				return false, -1
 			}
 		}
-		r.waiters[key] = append(r.waiters[key], int32(nd.id))
+		r.waiters[dst][i] = append(r.waiters[dst][i], int32(nd.id))
 		return false, -1
 	}
 	seen := at + r.lat[dst][nd.id]
