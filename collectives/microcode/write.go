@@ -17,8 +17,9 @@ const Header = "; acemu microcode v1"
 // Write prints sections in the text form (the disassembler): Header, then
 // each section after a blank line, in the order given. The output is
 // deterministic and Parse reads it back to equal sections (Write of that
-// gives the same bytes). Sends that forward data just received carry a
-// "; forward" comment.
+// gives the same bytes). Sends that forward data just received (as
+// collectives.Analyze finds them: the ACE sends them from the ALU without an
+// SRAM read) carry a "; forward" comment.
 //
 // Write refuses, before writing anything, what Parse would refuse or what the
 // text cannot express: a section with no phases, two sections for the same
@@ -62,8 +63,9 @@ func writeProgram(w *bufio.Writer, p *collectives.Program, first, last bool) {
 	if first {
 		fmt.Fprintln(w, "  dma-in")
 	}
+	flow := collectives.Analyze(p)
 	for i, op := range p.Ops {
-		fmt.Fprintf(w, "  %s\n", opText(p, i, op))
+		fmt.Fprintf(w, "  %s\n", opText(i, op, flow.ForwardOf[i] >= 0))
 	}
 	if last {
 		fmt.Fprintln(w, "  dma-out")
@@ -83,7 +85,7 @@ func rangesText(rs []collectives.Range) string {
 }
 
 // opText is one op's line, without indentation. The port is known valid.
-func opText(p *collectives.Program, i int, op collectives.Op) string {
+func opText(i int, op collectives.Op, forward bool) string {
 	var b strings.Builder
 	port, _ := portName(op.Port)
 	fmt.Fprintf(&b, "%d: %s npu=%d", i, op.Kind, op.Peer)
@@ -108,25 +110,10 @@ func opText(p *collectives.Program, i int, op collectives.Op) string {
 			b.WriteString(strconv.Itoa(int(d)))
 		}
 	}
-	if isForward(p, op) {
+	if forward {
 		b.WriteString("  ; forward")
 	}
 	return b.String()
-}
-
-// isForward reports whether a send depends directly on a recv whose data
-// overlaps its own: the hardware sends bytes it has just received.
-func isForward(p *collectives.Program, op collectives.Op) bool {
-	if op.Kind != collectives.Send || op.Data.Len == 0 {
-		return false
-	}
-	for _, d := range op.Deps {
-		r := p.Ops[d]
-		if r.Kind == collectives.Recv && r.Data.Len > 0 && r.Data.Off < op.Data.End() && op.Data.Off < r.Data.End() {
-			return true
-		}
-	}
-	return false
 }
 
 func secName(s Section) string { return fmt.Sprintf("npu %d chunk %d", s.NPU, s.ChunkLen) }
