@@ -147,13 +147,9 @@ func (r *run) infoOf(p *collectives.Program) *progInfo {
 	if pi, ok := r.info[p]; ok {
 		return pi
 	}
-	pi := &progInfo{ndeps: make([]int16, len(p.Ops)), dependents: make([][]int32, len(p.Ops)),
-		flow: collectives.Analyze(p), packets: make([]int32, len(p.Ops))}
+	pi := &progInfo{flow: collectives.Analyze(p), packets: make([]int32, len(p.Ops))}
+	pi.ndeps, pi.dependents = p.DepGraph()
 	for i, op := range p.Ops {
-		pi.ndeps[i] = int16(len(op.Deps))
-		for _, d := range op.Deps {
-			pi.dependents[d] = append(pi.dependents[d], int32(i))
-		}
 		pi.packets[i] = int32(fabric.PacketCount(op.Data.Len))
 	}
 	r.info[p] = pi
@@ -552,47 +548,37 @@ func (nd *node) release(c *chunk, ph int) {
 }
 
 // dmaIn moves the next piece (at most a packet) of the oldest loading chunk
-// from memory into SRAM: memory, NPU–AFI bus and an SRAM write port.
+// from memory into SRAM: memory read, NPU–AFI bus and an SRAM write port.
 func (nd *node) dmaIn(now rtl.Cycle) rtl.Cycle {
-	if len(nd.txq) == 0 {
-		return -1
-	}
-	c := nd.txq[0]
-	view := nd.viewOf(c, 0)
-	n := min(int64(fabric.PacketBytes), view-c.dma)
-	end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.memRd, Bytes: n}, rtl.Need{S: nd.busIn, Bytes: n}, rtl.Need{S: nd.sramWr, Bytes: n})
-	if !ok {
-		return t
-	}
-	c.dma += n
-	nd.memRead += n
-	if c.dma == view {
-		nd.txq = nd.txq[1:]
-	}
-	nd.trace(SubStep{Start: now, End: end, Chunk: int(c.id), Phase: 0, Op: -1, Kind: "dma-in", Bytes: n})
-	nd.after(end, effect{kind: fxTxDMA, c: c, bytes: n})
-	return -1
+	return nd.dmaStep(now, &nd.txq, 0, fxTxDMA, "dma-in", nd.memRd, nd.busIn, nd.sramWr, &nd.memRead)
 }
 
-// dmaOut writes the next piece of the oldest finished chunk back to memory.
+// dmaOut writes the next piece of the oldest finished chunk back to memory:
+// an SRAM read port, NPU–AFI bus and memory write.
 func (nd *node) dmaOut(now rtl.Cycle) rtl.Cycle {
-	if len(nd.rxq) == 0 {
+	return nd.dmaStep(now, &nd.rxq, nd.r.phases, fxRxDMA, "dma-out", nd.sramRd, nd.busOut, nd.memWr, &nd.memWrite)
+}
+
+// dmaStep starts the next piece (at most a packet) of the head of a DMA
+// queue, moving the chunk's room in partition part through three resources.
+func (nd *node) dmaStep(now rtl.Cycle, q *[]*chunk, part int, kind int32, name string, a, b, c *rtl.Serializer, count *int64) rtl.Cycle {
+	if len(*q) == 0 {
 		return -1
 	}
-	c := nd.rxq[0]
-	total := nd.viewOf(c, nd.r.phases)
-	n := min(int64(fabric.PacketBytes), total-c.dma)
-	end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.sramRd, Bytes: n}, rtl.Need{S: nd.busOut, Bytes: n}, rtl.Need{S: nd.memWr, Bytes: n})
+	ch := (*q)[0]
+	total := nd.viewOf(ch, part)
+	n := min(int64(fabric.PacketBytes), total-ch.dma)
+	end, ok, t := rtl.StartAll(now, rtl.Need{S: a, Bytes: n}, rtl.Need{S: b, Bytes: n}, rtl.Need{S: c, Bytes: n})
 	if !ok {
 		return t
 	}
-	c.dma += n
-	nd.memWrite += n
-	if c.dma == total {
-		nd.rxq = nd.rxq[1:]
+	ch.dma += n
+	*count += n
+	if ch.dma == total {
+		*q = (*q)[1:]
 	}
-	nd.trace(SubStep{Start: now, End: end, Chunk: int(c.id), Phase: nd.r.phases - 1, Op: -1, Kind: "dma-out", Bytes: n})
-	nd.after(end, effect{kind: fxRxDMA, c: c, bytes: n})
+	nd.trace(SubStep{Start: now, End: end, Chunk: int(ch.id), Phase: min(part, nd.r.phases-1), Op: -1, Kind: name, Bytes: n})
+	nd.after(end, effect{kind: kind, c: ch, bytes: n})
 	return -1
 }
 

@@ -161,3 +161,18 @@ func split(off, n int64, k int) []Range {
 	}
 	return out
 }
+
+// DepGraph returns, for every op of p, how many dependences it has and
+// which ops depend on it: what an executor needs to release ops as others
+// complete.
+func (p *Program) DepGraph() (ndeps []int16, dependents [][]int32) {
+	ndeps = make([]int16, len(p.Ops))
+	dependents = make([][]int32, len(p.Ops))
+	for i, op := range p.Ops {
+		ndeps[i] = int16(len(op.Deps))
+		for _, d := range op.Deps {
+			dependents[d] = append(dependents[d], int32(i))
+		}
+	}
+	return ndeps, dependents
+}

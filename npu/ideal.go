@@ -134,13 +134,8 @@ func (r *run) infoOf(p *collectives.Program) *progInfo {
 	if pi, ok := r.info[p]; ok {
 		return pi
 	}
-	pi := &progInfo{ndeps: make([]int16, len(p.Ops)), dependents: make([][]int32, len(p.Ops))}
-	for i, op := range p.Ops {
-		pi.ndeps[i] = int16(len(op.Deps))
-		for _, d := range op.Deps {
-			pi.dependents[d] = append(pi.dependents[d], int32(i))
-		}
-	}
+	pi := &progInfo{}
+	pi.ndeps, pi.dependents = p.DepGraph()
 	r.info[p] = pi
 	return pi
 }

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/acemu/acemu/collectives"
-	"github.com/acemu/acemu/torus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -12,15 +11,7 @@ import (
 // stepPlan builds a one-chunk plan (payload = chunk).
 func stepPlan(t *testing.T, topo string, op collectives.CollectiveOp, alg string, chunk, msg int64, mod func(*collectives.Config)) *collectives.Plan {
 	t.Helper()
-	s, err := torus.Parse(topo)
-	require.NoError(t, err)
-	cfg := collectives.Config{Shape: s, Op: op, MessageBytes: msg}
-	if mod != nil {
-		mod(&cfg)
-	}
-	p, err := collectives.NewPlan(cfg, alg, chunk, chunk)
-	require.NoError(t, err)
-	return p
+	return plan(t, topo, op, alg, chunk, chunk, msg, mod)
 }
 
 func stepSentPerNPU(p *collectives.Plan, chunk int64) []int64 {

@@ -252,7 +252,7 @@ func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
 		}
 		cycles = res.Cycles
 		rep.Events = res.Events
-		rep.BytesSentPerNPU = res.MeanBytesSent()
+		rep.BytesSentPerNPU = mean(res.BytesSent)
 	}
 	rep.Cycles = int64(cycles)
 	for ph := 0; ph < plan.NumPhases(); ph++ {
