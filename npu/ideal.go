@@ -53,6 +53,12 @@ type Result struct {
 	Payload   int64     // collective size per NPU
 	BytesSent []int64   // bytes each NPU injected as a source (not forwarded)
 	Events    uint64    // kernel events run
+	// MemRead and MemWrite are the bytes each NPU's communication read from
+	// and wrote to its memory (zero on the ideal endpoint).
+	MemRead, MemWrite []int64
+	// CommSMBusy is the share of the run the communication SMs were busy,
+	// the mean over NPUs (baseline only).
+	CommSMBusy float64
 }
 
 // MeanBytesSent returns the mean over NPUs of bytes injected, rounded down.
@@ -71,17 +77,28 @@ func RunIdeal(k *rtl.Kernel, net *fabric.Network, plan *collectives.Plan, cfg Id
 	if cfg.ProcessCycles < 0 {
 		return nil, fmt.Errorf("ideal endpoint: processing time %d cycles must not be negative", cfg.ProcessCycles)
 	}
+	return execute(k, net, plan, cfg, nil)
+}
+
+// execute runs plan on every NPU with the ideal endpoint's executor; with
+// base set, every data movement also costs what the SM-driven baseline
+// endpoint pays for it (baseline.go).
+func execute(k *rtl.Kernel, net *fabric.Network, plan *collectives.Plan, cfg IdealConfig, base *baseRates) (*Result, error) {
 	n := plan.Shape.N()
 	if net.NPUs() != n {
 		return nil, fmt.Errorf("plan for %d NPUs on a network of %d", n, net.NPUs())
 	}
-	r := &run{k: k, plan: plan, cfg: cfg, info: map[*collectives.Program]*progInfo{}}
-	r.nodes = make([]*idealNode, n)
+	r := &run{k: k, plan: plan, cfg: cfg, base: base, info: map[*collectives.Program]*progInfo{}}
+	r.nodes = make([]*node, n)
 	eps := make([]fabric.Endpoint, n)
 	for i := range r.nodes {
-		nd := &idealNode{id: i, r: r, chunks: make([]*chunkState, plan.NumChunks())}
+		nd := &node{id: i, r: r, chunks: make([]*chunkState, plan.NumChunks()), inbox: map[int64][]int64{}}
 		for p := 0; p < torus.NumPorts; p++ {
 			nd.ports[p].link = net.Out(i, p)
+			nd.ports[p].idx = p
+		}
+		if base != nil {
+			nd.b = newBaseNode(base)
 		}
 		r.nodes[i] = nd
 		eps[i] = nd
@@ -104,9 +121,16 @@ func RunIdeal(k *rtl.Kernel, net *fabric.Network, plan *collectives.Plan, cfg Id
 	if r.pending > 0 {
 		return nil, r.stuck(net)
 	}
-	res := &Result{Cycles: r.finish - start, Payload: plan.Payload, Events: k.Events(), BytesSent: make([]int64, n)}
+	res := &Result{Cycles: r.finish - start, Payload: plan.Payload, Events: k.Events(),
+		BytesSent: make([]int64, n), MemRead: make([]int64, n), MemWrite: make([]int64, n)}
 	for i, nd := range r.nodes {
 		res.BytesSent[i] = nd.sent
+		if nd.b != nil {
+			res.MemRead[i], res.MemWrite[i] = nd.b.memRead, nd.b.memWrite
+		}
+	}
+	if base != nil {
+		res.CommSMBusy = r.smBusy(res.Cycles)
 	}
 	return res, nil
 }
@@ -116,7 +140,8 @@ type run struct {
 	k       *rtl.Kernel
 	plan    *collectives.Plan
 	cfg     IdealConfig
-	nodes   []*idealNode
+	base    *baseRates // nil for the ideal endpoint
+	nodes   []*node
 	info    map[*collectives.Program]*progInfo
 	pending int // chunk × NPU pairs not finished
 	finish  rtl.Cycle
@@ -128,6 +153,7 @@ type run struct {
 type progInfo struct {
 	ndeps      []int16
 	dependents [][]int32
+	flow       collectives.Flow // baseline only: which sends forward, which receives store
 }
 
 func (r *run) infoOf(p *collectives.Program) *progInfo {
@@ -136,6 +162,9 @@ func (r *run) infoOf(p *collectives.Program) *progInfo {
 	}
 	pi := &progInfo{}
 	pi.ndeps, pi.dependents = p.DepGraph()
+	if r.base != nil {
+		pi.flow = collectives.Analyze(p)
+	}
 	r.info[p] = pi
 	return pi
 }
@@ -167,12 +196,16 @@ type outMsg struct {
 	chunk int32
 	op    int32 // the Send op, completed when the last packet is in the port
 	seq   uint64
+	reads int64 // baseline: memory bytes read per byte sent (1, or 2 for a reduce fused into its forward)
 }
 
 // msgQueue orders a port's waiting messages oldest chunk first, then in the
 // order they became ready: the oldest chunk's messages never wait behind a
 // younger chunk's, which keeps chunks flowing through the phases.
 type msgQueue []*outMsg
+
+// popMsg takes the first message of a port's queue.
+func popMsg(q *msgQueue) *outMsg { return heap.Pop(q).(*outMsg) }
 
 func (q msgQueue) Len() int { return len(q) }
 func (q msgQueue) Less(i, j int) bool {
@@ -192,41 +225,62 @@ func (q *msgQueue) Pop() any {
 }
 
 type port struct {
+	idx     int
 	link    *fabric.Link
 	queue   msgQueue
 	cur     *outMsg
 	forward *rtl.FIFO[fabric.Packet] // packets passing through to other NPUs
 	pumping bool
+	stage   stage // baseline: the packet the SMs are preparing for this port
 }
 
-// idealNode is one NPU's ideal endpoint.
-type idealNode struct {
+// node is one NPU's ideal endpoint.
+type node struct {
 	id     int
 	r      *run
 	ports  [torus.NumPorts]port
 	chunks []*chunkState
 	sent   int64
-	// inbox holds messages with values between arrival and processing;
-	// processing takes a constant time, so they are processed in order.
-	inbox []*fabric.Message
+	// inbox holds the values of messages between arrival and processing,
+	// by message key (msgKey).
+	inbox map[int64][]int64
+	b     *baseNode // the baseline endpoint's resources; nil for the ideal one
 }
 
-const evProcessed int32 = 1
+const (
+	evProcessed   int32 = iota + 1
+	evStaged            // baseline: a packet's preparation ended (arg: port)
+	evPortRetry         // baseline: a port's resources are free again (arg: port)
+	evRxDone            // baseline: the RX DMA wrote the oldest packet in flight
+	evRxRetry           // baseline: the RX DMA's resources are free again
+	evReduceDone        // baseline: an SM reduction ended (arg: chunk<<32 | op)
+	evReduceRetry       // baseline: the reduction's resources are free again
+)
+
+// msgKey identifies a message of a collective on its receiver.
+func msgKey(c, ph, op int32) int64 { return int64(c)<<32 | int64(ph)<<24 | int64(op) }
 
 // Handle runs the node's events: a message processed after arrival.
-func (nd *idealNode) Handle(now rtl.Cycle, kind int32, arg int64) {
-	if kind == evProcessed {
-		c, ph, op := int32(arg>>32), int32(arg>>24&0xff), int32(arg&0xffffff)
-		var vals []int64
-		if len(nd.inbox) > 0 && nd.inbox[0].Chunk == c && nd.inbox[0].Phase == ph && nd.inbox[0].Op == op {
-			vals = nd.inbox[0].Values
-			nd.inbox = nd.inbox[1:]
-		}
-		nd.received(now, c, ph, op, vals)
+func (nd *node) Handle(now rtl.Cycle, kind int32, arg int64) {
+	switch kind {
+	case evProcessed:
+		nd.processed(now, arg)
+	default:
+		nd.handleBase(now, kind, arg)
 	}
 }
 
-func (nd *idealNode) enterPhase(now rtl.Cycle, c, ph int32) {
+// processed hands a message that has arrived (key msgKey) to its chunk.
+func (nd *node) processed(now rtl.Cycle, key int64) {
+	c, ph, op := int32(key>>32), int32(key>>24&0xff), int32(key&0xffffff)
+	vals, ok := nd.inbox[key]
+	if ok {
+		delete(nd.inbox, key)
+	}
+	nd.received(now, c, ph, op, vals)
+}
+
+func (nd *node) enterPhase(now rtl.Cycle, c, ph int32) {
 	cs := nd.chunks[c]
 	cs.phase = ph
 	if int(ph) == nd.r.plan.NumPhases() {
@@ -279,11 +333,15 @@ func (nd *idealNode) enterPhase(now rtl.Cycle, c, ph int32) {
 }
 
 // issue queues the message of Send op i on its port.
-func (nd *idealNode) issue(now rtl.Cycle, c, i int32) {
+func (nd *node) issue(now rtl.Cycle, c, i int32) {
 	cs := nd.chunks[c]
 	op := &cs.prog.Ops[i]
 	m := fabric.NewMessage(nd.id, int(op.Peer), op.Data.Len)
 	m.Chunk, m.Phase, m.Op = c, cs.phase, op.Match
+	reads := int64(1)
+	if r := cs.pi.flow.ForwardOf; r != nil && r[i] >= 0 && cs.prog.Ops[r[i]].Reduce && !cs.pi.flow.Store[r[i]] {
+		reads = 2 // the SMs reduce as they forward: local and received operands
+	}
 	if cs.vals != nil {
 		m.Values = collectives.Gather(cs.vals, cs.prog.View, op.Data)
 	}
@@ -297,23 +355,27 @@ func (nd *idealNode) issue(now rtl.Cycle, c, i int32) {
 		pidx = p.Index()
 	}
 	nd.r.seq++
-	heap.Push(&nd.ports[pidx].queue, &outMsg{msg: m, chunk: c, op: i, seq: nd.r.seq})
+	heap.Push(&nd.ports[pidx].queue, &outMsg{msg: m, chunk: c, op: i, seq: nd.r.seq, reads: reads})
 	nd.pump(now, pidx)
 }
 
 // pump moves packets into port p's link while it takes them: packets passing
 // through first, then the oldest chunk's messages.
-func (nd *idealNode) pump(now rtl.Cycle, p int) {
+func (nd *node) pump(now rtl.Cycle, p int) {
 	pt := &nd.ports[p]
 	if pt.pumping {
 		return // the running pump will see the new work
 	}
 	pt.pumping = true
-	nd.pumpLoop(now, pt)
+	if nd.b != nil {
+		nd.pumpBase(now, pt)
+	} else {
+		nd.pumpLoop(now, pt)
+	}
 	pt.pumping = false
 }
 
-func (nd *idealNode) pumpLoop(now rtl.Cycle, pt *port) {
+func (nd *node) pumpLoop(now rtl.Cycle, pt *port) {
 	for {
 		if pt.forward != nil && pt.forward.Len() > 0 {
 			pkt, _ := pt.forward.Peek()
@@ -327,7 +389,7 @@ func (nd *idealNode) pumpLoop(now rtl.Cycle, pt *port) {
 			if len(pt.queue) == 0 {
 				return
 			}
-			pt.cur = heap.Pop(&pt.queue).(*outMsg)
+			pt.cur = popMsg(&pt.queue)
 		}
 		om := pt.cur
 		if !pt.link.Send(fabric.PacketOf(om.msg, om.next)) {
@@ -342,36 +404,45 @@ func (nd *idealNode) pumpLoop(now rtl.Cycle, pt *port) {
 }
 
 // SpaceAvailable resumes a port whose link refused a packet.
-func (nd *idealNode) SpaceAvailable(now rtl.Cycle, l *fabric.Link) { nd.pump(now, l.Port) }
+func (nd *node) SpaceAvailable(now rtl.Cycle, l *fabric.Link) { nd.pump(now, l.Port) }
 
 // PacketArrived takes the packet at once (the ideal endpoint never holds its
 // receive buffer); a message's last packet is processed ProcessCycles later;
 // a packet for another NPU goes on by the next hop.
-func (nd *idealNode) PacketArrived(now rtl.Cycle, l *fabric.Link) {
+func (nd *node) PacketArrived(now rtl.Cycle, l *fabric.Link) {
+	if nd.b != nil {
+		nd.rxArrived(now, l)
+		return
+	}
 	pkt, _ := l.Receive()
 	m := pkt.Msg
 	if int(m.Dst) != nd.id {
-		p, _ := nd.r.plan.Shape.NextHop(nd.id, int(m.Dst))
-		pt := &nd.ports[p.Index()]
-		if pt.forward == nil {
-			pt.forward = rtl.NewFIFO[fabric.Packet](0)
-		}
-		pt.forward.Push(pkt)
-		nd.pump(now, p.Index())
+		nd.passOn(now, pkt)
 		return
 	}
 	if pkt.Last() {
+		key := msgKey(m.Chunk, m.Phase, m.Op)
 		if m.Values != nil {
-			nd.inbox = append(nd.inbox, m)
+			nd.inbox[key] = m.Values
 		}
-		arg := int64(m.Chunk)<<32 | int64(m.Phase)<<24 | int64(m.Op)
-		nd.r.k.Schedule(now+nd.r.cfg.ProcessCycles, nd, evProcessed, arg)
+		nd.r.k.Schedule(now+nd.r.cfg.ProcessCycles, nd, evProcessed, key)
 	}
+}
+
+// passOn queues a packet for another NPU on the port of its next hop.
+func (nd *node) passOn(now rtl.Cycle, pkt fabric.Packet) {
+	p, _ := nd.r.plan.Shape.NextHop(nd.id, int(pkt.Msg.Dst))
+	pt := &nd.ports[p.Index()]
+	if pt.forward == nil {
+		pt.forward = rtl.NewFIFO[fabric.Packet](0)
+	}
+	pt.forward.Push(pkt)
+	nd.pump(now, p.Index())
 }
 
 // received marks Recv op of chunk c, phase ph as having its message (with
 // its values when checking data).
-func (nd *idealNode) received(now rtl.Cycle, c, ph, op int32, vals []int64) {
+func (nd *node) received(now rtl.Cycle, c, ph, op int32, vals []int64) {
 	cs := nd.chunks[c]
 	if ph > cs.phase {
 		cs.early = append(cs.early, earlyMsg{ph, op, vals})
@@ -388,13 +459,28 @@ func (nd *idealNode) received(now rtl.Cycle, c, ph, op int32, vals []int64) {
 		cs.pending[op] = vals
 	}
 	if cs.deps[op] == 0 {
-		nd.complete(now, c, op)
+		nd.recvReady(now, c, op)
 	}
+}
+
+// recvReady completes Recv op of chunk c, whose message is in and whose
+// dependences are met; on the baseline a reduction whose result is kept
+// first costs the SMs their work (a reduction whose result is only
+// forwarded is done by the forward's send).
+func (nd *node) recvReady(now rtl.Cycle, c, op int32) {
+	if nd.b != nil {
+		cs := nd.chunks[c]
+		if cs.prog.Ops[op].Reduce && cs.pi.flow.Store[op] {
+			nd.queueReduce(now, c, op, cs.prog.Ops[op].Data.Len)
+			return
+		}
+	}
+	nd.complete(now, c, op)
 }
 
 // complete finishes op i of chunk c's current phase and releases what
 // waited on it; the last op moves the chunk to its next phase.
-func (nd *idealNode) complete(now rtl.Cycle, c, i int32) {
+func (nd *node) complete(now rtl.Cycle, c, i int32) {
 	cs := nd.chunks[c]
 	ph := cs.phase
 	cs.done[i] = true
@@ -417,7 +503,7 @@ func (nd *idealNode) complete(now rtl.Cycle, c, i int32) {
 				nd.issue(now, c, d)
 			case collectives.Recv:
 				if cs.arrived[d] {
-					nd.complete(now, c, d)
+					nd.recvReady(now, c, d)
 				}
 			}
 		}

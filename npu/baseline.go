@@ -1,0 +1,325 @@
+package npu
+
+import (
+	"fmt"
+	"math/big"
+
+	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/rtl"
+)
+
+// BaselineConfig parameterises the SM-driven baseline endpoint (the paper's
+// Section III and Fig. 8(b); docs/baseline-model.md): communication SMs read
+// messages from memory and push them over the NPU–AFI bus; the AFI's RX DMA
+// writes what arrives to memory; reductions load both operands from memory.
+type BaselineConfig struct {
+	// CommSMs is the number of SMs given to communication.
+	CommSMs int
+	// SMBytes is what one SM loads per cycle, and what it stores per cycle
+	// (Table V: 64 B/cycle, ≈ 80 GB/s at 1245 MHz).
+	SMBytes int64
+	// CommMemGBps is the memory bandwidth given to communication, in each
+	// direction: reads and writes each get this much (the same accounting
+	// as ACE's, docs/ace-model.md).
+	CommMemGBps *big.Rat
+	// BusGBps is the NPU–AFI bus, per direction (Table V: 500 GB/s).
+	BusGBps *big.Rat
+	// Data and Trace are as in IdealConfig.
+	Data  *DataHooks
+	Trace func(OpEvent)
+}
+
+// DefaultBaseline is a baseline endpoint with the given communication SMs
+// and memory bandwidth, and Table V's SMs and bus.
+func DefaultBaseline(commSMs int, commMemGBps *big.Rat) BaselineConfig {
+	return BaselineConfig{CommSMs: commSMs, SMBytes: 64, CommMemGBps: commMemGBps, BusGBps: big.NewRat(500, 1)}
+}
+
+// Validate reports a configuration that cannot run, naming the fix.
+func (c BaselineConfig) Validate() error {
+	switch {
+	case c.CommSMs < 1:
+		return fmt.Errorf("baseline endpoint with %d communication SMs: it needs at least 1 (--comm-sms)", c.CommSMs)
+	case c.SMBytes < 1:
+		return fmt.Errorf("baseline endpoint: SMs moving %d B/cycle: must be positive", c.SMBytes)
+	case c.CommMemGBps == nil || c.CommMemGBps.Sign() <= 0:
+		return fmt.Errorf("baseline endpoint: memory bandwidth for communication must be positive (--comm-mem-bw, e.g. 450GB/s)")
+	case c.BusGBps == nil || c.BusGBps.Sign() <= 0:
+		return fmt.Errorf("baseline endpoint: NPU–AFI bus bandwidth must be positive")
+	}
+	return nil
+}
+
+// baseRates are a baseline configuration's exact per-cycle rates.
+type baseRates struct {
+	mem, bus, sm rtl.Rate
+}
+
+// RunBaseline executes plan on every NPU of net with SM-driven baseline
+// endpoints, driving kernel k from its current cycle until the collective
+// completes. The dataflow is the same as the ideal endpoint's and ACE's;
+// what differs is what each movement costs:
+//
+//   - a send: the SMs load the message from memory (twice its bytes when
+//     it forwards a reduction whose result is not kept: local and received
+//     operands) and store it over the bus into the port, packet by packet;
+//   - a packet arriving: the RX DMA writes it over the bus to memory;
+//   - a reduction whose result is kept: the SMs load both operands and
+//     store the sum to memory;
+//   - a packet for another NPU (all-to-all) is written to this NPU's memory
+//     and sent on by the SMs, as a communication library does.
+//
+// Every resource is an exact-rate serializer; a sub-step starts when all it
+// needs are free (rtl.StartAll).
+func RunBaseline(k *rtl.Kernel, net *fabric.Network, plan *collectives.Plan, cfg BaselineConfig) (*Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	one := big.NewRat(1, 1)
+	mem, err := rtl.RateGBps(cfg.CommMemGBps, one)
+	if err != nil {
+		return nil, fmt.Errorf("baseline memory bandwidth: %w", err)
+	}
+	bus, err := rtl.RateGBps(cfg.BusGBps, one)
+	if err != nil {
+		return nil, fmt.Errorf("baseline NPU–AFI bus: %w", err)
+	}
+	rates := &baseRates{mem: mem, bus: bus, sm: rtl.Rate{Num: int64(cfg.CommSMs) * cfg.SMBytes, Den: 1}}
+	return execute(k, net, plan, IdealConfig{Data: cfg.Data, Trace: cfg.Trace}, rates)
+}
+
+// baseNode is one NPU's baseline resources and counters.
+type baseNode struct {
+	memRd, memWr  *rtl.Serializer // memory given to communication, each way
+	busOut, busIn *rtl.Serializer // NPU–AFI bus, each way
+	sm            *rtl.Serializer // the communication SMs together
+	memRead       int64
+	memWrite      int64
+	rxLinks       []*fabric.Link // incoming links, in order of first use
+	rxNext        int            // round-robin position among rxLinks
+	rxWaiting     bool           // an evRxRetry is scheduled
+	rxFlight      *rtl.FIFO[fabric.Packet]
+	reduces       *rtl.FIFO[reduceJob]
+	reduceWaiting bool // an evReduceRetry is scheduled
+}
+
+// reduceJob is a reduction whose result is kept, waiting for the SMs.
+type reduceJob struct {
+	c, op int32
+	n     int64
+}
+
+// stage is a port's packet under preparation by the SMs.
+type stage struct {
+	busy    bool // preparing pkt; evStaged ends it
+	ready   bool // pkt is prepared and waits for room in the link
+	waiting bool // an evPortRetry is scheduled
+	pkt     fabric.Packet
+	done    *outMsg // the message pkt ends, completed once pkt is in the link
+}
+
+func newBaseNode(r *baseRates) *baseNode {
+	return &baseNode{
+		memRd: rtl.NewSerializer(r.mem), memWr: rtl.NewSerializer(r.mem),
+		busOut: rtl.NewSerializer(r.bus), busIn: rtl.NewSerializer(r.bus),
+		sm:       rtl.NewSerializer(r.sm),
+		rxFlight: rtl.NewFIFO[fabric.Packet](0),
+		reduces:  rtl.NewFIFO[reduceJob](0),
+	}
+}
+
+// handleBase runs the baseline's events.
+func (nd *node) handleBase(now rtl.Cycle, kind int32, arg int64) {
+	b := nd.b
+	switch kind {
+	case evStaged:
+		st := &nd.ports[arg].stage
+		st.busy, st.ready = false, true
+		nd.pump(now, int(arg))
+	case evPortRetry:
+		nd.ports[arg].stage.waiting = false
+		nd.pump(now, int(arg))
+	case evRxDone:
+		pkt, _ := b.rxFlight.Pop()
+		m := pkt.Msg
+		switch {
+		case int(m.Dst) != nd.id:
+			nd.passOn(now, pkt)
+		case pkt.Last():
+			key := msgKey(m.Chunk, m.Phase, m.Op)
+			if m.Values != nil {
+				nd.inbox[key] = m.Values
+			}
+			nd.processed(now, key)
+		}
+	case evRxRetry:
+		b.rxWaiting = false
+		nd.rxPump(now)
+	case evReduceDone:
+		nd.complete(now, int32(arg>>32), int32(arg&0xffffffff))
+	case evReduceRetry:
+		b.reduceWaiting = false
+		nd.reducePump(now)
+	default:
+		panic(fmt.Sprintf("npu %d: unknown event kind %d", nd.id, kind))
+	}
+}
+
+// pumpBase moves port pt's packets through the SMs into its link: packets
+// passing through first, then the oldest chunk's messages, one packet under
+// preparation at a time.
+func (nd *node) pumpBase(now rtl.Cycle, pt *port) {
+	b, st := nd.b, &pt.stage
+	for {
+		if st.ready {
+			if !pt.link.Send(st.pkt) {
+				return // SpaceAvailable resumes
+			}
+			st.ready = false
+			if om := st.done; om != nil {
+				st.done = nil
+				nd.complete(now, om.chunk, om.op)
+			}
+			continue
+		}
+		if st.busy || st.waiting {
+			return
+		}
+		var pkt fabric.Packet
+		reads := int64(1)
+		fwd := pt.forward != nil && pt.forward.Len() > 0
+		if fwd {
+			pkt, _ = pt.forward.Peek()
+		} else {
+			if pt.cur == nil {
+				if len(pt.queue) == 0 {
+					return
+				}
+				pt.cur = popMsg(&pt.queue)
+			}
+			pkt = fabric.PacketOf(pt.cur.msg, pt.cur.next)
+			reads = pt.cur.reads
+		}
+		if pt.link.TxSpace() == 0 {
+			pt.link.WantSpace()
+			return
+		}
+		n := int64(pkt.Bytes)
+		end, ok, retry := rtl.StartAll(now, rtl.Need{S: b.memRd, Bytes: reads * n}, rtl.Need{S: b.sm, Bytes: reads * n},
+			rtl.Need{S: b.busOut, Bytes: n})
+		if !ok {
+			st.waiting = true
+			nd.r.k.Schedule(retry, nd, evPortRetry, int64(pt.idx))
+			return
+		}
+		b.memRead += reads * n
+		if fwd {
+			pt.forward.Pop()
+		} else {
+			om := pt.cur
+			om.next++
+			if om.next == om.msg.Packets {
+				pt.cur, st.done = nil, om
+			}
+		}
+		st.busy, st.pkt = true, pkt
+		nd.r.k.Schedule(end, nd, evStaged, int64(pt.idx))
+		return
+	}
+}
+
+// rxArrived notes a packet in link l's receive buffer for the RX DMA.
+func (nd *node) rxArrived(now rtl.Cycle, l *fabric.Link) {
+	b := nd.b
+	known := false
+	for _, x := range b.rxLinks {
+		if x == l {
+			known = true
+			break
+		}
+	}
+	if !known {
+		b.rxLinks = append(b.rxLinks, l)
+	}
+	nd.rxPump(now)
+}
+
+// rxPump starts the RX DMA on waiting packets, taking the links in turn,
+// while the bus and the memory's write side take them.
+func (nd *node) rxPump(now rtl.Cycle) {
+	b := nd.b
+	if b.rxWaiting {
+		return
+	}
+	for {
+		var l *fabric.Link
+		for j := range b.rxLinks {
+			x := b.rxLinks[(b.rxNext+j)%len(b.rxLinks)]
+			if x.RxLen() > 0 {
+				l = x
+				b.rxNext = (b.rxNext + j + 1) % len(b.rxLinks)
+				break
+			}
+		}
+		if l == nil {
+			return
+		}
+		pkt, _ := l.RxPeek()
+		n := int64(pkt.Bytes)
+		end, ok, retry := rtl.StartAll(now, rtl.Need{S: b.busIn, Bytes: n}, rtl.Need{S: b.memWr, Bytes: n})
+		if !ok {
+			b.rxWaiting = true
+			nd.r.k.Schedule(retry, nd, evRxRetry, 0)
+			return
+		}
+		l.Receive()
+		b.memWrite += n
+		b.rxFlight.Push(pkt)
+		nd.r.k.Schedule(end, nd, evRxDone, 0)
+	}
+}
+
+// queueReduce puts a kept reduction (n bytes) in line for the SMs.
+func (nd *node) queueReduce(now rtl.Cycle, c, op int32, n int64) {
+	nd.b.reduces.Push(reduceJob{c: c, op: op, n: n})
+	nd.reducePump(now)
+}
+
+// reducePump starts waiting reductions, in order, while the SMs and memory
+// take them: load both operands, store the sum.
+func (nd *node) reducePump(now rtl.Cycle) {
+	b := nd.b
+	if b.reduceWaiting {
+		return
+	}
+	for b.reduces.Len() > 0 {
+		j, _ := b.reduces.Peek()
+		end, ok, retry := rtl.StartAll(now, rtl.Need{S: b.memRd, Bytes: 2 * j.n}, rtl.Need{S: b.sm, Bytes: 2 * j.n},
+			rtl.Need{S: b.memWr, Bytes: j.n})
+		if !ok {
+			b.reduceWaiting = true
+			nd.r.k.Schedule(retry, nd, evReduceRetry, 0)
+			return
+		}
+		b.reduces.Pop()
+		b.memRead += 2 * j.n
+		b.memWrite += j.n
+		nd.r.k.Schedule(end, nd, evReduceDone, int64(j.c)<<32|int64(j.op))
+	}
+}
+
+// smBusy is the mean over NPUs of the share of cycles the communication
+// SMs were busy.
+func (r *run) smBusy(cycles rtl.Cycle) float64 {
+	if cycles <= 0 {
+		return 0
+	}
+	t := new(big.Rat)
+	for _, nd := range r.nodes {
+		t.Add(t, nd.b.sm.BusyCycles())
+	}
+	t.Quo(t, big.NewRat(int64(cycles)*int64(len(r.nodes)), 1))
+	f, _ := t.Float64()
+	return f
+}
