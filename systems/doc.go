@@ -1,0 +1,24 @@
+// Package systems names the endpoints the ACE paper compares, Table VI of
+// Rashidi et al., "Enabling Compute-Communication Overlap in Distributed Deep
+// Learning Training Platforms" (ISCA 2021), as presets: how many SMs and how
+// much memory bandwidth each gives to communication, what is left to
+// compute, and whether communication overlaps compute. The reference is
+// §5 of the model spec (shared/spec/ace-model.md, "The endpoints to compare
+// (Table VI)"); §7 says how compute uses what it gets (npu.Compute).
+//
+// The presets, in Table VI's order:
+//
+//	name                 kind      comm SMs  comm GB/s  compute SMs  compute GB/s  overlap
+//	baseline-nooverlap   baseline  80        900        80           900           no
+//	baseline-commopt     baseline  6         450        74           450           yes
+//	baseline-compopt     baseline  2         128        78           772           yes
+//	ace                  ace       0         128        80           772           yes
+//	ideal                ideal     0         0          80           900           yes
+//
+// and baseline, a baseline with no defaults whose communication SMs and
+// memory bandwidth must be given. Bandwidths are per direction, in GB/s
+// (10^9 B/s), held exactly as big.Rat. When communication overlaps compute,
+// compute gets the NPU's 80 SMs and 900 GB/s minus communication's share;
+// BaselineNoOverlap runs communication after compute, so each gets the
+// whole NPU in its turn.
+package systems
