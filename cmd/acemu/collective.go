@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/rtl"
+	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/verify"
 )
@@ -39,6 +41,9 @@ type collectiveReport struct {
 	LinkUtilization   map[string]float64 `json:"link_utilization"`
 	MemReadPerNPU     int64              `json:"mem_read_bytes_per_npu"`
 	MemWritePerNPU    int64              `json:"mem_write_bytes_per_npu"`
+	CommSMs           int                `json:"comm_sms"`
+	CommMemGBps       float64            `json:"comm_mem_gbps"`
+	CommSMBusy        float64            `json:"comm_sm_busy"`
 	ACE               *aceReport         `json:"ace,omitempty"`
 	ACEUtilization    *float64           `json:"ace_utilization,omitempty"`
 	DataOK            *bool              `json:"data_ok,omitempty"`
@@ -145,6 +150,7 @@ type collectiveOpts struct {
 	system, format, microcode string
 	sram, commMemBW, fsmSplit string
 	fsms, sramPortBytes       int
+	commSMs                   int
 	traceHash, checkData      bool
 }
 
@@ -152,12 +158,13 @@ func runCollective(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("collective", pflag.ContinueOnError)
 	var o collectiveOpts
 	o.register(fs)
-	fs.StringVar(&o.system, "system", "ideal", "endpoint: ideal (a received message is processed in 1 cycle, no memory cost)\nor ace (the Accelerator Collectives Engine, docs/ace-model.md)")
+	fs.StringVar(&o.system, "system", "ideal", "endpoint, one of the paper's Table VI systems:\n"+systemHelp())
 	fs.StringVar(&o.sram, "sram", "4MiB", "ACE SRAM size (Table IV: 4 × 1 MB)")
 	fs.IntVar(&o.fsms, "fsms", 16, "ACE programmable FSMs")
 	fs.IntVar(&o.sramPortBytes, "sram-port-bytes", 64, "bytes per cycle of each ACE SRAM bank's read port and of its write port")
 	fs.StringVar(&o.fsmSplit, "fsm-split", "latency", "how ACE's FSMs are divided among phases: latency or even")
-	fs.StringVar(&o.commMemBW, "comm-mem-bw", "128GB/s", "memory bandwidth given to communication, each way (ACE: Table VI)")
+	fs.StringVar(&o.commMemBW, "comm-mem-bw", "", "memory bandwidth given to communication, each way (default: the system's, Table VI)")
+	fs.IntVar(&o.commSMs, "comm-sms", 0, "SMs given to communication on a baseline (default: the system's, Table VI)")
 	fs.StringVar(&o.format, "format", "table", "output: table or json")
 	fs.BoolVar(&o.checkData, "check-data", false, "carry real values and check every NPU's result (data_ok in JSON)")
 	fs.StringVar(&o.microcode, "microcode", "", "run the programs in this microcode file instead of the built-in ones (see docs/microcode.md)")
@@ -181,8 +188,9 @@ func runCollective(args []string, stdout, stderr io.Writer) int {
 }
 
 func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
-	if o.system != "ideal" && o.system != "ace" {
-		return nil, fmt.Errorf("--system %q: this build knows ideal and ace", o.system)
+	sys, err := o.systemSpec()
+	if err != nil {
+		return nil, err
 	}
 	if o.format != "table" && o.format != "json" {
 		return nil, fmt.Errorf("--format %q: use table or json", o.format)
@@ -218,9 +226,14 @@ func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
 		PayloadBytes: plan.Payload, ChunkBytes: plan.ChunkBytes, MessageBytes: plan.MessageBytes, Chunks: plan.NumChunks(),
 		LinkUtilization: map[string]float64{}, Microcode: o.microcode,
 	}
+	rep.CommSMs = sys.CommSMs
+	if sys.CommMemGBps != nil {
+		rep.CommMemGBps, _ = sys.CommMemGBps.Float64()
+	}
 	var cycles rtl.Cycle
-	if o.system == "ace" {
-		cfg, err := o.aceConfig()
+	switch sys.Kind {
+	case systems.ACE:
+		cfg, err := o.aceConfig(sys)
 		if err != nil {
 			return nil, err
 		}
@@ -241,7 +254,20 @@ func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
 		rep.ACE = &aceReport{SRAMBytes: cfg.SRAMBytes, FSMs: cfg.FSMs, CommMemGBps: bw,
 			SRAMReadBusy: res.SRAMRead, SRAMWriteBusy: res.SRAMWrite, ALUBusy: res.ALU, DMABusy: res.DMA, FSMBusy: res.FSM,
 			PartitionBytes: res.Partitions, FSMsPerPhase: res.FSMsPerPhase}
-	} else {
+	case systems.Baseline:
+		bcfg := npu.DefaultBaseline(sys.CommSMs, sys.CommMemGBps)
+		if dc != nil {
+			bcfg.Data = &npu.DataHooks{Init: dc.Init, Done: dc.Done}
+		}
+		res, err := npu.RunBaseline(k, net, plan, bcfg)
+		if err != nil {
+			return nil, err
+		}
+		cycles = res.Cycles
+		rep.Events = res.Events
+		rep.BytesSentPerNPU, rep.MemReadPerNPU, rep.MemWritePerNPU = mean(res.BytesSent), mean(res.MemRead), mean(res.MemWrite)
+		rep.CommSMBusy = res.CommSMBusy
+	default:
 		icfg := npu.DefaultIdeal()
 		if dc != nil {
 			icfg.Data = &npu.DataHooks{Init: dc.Init, Done: dc.Done}
@@ -283,18 +309,45 @@ func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
 	return rep, nil
 }
 
-// aceConfig builds the ACE design point from the flags.
-func (o collectiveOpts) aceConfig() (ace.Config, error) {
+// systemSpec is the Table VI system the flags name, with --comm-sms and
+// --comm-mem-bw applied.
+func (o collectiveOpts) systemSpec() (systems.System, error) {
+	sys, err := systems.Lookup(o.system)
+	if err != nil {
+		return sys, fmt.Errorf("--system: %w", err)
+	}
+	var bw *big.Rat
+	if o.commMemBW != "" {
+		if bw, err = parseBandwidth(o.commMemBW); err != nil {
+			return sys, fmt.Errorf("--comm-mem-bw: %w", err)
+		}
+	}
+	if o.commSMs < 0 {
+		return sys, fmt.Errorf("--comm-sms %d: must not be negative", o.commSMs)
+	}
+	return sys.With(o.commSMs, bw)
+}
+
+func systemHelp() string {
+	var b strings.Builder
+	for _, n := range systems.Names() {
+		s, err := systems.Lookup(n)
+		if err != nil {
+			continue
+		}
+		fmt.Fprintf(&b, "  %s: %s\n", n, s.Help)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// aceConfig builds the ACE design point from the flags and the system.
+func (o collectiveOpts) aceConfig(sys systems.System) (ace.Config, error) {
 	cfg := ace.Default()
 	sram, err := parseSize(o.sram)
 	if err != nil {
 		return cfg, fmt.Errorf("--sram: %w", err)
 	}
-	bw, err := parseBandwidth(o.commMemBW)
-	if err != nil {
-		return cfg, fmt.Errorf("--comm-mem-bw: %w", err)
-	}
-	cfg.SRAMBytes, cfg.FSMs, cfg.FSMSplit, cfg.CommMemGBps = sram, o.fsms, o.fsmSplit, bw
+	cfg.SRAMBytes, cfg.FSMs, cfg.FSMSplit, cfg.CommMemGBps = sram, o.fsms, o.fsmSplit, sys.CommMemGBps
 	cfg.PortBytes = int64(o.sramPortBytes)
 	if err := cfg.Validate(); err != nil {
 		return cfg, err
@@ -343,9 +396,15 @@ func writeCollective(w io.Writer, format string, r *collectiveReport) error {
 			rows = append(rows, []string{d.String() + " link utilisation", fmt.Sprintf("%.1f %%", 100*u)})
 		}
 	}
-	if r.System == "ace" && r.ACE != nil {
+	if r.MemReadPerNPU+r.MemWritePerNPU > 0 {
+		rows = append(rows, []string{"memory read / written per NPU", fmt.Sprintf("%d / %d B (%.3f / %.3f per byte sent)", r.MemReadPerNPU, r.MemWritePerNPU,
+			float64(r.MemReadPerNPU)/float64(r.BytesSentPerNPU), float64(r.MemWritePerNPU)/float64(r.BytesSentPerNPU))})
+	}
+	if r.CommSMs > 0 {
+		rows = append(rows, []string{"communication SMs", fmt.Sprintf("%d SMs, %.0f GB/s of memory each way, busy %.1f %%", r.CommSMs, r.CommMemGBps, 100*r.CommSMBusy)})
+	}
+	if r.ACE != nil {
 		rows = append(rows,
-			[]string{"memory read / written per NPU", fmt.Sprintf("%d / %d B", r.MemReadPerNPU, r.MemWritePerNPU)},
 			[]string{"ACE", fmt.Sprintf("%d B SRAM, %d FSMs %v per phase, %.0f GB/s of memory each way", r.ACE.SRAMBytes, r.ACE.FSMs, r.ACE.FSMsPerPhase, r.ACE.CommMemGBps)},
 			[]string{"ACE busy", fmt.Sprintf("chunk in ACE %.1f %%, SRAM read %.1f %% / write %.1f %%, ALUs %.1f %%, DMA %.1f %%, FSMs %.1f %%",
 				100**r.ACEUtilization, 100*r.ACE.SRAMReadBusy, 100*r.ACE.SRAMWriteBusy, 100*r.ACE.ALUBusy, 100*r.ACE.DMABusy, 100*r.ACE.FSMBusy)})

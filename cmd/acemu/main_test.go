@@ -63,7 +63,10 @@ func TestCollectiveErrors(t *testing.T) {
 		{[]string{"collective", "--topo", "4x0x4"}, 1, "dimension V is 0"},
 		{[]string{"collective", "--topo", "axb"}, 1, "not a whole number"},
 		{[]string{"collective", "--size", "lots"}, 1, "--size"},
-		{[]string{"collective", "--system", "gpu"}, 1, "--system \"gpu\""},
+		{[]string{"collective", "--system", "gpu"}, 1, "unknown system \"gpu\": use one of baseline-nooverlap"},
+		{[]string{"collective", "--system", "baseline"}, 1, "--comm-sms"},
+		{[]string{"collective", "--system", "baseline-commopt", "--comm-sms", "-1"}, 1, "--comm-sms -1"},
+		{[]string{"collective", "--system", "ace", "--comm-mem-bw", "fast"}, 1, "--comm-mem-bw"},
 		{[]string{"collective", "--format", "xml"}, 1, "--format"},
 		{[]string{"collective", "--bogus"}, 2, "unknown flag"},
 		{[]string{"collective", "extra"}, 2, "unexpected argument"},
@@ -218,5 +221,33 @@ func TestParseBandwidth(t *testing.T) {
 		r, err := parseBandwidth(in)
 		require.NoError(t, err, in)
 		require.Equal(t, want, r.RatString(), in)
+	}
+}
+
+// Every system's JSON carries the fields that put them side by side; the
+// baselines read more memory per byte sent than ACE (0.5 on 4x2x2: the
+// payload read once for 2 × payload sent) and keep their SMs busy.
+func TestEverySystemReportsTheComparisonFields(t *testing.T) {
+	for _, sys := range []string{"ideal", "ace", "baseline-nooverlap", "baseline-commopt", "baseline-compopt"} {
+		code, out, errOut := runCLI("collective", "--topo", "4x2x2", "--size", "256KiB", "--system", sys, "--format", "json", "--check-data")
+		require.Equal(t, 0, code, "%s: %s", sys, errOut)
+		var r map[string]any
+		require.NoError(t, json.Unmarshal([]byte(out), &r), sys)
+		for _, f := range []string{"mem_read_bytes_per_npu", "mem_write_bytes_per_npu", "comm_sm_busy", "network_gbps_per_npu"} {
+			require.Contains(t, r, f, sys)
+		}
+		require.Equal(t, true, r["data_ok"], sys)
+		read, sent := r["mem_read_bytes_per_npu"].(float64), r["bytes_sent_per_npu"].(float64)
+		switch sys {
+		case "ideal":
+			require.Zero(t, read)
+			require.Zero(t, r["comm_sm_busy"])
+		case "ace":
+			require.Equal(t, 0.5, read/sent)
+			require.Zero(t, r["comm_sm_busy"])
+		default:
+			require.Greater(t, read/sent, 1.5, sys)
+			require.Positive(t, r["comm_sm_busy"], sys)
+		}
 	}
 }
