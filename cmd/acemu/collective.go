@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
 	"github.com/spf13/pflag"
 
 	"github.com/acemu/acemu/ace"
@@ -376,7 +375,7 @@ func writeCollective(w io.Writer, format string, r *collectiveReport) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
 	}
-	t := tablewriter.NewWriter(w)
+	t := newTable(w)
 	t.Header("quantity", "value")
 	bw := fmt.Sprintf("%.2f GB/s", r.NetworkGBpsPerNPU)
 	if r.BoundGBpsPerNPU != nil {

@@ -6,6 +6,7 @@
 //	acemu                                  run the built-in default
 //	acemu collective [flags]               simulate one collective
 //	acemu microcode [flags]                print one NPU's microcode
+//	acemu reproduce fig5|fig6 [flags]      rerun the paper's Fig. 5 / Fig. 6 sweeps
 //	acemu help
 package main
 
@@ -28,6 +29,7 @@ Usage:
   acemu                      run the built-in default (a 64 MiB all-reduce on 4x4x4, ideal endpoint)
   acemu collective [flags]   simulate one collective on the torus
   acemu microcode [flags]    print the microcode one NPU's FSMs run for a collective
+  acemu reproduce fig5|fig6  rerun the paper's Fig. 5 (memory bandwidth) or Fig. 6 (SMs) sweep
   acemu help [command]       show help
 
 Run 'acemu collective --help' for the flags.
@@ -43,12 +45,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runCollective(args[1:], stdout, stderr)
 	case "microcode":
 		return runMicrocode(args[1:], stdout, stderr)
+	case "reproduce":
+		return runReproduce(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		if len(args) > 1 && args[1] == "collective" {
 			return runCollective([]string{"--help"}, stdout, stderr)
 		}
 		if len(args) > 1 && args[1] == "microcode" {
 			return runMicrocode([]string{"--help"}, stdout, stderr)
+		}
+		if len(args) > 1 && args[1] == "reproduce" {
+			return runReproduce([]string{"--help"}, stdout, stderr)
 		}
 		fmt.Fprint(stdout, usage)
 		return 0

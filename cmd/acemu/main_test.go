@@ -251,3 +251,27 @@ func TestEverySystemReportsTheComparisonFields(t *testing.T) {
 		}
 	}
 }
+
+func TestReproduceCommand(t *testing.T) {
+	code, out, errOut := runCLI("reproduce", "fig5", "--topos", "4x2x1", "--size", "128KiB", "--mem", "64,900", "--format", "csv")
+	require.Equal(t, 0, code, errOut)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 3, out)
+	require.True(t, strings.HasPrefix(lines[0], "topology,comm mem GB/s,baseline GB/s"), lines[0])
+	code, out, errOut = runCLI("reproduce", "fig6", "--topos", "4x2x1", "--size", "128KiB", "--sms", "1,4", "--format", "json")
+	require.Equal(t, 0, code, errOut)
+	var r map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &r))
+	require.Len(t, r["rows"], 2)
+	require.Contains(t, r, "sms_to_reach_90pct_of_ideal")
+	code, out, _ = runCLI("reproduce", "fig6", "--topos", "4x2x1", "--size", "128KiB", "--sms", "1")
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "paper: ≈ 6 SMs")
+
+	code, _, errOut = runCLI("reproduce", "fig7")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "fig5 or fig6")
+	code, _, errOut = runCLI("reproduce", "fig5", "--mem", "64,x")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "not a positive whole number")
+}

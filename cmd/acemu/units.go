@@ -2,10 +2,14 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
 )
 
 // sizeUnits are the suffixes parseSize accepts: binary (KiB = 1024) and
@@ -69,4 +73,11 @@ func parseBandwidth(s string) (*big.Rat, error) {
 		return nil, fmt.Errorf("bandwidth %q: must be positive", s)
 	}
 	return r, nil
+}
+
+// newTable is a table whose headers print as written (tablewriter would
+// upper-case them and space out "GB/s").
+func newTable(w io.Writer) *tablewriter.Table {
+	cfg := tablewriter.NewConfigBuilder().WithHeaderAutoFormat(tw.Off).Build()
+	return tablewriter.NewTable(w, tablewriter.WithConfig(cfg))
 }

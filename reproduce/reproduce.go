@@ -1,0 +1,315 @@
+// Package reproduce runs the sweeps behind the ACE paper's figures from the
+// model: Fig. 5 (network bandwidth of a 64 MiB all-reduce as the memory
+// bandwidth given to communication grows, baseline vs ACE vs ideal) and
+// Fig. 6 (baseline network bandwidth as communication SMs grow). Points run
+// in parallel across cores, each in its own simulation, and come back in a
+// fixed order, so the results are the same on any number of cores.
+package reproduce
+
+import (
+	"fmt"
+	"math/big"
+	"runtime"
+	"sync"
+
+	"github.com/acemu/acemu/ace"
+	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/npu"
+	"github.com/acemu/acemu/rtl"
+	"github.com/acemu/acemu/torus"
+)
+
+// Endpoint names the endpoint of a point.
+type Endpoint string
+
+// The endpoints a sweep compares.
+const (
+	Ideal    Endpoint = "ideal"
+	ACE      Endpoint = "ace"
+	Baseline Endpoint = "baseline"
+)
+
+// Spec is one simulation: a hierarchical all-reduce of Size bytes per NPU
+// on Topo, on an endpoint with the given communication resources.
+type Spec struct {
+	Topo        string
+	Size        int64
+	Endpoint    Endpoint
+	CommSMs     int   // baseline only
+	CommMemGBps int64 // baseline and ACE
+}
+
+// Point is a Spec and what it measured.
+type Point struct {
+	Spec
+	Cycles      int64   `json:"cycles"`
+	NetworkGBps float64 `json:"network_gbps_per_npu"`
+	MemRead     int64   `json:"mem_read_bytes_per_npu"`
+	MemWrite    int64   `json:"mem_write_bytes_per_npu"`
+	CommSMBusy  float64 `json:"comm_sm_busy"`
+}
+
+// Run simulates every spec, up to workers at once (0: GOMAXPROCS), and
+// returns the points in the order of specs.
+func Run(specs []Spec, workers int) ([]Point, error) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	out := make([]Point, len(specs))
+	errs := make([]error, len(specs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i], errs[i] = one(specs[i])
+			}
+		}()
+	}
+	for i := range specs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			s := specs[i]
+			return nil, fmt.Errorf("%s on %s (%d SMs, %d GB/s): %w", s.Endpoint, s.Topo, s.CommSMs, s.CommMemGBps, err)
+		}
+	}
+	return out, nil
+}
+
+// one runs a single spec.
+func one(s Spec) (Point, error) {
+	shape, err := torus.Parse(s.Topo)
+	if err != nil {
+		return Point{}, err
+	}
+	plan, err := collectives.NewPlan(collectives.Config{Shape: shape, Op: collectives.OpAllReduce, MessageBytes: 8 << 10},
+		"hierarchical", s.Size, 64<<10)
+	if err != nil {
+		return Point{}, err
+	}
+	k := rtl.NewKernel()
+	net, err := torus.BuildNetwork(k, shape, torus.DefaultLinks())
+	if err != nil {
+		return Point{}, err
+	}
+	p := Point{Spec: s}
+	var cycles rtl.Cycle
+	var sent []int64
+	switch s.Endpoint {
+	case Ideal:
+		res, err := npu.RunIdeal(k, net, plan, npu.DefaultIdeal())
+		if err != nil {
+			return p, err
+		}
+		cycles, sent = res.Cycles, res.BytesSent
+	case Baseline:
+		res, err := npu.RunBaseline(k, net, plan, npu.DefaultBaseline(s.CommSMs, big.NewRat(s.CommMemGBps, 1)))
+		if err != nil {
+			return p, err
+		}
+		cycles, sent = res.Cycles, res.BytesSent
+		p.MemRead, p.MemWrite, p.CommSMBusy = mean(res.MemRead), mean(res.MemWrite), res.CommSMBusy
+	case ACE:
+		cfg := ace.Default()
+		cfg.CommMemGBps = big.NewRat(s.CommMemGBps, 1)
+		res, err := ace.Run(k, net, plan, cfg, nil)
+		if err != nil {
+			return p, err
+		}
+		cycles, sent = res.Cycles, res.BytesSent
+		p.MemRead, p.MemWrite = mean(res.MemRead), mean(res.MemWrite)
+	default:
+		return p, fmt.Errorf("unknown endpoint %q", s.Endpoint)
+	}
+	p.Cycles = int64(cycles)
+	if cycles > 0 {
+		p.NetworkGBps = float64(mean(sent)) / (float64(cycles) / rtl.ClockHz) / 1e9
+	}
+	return p, nil
+}
+
+func mean(xs []int64) int64 {
+	var t int64
+	for _, x := range xs {
+		t += x
+	}
+	return t / int64(len(xs))
+}
+
+// Fig5Options chooses the Fig. 5 sweep.
+type Fig5Options struct {
+	Topos   []string // default 4x2x2 and 4x4x4 (16 and 64 NPUs)
+	Size    int64    // default 64 MiB
+	MemGBps []int64  // memory bandwidth points, GB/s
+	// BaselineSMs drives the baseline (default 80: every SM, so that memory
+	// bandwidth alone limits it, as in the paper's Fig. 5).
+	BaselineSMs int
+	Workers     int
+}
+
+// DefaultFig5 is the paper's Fig. 5 sweep.
+func DefaultFig5() Fig5Options {
+	return Fig5Options{
+		Topos: []string{"4x2x2", "4x4x4"}, Size: 64 << 20, BaselineSMs: 80,
+		MemGBps: []int64{32, 64, 96, 128, 160, 192, 256, 320, 384, 450, 512, 640, 768, 900},
+	}
+}
+
+// Fig5Row is one memory bandwidth on one topology.
+type Fig5Row struct {
+	Topo        string  `json:"topology"`
+	MemGBps     int64   `json:"comm_mem_gbps"`
+	BaselineBW  float64 `json:"baseline_network_gbps_per_npu"`
+	ACEBW       float64 `json:"ace_network_gbps_per_npu"`
+	IdealBW     float64 `json:"ideal_network_gbps_per_npu"`
+	BaselinePct float64 `json:"baseline_pct_of_ideal"`
+	ACEPct      float64 `json:"ace_pct_of_ideal"`
+}
+
+// Threshold is, for one topology, the least memory bandwidth (or SM count)
+// of the sweep at which an endpoint first reaches 90 % of the ideal
+// endpoint's network bandwidth; 0 when no point does.
+type Threshold struct {
+	Topo     string  `json:"topology"`
+	Baseline int64   `json:"baseline"`
+	ACE      int64   `json:"ace,omitempty"`
+	Ratio    float64 `json:"ratio,omitempty"` // baseline / ACE, when both reach it
+}
+
+// Fig5Result is the whole sweep.
+type Fig5Result struct {
+	Size       int64       `json:"size_bytes"`
+	Rows       []Fig5Row   `json:"rows"`
+	Thresholds []Threshold `json:"mem_gbps_to_reach_90pct_of_ideal"`
+}
+
+// Target is the share of the ideal network bandwidth the figures'
+// thresholds use (Section VI-A: "90 % of the ideal").
+const Target = 0.9
+
+// Fig5 runs the Fig. 5 sweep.
+func Fig5(o Fig5Options) (*Fig5Result, error) {
+	if len(o.Topos) == 0 || len(o.MemGBps) == 0 || o.Size <= 0 || o.BaselineSMs < 1 {
+		return nil, fmt.Errorf("fig5: need topologies, memory points, a size and at least one SM")
+	}
+	var specs []Spec
+	for _, t := range o.Topos {
+		specs = append(specs, Spec{Topo: t, Size: o.Size, Endpoint: Ideal})
+		for _, m := range o.MemGBps {
+			if m <= 0 {
+				return nil, fmt.Errorf("fig5: memory bandwidth %d GB/s must be positive", m)
+			}
+			specs = append(specs, Spec{Topo: t, Size: o.Size, Endpoint: Baseline, CommSMs: o.BaselineSMs, CommMemGBps: m},
+				Spec{Topo: t, Size: o.Size, Endpoint: ACE, CommMemGBps: m})
+		}
+	}
+	pts, err := Run(specs, o.Workers)
+	if err != nil {
+		return nil, err
+	}
+	res := &Fig5Result{Size: o.Size}
+	i := 0
+	for _, t := range o.Topos {
+		ideal := pts[i].NetworkGBps
+		i++
+		th := Threshold{Topo: t}
+		for _, m := range o.MemGBps {
+			b, a := pts[i].NetworkGBps, pts[i+1].NetworkGBps
+			i += 2
+			res.Rows = append(res.Rows, Fig5Row{Topo: t, MemGBps: m, BaselineBW: b, ACEBW: a, IdealBW: ideal,
+				BaselinePct: 100 * b / ideal, ACEPct: 100 * a / ideal})
+			if th.Baseline == 0 && b >= Target*ideal {
+				th.Baseline = m
+			}
+			if th.ACE == 0 && a >= Target*ideal {
+				th.ACE = m
+			}
+		}
+		if th.Baseline > 0 && th.ACE > 0 {
+			th.Ratio = float64(th.Baseline) / float64(th.ACE)
+		}
+		res.Thresholds = append(res.Thresholds, th)
+	}
+	return res, nil
+}
+
+// Fig6Options chooses the Fig. 6 sweep.
+type Fig6Options struct {
+	Topos []string
+	Size  int64
+	SMs   []int
+	// MemGBps is the memory bandwidth given to the baseline's communication
+	// (default 900: all of it, so that the SMs alone limit it).
+	MemGBps int64
+	Workers int
+}
+
+// DefaultFig6 is the paper's Fig. 6 sweep.
+func DefaultFig6() Fig6Options {
+	return Fig6Options{Topos: []string{"4x2x2", "4x4x4"}, Size: 64 << 20, SMs: []int{1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16}, MemGBps: 900}
+}
+
+// Fig6Row is one SM count on one topology.
+type Fig6Row struct {
+	Topo       string  `json:"topology"`
+	SMs        int     `json:"comm_sms"`
+	BaselineBW float64 `json:"baseline_network_gbps_per_npu"`
+	IdealBW    float64 `json:"ideal_network_gbps_per_npu"`
+	Pct        float64 `json:"baseline_pct_of_ideal"`
+	SMBusy     float64 `json:"comm_sm_busy"`
+	MemReadBW  float64 `json:"mem_read_gbps"`
+}
+
+// Fig6Result is the whole sweep.
+type Fig6Result struct {
+	Size       int64       `json:"size_bytes"`
+	MemGBps    int64       `json:"comm_mem_gbps"`
+	Rows       []Fig6Row   `json:"rows"`
+	Thresholds []Threshold `json:"sms_to_reach_90pct_of_ideal"`
+}
+
+// Fig6 runs the Fig. 6 sweep.
+func Fig6(o Fig6Options) (*Fig6Result, error) {
+	if len(o.Topos) == 0 || len(o.SMs) == 0 || o.Size <= 0 || o.MemGBps <= 0 {
+		return nil, fmt.Errorf("fig6: need topologies, SM counts, a size and memory bandwidth")
+	}
+	var specs []Spec
+	for _, t := range o.Topos {
+		specs = append(specs, Spec{Topo: t, Size: o.Size, Endpoint: Ideal})
+		for _, n := range o.SMs {
+			if n < 1 || n > npu.SMs {
+				return nil, fmt.Errorf("fig6: %d SMs: use 1..%d", n, npu.SMs)
+			}
+			specs = append(specs, Spec{Topo: t, Size: o.Size, Endpoint: Baseline, CommSMs: n, CommMemGBps: o.MemGBps})
+		}
+	}
+	pts, err := Run(specs, o.Workers)
+	if err != nil {
+		return nil, err
+	}
+	res := &Fig6Result{Size: o.Size, MemGBps: o.MemGBps}
+	i := 0
+	for _, t := range o.Topos {
+		ideal := pts[i].NetworkGBps
+		i++
+		th := Threshold{Topo: t}
+		for _, n := range o.SMs {
+			p := pts[i]
+			i++
+			secs := float64(p.Cycles) / rtl.ClockHz
+			res.Rows = append(res.Rows, Fig6Row{Topo: t, SMs: n, BaselineBW: p.NetworkGBps, IdealBW: ideal,
+				Pct: 100 * p.NetworkGBps / ideal, SMBusy: p.CommSMBusy, MemReadBW: float64(p.MemRead) / secs / 1e9})
+			if th.Baseline == 0 && p.NetworkGBps >= Target*ideal {
+				th.Baseline = int64(n)
+			}
+		}
+		res.Thresholds = append(res.Thresholds, th)
+	}
+	return res, nil
+}

@@ -1,0 +1,68 @@
+package reproduce
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Small sweeps (256 KiB on 4x2x2) keep the shape of the figures: ACE needs
+// far less memory bandwidth than the baseline for the same network
+// bandwidth, because it reads each payload byte once (0.5 per byte sent on
+// 4x2x2) where the baseline reads about 1.75 per byte sent.
+func TestFig5Shape(t *testing.T) {
+	o := Fig5Options{Topos: []string{"4x2x2"}, Size: 256 << 10, MemGBps: []int64{32, 128, 900}, BaselineSMs: 80}
+	r, err := Fig5(o)
+	require.NoError(t, err)
+	require.Len(t, r.Rows, 3)
+	for _, row := range r.Rows {
+		require.Equal(t, r.Rows[0].IdealBW, row.IdealBW, "one ideal run per topology")
+		require.LessOrEqual(t, row.BaselineBW, row.IdealBW)
+		require.LessOrEqual(t, row.ACEBW, row.IdealBW)
+	}
+	// At 32 GB/s memory binds both: ACE's network bandwidth is about
+	// 1.75 / 0.5 = 3.5 times the baseline's; require at least twice.
+	require.Greater(t, r.Rows[0].ACEBW, 2*r.Rows[0].BaselineBW)
+	// More memory never slows the baseline.
+	require.Less(t, r.Rows[0].BaselineBW, r.Rows[1].BaselineBW)
+	require.Less(t, r.Rows[1].BaselineBW, r.Rows[2].BaselineBW)
+}
+
+// A threshold is the first point of the sweep at or above 90 % of ideal.
+func TestThresholdsComeFromTheRows(t *testing.T) {
+	o := Fig6Options{Topos: []string{"4x2x2"}, Size: 256 << 10, SMs: []int{1, 2, 16}, MemGBps: 900}
+	r, err := Fig6(o)
+	require.NoError(t, err)
+	want := int64(0)
+	for _, row := range r.Rows {
+		if want == 0 && row.BaselineBW >= Target*row.IdealBW {
+			want = int64(row.SMs)
+		}
+	}
+	require.Equal(t, want, r.Thresholds[0].Baseline)
+	require.Less(t, r.Rows[0].BaselineBW, r.Rows[1].BaselineBW, "2 SMs drive more than 1")
+	require.Equal(t, 16, r.Rows[2].SMs)
+}
+
+// The points do not depend on how many run at once.
+func TestRunIsDeterministicAcrossWorkers(t *testing.T) {
+	specs := []Spec{
+		{Topo: "4x2x1", Size: 128 << 10, Endpoint: Ideal},
+		{Topo: "4x2x1", Size: 128 << 10, Endpoint: Baseline, CommSMs: 2, CommMemGBps: 128},
+		{Topo: "4x2x1", Size: 128 << 10, Endpoint: ACE, CommMemGBps: 128},
+	}
+	a, err := Run(specs, 1)
+	require.NoError(t, err)
+	b, err := Run(specs, 3)
+	require.NoError(t, err)
+	require.Equal(t, a, b)
+}
+
+func TestBadSweepsAreRefused(t *testing.T) {
+	_, err := Fig5(Fig5Options{Topos: []string{"4x2x2"}, Size: 1 << 20, MemGBps: []int64{-1}, BaselineSMs: 80})
+	require.ErrorContains(t, err, "must be positive")
+	_, err = Fig6(Fig6Options{Topos: []string{"4x2x2"}, Size: 1 << 20, SMs: []int{81}, MemGBps: 900})
+	require.ErrorContains(t, err, "use 1..80")
+	_, err = Run([]Spec{{Topo: "4x0x2", Size: 1 << 20, Endpoint: Ideal}}, 1)
+	require.ErrorContains(t, err, "ideal on 4x0x2")
+}
