@@ -73,19 +73,10 @@ type baseRates struct {
 // Every resource is an exact-rate serializer; a sub-step starts when all it
 // needs are free (rtl.StartAll).
 func RunBaseline(k *rtl.Kernel, net *fabric.Network, plan *collectives.Plan, cfg BaselineConfig) (*Result, error) {
-	if err := cfg.Validate(); err != nil {
+	rates, err := cfg.rates()
+	if err != nil {
 		return nil, err
 	}
-	one := big.NewRat(1, 1)
-	mem, err := rtl.RateGBps(cfg.CommMemGBps, one)
-	if err != nil {
-		return nil, fmt.Errorf("baseline memory bandwidth: %w", err)
-	}
-	bus, err := rtl.RateGBps(cfg.BusGBps, one)
-	if err != nil {
-		return nil, fmt.Errorf("baseline NPU–AFI bus: %w", err)
-	}
-	rates := &baseRates{mem: mem, bus: bus, sm: rtl.Rate{Num: int64(cfg.CommSMs) * cfg.SMBytes, Den: 1}}
 	return execute(k, net, plan, IdealConfig{Data: cfg.Data, Trace: cfg.Trace}, rates)
 }
 

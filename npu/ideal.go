@@ -84,68 +84,53 @@ func RunIdeal(k *rtl.Kernel, net *fabric.Network, plan *collectives.Plan, cfg Id
 // base set, every data movement also costs what the SM-driven baseline
 // endpoint pays for it (baseline.go).
 func execute(k *rtl.Kernel, net *fabric.Network, plan *collectives.Plan, cfg IdealConfig, base *baseRates) (*Result, error) {
-	n := plan.Shape.N()
-	if net.NPUs() != n {
-		return nil, fmt.Errorf("plan for %d NPUs on a network of %d", n, net.NPUs())
+	e, err := newEngine(k, net, plan.Shape, cfg, base)
+	if err != nil {
+		return nil, err
 	}
-	r := &run{k: k, plan: plan, cfg: cfg, base: base, info: map[*collectives.Program]*progInfo{}}
-	r.nodes = make([]*node, n)
-	eps := make([]fabric.Endpoint, n)
-	for i := range r.nodes {
-		nd := &node{id: i, r: r, chunks: make([]*chunkState, plan.NumChunks()), inbox: map[int64][]int64{}}
-		for p := 0; p < torus.NumPorts; p++ {
-			nd.ports[p].link = net.Out(i, p)
-			nd.ports[p].idx = p
-		}
-		if base != nil {
-			nd.b = newBaseNode(base)
-		}
-		r.nodes[i] = nd
-		eps[i] = nd
-	}
-	net.Attach(eps)
-	r.pending = n * plan.NumChunks()
 	start := k.Now()
-	k.Schedule(start, rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) {
-		for _, nd := range r.nodes {
-			for c := range nd.chunks {
-				nd.chunks[c] = &chunkState{len: plan.ChunkLen(c)}
-				if cfg.Data != nil {
-					nd.chunks[c].vals = cfg.Data.Init(nd.id, c)
-				}
-				nd.enterPhase(now, int32(c), 0)
-			}
-		}
-	}), 0, 0)
+	var finish rtl.Cycle
+	if err := e.Issue(start, plan, func(now rtl.Cycle) { finish = now }); err != nil {
+		return nil, err
+	}
 	k.Run()
-	if r.pending > 0 {
-		return nil, r.stuck(net)
+	if err := e.Stuck(); err != nil {
+		return nil, err
 	}
-	res := &Result{Cycles: r.finish - start, Payload: plan.Payload, Events: k.Events(),
-		BytesSent: make([]int64, n), MemRead: make([]int64, n), MemWrite: make([]int64, n)}
-	for i, nd := range r.nodes {
-		res.BytesSent[i] = nd.sent
-		if nd.b != nil {
-			res.MemRead[i], res.MemWrite[i] = nd.b.memRead, nd.b.memWrite
-		}
-	}
+	res := &Result{Cycles: finish - start, Payload: plan.Payload, Events: k.Events()}
+	res.BytesSent, res.MemRead, res.MemWrite = e.Traffic()
 	if base != nil {
-		res.CommSMBusy = r.smBusy(res.Cycles)
+		res.CommSMBusy = e.r.smBusy(res.Cycles)
 	}
 	return res, nil
 }
 
-// run is the state shared by the nodes of one collective.
+// run is the state shared by the nodes of an engine.
 type run struct {
-	k       *rtl.Kernel
+	k      *rtl.Kernel
+	net    *fabric.Network
+	shape  torus.Shape
+	cfg    IdealConfig
+	base   *baseRates // nil for the ideal endpoint
+	nodes  []*node
+	info   map[*collectives.Program]*progInfo
+	colls  []*collState
+	policy Policy
+	seq    uint64
+	// chunks counts the chunks of every collective issued so far: a
+	// collective's chunks have the global numbers [first, first+NumChunks),
+	// the same on every NPU, and messages carry them.
+	chunks int32
+}
+
+// collState is one collective in flight.
+type collState struct {
+	id      int
 	plan    *collectives.Plan
-	cfg     IdealConfig
-	base    *baseRates // nil for the ideal endpoint
-	nodes   []*node
-	info    map[*collectives.Program]*progInfo
-	pending int // chunk × NPU pairs not finished
-	finish  rtl.Cycle
-	seq     uint64
+	first   int32 // global number of its chunk 0
+	pending int   // chunk × NPU pairs not finished
+	done    func(now rtl.Cycle)
+	prio    int64 // port queues serve lower values first
 }
 
 // progInfo is derived once per program: how many dependences each op has and
@@ -171,6 +156,8 @@ func (r *run) infoOf(p *collectives.Program) *progInfo {
 
 // chunkState is one chunk's progress on one NPU.
 type chunkState struct {
+	coll      *collState
+	local     int32 // the chunk's number within its collective
 	len       int64
 	vals      []int64 // real values when checking data, chunk-indexed
 	phase     int32   // current phase; len(plan.Phases) when finished
@@ -194,13 +181,14 @@ type outMsg struct {
 	msg   *fabric.Message
 	next  int32 // next packet to send
 	chunk int32
+	prio  int64 // the collective's priority (collState.prio)
 	op    int32 // the Send op, completed when the last packet is in the port
 	seq   uint64
 	reads int64 // baseline: memory bytes read per byte sent (1, or 2 for a reduce fused into its forward)
 }
 
-// msgQueue orders a port's waiting messages oldest chunk first, then in the
-// order they became ready: the oldest chunk's messages never wait behind a
+// msgQueue orders a port's waiting messages by their collective's priority
+// (Policy), then oldest chunk first, then in the order they became ready: the oldest chunk's messages never wait behind a
 // younger chunk's, which keeps chunks flowing through the phases.
 type msgQueue []*outMsg
 
@@ -209,6 +197,9 @@ func popMsg(q *msgQueue) *outMsg { return heap.Pop(q).(*outMsg) }
 
 func (q msgQueue) Len() int { return len(q) }
 func (q msgQueue) Less(i, j int) bool {
+	if q[i].prio != q[j].prio {
+		return q[i].prio < q[j].prio
+	}
 	if q[i].chunk != q[j].chunk {
 		return q[i].chunk < q[j].chunk
 	}
@@ -283,19 +274,21 @@ func (nd *node) processed(now rtl.Cycle, key int64) {
 func (nd *node) enterPhase(now rtl.Cycle, c, ph int32) {
 	cs := nd.chunks[c]
 	cs.phase = ph
-	if int(ph) == nd.r.plan.NumPhases() {
+	co := cs.coll
+	if int(ph) == co.plan.NumPhases() {
 		cs.prog, cs.pi, cs.deps, cs.arrived, cs.done = nil, nil, nil, nil, nil
 		if d := nd.r.cfg.Data; d != nil {
-			d.Done(nd.id, int(c), cs.vals)
+			d.Done(nd.id, int(cs.local), cs.vals)
 			cs.vals = nil
 		}
-		nd.r.pending--
-		if nd.r.pending == 0 {
-			nd.r.finish = now
+		nd.chunks[c] = nil
+		co.pending--
+		if co.pending == 0 && co.done != nil {
+			co.done(now)
 		}
 		return
 	}
-	prog := nd.r.plan.Program(nd.id, int(ph), cs.len)
+	prog := co.plan.Program(nd.id, int(ph), cs.len)
 	pi := nd.r.infoOf(prog)
 	cs.prog, cs.pi = prog, pi
 	cs.deps = append(cs.deps[:0], pi.ndeps...)
@@ -351,11 +344,11 @@ func (nd *node) issue(now rtl.Cycle, c, i int32) {
 	}
 	pidx := int(op.Port)
 	if op.Port == collectives.RouteXYZ {
-		p, _ := nd.r.plan.Shape.NextHop(nd.id, int(op.Peer))
+		p, _ := nd.r.shape.NextHop(nd.id, int(op.Peer))
 		pidx = p.Index()
 	}
 	nd.r.seq++
-	heap.Push(&nd.ports[pidx].queue, &outMsg{msg: m, chunk: c, op: i, seq: nd.r.seq, reads: reads})
+	heap.Push(&nd.ports[pidx].queue, &outMsg{msg: m, chunk: c, prio: cs.coll.prio, op: i, seq: nd.r.seq, reads: reads})
 	nd.pump(now, pidx)
 }
 
@@ -431,7 +424,7 @@ func (nd *node) PacketArrived(now rtl.Cycle, l *fabric.Link) {
 
 // passOn queues a packet for another NPU on the port of its next hop.
 func (nd *node) passOn(now rtl.Cycle, pkt fabric.Packet) {
-	p, _ := nd.r.plan.Shape.NextHop(nd.id, int(pkt.Msg.Dst))
+	p, _ := nd.r.shape.NextHop(nd.id, int(pkt.Msg.Dst))
 	pt := &nd.ports[p.Index()]
 	if pt.forward == nil {
 		pt.forward = rtl.NewFIFO[fabric.Packet](0)
@@ -515,11 +508,18 @@ func (nd *node) complete(now rtl.Cycle, c, i int32) {
 
 // stuck describes what every unfinished chunk waits on, for the error of a
 // run that stopped making progress.
-func (r *run) stuck(net *fabric.Network) error {
+func (r *run) stuck() error {
 	var lines []string
+	pending := 0
+	for _, co := range r.colls {
+		pending += co.pending
+	}
+	if pending == 0 {
+		return nil
+	}
 	for _, nd := range r.nodes {
 		for c, cs := range nd.chunks {
-			if cs == nil || int(cs.phase) == r.plan.NumPhases() {
+			if cs == nil {
 				continue
 			}
 			var waits []string
@@ -536,11 +536,15 @@ func (r *run) stuck(net *fabric.Network) error {
 					waits = append(waits, fmt.Sprintf("op %d (send to NPU %d) is queued at its port", i, op.Peer))
 				}
 			}
-			lines = append(lines, fmt.Sprintf("NPU %d chunk %d phase %d (%s): %s", nd.id, c, cs.phase+1,
-				r.plan.PhaseName(int(cs.phase)), strings.Join(waits, "; ")))
+			where := fmt.Sprintf("chunk %d", c)
+			if len(r.colls) > 1 {
+				where = fmt.Sprintf("collective %d chunk %d", cs.coll.id, cs.local)
+			}
+			lines = append(lines, fmt.Sprintf("NPU %d %s phase %d (%s): %s", nd.id, where, cs.phase+1,
+				cs.coll.plan.PhaseName(int(cs.phase)), strings.Join(waits, "; ")))
 		}
 	}
 	sort.Strings(lines)
 	return fmt.Errorf("the collective stopped making progress at cycle %d with %d chunk×NPU pairs unfinished:\n%s",
-		r.k.Now(), r.pending, net.StuckReport(lines, 20))
+		r.k.Now(), pending, r.net.StuckReport(lines, 20))
 }

@@ -1,0 +1,195 @@
+package npu
+
+import (
+	"fmt"
+	"math/big"
+
+	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/rtl"
+	"github.com/acemu/acemu/torus"
+)
+
+// Policy orders the collectives in flight when their messages compete for a
+// port (spec §7: LIFO by default, the most recently issued first, so the
+// first layers' gradients, needed first in the next forward pass, win).
+type Policy int
+
+const (
+	// FIFO serves the oldest collective first.
+	FIFO Policy = iota
+	// LIFO serves the most recently issued collective first.
+	LIFO
+)
+
+// ParsePolicy reads "lifo" or "fifo".
+func ParsePolicy(s string) (Policy, error) {
+	switch s {
+	case "lifo", "LIFO":
+		return LIFO, nil
+	case "fifo", "FIFO":
+		return FIFO, nil
+	}
+	return FIFO, fmt.Errorf("collective priority %q: use lifo or fifo", s)
+}
+
+func (p Policy) String() string {
+	if p == LIFO {
+		return "lifo"
+	}
+	return "fifo"
+}
+
+// Engine runs collectives on the ideal or the baseline endpoints of every
+// NPU of a network. Several can be in flight: each is issued at a cycle,
+// its chunks enter their first phase on every NPU at once, and a callback
+// reports when it has finished everywhere. This is what a training loop
+// drives (the NPU–AFI command interface: a command per collective, an
+// interrupt at its end).
+type Engine struct {
+	r *run
+}
+
+// NewIdealEngine returns an engine of ideal endpoints on net, which must be
+// shape's network.
+func NewIdealEngine(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, cfg IdealConfig) (*Engine, error) {
+	if cfg.ProcessCycles < 0 {
+		return nil, fmt.Errorf("ideal endpoint: processing time %d cycles must not be negative", cfg.ProcessCycles)
+	}
+	return newEngine(k, net, shape, cfg, nil)
+}
+
+// NewBaselineEngine returns an engine of SM-driven baseline endpoints.
+func NewBaselineEngine(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, cfg BaselineConfig) (*Engine, error) {
+	rates, err := cfg.rates()
+	if err != nil {
+		return nil, err
+	}
+	return newEngine(k, net, shape, IdealConfig{Data: cfg.Data, Trace: cfg.Trace}, rates)
+}
+
+func newEngine(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, cfg IdealConfig, base *baseRates) (*Engine, error) {
+	n := shape.N()
+	if net.NPUs() != n {
+		return nil, fmt.Errorf("plan for %d NPUs on a network of %d", n, net.NPUs())
+	}
+	r := &run{k: k, net: net, shape: shape, cfg: cfg, base: base, info: map[*collectives.Program]*progInfo{}}
+	r.nodes = make([]*node, n)
+	eps := make([]fabric.Endpoint, n)
+	for i := range r.nodes {
+		nd := &node{id: i, r: r, inbox: map[int64][]int64{}}
+		for p := 0; p < torus.NumPorts; p++ {
+			nd.ports[p].link = net.Out(i, p)
+			nd.ports[p].idx = p
+		}
+		if base != nil {
+			nd.b = newBaseNode(base)
+		}
+		r.nodes[i] = nd
+		eps[i] = nd
+	}
+	net.Attach(eps)
+	return &Engine{r: r}, nil
+}
+
+// SetPolicy chooses how collectives in flight share the ports (default
+// FIFO). Set it before issuing.
+func (e *Engine) SetPolicy(p Policy) { e.r.policy = p }
+
+// Issue starts plan's collective on every NPU at cycle now (not before the
+// kernel's current cycle); done, if not nil, is called from a kernel event
+// at the cycle its last chunk finishes on the last NPU.
+func (e *Engine) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.Cycle)) error {
+	r := e.r
+	if plan.Shape != r.shape {
+		return fmt.Errorf("collective planned for %s on an engine for %s", plan.Shape, r.shape)
+	}
+	if now < r.k.Now() {
+		return fmt.Errorf("collective issued at cycle %d, before the current cycle %d", now, r.k.Now())
+	}
+	nc := plan.NumChunks()
+	if int64(r.chunks)+int64(nc) > 1<<31-1 {
+		return fmt.Errorf("too many chunks in flight over the run (%d + %d)", r.chunks, nc)
+	}
+	co := &collState{id: len(r.colls), plan: plan, first: r.chunks, pending: len(r.nodes) * nc, done: done}
+	co.prio = int64(co.id)
+	if r.policy == LIFO {
+		co.prio = -co.prio
+	}
+	r.colls = append(r.colls, co)
+	r.chunks += int32(nc)
+	for _, nd := range r.nodes {
+		nd.chunks = append(nd.chunks, make([]*chunkState, nc)...)
+	}
+	r.k.Schedule(now, rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) {
+		for _, nd := range r.nodes {
+			for c := 0; c < nc; c++ {
+				g := co.first + int32(c)
+				cs := &chunkState{coll: co, local: int32(c), len: plan.ChunkLen(c)}
+				if r.cfg.Data != nil {
+					cs.vals = r.cfg.Data.Init(nd.id, c)
+				}
+				nd.chunks[g] = cs
+				nd.enterPhase(now, g, 0)
+			}
+		}
+	}), 0, 0)
+	return nil
+}
+
+// Unfinished returns how many issued collectives have not finished.
+func (e *Engine) Unfinished() int {
+	n := 0
+	for _, co := range e.r.colls {
+		if co.pending > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// Stuck returns nil when every issued collective has finished, and
+// otherwise an error saying, per unfinished chunk, what it waits on and
+// which links still hold packets: call it when the kernel has run out of
+// events.
+func (e *Engine) Stuck() error { return e.r.stuck() }
+
+// Traffic returns, per NPU, the bytes injected as a source, and the bytes
+// communication read from and wrote to memory (zero on the ideal endpoint).
+func (e *Engine) Traffic() (sent, memRead, memWrite []int64) {
+	n := len(e.r.nodes)
+	sent, memRead, memWrite = make([]int64, n), make([]int64, n), make([]int64, n)
+	for i, nd := range e.r.nodes {
+		sent[i] = nd.sent
+		if nd.b != nil {
+			memRead[i], memWrite[i] = nd.b.memRead, nd.b.memWrite
+		}
+	}
+	return sent, memRead, memWrite
+}
+
+// SMBusy returns the mean over NPUs of the share of cycles the
+// communication SMs were busy (0 on the ideal endpoint).
+func (e *Engine) SMBusy(cycles rtl.Cycle) float64 {
+	if e.r.base == nil {
+		return 0
+	}
+	return e.r.smBusy(cycles)
+}
+
+// rates are the exact per-cycle rates of a baseline configuration.
+func (c BaselineConfig) rates() (*baseRates, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	one := big.NewRat(1, 1)
+	mem, err := rtl.RateGBps(c.CommMemGBps, one)
+	if err != nil {
+		return nil, fmt.Errorf("baseline memory bandwidth: %w", err)
+	}
+	bus, err := rtl.RateGBps(c.BusGBps, one)
+	if err != nil {
+		return nil, fmt.Errorf("baseline NPU–AFI bus: %w", err)
+	}
+	return &baseRates{mem: mem, bus: bus, sm: rtl.Rate{Num: int64(c.CommSMs) * c.SMBytes, Den: 1}}, nil
+}
