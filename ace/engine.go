@@ -60,6 +60,37 @@ type Result struct {
 // kernel's current cycle until the collective completes. It fails with a
 // report of what waits on what if the run stops making progress.
 func Run(k *rtl.Kernel, net *fabric.Network, plan *collectives.Plan, cfg Config, hooks *Hooks) (*Result, error) {
+	e, err := NewEngine(k, net, plan, cfg, hooks)
+	if err != nil {
+		return nil, err
+	}
+	start := k.Now()
+	var finish rtl.Cycle
+	if err := e.Issue(start, plan, func(now rtl.Cycle) { finish = now }); err != nil {
+		return nil, err
+	}
+	k.Run()
+	if err := e.Stuck(); err != nil {
+		return nil, err
+	}
+	return e.r.result(finish - start), nil
+}
+
+// Engine is ACE on every NPU of a network, taking collectives as the NPU
+// issues them (Section IV-G: a command per collective; ACE loads a chunk
+// when its SRAM has room and interrupts the NPU when a chunk, and the
+// collective, completes). Several collectives can be in flight; they share
+// the SRAM partitions and FSMs laid out for the layout plan, so every
+// collective issued must have the layout's shape, operation, algorithm and
+// phases (its size may differ).
+type Engine struct {
+	r *run
+}
+
+// NewEngine lays out ACE on every NPU of net for collectives like layout:
+// partitions by the paper's heuristic for the layout's phases and chunk
+// size, FSMs divided among its phases.
+func NewEngine(k *rtl.Kernel, net *fabric.Network, layout *collectives.Plan, cfg Config, hooks *Hooks) (*Engine, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -67,14 +98,15 @@ func Run(k *rtl.Kernel, net *fabric.Network, plan *collectives.Plan, cfg Config,
 	if err != nil {
 		return nil, err
 	}
-	n := plan.Shape.N()
+	n := layout.Shape.N()
 	if net.NPUs() != n {
 		return nil, fmt.Errorf("plan for %d NPUs on a network of %d", n, net.NPUs())
 	}
 	if hooks == nil {
 		hooks = &Hooks{}
 	}
-	r := &run{k: k, plan: plan, cfg: cfg, hooks: hooks, info: map[*collectives.Program]*progInfo{}, phases: plan.NumPhases()}
+	r := &run{k: k, net: net, layout: layout, shape: layout.Shape, cfg: cfg, hooks: hooks,
+		info: map[*collectives.Program]*progInfo{}, phases: layout.NumPhases()}
 	eps := make([]fabric.Endpoint, n)
 	for i := 0; i < n; i++ {
 		nd, err := r.newNode(i, net, rt)
@@ -88,51 +120,152 @@ func Run(k *rtl.Kernel, net *fabric.Network, plan *collectives.Plan, cfg Config,
 	for _, l := range net.Links {
 		r.nodes[l.Dst].in = append(r.nodes[l.Dst].in, l)
 	}
-	r.pending = n * plan.NumChunks()
 	r.waiters = make([][][]int32, n)
 	r.resAt = make([][]rtl.Cycle, n)
 	r.lat = make([][]rtl.Cycle, n)
 	for i := range r.resAt {
-		r.resAt[i] = make([]rtl.Cycle, plan.NumChunks()*(r.phases+1))
-		r.waiters[i] = make([][]int32, plan.NumChunks()*(r.phases+1))
-		for j := range r.resAt[i] {
-			r.resAt[i][j] = -1
-		}
 		r.lat[i] = make([]rtl.Cycle, n)
 		for j := 0; j < n; j++ {
-			for _, h := range plan.Shape.Route(i, j) {
+			for _, h := range layout.Shape.Route(i, j) {
 				r.lat[i][j] += net.Out(h.From, h.Port.Index()).Params.Latency
 			}
 		}
 	}
-	start := k.Now()
+	return &Engine{r: r}, nil
+}
+
+// SetLIFO makes ACE load the most recently issued collective's chunks
+// before older collectives' chunks that no NPU has loaded yet (spec §7's
+// default priority); otherwise chunks load in the order issued.
+func (e *Engine) SetLIFO(lifo bool) { e.r.lifo = lifo }
+
+// Issue starts plan's collective on every NPU at cycle now (not before the
+// kernel's current cycle); done, if not nil, is called from a kernel event
+// at the cycle its last chunk is back in memory on the last NPU.
+func (e *Engine) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.Cycle)) error {
+	r := e.r
+	l := r.layout
+	switch {
+	case plan.Shape != l.Shape:
+		return fmt.Errorf("ACE: collective planned for %s on an engine for %s", plan.Shape, l.Shape)
+	case plan.Op != l.Op || plan.Algorithm != l.Algorithm || plan.NumPhases() != l.NumPhases() || plan.MessageBytes != l.MessageBytes:
+		return fmt.Errorf("ACE: a %s (%s, %d phases) on an engine laid out for %s (%s, %d phases): one engine serves one kind of collective",
+			plan.Op, plan.Algorithm, plan.NumPhases(), l.Op, l.Algorithm, l.NumPhases())
+	case now < r.k.Now():
+		return fmt.Errorf("ACE: collective issued at cycle %d, before the current cycle %d", now, r.k.Now())
+	}
+	co := &aceColl{id: len(r.colls), plan: plan, done: done, pending: len(r.nodes) * plan.NumChunks()}
+	r.colls = append(r.colls, co)
+	r.k.Schedule(now, rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) { r.create(now, co) }), 0, 0)
+	return nil
+}
+
+// create makes co's chunks on every NPU and places them in the order in
+// which chunks take SRAM room: last (FIFO), or right after every chunk any
+// NPU has already loaded (LIFO). Either way the order is the same on every
+// NPU, which keeps the chunk flow deadlock-free (docs/ace-model.md).
+func (r *run) create(now rtl.Cycle, co *aceColl) {
+	nc := co.plan.NumChunks()
+	first := int32(len(r.rank))
+	co.first = first
+	at := len(r.order)
+	if r.lifo {
+		at = 0
+		for _, nd := range r.nodes {
+			at = max(at, nd.nextAdmit)
+		}
+	}
+	ids := make([]int32, nc)
+	for c := range ids {
+		ids[c] = first + int32(c)
+		r.rank = append(r.rank, 0)
+	}
+	r.order = append(r.order[:at], append(ids, r.order[at:]...)...)
+	for i := at; i < len(r.order); i++ {
+		r.rank[r.order[i]] = int32(i)
+	}
+	for i := range r.nodes {
+		for c := 0; c < nc; c++ {
+			r.resAt[i] = append(r.resAt[i], make([]rtl.Cycle, r.phases+1)...)
+			r.waiters[i] = append(r.waiters[i], make([][]int32, r.phases+1)...)
+		}
+		for j := len(r.resAt[i]) - nc*(r.phases+1); j < len(r.resAt[i]); j++ {
+			r.resAt[i][j] = -1
+		}
+	}
 	for _, nd := range r.nodes {
-		nd.kick(start)
+		for c := 0; c < nc; c++ {
+			nd.chunks = append(nd.chunks, &chunk{id: first + int32(c), coll: co, local: int32(c), len: co.plan.ChunkLen(c),
+				reserved: make([]bool, r.phases+1), fsm: make([]int, r.phases), buffered: map[int64][]fabric.Packet{}})
+		}
+		nd.kick(now)
 	}
-	k.Run()
-	if r.pending > 0 {
-		return nil, r.stuck(net)
+}
+
+// Unfinished returns how many issued collectives have not finished.
+func (e *Engine) Unfinished() int {
+	n := 0
+	for _, co := range e.r.colls {
+		if co.pending > 0 {
+			n++
+		}
 	}
-	return r.result(start), nil
+	return n
+}
+
+// Stuck returns nil when every issued collective has finished and
+// otherwise what every unfinished chunk waits on: call it when the kernel
+// has run out of events.
+func (e *Engine) Stuck() error {
+	if e.r.pending() == 0 {
+		return nil
+	}
+	return e.r.stuck()
+}
+
+// Stats returns the measurements over the cycles given (the run's length).
+func (e *Engine) Stats(cycles rtl.Cycle) *Result { return e.r.result(cycles) }
+
+// aceColl is one collective in flight.
+type aceColl struct {
+	id      int
+	plan    *collectives.Plan
+	first   int32 // global number of its chunk 0
+	pending int   // chunk × NPU pairs not written back
+	done    func(now rtl.Cycle)
 }
 
 type run struct {
-	k       *rtl.Kernel
-	plan    *collectives.Plan
-	cfg     Config
-	hooks   *Hooks
-	nodes   []*node
-	info    map[*collectives.Program]*progInfo
-	phases  int
-	pending int
-	finish  rtl.Cycle
-	// Rendezvous: resAt[npu][chunk*phases+phase] is the cycle NPU npu made
-	// room for that chunk's phase (-1: not yet); waiters are the NPUs to wake
-	// when it does; lat[a][b] is the latency of the route from a to b, which
-	// a receive-ready notice takes.
+	k      *rtl.Kernel
+	net    *fabric.Network
+	layout *collectives.Plan
+	shape  torus.Shape
+	cfg    Config
+	hooks  *Hooks
+	nodes  []*node
+	info   map[*collectives.Program]*progInfo
+	phases int
+	colls  []*aceColl
+	lifo   bool
+	// order is the global numbers of every chunk issued, in the order they
+	// take SRAM room; rank[id] is a chunk's place in it.
+	order []int32
+	rank  []int32
+	// Rendezvous: resAt[npu][chunk*(phases+1)+phase] is the cycle NPU npu
+	// made room for that chunk's phase (-1: not yet); waiters are the NPUs
+	// to wake when it does; lat[a][b] is the latency of the route from a to
+	// b, which a receive-ready notice takes.
 	resAt   [][]rtl.Cycle
-	waiters [][][]int32 // [npu][chunk*(phases+1)+phase]: NPUs to wake
+	waiters [][][]int32
 	lat     [][]rtl.Cycle
+}
+
+func (r *run) pending() int {
+	n := 0
+	for _, co := range r.colls {
+		n += co.pending
+	}
+	return n
 }
 
 // progInfo is derived once per program.
@@ -167,7 +300,9 @@ const (
 
 // chunk is one chunk's state on one NPU.
 type chunk struct {
-	id        int32
+	id        int32 // global number (the same on every NPU)
+	coll      *aceColl
+	local     int32 // number within its collective
 	len       int64
 	state     int
 	phase     int32
@@ -230,14 +365,16 @@ type node struct {
 	fsmCycles               int64
 	fx                      []effect
 	freeFx                  []int32
+	firstFSM, split         []int // per phase, its first FSM and how many it has
+	finishedOf              map[int]int
 }
 
 func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 	cfg := r.cfg
-	prof := profile(r.plan, net, id)
+	prof := profile(r.layout, net, id)
 	result := int64(0)
-	clen := r.plan.ChunkLen(0)
-	last := r.plan.Program(id, r.phases-1, clen)
+	clen := r.layout.ChunkLen(0)
+	last := r.layout.Program(id, r.phases-1, clen)
 	for _, o := range last.Out {
 		result += o.Len
 	}
@@ -272,14 +409,7 @@ func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 		nd.fsmStride = append(nd.fsmStride, split[ph])
 	}
 	nd.fsmFrom = make([]rtl.Cycle, len(nd.fsmPhase))
-	for c := 0; c < r.plan.NumChunks(); c++ {
-		ch := &chunk{id: int32(c), len: r.plan.ChunkLen(c), reserved: make([]bool, r.phases+1), fsm: make([]int, r.phases),
-			buffered: map[int64][]fabric.Packet{}}
-		for ph := range split {
-			ch.fsm[ph] = first[ph] + c%split[ph]
-		}
-		nd.chunks = append(nd.chunks, ch)
-	}
+	nd.firstFSM, nd.split = first, split
 	for p := 0; p < torus.NumPorts; p++ {
 		if l := net.Out(id, p); l != nil {
 			nd.out[p] = &outPort{link: l, transit: rtl.NewFIFO[fabric.Packet](0)}
@@ -445,10 +575,17 @@ func (nd *node) kick(now rtl.Cycle) {
 
 // admit takes chunks in order into partition 1 while it has room.
 func (nd *node) admit(now rtl.Cycle) {
-	for nd.nextAdmit < len(nd.chunks) {
-		c := nd.chunks[nd.nextAdmit]
+	r := nd.r
+	for nd.nextAdmit < len(r.order) {
+		c := nd.chunks[r.order[nd.nextAdmit]]
 		if !nd.reserve(c, 0) {
 			return
+		}
+		// A chunk's FSMs follow its place in the loading order, so each FSM
+		// takes every split[ph]-th chunk of that order.
+		rk := int(r.rank[c.id])
+		for ph, n := range nd.split {
+			c.fsm[ph] = nd.firstFSM[ph] + rk%n
 		}
 		c.state = csDMAIn
 		if nd.inACE == 0 {
@@ -456,7 +593,7 @@ func (nd *node) admit(now rtl.Cycle) {
 		}
 		nd.inACE++
 		if nd.r.hooks.Init != nil {
-			c.vals = nd.r.hooks.Init(nd.id, int(c.id))
+			c.vals = nd.r.hooks.Init(nd.id, int(c.local))
 		}
 		nd.txq = append(nd.txq, c)
 		nd.nextAdmit++
@@ -468,11 +605,12 @@ func (nd *node) admit(now rtl.Cycle) {
 func (nd *node) viewOf(c *chunk, ph int) int64 {
 	v, ok := nd.views[c.len]
 	if !ok {
+		plan := c.coll.plan
 		v = make([]int64, nd.r.phases+1)
 		for p := 0; p < nd.r.phases; p++ {
-			v[p] = nd.r.plan.Program(nd.id, p, c.len).ViewLen()
+			v[p] = plan.Program(nd.id, p, c.len).ViewLen()
 		}
-		for _, o := range nd.r.plan.Program(nd.id, nd.r.phases-1, c.len).Out {
+		for _, o := range plan.Program(nd.id, nd.r.phases-1, c.len).Out {
 			v[nd.r.phases] += o.Len
 		}
 		nd.views[c.len] = v
@@ -488,7 +626,7 @@ func (nd *node) reserve(c *chunk, ph int) bool {
 	if c.reserved[ph] {
 		return true
 	}
-	if nd.nextIn[ph] != c.id {
+	if nd.nextIn[ph] != nd.r.rank[c.id] {
 		return false
 	}
 	v := nd.viewOf(c, ph)
@@ -597,7 +735,7 @@ func (nd *node) takeInput(now rtl.Cycle, l *fabric.Link) rtl.Cycle {
 			return t
 		}
 		l.Receive()
-		hop, _ := nd.r.plan.Shape.NextHop(nd.id, int(m.Dst))
+		hop, _ := nd.r.shape.NextHop(nd.id, int(m.Dst))
 		nd.after(end, effect{kind: fxTransitIn, pkt: pkt, port: hop.Index()})
 		return -1
 	}
@@ -703,7 +841,7 @@ func (nd *node) beginRecv(now, end rtl.Cycle, c *chunk, op int32, pkt fabric.Pac
 func (nd *node) sendPort(c *chunk, op int32) int {
 	o := &c.prog.Ops[op]
 	if o.Port == collectives.RouteXYZ {
-		hop, _ := nd.r.plan.Shape.NextHop(nd.id, int(o.Peer))
+		hop, _ := nd.r.shape.NextHop(nd.id, int(o.Peer))
 		return hop.Index()
 	}
 	return int(o.Port)
@@ -827,23 +965,32 @@ func (nd *node) finish(now rtl.Cycle, e effect) {
 			nd.release(c, nd.r.phases)
 			c.state = csDone
 			if nd.r.hooks.Done != nil {
-				nd.r.hooks.Done(nd.id, int(c.id), c.vals)
+				nd.r.hooks.Done(nd.id, int(c.local), c.vals)
 				c.vals = nil
 			}
 			nd.inACE--
 			if nd.inACE == 0 {
 				nd.utilCycles += int64(now - nd.utilFrom)
 			}
-			nd.finished++
+			co := c.coll
+			if nd.finishedOf == nil {
+				nd.finishedOf = map[int]int{}
+			}
+			nd.finishedOf[co.id]++
+			all := nd.finishedOf[co.id] == co.plan.NumChunks()
+			if all {
+				delete(nd.finishedOf, co.id)
+			}
 			if irq := nd.r.hooks.Interrupt; irq != nil {
-				irq(nd.id, int(c.id), now)
-				if nd.finished == len(nd.chunks) {
+				irq(nd.id, int(c.local), now)
+				if all {
 					irq(nd.id, -1, now)
 				}
 			}
-			nd.r.pending--
-			if nd.r.pending == 0 {
-				nd.r.finish = now
+			nd.chunks[c.id] = &chunk{id: c.id, coll: co, state: csDone} // free the chunk's state
+			co.pending--
+			if co.pending == 0 && co.done != nil {
+				co.done(now)
 			}
 		}
 	case fxSend:
@@ -899,7 +1046,8 @@ func (nd *node) enterPhase(now rtl.Cycle, c *chunk, ph int32) {
 	// order they were created (Section IV-F), so a chunk that comes early
 	// waits for the older ones assigned to the same FSM.
 	q := append(nd.fsmQ[f], c)
-	for i := len(q) - 1; i > 0 && q[i].id < q[i-1].id; i-- {
+	rank := nd.r.rank
+	for i := len(q) - 1; i > 0 && rank[q[i].id] < rank[q[i-1].id]; i-- {
 		q[i], q[i-1] = q[i-1], q[i]
 	}
 	nd.fsmQ[f] = q
@@ -910,7 +1058,7 @@ func (nd *node) enterPhase(now rtl.Cycle, c *chunk, ph int32) {
 // works on next.
 func (nd *node) startFSM(now rtl.Cycle, f int) {
 	q := nd.fsmQ[f]
-	if len(q) == 0 || q[0].active || q[0].id != nd.fsmNext[f] {
+	if len(q) == 0 || q[0].active || nd.r.rank[q[0].id] != nd.fsmNext[f] {
 		return
 	}
 	nd.fsmFrom[f] = now
@@ -919,7 +1067,7 @@ func (nd *node) startFSM(now rtl.Cycle, f int) {
 
 // activate makes c the chunk its FSM works on.
 func (nd *node) activate(now rtl.Cycle, c *chunk) {
-	prog := nd.r.plan.Program(nd.id, int(c.phase), c.len)
+	prog := c.coll.plan.Program(nd.id, int(c.phase), c.len)
 	pi := nd.r.infoOf(prog)
 	c.active, c.prog, c.pi = true, prog, pi
 	nd.announce(c, int(c.phase))
@@ -1007,7 +1155,8 @@ func (nd *node) unblock(now rtl.Cycle) {
 			blocked = append(blocked, q[0])
 		}
 	}
-	sort.Slice(blocked, func(i, j int) bool { return blocked[i].id < blocked[j].id })
+	rank := nd.r.rank
+	sort.Slice(blocked, func(i, j int) bool { return rank[blocked[i].id] < rank[blocked[j].id] })
 	for _, c := range blocked {
 		if c.blocked && c.active {
 			nd.phaseDone(now, c)
@@ -1015,8 +1164,7 @@ func (nd *node) unblock(now rtl.Cycle) {
 	}
 }
 
-func (r *run) result(start rtl.Cycle) *Result {
-	cycles := r.finish - start
+func (r *run) result(cycles rtl.Cycle) *Result {
 	res := &Result{Cycles: cycles, Events: r.k.Events()}
 	n := float64(len(r.nodes))
 	share := func(b *big.Rat) float64 {
@@ -1051,7 +1199,7 @@ func (r *run) result(start rtl.Cycle) *Result {
 }
 
 // stuck reports what every unfinished chunk waits on.
-func (r *run) stuck(net *fabric.Network) error {
+func (r *run) stuck() error {
 	var lines []string
 	for _, nd := range r.nodes {
 		var parts []string
@@ -1065,7 +1213,7 @@ func (r *run) stuck(net *fabric.Network) error {
 			case csDone:
 				continue
 			case csWaiting:
-				if c != nd.chunks[nd.nextAdmit] {
+				if nd.nextAdmit >= len(r.order) || c.id != r.order[nd.nextAdmit] {
 					continue
 				}
 				what = fmt.Sprintf("waits for room in phase 1's partition (%d of %d bytes used)", nd.used[0], nd.part[0])
@@ -1102,5 +1250,5 @@ func (r *run) stuck(net *fabric.Network) error {
 		}
 	}
 	return fmt.Errorf("ACE stopped making progress at cycle %d with %d chunk×NPU pairs unfinished:\n%s",
-		r.k.Now(), r.pending, net.StuckReport(lines, 20))
+		r.k.Now(), r.pending(), r.net.StuckReport(lines, 20))
 }

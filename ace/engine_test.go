@@ -204,3 +204,68 @@ func TestAllToAllRelaysStayInSRAM(t *testing.T) {
 		require.Equal(t, int64(7*c/8), res.BytesSent[npu], "NPU %d sends", npu)
 	}
 }
+
+// Several collectives in flight share ACE: two all-reduces issued together
+// take longer than one alone and less than two back to back; each raises
+// its own completion interrupt on every NPU.
+func TestEngineRunsCollectivesConcurrently(t *testing.T) {
+	k, net, plan := setup(t, "4x2x1", collectives.OpAllReduce, "hierarchical", 512<<10, 65536)
+	alone, err := Run(k, net, plan, Default(), nil)
+	require.NoError(t, err)
+
+	k, net, plan = setup(t, "4x2x1", collectives.OpAllReduce, "hierarchical", 512<<10, 65536)
+	_, _, small := setup(t, "4x2x1", collectives.OpAllReduce, "hierarchical", 100_000, 65536)
+	whole := 0
+	e, err := NewEngine(k, net, plan, Default(), &Hooks{Interrupt: func(_, chunk int, _ rtl.Cycle) {
+		if chunk < 0 {
+			whole++
+		}
+	}})
+	require.NoError(t, err)
+	var a, b rtl.Cycle
+	require.NoError(t, e.Issue(0, plan, func(now rtl.Cycle) { a = now }))
+	require.NoError(t, e.Issue(0, small, func(now rtl.Cycle) { b = now }))
+	require.Equal(t, 2, e.Unfinished())
+	k.Run()
+	require.NoError(t, e.Stuck())
+	require.Zero(t, e.Unfinished())
+	require.Equal(t, 2*8, whole, "one interrupt per collective per NPU")
+	require.Greater(t, max(a, b), alone.Cycles)
+	require.Less(t, a, 2*alone.Cycles)
+	require.Less(t, a, b, "FIFO: the small one loads after the big one")
+	st := e.Stats(max(a, b))
+	for i := range st.MemRead {
+		require.Equal(t, int64(512<<10+100_000), st.MemRead[i], "NPU %d reads both payloads once", i)
+	}
+}
+
+// LIFO: a small collective issued while a big one is loading overtakes the
+// big one's chunks that no NPU has loaded yet, so it finishes sooner than
+// under FIFO.
+func TestEngineLIFOServesTheLatestFirst(t *testing.T) {
+	finish := func(lifo bool) rtl.Cycle {
+		k, net, big := setup(t, "4x2x1", collectives.OpAllReduce, "hierarchical", 4<<20, 65536)
+		_, _, small := setup(t, "4x2x1", collectives.OpAllReduce, "hierarchical", 64<<10, 65536)
+		e, err := NewEngine(k, net, big, Default(), nil)
+		require.NoError(t, err)
+		e.SetLIFO(lifo)
+		var end rtl.Cycle
+		require.NoError(t, e.Issue(0, big, nil))
+		require.NoError(t, e.Issue(2000, small, func(now rtl.Cycle) { end = now }))
+		k.Run()
+		require.NoError(t, e.Stuck())
+		return end
+	}
+	fifo, lifo := finish(false), finish(true)
+	require.Less(t, lifo, fifo)
+}
+
+func TestEngineRefusesOtherCollectives(t *testing.T) {
+	k, net, plan := setup(t, "4x2x1", collectives.OpAllReduce, "hierarchical", 64<<10, 65536)
+	_, _, a2a := setup(t, "4x2x1", collectives.OpAllToAll, "direct", 64<<10, 65536)
+	_, _, other := setup(t, "4x1x1", collectives.OpAllReduce, "hierarchical", 64<<10, 65536)
+	e, err := NewEngine(k, net, plan, Default(), nil)
+	require.NoError(t, err)
+	require.ErrorContains(t, e.Issue(0, a2a, nil), "one engine serves one kind of collective")
+	require.ErrorContains(t, e.Issue(0, other, nil), "planned for 4x1x1")
+}
