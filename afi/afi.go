@@ -1,0 +1,110 @@
+package afi
+
+import (
+	"fmt"
+
+	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/rtl"
+	"github.com/acemu/acemu/torus"
+)
+
+// Engine runs collectives on every NPU of a network: ace.Engine for ACE,
+// npu.Engine for the ideal and baseline endpoints. Issue starts a
+// collective at a cycle; done is called when it has finished everywhere.
+type Engine interface {
+	Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.Cycle)) error
+}
+
+// Config is how the AFI cuts the collectives it is given (Table III).
+type Config struct {
+	Shape        torus.Shape
+	ChunkBytes   int64 // initial chunk (64 KB)
+	MessageBytes int64 // largest message (8 KB)
+	// Algorithms names the algorithm per collective; missing ones use
+	// collectives.DefaultAlgorithm.
+	Algorithms map[collectives.CollectiveOp]string
+}
+
+// DefaultConfig is Table III/V's chunk and message on shape.
+func DefaultConfig(shape torus.Shape) Config {
+	return Config{Shape: shape, ChunkBytes: 64 << 10, MessageBytes: 8 << 10}
+}
+
+// Handle names a collective the NPU issued.
+type Handle int
+
+// Interface is the NPU–AFI command interface (Section IV-G): the NPU issues
+// a command per collective (its type and size; the address range is
+// implied: every NPU's buffer of that size) and gets a handle; the
+// completion interrupt arrives as the done callback. Plans are built once
+// per (collective, size) and reused.
+type Interface struct {
+	cfg      Config
+	eng      Engine
+	plans    map[planKey]*collectives.Plan
+	issued   int
+	inFlight int
+}
+
+type planKey struct {
+	op    collectives.CollectiveOp
+	bytes int64
+}
+
+// New returns the command interface of eng.
+func New(cfg Config, eng Engine) (*Interface, error) {
+	if cfg.ChunkBytes < 1 || cfg.MessageBytes < 1 {
+		return nil, fmt.Errorf("afi: chunk of %d B and message of %d B: both must be positive", cfg.ChunkBytes, cfg.MessageBytes)
+	}
+	if eng == nil {
+		return nil, fmt.Errorf("afi: no engine")
+	}
+	return &Interface{cfg: cfg, eng: eng, plans: map[planKey]*collectives.Plan{}}, nil
+}
+
+// Plan returns the plan the interface uses for a collective of op and
+// bytes per NPU.
+func (a *Interface) Plan(op collectives.CollectiveOp, bytes int64) (*collectives.Plan, error) {
+	key := planKey{op, bytes}
+	if p, ok := a.plans[key]; ok {
+		return p, nil
+	}
+	alg := a.cfg.Algorithms[op]
+	if alg == "" {
+		alg = collectives.DefaultAlgorithm(op)
+	}
+	p, err := collectives.NewPlan(collectives.Config{Shape: a.cfg.Shape, Op: op, MessageBytes: a.cfg.MessageBytes}, alg, bytes, a.cfg.ChunkBytes)
+	if err != nil {
+		return nil, fmt.Errorf("afi: %s of %d B: %w", op, bytes, err)
+	}
+	a.plans[key] = p
+	return p, nil
+}
+
+// Issue sends the command for a collective of op and bytes per NPU at
+// cycle now; done, if not nil, is its completion interrupt.
+func (a *Interface) Issue(now rtl.Cycle, op collectives.CollectiveOp, bytes int64, done func(now rtl.Cycle)) (Handle, error) {
+	p, err := a.Plan(op, bytes)
+	if err != nil {
+		return -1, err
+	}
+	h := Handle(a.issued)
+	err = a.eng.Issue(now, p, func(t rtl.Cycle) {
+		a.inFlight--
+		if done != nil {
+			done(t)
+		}
+	})
+	if err != nil {
+		return -1, fmt.Errorf("afi: collective %d (%s of %d B): %w", h, op, bytes, err)
+	}
+	a.issued++
+	a.inFlight++
+	return h, nil
+}
+
+// InFlight returns how many issued collectives have not completed.
+func (a *Interface) InFlight() int { return a.inFlight }
+
+// Issued returns how many collectives have been issued.
+func (a *Interface) Issued() int { return a.issued }

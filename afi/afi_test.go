@@ -1,0 +1,76 @@
+package afi_test
+
+import (
+	"math/big"
+	"testing"
+
+	"github.com/acemu/acemu/ace"
+	"github.com/acemu/acemu/afi"
+	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/npu"
+	"github.com/acemu/acemu/rtl"
+	"github.com/acemu/acemu/torus"
+	"github.com/stretchr/testify/require"
+)
+
+// The same commands run on every kind of engine; completion interrupts
+// arrive once per collective, and a collective takes as long through the
+// interface as run alone (one at a time here).
+func TestCommandsRunOnEveryEngine(t *testing.T) {
+	shape, err := torus.Parse("4x2x1")
+	require.NoError(t, err)
+	for _, kind := range []string{"ideal", "baseline", "ace"} {
+		t.Run(kind, func(t *testing.T) {
+			k := rtl.NewKernel()
+			net, err := torus.BuildNetwork(k, shape, torus.DefaultLinks())
+			require.NoError(t, err)
+			cfg := afi.DefaultConfig(shape)
+			var eng afi.Engine
+			switch kind {
+			case "ideal":
+				eng, err = npu.NewIdealEngine(k, net, shape, npu.DefaultIdeal())
+			case "baseline":
+				eng, err = npu.NewBaselineEngine(k, net, shape, npu.DefaultBaseline(2, big.NewRat(128, 1)))
+			case "ace":
+				probe, _ := afi.New(cfg, nopEngine{})
+				layout, perr := probe.Plan(collectives.OpAllReduce, 64<<10)
+				require.NoError(t, perr)
+				eng, err = ace.NewEngine(k, net, layout, ace.Default(), nil)
+			}
+			require.NoError(t, err)
+			a, err := afi.New(cfg, eng)
+			require.NoError(t, err)
+			var ends []rtl.Cycle
+			h0, err := a.Issue(0, collectives.OpAllReduce, 100_000, func(now rtl.Cycle) {
+				ends = append(ends, now)
+				_, err := a.Issue(now, collectives.OpAllReduce, 100_000, func(now rtl.Cycle) { ends = append(ends, now) })
+				require.NoError(t, err)
+			})
+			require.NoError(t, err)
+			require.Equal(t, afi.Handle(0), h0)
+			require.Equal(t, 1, a.InFlight())
+			k.Run()
+			require.Len(t, ends, 2)
+			require.Zero(t, a.InFlight())
+			require.Equal(t, 2, a.Issued())
+			// The second, issued on an idle network when the first ended,
+			// takes exactly as long as the first.
+			require.Equal(t, ends[0], ends[1]-ends[0])
+		})
+	}
+}
+
+type nopEngine struct{}
+
+func (nopEngine) Issue(rtl.Cycle, *collectives.Plan, func(rtl.Cycle)) error { return nil }
+
+func TestBadCommandsAreRefused(t *testing.T) {
+	shape, err := torus.Parse("4x2x1")
+	require.NoError(t, err)
+	_, err = afi.New(afi.Config{Shape: shape}, nopEngine{})
+	require.ErrorContains(t, err, "must be positive")
+	a, err := afi.New(afi.DefaultConfig(shape), nopEngine{})
+	require.NoError(t, err)
+	_, err = a.Issue(0, collectives.OpAllReduce, 0, nil)
+	require.ErrorContains(t, err, "allreduce of 0 B")
+}
