@@ -1,0 +1,775 @@
+package train
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/acemu/acemu/npu"
+	"github.com/acemu/acemu/rtl"
+	"github.com/acemu/acemu/workload"
+)
+
+// Comm runs collectives on every NPU at once. Issue submits one at cycle
+// now, of bytes bytes per NPU; done must be called from a kernel event, at
+// the cycle the collective has completed on every NPU, exactly once.
+// Priority among queued collectives (LIFO, FIFO) is the Comm's business:
+// the loop only says when each one is issued and waits where it must.
+type Comm interface {
+	Issue(now rtl.Cycle, op workload.CommType, bytes int64, done func(now rtl.Cycle)) error
+}
+
+// DefaultIterations is the number of training iterations when
+// Config.Iterations is 0: the paper simulates two (Section V).
+const DefaultIterations = 2
+
+// Config says how the loop runs a workload.
+type Config struct {
+	// Compute is the part of the NPU left to compute
+	// (systems.System.Compute()): it times roofline work and scales
+	// ASTRA-sim times.
+	Compute npu.Compute
+	// Overlap is whether communication runs alongside compute. False is
+	// BaselineNoOverlap (Table VI): the weight-gradient all-reduces of an
+	// iteration are not issued per layer but as one all-reduce of their
+	// total size at the end of back-prop, which the loop waits for, and
+	// every other collective is waited for as soon as it is issued.
+	Overlap bool
+	// Iterations is the number of training iterations; 0 means
+	// DefaultIterations.
+	Iterations int
+	// MemBoundShare is the memory-bound share m ∈ [0, 1] of ASTRA-sim
+	// compute times, in the scaling rule of docs/astrasim-workloads.md:
+	// cycles = ⌈t × ClockHz/CycleHz × ((1−m)·80/SMs + m·900/MemGBps)⌉.
+	// Nil means 1. It does not affect roofline (FLOPs/bytes) work.
+	MemBoundShare *big.Rat
+}
+
+// Pass is a kind of compute the loop runs.
+type Pass int
+
+// The passes of a layer.
+const (
+	// PassForward is a layer's forward compute.
+	PassForward Pass = iota
+	// PassInGrad is a layer's input-gradient compute.
+	PassInGrad
+	// PassWtGrad is a layer's weight-gradient compute.
+	PassWtGrad
+	// PassUpdate is a layer's weight update, before its forward compute
+	// from the second iteration on.
+	PassUpdate
+)
+
+// String names the pass: "forward", "input-gradient", "weight-gradient",
+// "update".
+func (p Pass) String() string {
+	switch p {
+	case PassForward:
+		return "forward"
+	case PassInGrad:
+		return "input-gradient"
+	case PassWtGrad:
+		return "weight-gradient"
+	case PassUpdate:
+		return "update"
+	}
+	return fmt.Sprintf("Pass(%d)", int(p))
+}
+
+// Breakdown splits compute cycles by pass.
+type Breakdown struct {
+	// Forward, InGrad, WtGrad and Update are the cycles spent in each pass.
+	Forward, InGrad, WtGrad, Update int64
+}
+
+// Total returns the sum of the passes' cycles.
+func (b Breakdown) Total() int64 { return b.Forward + b.InGrad + b.WtGrad + b.Update }
+
+func (b *Breakdown) add(p Pass, c int64) {
+	switch p {
+	case PassForward:
+		b.Forward += c
+	case PassInGrad:
+		b.InGrad += c
+	case PassWtGrad:
+		b.WtGrad += c
+	case PassUpdate:
+		b.Update += c
+	}
+}
+
+// CommStats counts issued collectives and their per-NPU bytes.
+type CommStats struct {
+	// Count is the number of collectives issued.
+	Count int
+	// Bytes is the sum of their sizes per NPU.
+	Bytes int64
+}
+
+// Stall is one interval in which the loop waited for communication: the
+// exposed communication of the paper.
+type Stall struct {
+	// Iteration is the iteration it belongs to, from 0.
+	Iteration int
+	// Phase is where the loop was: "forward", "back-prop", "end of
+	// back-prop" (no-overlap's fused all-reduce) or "end of run" (the last
+	// iteration's outstanding collectives).
+	Phase string
+	// Layer is the layer where the loop waited (index, from 0) and
+	// LayerName its name; -1 and "" at the end of back-prop or of the run.
+	// The wait is before the layer's compute in the pass, or, when After
+	// is set, right after it: a collective that a system without overlap
+	// waits for as soon as it is issued.
+	Layer     int
+	LayerName string
+	After     bool
+	// Waiting describes the collectives the loop waited for.
+	Waiting string
+	// From and To bound the wait: To − From cycles, To > From.
+	From, To rtl.Cycle
+}
+
+// Cycles returns the length of the stall.
+func (s Stall) Cycles() int64 { return int64(s.To - s.From) }
+
+// Iteration is the metrics of one training iteration.
+type Iteration struct {
+	// Start and End are the cycles the iteration began and ended: it ends
+	// when its back-prop is done (for no-overlap, with the fused
+	// all-reduce) and, for the last iteration, when every collective is.
+	Start, End rtl.Cycle
+	// ComputeCycles is the cycles spent computing, ExposedCommCycles the
+	// cycles spent waiting for collectives, and IterationCycles their sum,
+	// which equals End − Start (the loop checks it).
+	ComputeCycles, ExposedCommCycles, IterationCycles int64
+	// Compute splits ComputeCycles by pass.
+	Compute Breakdown
+	// Collectives and CollectiveBytes count the collectives issued in the
+	// iteration and their per-NPU bytes; ByType splits them by collective.
+	Collectives     int
+	CollectiveBytes int64
+	ByType          map[workload.CommType]CommStats
+	// Stalls are the iteration's waits, in order; their cycles add up to
+	// ExposedCommCycles.
+	Stalls []Stall
+}
+
+// Metrics is what Run reports: per iteration and in all.
+type Metrics struct {
+	// Workload is the workload's name.
+	Workload string
+	// Iterations are the iterations in order.
+	Iterations []Iteration
+	// Start and End are the cycles the run began and ended.
+	Start, End rtl.Cycle
+	// ComputeCycles, ExposedCommCycles and TotalCycles are summed over the
+	// iterations; TotalCycles = ComputeCycles + ExposedCommCycles = End −
+	// Start.
+	ComputeCycles, ExposedCommCycles, TotalCycles int64
+	// Compute splits ComputeCycles by pass.
+	Compute Breakdown
+	// Collectives, CollectiveBytes and ByType are summed over the
+	// iterations.
+	Collectives     int
+	CollectiveBytes int64
+	ByType          map[workload.CommType]CommStats
+}
+
+// Run runs cfg.Iterations training iterations of w on the kernel k,
+// issuing collectives through comm, and returns the metrics. It schedules
+// its first step at k.Now(), calls k.Run(), and halts the kernel as soon as
+// the loop is done (later events stay scheduled). The rules are in
+// docs/training-loop.md.
+//
+// w must be valid (workload.Workload.Validate) with DATA or HYBRID_DLRM
+// parallelism, the only ones the model spec's loop defines; the others are
+// refused rather than run as something else. Errors are wrapped with the
+// workload's name and, for a failure during the run, the iteration, pass
+// and layer: a Comm whose Issue fails, a done called twice or at the wrong
+// cycle, and a kernel that runs out of events while the loop still waits
+// for a collective (a Comm that never completes one), which names the
+// collective instead of hanging.
+func Run(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*Metrics, error) {
+	if k == nil || w == nil || comm == nil {
+		return nil, errors.New("train: Run needs a kernel, a workload and a Comm")
+	}
+	if err := w.Validate(); err != nil {
+		return nil, fmt.Errorf("train: %w", err)
+	}
+	lp, err := newLoop(k, w, cfg, comm)
+	if err != nil {
+		return nil, fmt.Errorf("train: workload %s: %w", w.Name, err)
+	}
+	k.Schedule(k.Now(), lp, evStep, 0)
+	lp.resume = true
+	k.Run()
+	if lp.err != nil {
+		return nil, fmt.Errorf("train: workload %s: %w", w.Name, lp.err)
+	}
+	if !lp.finished {
+		return nil, fmt.Errorf("train: workload %s: %w", w.Name, lp.stuck())
+	}
+	m, err := lp.metrics()
+	if err != nil {
+		return nil, fmt.Errorf("train: workload %s: %w", w.Name, err)
+	}
+	return m, nil
+}
+
+// timer turns a pass's work into cycles on the compute resources.
+type timer struct {
+	compute npu.Compute
+	// scale converts a cycle count of the workload's clock to NPU cycles
+	// (docs/astrasim-workloads.md); nil when the workload has no cycles.
+	scale *big.Rat
+}
+
+func newTimer(w *workload.Workload, cfg Config) (timer, error) {
+	t := timer{compute: cfg.Compute}
+	if err := cfg.Compute.Validate(); err != nil {
+		return t, fmt.Errorf("compute resources: %w", err)
+	}
+	m := big.NewRat(1, 1)
+	if cfg.MemBoundShare != nil {
+		if cfg.MemBoundShare.Sign() < 0 || cfg.MemBoundShare.Cmp(m) > 0 {
+			return t, fmt.Errorf("memory-bound share %s: must be in [0, 1]", cfg.MemBoundShare.RatString())
+		}
+		m.Set(cfg.MemBoundShare)
+	}
+	if w.CycleHz == 0 {
+		return t, nil
+	}
+	// ClockHz/CycleHz × ((1−m)·80/S + m·900/B).
+	sm := new(big.Rat).Sub(big.NewRat(1, 1), m)
+	sm.Mul(sm, big.NewRat(npu.SMs, int64(cfg.Compute.SMs)))
+	mem := new(big.Rat).Quo(big.NewRat(npu.MemoryGBps, 1), cfg.Compute.MemGBps)
+	mem.Mul(mem, m)
+	f := new(big.Rat).Add(sm, mem)
+	f.Mul(f, big.NewRat(npu.ClockHz, w.CycleHz))
+	t.scale = f
+	return t, nil
+}
+
+// cycles returns the NPU cycles of work: the roofline for FLOPs/bytes,
+// the scaling rule for cycle counts (rounded up once).
+func (t timer) cycles(work workload.Work) (int64, error) {
+	if work.Cycles == 0 {
+		return t.compute.KernelCycles(work.FLOPs, work.Bytes), nil
+	}
+	if t.scale == nil {
+		return 0, fmt.Errorf("%d cycles with no clock (CycleHz 0)", work.Cycles)
+	}
+	num := new(big.Int).Mul(big.NewInt(work.Cycles), t.scale.Num())
+	q, r := new(big.Int).QuoRem(num, t.scale.Denom(), new(big.Int))
+	if r.Sign() > 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	if !q.IsInt64() {
+		return 0, fmt.Errorf("%d cycles scale to %s NPU cycles, beyond int64", work.Cycles, q)
+	}
+	return q.Int64(), nil
+}
+
+// Event kinds of the loop's handler.
+const (
+	evStep        int32 = iota // start, or resume after a wait
+	evComputeDone              // the current compute op has ended
+)
+
+// Phases of a wait, as Stall.Phase reports them.
+const (
+	phaseForward = "forward"
+	phaseBack    = "back-prop"
+	phaseEndBack = "end of back-prop"
+	phaseEndRun  = "end of run"
+)
+
+type opKind uint8
+
+const (
+	opIterStart opKind = iota
+	opCompute
+	opIssue
+	opWait
+	opWaitAll
+	opIterEnd
+)
+
+// op is one step of the loop's program, built before the run.
+type op struct {
+	kind   opKind
+	iter   int
+	layer  int    // -1 when the op is not a layer's
+	phase  string // waits
+	after  bool   // waits: right after layer's compute, not before it
+	pass   Pass   // compute
+	cycles int64  // compute
+	colls  []int  // issue: one; wait: those to wait for
+}
+
+// collective is one collective of the program.
+type collective struct {
+	typ          workload.CommType
+	bytes        int64
+	iter, layer  int    // layer -1 for the fused all-reduce
+	what         string // "forward", "input-gradient", "weight-gradient", "fused weight-gradient"
+	fusedLayers  int
+	issued, done bool
+	issuedAt     rtl.Cycle
+}
+
+// loop runs the program on the kernel.
+type loop struct {
+	k     *rtl.Kernel
+	w     *workload.Workload
+	comm  Comm
+	ops   []op
+	colls []collective
+	pc    int
+
+	iters []Iteration
+	start rtl.Cycle
+
+	computing bool
+	waiting   bool
+	waitFrom  rtl.Cycle
+	waitIDs   []int // the collectives not done when the wait began
+	resume    bool  // an evStep is scheduled
+	finished  bool
+	err       error
+}
+
+func newLoop(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*loop, error) {
+	n := cfg.Iterations
+	if n == 0 {
+		n = DefaultIterations
+	}
+	if n < 0 {
+		return nil, fmt.Errorf("iterations %d: must be at least 1 (0 means %d)", cfg.Iterations, DefaultIterations)
+	}
+	lastBottom := -1
+	switch w.Parallelism {
+	case workload.ParallelismData:
+	case workload.ParallelismHybridDLRM:
+		lb, err := w.DLRMLastBottomLayer()
+		if err != nil {
+			return nil, err
+		}
+		lastBottom = lb
+	default:
+		return nil, fmt.Errorf("parallelism %s: the training loop runs only %s and %s (model spec §7)", w.Parallelism, workload.ParallelismData, workload.ParallelismHybridDLRM)
+	}
+	t, err := newTimer(w, cfg)
+	if err != nil {
+		return nil, err
+	}
+	lp := &loop{k: k, w: w, comm: comm, start: k.Now(), iters: make([]Iteration, n)}
+	b := builder{lp: lp, t: t, overlap: cfg.Overlap, dlrm: lastBottom >= 0, lastBottom: lastBottom}
+	if err := b.build(n); err != nil {
+		return nil, err
+	}
+	return lp, nil
+}
+
+// builder writes the loop's program.
+type builder struct {
+	lp         *loop
+	t          timer
+	overlap    bool
+	dlrm       bool
+	lastBottom int
+}
+
+func (b *builder) emit(o op) { b.lp.ops = append(b.lp.ops, o) }
+
+// compute emits the compute of a pass, if it takes any time.
+func (b *builder) compute(it, l int, p Pass, work workload.Work) error {
+	c, err := b.t.cycles(work)
+	if err != nil {
+		return fmt.Errorf("layer %d (%s) %s compute: %w", l, b.lp.w.Layers[l].Name, p, err)
+	}
+	if c > 0 {
+		b.emit(op{kind: opCompute, iter: it, layer: l, pass: p, cycles: c})
+	}
+	return nil
+}
+
+// issue emits the issue, during layer at's compute (-1: none), of a new
+// collective of layer l (-1: the fused all-reduce) and returns its id.
+func (b *builder) issue(it, at, l int, what string, c workload.Comm) int {
+	id := len(b.lp.colls)
+	b.lp.colls = append(b.lp.colls, collective{typ: c.Type, bytes: c.Bytes, iter: it, layer: l, what: what})
+	b.emit(op{kind: opIssue, iter: it, layer: at, colls: []int{id}})
+	return id
+}
+
+// wait emits a wait for ids (none: nothing) before layer l's compute.
+func (b *builder) wait(it, l int, phase string, ids []int) {
+	if len(ids) > 0 {
+		b.emit(op{kind: opWait, iter: it, layer: l, phase: phase, colls: ids})
+	}
+}
+
+// block emits a wait for collective id right after layer l's compute that
+// issued it (no overlap).
+func (b *builder) block(it, l int, phase string, id int) {
+	b.emit(op{kind: opWait, iter: it, layer: l, phase: phase, colls: []int{id}, after: true})
+}
+
+// build writes n iterations (docs/training-loop.md).
+func (b *builder) build(n int) error {
+	w := b.lp.w
+	L := len(w.Layers)
+	prevWt := make([]int, L) // the weight-gradient collective of the previous iteration, or -1
+	for i := range prevWt {
+		prevWt[i] = -1
+	}
+	for it := 0; it < n; it++ {
+		b.emit(op{kind: opIterStart, iter: it, layer: -1})
+
+		// Forward pass, layer 0 to L-1.
+		var pending, dlrmPending []int // forward collectives still to wait for
+		for l := 0; l < L; l++ {
+			layer := &w.Layers[l]
+			if it > 0 {
+				if prevWt[l] >= 0 {
+					b.wait(it, l, phaseForward, []int{prevWt[l]})
+				}
+				if err := b.compute(it, l, PassUpdate, workload.Work{Cycles: layer.UpdateCycles}); err != nil {
+					return err
+				}
+				if w.Source == workload.BuiltinSource {
+					if err := b.compute(it, l, PassUpdate, workload.BuiltinUpdateWork(layer)); err != nil {
+						return err
+					}
+				}
+			}
+			if b.dlrm && l == b.lastBottom+1 {
+				b.wait(it, l, phaseForward, dlrmPending)
+				dlrmPending = nil
+			}
+			b.wait(it, l, phaseForward, pending)
+			pending = nil
+			if err := b.compute(it, l, PassForward, layer.Fwd); err != nil {
+				return err
+			}
+			if layer.FwdComm.Type != workload.CommNone {
+				id := b.issue(it, l, l, "forward", layer.FwdComm)
+				switch {
+				case !b.overlap:
+					b.block(it, l, phaseForward, id)
+				case b.dlrm && l <= b.lastBottom:
+					dlrmPending = append(dlrmPending, id)
+				default:
+					pending = append(pending, id)
+				}
+			}
+		}
+
+		// Back-prop, layer L-1 to 0.
+		pending = append(pending, dlrmPending...) // empty: lastBottom ≤ L-2
+		var fused workload.Comm
+		fusedLayers := 0
+		var deferred []int // no-overlap: other weight-gradient collectives
+		embIG := -1        // DLRM: the embedding's back-prop all-to-all
+		for l := L - 1; l >= 0; l-- {
+			layer := &w.Layers[l]
+			b.wait(it, l, phaseBack, pending)
+			pending = nil
+			if l == 0 && embIG >= 0 {
+				b.wait(it, l, phaseBack, []int{embIG})
+			}
+			if err := b.compute(it, l, PassWtGrad, layer.WtGrad); err != nil {
+				return err
+			}
+			if c := layer.WtGradComm; c.Type != workload.CommNone {
+				switch {
+				case b.overlap:
+					prevWt[l] = b.issue(it, l, l, "weight-gradient", c)
+				case c.Type == workload.CommAllReduce:
+					fused.Type = workload.CommAllReduce
+					fused.Bytes += c.Bytes
+					fusedLayers++
+				default:
+					deferred = append(deferred, l)
+				}
+			}
+			if l == 0 {
+				break // layer 0 has no input gradient to compute or send
+			}
+			if err := b.compute(it, l, PassInGrad, layer.InGrad); err != nil {
+				return err
+			}
+			if c := layer.InGradComm; c.Type != workload.CommNone {
+				id := b.issue(it, l, l, "input-gradient", c)
+				if b.overlap {
+					pending = append(pending, id)
+				} else {
+					b.block(it, l, phaseBack, id)
+				}
+			}
+			if c := w.Layers[0].InGradComm; b.dlrm && l == b.lastBottom+1 && c.Type != workload.CommNone {
+				id := b.issue(it, l, 0, "input-gradient", c)
+				if b.overlap {
+					embIG = id
+				} else {
+					b.block(it, l, phaseBack, id)
+				}
+			}
+		}
+
+		if !b.overlap {
+			var ids []int
+			if fusedLayers > 0 {
+				id := b.issue(it, -1, -1, "fused weight-gradient", fused)
+				b.lp.colls[id].fusedLayers = fusedLayers
+				ids = append(ids, id)
+			}
+			for _, l := range deferred {
+				ids = append(ids, b.issue(it, -1, l, "weight-gradient", w.Layers[l].WtGradComm))
+			}
+			b.wait(it, -1, phaseEndBack, ids)
+		}
+		if it == n-1 {
+			b.emit(op{kind: opWaitAll, iter: it, layer: -1, phase: phaseEndRun})
+		}
+		b.emit(op{kind: opIterEnd, iter: it, layer: -1})
+	}
+	return nil
+}
+
+// Handle runs the loop's events.
+func (lp *loop) Handle(now rtl.Cycle, kind int32, _ int64) {
+	switch kind {
+	case evStep:
+		lp.resume = false
+	case evComputeDone:
+		o := &lp.ops[lp.pc]
+		it := &lp.iters[o.iter]
+		it.ComputeCycles += o.cycles
+		it.Compute.add(o.pass, o.cycles)
+		lp.computing = false
+		lp.pc++
+	}
+	lp.step(now)
+}
+
+// fail records the first error and stops the kernel.
+func (lp *loop) fail(err error) {
+	if lp.err == nil {
+		lp.err = err
+	}
+	lp.k.Halt()
+}
+
+// step runs ops until one takes time (compute) or blocks (a wait).
+func (lp *loop) step(now rtl.Cycle) {
+	for lp.err == nil && !lp.computing && lp.pc < len(lp.ops) {
+		o := &lp.ops[lp.pc]
+		it := &lp.iters[o.iter]
+		switch o.kind {
+		case opIterStart:
+			it.Start = now
+			it.ByType = map[workload.CommType]CommStats{}
+		case opCompute:
+			lp.computing = true
+			lp.k.Schedule(now+rtl.Cycle(o.cycles), lp, evComputeDone, 0)
+			return
+		case opIssue:
+			id := o.colls[0]
+			c := &lp.colls[id]
+			c.issued, c.issuedAt = true, now
+			it.Collectives++
+			it.CollectiveBytes += c.bytes
+			s := it.ByType[c.typ]
+			s.Count++
+			s.Bytes += c.bytes
+			it.ByType[c.typ] = s
+			if err := lp.comm.Issue(now, c.typ, c.bytes, lp.doneFunc(id)); err != nil {
+				lp.fail(fmt.Errorf("%s: issue the %s: %w", lp.where(o), lp.describe(id), err))
+				return
+			}
+		case opWait, opWaitAll:
+			ids := o.colls
+			if o.kind == opWaitAll {
+				ids = lp.undone()
+			}
+			if !lp.allDone(ids) {
+				if !lp.waiting {
+					lp.waiting, lp.waitFrom = true, now
+					lp.waitIDs = lp.waitIDs[:0]
+					for _, id := range ids {
+						if !lp.colls[id].done {
+							lp.waitIDs = append(lp.waitIDs, id)
+						}
+					}
+				}
+				return
+			}
+			if lp.waiting {
+				lp.waiting = false
+				if now > lp.waitFrom {
+					it.ExposedCommCycles += int64(now - lp.waitFrom)
+					it.Stalls = append(it.Stalls, lp.stall(o, now))
+				}
+			}
+		case opIterEnd:
+			it.End = now
+			it.IterationCycles = int64(it.End - it.Start)
+			if sum := it.ComputeCycles + it.ExposedCommCycles; sum != it.IterationCycles {
+				lp.fail(fmt.Errorf("iteration %d: compute %d + exposed communication %d = %d cycles, but it took %d (cycles %d to %d): the loop lost track of time",
+					o.iter+1, it.ComputeCycles, it.ExposedCommCycles, sum, it.IterationCycles, it.Start, it.End))
+				return
+			}
+		}
+		lp.pc++
+	}
+	if lp.err == nil && lp.pc == len(lp.ops) && !lp.finished {
+		lp.finished = true
+		lp.k.Halt()
+	}
+}
+
+// doneFunc returns the completion callback of collective id.
+func (lp *loop) doneFunc(id int) func(now rtl.Cycle) {
+	return func(now rtl.Cycle) {
+		c := &lp.colls[id]
+		switch {
+		case c.done:
+			lp.fail(fmt.Errorf("the Comm reported the %s done twice (again at cycle %d)", lp.describe(id), now))
+			return
+		case now != lp.k.Now() || now < c.issuedAt:
+			lp.fail(fmt.Errorf("the Comm reported the %s (issued at cycle %d) done at cycle %d, but the kernel is at cycle %d: done must be called from an event at the cycle it completes",
+				lp.describe(id), c.issuedAt, now, lp.k.Now()))
+			return
+		}
+		c.done = true
+		if lp.waiting && !lp.resume {
+			lp.resume = true
+			lp.k.Schedule(now, lp, evStep, 0)
+		}
+	}
+}
+
+func (lp *loop) allDone(ids []int) bool {
+	for _, id := range ids {
+		if !lp.colls[id].done {
+			return false
+		}
+	}
+	return true
+}
+
+// undone returns the issued collectives not yet done.
+func (lp *loop) undone() []int {
+	var ids []int
+	for id := range lp.colls {
+		if lp.colls[id].issued && !lp.colls[id].done {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// stall describes the wait o that ends at now.
+func (lp *loop) stall(o *op, now rtl.Cycle) Stall {
+	s := Stall{Iteration: o.iter, Phase: o.phase, Layer: o.layer, After: o.after, From: lp.waitFrom, To: now}
+	if o.layer >= 0 {
+		s.LayerName = lp.w.Layers[o.layer].Name
+	}
+	var parts []string
+	for _, id := range lp.waitIDs {
+		parts = append(parts, lp.describe(id))
+	}
+	s.Waiting = strings.Join(parts, "; ")
+	return s
+}
+
+// describe names collective id for messages.
+func (lp *loop) describe(id int) string {
+	c := &lp.colls[id]
+	if c.layer < 0 {
+		layers := "layers"
+		if c.fusedLayers == 1 {
+			layers = "layer"
+		}
+		return fmt.Sprintf("%s %s of %d B (%d %s) of iteration %d", c.what, c.typ, c.bytes, c.fusedLayers, layers, c.iter+1)
+	}
+	return fmt.Sprintf("%s %s of %d B of layer %d (%s) of iteration %d", c.what, c.typ, c.bytes, c.layer, lp.w.Layers[c.layer].Name, c.iter+1)
+}
+
+// where says where op o is in the schedule.
+func (lp *loop) where(o *op) string {
+	s := fmt.Sprintf("iteration %d", o.iter+1)
+	if o.phase != "" {
+		s += ", " + o.phase
+	} else if o.kind == opCompute {
+		s += ", " + o.pass.String() + " compute"
+	}
+	if o.layer >= 0 {
+		s += ", "
+		switch {
+		case o.after:
+			s += "after "
+		case o.kind == opWait:
+			s += "before "
+		}
+		s += fmt.Sprintf("layer %d (%s)", o.layer, lp.w.Layers[o.layer].Name)
+	}
+	return s
+}
+
+// stuck explains why the kernel stopped before the loop finished.
+func (lp *loop) stuck() error {
+	now := lp.k.Now()
+	why := "the kernel ran out of events"
+	if n := lp.k.Pending(); n > 0 {
+		why = fmt.Sprintf("the kernel was halted with %d events pending", n)
+	}
+	if lp.pc >= len(lp.ops) {
+		return fmt.Errorf("%s at cycle %d with the loop at its end but not finished", why, now)
+	}
+	o := &lp.ops[lp.pc]
+	if lp.waiting {
+		var parts []string
+		for _, id := range lp.waitIDs {
+			if !lp.colls[id].done {
+				c := &lp.colls[id]
+				parts = append(parts, fmt.Sprintf("the %s, issued at cycle %d", lp.describe(id), c.issuedAt))
+			}
+		}
+		return fmt.Errorf("%s at cycle %d; the loop has waited since cycle %d (%s) for %s: the Comm never reported it done",
+			why, now, lp.waitFrom, lp.where(o), strings.Join(parts, "; "))
+	}
+	return fmt.Errorf("%s at cycle %d with the loop unfinished (%s)", why, now, lp.where(o))
+}
+
+// metrics sums the iterations and checks that they tile the run.
+func (lp *loop) metrics() (*Metrics, error) {
+	m := &Metrics{Workload: lp.w.Name, Iterations: lp.iters, Start: lp.start, ByType: map[workload.CommType]CommStats{}}
+	m.End = lp.iters[len(lp.iters)-1].End
+	for _, it := range lp.iters {
+		m.ComputeCycles += it.ComputeCycles
+		m.ExposedCommCycles += it.ExposedCommCycles
+		m.TotalCycles += it.IterationCycles
+		m.Compute.Forward += it.Compute.Forward
+		m.Compute.InGrad += it.Compute.InGrad
+		m.Compute.WtGrad += it.Compute.WtGrad
+		m.Compute.Update += it.Compute.Update
+		m.Collectives += it.Collectives
+		m.CollectiveBytes += it.CollectiveBytes
+		for t, s := range it.ByType {
+			a := m.ByType[t]
+			a.Count += s.Count
+			a.Bytes += s.Bytes
+			m.ByType[t] = a
+		}
+	}
+	if m.TotalCycles != int64(m.End-m.Start) || m.TotalCycles != m.ComputeCycles+m.ExposedCommCycles {
+		return nil, fmt.Errorf("the iterations add up to %d cycles (compute %d + exposed %d) but the run took %d (cycles %d to %d)",
+			m.TotalCycles, m.ComputeCycles, m.ExposedCommCycles, m.End-m.Start, m.Start, m.End)
+	}
+	return m, nil
+}
