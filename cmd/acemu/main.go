@@ -4,6 +4,7 @@
 // Usage:
 //
 //	acemu                                  run the built-in default
+//	acemu --workload W [--topo T] [flags]  train W on Table VI's systems and compare them
 //	acemu collective [flags]               simulate one collective
 //	acemu microcode [flags]                print one NPU's microcode
 //	acemu reproduce fig5|fig6 [flags]      rerun the paper's Fig. 5 / Fig. 6 sweeps
@@ -15,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/pflag"
 )
@@ -27,6 +29,8 @@ const usage = `acemu: a cycle-level emulator of ACE, the Accelerator Collectives
 
 Usage:
   acemu                      run the built-in default (a 64 MiB all-reduce on 4x4x4, ideal endpoint)
+  acemu --workload W [--topo LxVxH] [--systems …] [--iterations N] [--format json]
+                             train workload W on Table VI's systems and compare them
   acemu collective [flags]   simulate one collective on the torus
   acemu microcode [flags]    print the microcode one NPU's FSMs run for a collective
   acemu reproduce fig5|fig6  rerun the paper's Fig. 5 (memory bandwidth) or Fig. 6 (SMs) sweep
@@ -39,6 +43,9 @@ Run 'acemu collective --help' for the flags.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		return runCollective(nil, stdout, stderr)
+	}
+	if strings.HasPrefix(args[0], "-") && args[0] != "-h" && args[0] != "--help" {
+		return runCompare(args, stdout, stderr)
 	}
 	switch args[0] {
 	case "collective":

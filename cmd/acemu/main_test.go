@@ -275,3 +275,50 @@ func TestReproduceCommand(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "not a positive whole number")
 }
+
+// The comparator on a small ASTRA-sim workload: every system appears with
+// the fields the issue names, the ideal is 100 %, the JSON is the same with
+// one worker or several, and a missing or bad workload is a clear error.
+func TestCompareCommand(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "tiny.txt")
+	wl := "DATA\n3\n" +
+		"a\t-1\t20000\tNONE\t0\t20000\tNONE\t0\t20000\tALLREDUCE\t65536\t100\n" +
+		"b\t-1\t20000\tNONE\t0\t20000\tNONE\t0\t20000\tALLREDUCE\t131072\t100\n" +
+		"c\t-1\t20000\tNONE\t0\t20000\tNONE\t0\t20000\tALLREDUCE\t65536\t100\n"
+	require.NoError(t, os.WriteFile(path, []byte(wl), 0o644))
+	args := []string{"--topo", "4x2x1", "--workload", path, "--format", "json"}
+	code, out1, errOut := runCLI(append(args, "--workers", "1")...)
+	require.Equal(t, 0, code, errOut)
+	code, out2, errOut := runCLI(append(args, "--workers", "3")...)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, out1, out2, "results do not depend on the workers")
+	var r struct {
+		Systems []map[string]any `json:"systems"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out1), &r))
+	require.Len(t, r.Systems, 5)
+	for _, s := range r.Systems {
+		for _, f := range []string{"name", "iteration_cycles", "compute_cycles", "exposed_comm_cycles", "pct_of_ideal"} {
+			require.Contains(t, s, f)
+		}
+		if s["name"] == "ideal" {
+			require.Equal(t, 100.0, s["pct_of_ideal"])
+		}
+		require.InDelta(t, s["iteration_cycles"].(float64), s["compute_cycles"].(float64)+s["exposed_comm_cycles"].(float64), 1e-6)
+	}
+	code, table, errOut := runCLI("--topo", "4x2x1", "--workload", path, "--systems", "ace,ideal")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, table, "% of ideal")
+	require.Contains(t, table, "tiny")
+
+	code, _, errOut = runCLI("--topo", "4x2x1")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "--workload is missing")
+	code, _, errOut = runCLI("--workload", "nosuch")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "neither a built-in workload")
+	code, _, errOut = runCLI("--workload", "dlrm", "--topo", "4x1x1", "--systems", "ace", "--iterations", "1")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "not modelled yet")
+}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/acemu/acemu/ace"
+	"github.com/acemu/acemu/compare"
+	"github.com/acemu/acemu/systems"
+	"github.com/acemu/acemu/torus"
+	"github.com/acemu/acemu/workload"
+)
+
+const compareUsage = `Usage: acemu --workload NAME|FILE [--topo LxVxH] [flags]
+
+Train a workload for --iterations iterations on Table VI's systems and compare
+them: compute, exposed communication, iteration time, %% of the ideal system,
+and ACE's speedup over each. Built-in workloads: %s; or an ASTRA-sim 1.0
+text workload file (docs/astrasim-workloads.md). Systems run in parallel;
+results do not depend on it.
+
+Flags:
+`
+
+func runCompare(args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("acemu", pflag.ContinueOnError)
+	topo := fs.String("topo", "4x4x4", "torus shape LxVxH")
+	wl := fs.String("workload", "", "built-in workload ("+strings.Join(workload.BuiltinNames(), ", ")+") or an ASTRA-sim workload file")
+	sysList := fs.String("systems", strings.Join(systems.Names()[:5], ","), "systems to compare, comma-separated")
+	iters := fs.Int("iterations", 2, "training iterations")
+	prio := fs.String("priority", "lifo", "order of collectives competing for the network: lifo or fifo")
+	format := fs.String("format", "table", "output: table or json")
+	workers := fs.Int("workers", 0, "systems simulated at once (default GOMAXPROCS)")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), compareUsage, strings.Join(workload.BuiltinNames(), ", "))
+		fmt.Fprint(fs.Output(), fs.FlagUsages())
+	}
+	if done, code := parseFlags(fs, args, stdout, stderr); done {
+		return code
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "acemu: %v\n", err)
+		return 1
+	}
+	if *wl == "" {
+		return fail(fmt.Errorf("--workload is missing: give one of %s or an ASTRA-sim file", strings.Join(workload.BuiltinNames(), ", ")))
+	}
+	if *format != "table" && *format != "json" {
+		return fail(fmt.Errorf("--format %q: use table or json", *format))
+	}
+	if *prio != "lifo" && *prio != "fifo" {
+		return fail(fmt.Errorf("--priority %q: use lifo or fifo", *prio))
+	}
+	if *iters < 1 {
+		return fail(fmt.Errorf("--iterations %d: at least 1", *iters))
+	}
+	shape, err := torus.Parse(*topo)
+	if err != nil {
+		return fail(fmt.Errorf("--topo: %w", err))
+	}
+	w, err := loadWorkload(*wl)
+	if err != nil {
+		return fail(err)
+	}
+	var ss []systems.System
+	for _, n := range splitList(*sysList) {
+		s, err := systems.Lookup(n)
+		if err != nil {
+			return fail(fmt.Errorf("--systems: %w", err))
+		}
+		if err := s.Validate(); err != nil {
+			return fail(fmt.Errorf("--systems: %w", err))
+		}
+		ss = append(ss, s)
+	}
+	if len(ss) == 0 {
+		return fail(fmt.Errorf("--systems is empty"))
+	}
+	rep, err := compare.Run(compare.Options{Shape: shape, Workload: w, Systems: ss, Iterations: *iters,
+		FIFO: *prio == "fifo", ACE: ace.Default(), Workers: *workers})
+	if err != nil {
+		return fail(err)
+	}
+	if *format == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return fail(err)
+		}
+		return 0
+	}
+	t := newTable(stdout)
+	t.Header("system", "compute (cycles/iter)", "exposed comm", "iteration", "exposed %", "% of ideal", "ACE speedup", "network GB/s", "comm memory GB/s")
+	for _, r := range rep.Systems {
+		sp := "-"
+		if v, ok := rep.SpeedupOfACE[r.Name]; ok {
+			sp = fmt.Sprintf("%.2f×", v)
+		}
+		pct := "-"
+		if r.PctOfIdeal > 0 {
+			pct = f1(r.PctOfIdeal)
+		}
+		if err := t.Append([]string{r.Name, fmt.Sprintf("%.0f", r.ComputeCycles), fmt.Sprintf("%.0f", r.ExposedCommCycles),
+			fmt.Sprintf("%.0f", r.IterationCycles), f1(100 * r.ExposedShare), pct, sp, f1(r.NetworkGBps), f1(r.CommMemGBps)}); err != nil {
+			return fail(err)
+		}
+	}
+	if err := t.Render(); err != nil {
+		return fail(err)
+	}
+	fmt.Fprintf(stdout, "%s on %s (%d NPUs), %d iterations, %s priority; cycles at 1245 MHz\n", rep.Workload, rep.Topology, rep.NPUs, *iters, rep.Policy)
+	return 0
+}
+
+// loadWorkload returns a built-in workload or reads an ASTRA-sim file.
+func loadWorkload(name string) (*workload.Workload, error) {
+	for _, b := range workload.BuiltinNames() {
+		if name == b {
+			return workload.Builtin(name)
+		}
+	}
+	if _, err := os.Stat(name); err != nil {
+		return nil, fmt.Errorf("--workload %q is neither a built-in workload (%s) nor a readable file: %w", name, strings.Join(workload.BuiltinNames(), ", "), err)
+	}
+	return workload.LoadAstraSim(name)
+}
