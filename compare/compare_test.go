@@ -1,0 +1,59 @@
+package compare
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/acemu/acemu/systems"
+	"github.com/acemu/acemu/torus"
+	"github.com/acemu/acemu/workload"
+	"github.com/stretchr/testify/require"
+)
+
+func presets(t testing.TB, names ...string) []systems.System {
+	var ss []systems.System
+	for _, n := range names {
+		s, err := systems.Lookup(n)
+		require.NoError(t, err)
+		ss = append(ss, s)
+	}
+	return ss
+}
+
+// With a workload whose collectives are tiny beside its compute, every
+// overlapping system hides them almost entirely, so compute decides: the
+// ideal system (80 SMs, 900 GB/s) and no-overlap (the whole NPU for compute)
+// compute exactly as long, CommOpt (74 SMs, 450 GB/s) longest.
+func TestComputeDecidesWhenCommunicationHides(t *testing.T) {
+	w, err := workload.ParseAstraSim(strings.NewReader("DATA\n2\n"+
+		"a\t-1\t200000\tNONE\t0\t200000\tNONE\t0\t200000\tALLREDUCE\t8192\t0\n"+
+		"b\t-1\t200000\tNONE\t0\t200000\tNONE\t0\t200000\tALLREDUCE\t8192\t0\n"), "small.txt")
+	require.NoError(t, err)
+	shape, err := torus.Parse("4x1x1")
+	require.NoError(t, err)
+	rep, err := Run(Options{Shape: shape, Workload: w, Systems: presets(t, "baseline-nooverlap", "baseline-commopt", "ideal")})
+	require.NoError(t, err)
+	byName := map[string]SystemResult{}
+	for _, r := range rep.Systems {
+		byName[r.Name] = r
+		require.Equal(t, r.TotalCycles, r.TotalCompute+r.TotalExposedComm, r.Name)
+	}
+	require.Equal(t, byName["ideal"].TotalCompute, byName["baseline-nooverlap"].TotalCompute)
+	require.Greater(t, byName["baseline-commopt"].TotalCompute, byName["ideal"].TotalCompute)
+	require.Equal(t, 100.0, byName["ideal"].PctOfIdeal)
+	require.Less(t, byName["baseline-commopt"].PctOfIdeal, 100.0)
+	require.Nil(t, rep.SpeedupOfACE, "no ACE, no speedups")
+}
+
+// BenchmarkResNet50 is the comparator's main job on a small torus: five
+// systems, two iterations (issue 6's speed figure is for 4x8x4).
+func BenchmarkResNet50(b *testing.B) {
+	w, err := workload.Builtin("resnet50")
+	require.NoError(b, err)
+	shape, err := torus.Parse("4x2x2")
+	require.NoError(b, err)
+	for i := 0; i < b.N; i++ {
+		_, err := Run(Options{Shape: shape, Workload: w, Systems: presets(b, systems.Names()[:5]...)})
+		require.NoError(b, err)
+	}
+}
