@@ -62,20 +62,30 @@ func New(cfg Config, eng Engine) (*Interface, error) {
 	return &Interface{cfg: cfg, eng: eng, plans: map[planKey]*collectives.Plan{}}, nil
 }
 
+// Plan returns the plan of a collective of op and bytes per NPU cut as c
+// says.
+func (c Config) Plan(op collectives.CollectiveOp, bytes int64) (*collectives.Plan, error) {
+	alg := c.Algorithms[op]
+	if alg == "" {
+		alg = collectives.DefaultAlgorithm(op)
+	}
+	p, err := collectives.NewPlan(collectives.Config{Shape: c.Shape, Op: op, MessageBytes: c.MessageBytes}, alg, bytes, c.ChunkBytes)
+	if err != nil {
+		return nil, fmt.Errorf("afi: %s of %d B: %w", op, bytes, err)
+	}
+	return p, nil
+}
+
 // Plan returns the plan the interface uses for a collective of op and
-// bytes per NPU.
+// bytes per NPU, built once per (op, bytes).
 func (a *Interface) Plan(op collectives.CollectiveOp, bytes int64) (*collectives.Plan, error) {
 	key := planKey{op, bytes}
 	if p, ok := a.plans[key]; ok {
 		return p, nil
 	}
-	alg := a.cfg.Algorithms[op]
-	if alg == "" {
-		alg = collectives.DefaultAlgorithm(op)
-	}
-	p, err := collectives.NewPlan(collectives.Config{Shape: a.cfg.Shape, Op: op, MessageBytes: a.cfg.MessageBytes}, alg, bytes, a.cfg.ChunkBytes)
+	p, err := a.cfg.Plan(op, bytes)
 	if err != nil {
-		return nil, fmt.Errorf("afi: %s of %d B: %w", op, bytes, err)
+		return nil, err
 	}
 	a.plans[key] = p
 	return p, nil

@@ -32,8 +32,7 @@ func TestCommandsRunOnEveryEngine(t *testing.T) {
 			case "baseline":
 				eng, err = npu.NewBaselineEngine(k, net, shape, npu.DefaultBaseline(2, big.NewRat(128, 1)))
 			case "ace":
-				probe, _ := afi.New(cfg, nopEngine{})
-				layout, perr := probe.Plan(collectives.OpAllReduce, 64<<10)
+				layout, perr := cfg.Plan(collectives.OpAllReduce, 64<<10)
 				require.NoError(t, perr)
 				eng, err = ace.NewEngine(k, net, layout, ace.Default(), nil)
 			}

@@ -158,8 +158,9 @@ func (c comm) Issue(now rtl.Cycle, t workload.CommType, bytes int64, done func(n
 	return err
 }
 
-// stats is what an engine measured.
-type stats interface {
+// stuckReporter is an engine that can say what its unfinished
+// collectives wait on.
+type stuckReporter interface {
 	Stuck() error
 }
 
@@ -173,7 +174,7 @@ func runSystem(o Options, sys systems.System) (SystemResult, error) {
 	}
 	cfg := afi.DefaultConfig(o.Shape)
 	var eng afi.Engine
-	var st stats
+	var st stuckReporter
 	var npuEng *npu.Engine
 	var aceEng *ace.Engine
 	switch sys.Kind {
@@ -198,11 +199,7 @@ func runSystem(o Options, sys systems.System) (SystemResult, error) {
 				}
 			}
 		}
-		probe, err := afi.New(cfg, nopEngine{})
-		if err != nil {
-			return r, err
-		}
-		layout, err := probe.Plan(collectives.OpAllReduce, cfg.ChunkBytes)
+		layout, err := cfg.Plan(collectives.OpAllReduce, cfg.ChunkBytes)
 		if err != nil {
 			return r, err
 		}
@@ -262,10 +259,6 @@ func runSystem(o Options, sys systems.System) (SystemResult, error) {
 	r.Events = k.Events()
 	return r, nil
 }
-
-type nopEngine struct{}
-
-func (nopEngine) Issue(rtl.Cycle, *collectives.Plan, func(rtl.Cycle)) error { return nil }
 
 func mean(xs []int64) int64 {
 	if len(xs) == 0 {
