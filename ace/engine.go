@@ -184,14 +184,14 @@ func (r *run) create(now rtl.Cycle, co *aceColl) {
 	for i := at; i < len(r.order); i++ {
 		r.rank[r.order[i]] = int32(i)
 	}
+	slots := nc * (r.phases + 1)
 	for i := range r.nodes {
-		for c := 0; c < nc; c++ {
-			r.resAt[i] = append(r.resAt[i], make([]rtl.Cycle, r.phases+1)...)
-			r.waiters[i] = append(r.waiters[i], make([][]int32, r.phases+1)...)
-		}
-		for j := len(r.resAt[i]) - nc*(r.phases+1); j < len(r.resAt[i]); j++ {
+		from := len(r.resAt[i])
+		r.resAt[i] = append(r.resAt[i], make([]rtl.Cycle, slots)...)
+		for j := from; j < len(r.resAt[i]); j++ {
 			r.resAt[i][j] = -1
 		}
+		r.waiters[i] = append(r.waiters[i], make([][]int32, slots)...)
 	}
 	for _, nd := range r.nodes {
 		for c := 0; c < nc; c++ {
@@ -323,6 +323,9 @@ type chunk struct {
 	buffered  map[int64][]fabric.Packet // (phase, op) → packets absorbed before the op could take them
 	vals      []int64
 }
+
+// doneChunk stands for every chunk written back, so its state can be freed.
+var doneChunk = &chunk{id: -1, state: csDone}
 
 func bufKey(ph, op int32) int64 { return int64(ph)<<32 | int64(op) }
 
@@ -987,7 +990,7 @@ func (nd *node) finish(now rtl.Cycle, e effect) {
 					irq(nd.id, -1, now)
 				}
 			}
-			nd.chunks[c.id] = &chunk{id: c.id, coll: co, state: csDone} // free the chunk's state
+			nd.chunks[c.id] = doneChunk // free the chunk's state
 			co.pending--
 			if co.pending == 0 && co.done != nil {
 				co.done(now)

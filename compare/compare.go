@@ -7,12 +7,12 @@ package compare
 
 import (
 	"fmt"
-	"runtime"
-	"sync"
 
 	"github.com/acemu/acemu/ace"
 	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/internal/par"
 	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/systems"
@@ -75,32 +75,12 @@ func Run(o Options) (*Report, error) {
 	if o.Workload == nil || len(o.Systems) == 0 {
 		return nil, fmt.Errorf("compare: need a workload and at least one system")
 	}
-	workers := o.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
 	res := make([]SystemResult, len(o.Systems))
-	errs := make([]error, len(o.Systems))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				res[i], errs[i] = runSystem(o, o.Systems[i])
-			}
-		}()
-	}
-	for i := range o.Systems {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", o.Systems[i].Name, err)
-		}
+	if i, err := par.Do(len(o.Systems), o.Workers, func(i int) (err error) {
+		res[i], err = runSystem(o, o.Systems[i])
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("%s: %w", o.Systems[i].Name, err)
 	}
 	rep := &Report{Topology: o.Shape.String(), NPUs: o.Shape.N(), Workload: o.Workload.Name, Policy: "lifo", Systems: res}
 	if o.FIFO {
@@ -158,10 +138,68 @@ func (c comm) Issue(now rtl.Cycle, t workload.CommType, bytes int64, done func(n
 	return err
 }
 
-// stuckReporter is an engine that can say what its unfinished
-// collectives wait on.
-type stuckReporter interface {
-	Stuck() error
+// Endpoint is one system's collective engine on a network, with what it
+// measures.
+type Endpoint struct {
+	Engine afi.Engine
+	npu    *npu.Engine
+	ace    *ace.Engine
+}
+
+// NewEndpoint builds sys's engine on net (a shape network driven by k):
+// the ideal or baseline endpoints, or ACE laid out for layout (plans of
+// the kind ACE will be given) with aceCfg and sys's memory bandwidth.
+// lifo chooses how collectives in flight share the network.
+func NewEndpoint(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, sys systems.System, aceCfg ace.Config,
+	layout *collectives.Plan, lifo bool) (*Endpoint, error) {
+	e := &Endpoint{}
+	var err error
+	switch sys.Kind {
+	case systems.Ideal:
+		e.npu, err = npu.NewIdealEngine(k, net, shape, npu.DefaultIdeal())
+	case systems.Baseline:
+		e.npu, err = npu.NewBaselineEngine(k, net, shape, npu.DefaultBaseline(sys.CommSMs, sys.CommMemGBps))
+	case systems.ACE:
+		aceCfg.CommMemGBps = sys.CommMemGBps
+		if e.ace, err = ace.NewEngine(k, net, layout, aceCfg, nil); err == nil {
+			e.ace.SetLIFO(lifo)
+			e.Engine = e.ace
+		}
+		return e, err
+	default:
+		return nil, fmt.Errorf("system %s of unknown kind %v", sys.Name, sys.Kind)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if lifo {
+		e.npu.SetPolicy(npu.LIFO)
+	}
+	e.Engine = e.npu
+	return e, nil
+}
+
+// Stuck is nil when every collective issued has finished, and otherwise
+// says what waits on what.
+func (e *Endpoint) Stuck() error {
+	if e.npu != nil {
+		return e.npu.Stuck()
+	}
+	return e.ace.Stuck()
+}
+
+// Traffic is what the endpoint measured over a run of cycles: means over
+// NPUs of bytes sent and of memory read and written by communication, the
+// communication SMs' busy share (baselines) and ACE's utilisation (nil
+// for the others).
+func (e *Endpoint) Traffic(cycles rtl.Cycle) (sent, memRead, memWrite int64, smBusy float64, aceUtil *float64) {
+	if e.npu != nil {
+		s, r, w := e.npu.Traffic()
+		return rtl.Mean(s), rtl.Mean(r), rtl.Mean(w), e.npu.SMBusy(cycles), nil
+	}
+	st := e.ace.Stats(cycles)
+	u := st.Utilization
+	return rtl.Mean(st.BytesSent), rtl.Mean(st.MemRead), rtl.Mean(st.MemWrite), 0, &u
 }
 
 // runSystem runs the workload on one system.
@@ -173,25 +211,8 @@ func runSystem(o Options, sys systems.System) (SystemResult, error) {
 		return r, err
 	}
 	cfg := afi.DefaultConfig(o.Shape)
-	var eng afi.Engine
-	var st stuckReporter
-	var npuEng *npu.Engine
-	var aceEng *ace.Engine
-	switch sys.Kind {
-	case systems.Ideal, systems.Baseline:
-		if sys.Kind == systems.Ideal {
-			npuEng, err = npu.NewIdealEngine(k, net, o.Shape, npu.DefaultIdeal())
-		} else {
-			npuEng, err = npu.NewBaselineEngine(k, net, o.Shape, npu.DefaultBaseline(sys.CommSMs, sys.CommMemGBps))
-		}
-		if err != nil {
-			return r, err
-		}
-		if !o.FIFO {
-			npuEng.SetPolicy(npu.LIFO)
-		}
-		eng, st = npuEng, npuEng
-	case systems.ACE:
+	var layout *collectives.Plan
+	if sys.Kind == systems.ACE {
 		for _, l := range o.Workload.Layers {
 			for _, c := range []workload.Comm{l.FwdComm, l.InGradComm, l.WtGradComm} {
 				if c.Type != workload.CommNone && c.Type != workload.CommAllReduce {
@@ -199,29 +220,25 @@ func runSystem(o Options, sys systems.System) (SystemResult, error) {
 				}
 			}
 		}
-		layout, err := cfg.Plan(collectives.OpAllReduce, cfg.ChunkBytes)
-		if err != nil {
+		if layout, err = cfg.Plan(collectives.OpAllReduce, cfg.ChunkBytes); err != nil {
 			return r, err
 		}
-		acfg := o.ACE
-		if acfg.SRAMBytes == 0 {
-			acfg = ace.Default()
-		}
-		acfg.CommMemGBps = sys.CommMemGBps
-		aceEng, err = ace.NewEngine(k, net, layout, acfg, nil)
-		if err != nil {
-			return r, err
-		}
-		aceEng.SetLIFO(!o.FIFO)
-		eng, st = aceEng, aceEng
 	}
-	a, err := afi.New(cfg, eng)
+	acfg := o.ACE
+	if acfg.SRAMBytes == 0 {
+		acfg = ace.Default()
+	}
+	ep, err := NewEndpoint(k, net, o.Shape, sys, acfg, layout, !o.FIFO)
+	if err != nil {
+		return r, err
+	}
+	a, err := afi.New(cfg, ep.Engine)
 	if err != nil {
 		return r, err
 	}
 	m, err := train.Run(k, o.Workload, train.Config{Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations}, comm{a})
 	if err != nil {
-		if serr := st.Stuck(); serr != nil {
+		if serr := ep.Stuck(); serr != nil {
 			return r, fmt.Errorf("%w\n%v", err, serr)
 		}
 		return r, err
@@ -240,17 +257,7 @@ func runSystem(o Options, sys systems.System) (SystemResult, error) {
 	}
 	r.Collectives, r.CollectiveBytes = m.Collectives, m.CollectiveBytes
 	cycles := rtl.Cycle(m.TotalCycles)
-	var sent, rd, wr []int64
-	if npuEng != nil {
-		sent, rd, wr = npuEng.Traffic()
-		r.CommSMBusy = npuEng.SMBusy(cycles)
-	} else {
-		s := aceEng.Stats(cycles)
-		sent, rd, wr = s.BytesSent, s.MemRead, s.MemWrite
-		u := s.Utilization
-		r.ACEUtilization = &u
-	}
-	r.BytesSentPerNPU, r.MemReadPerNPU, r.MemWritePerNPU = mean(sent), mean(rd), mean(wr)
+	r.BytesSentPerNPU, r.MemReadPerNPU, r.MemWritePerNPU, r.CommSMBusy, r.ACEUtilization = ep.Traffic(cycles)
 	if cycles > 0 {
 		secs := float64(cycles) / rtl.ClockHz
 		r.NetworkGBps = float64(r.BytesSentPerNPU) / secs / 1e9
@@ -258,15 +265,4 @@ func runSystem(o Options, sys systems.System) (SystemResult, error) {
 	}
 	r.Events = k.Events()
 	return r, nil
-}
-
-func mean(xs []int64) int64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	var t int64
-	for _, x := range xs {
-		t += x
-	}
-	return t / int64(len(xs))
 }

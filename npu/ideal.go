@@ -62,13 +62,7 @@ type Result struct {
 }
 
 // MeanBytesSent returns the mean over NPUs of bytes injected, rounded down.
-func (r *Result) MeanBytesSent() int64 {
-	var t int64
-	for _, b := range r.BytesSent {
-		t += b
-	}
-	return t / int64(len(r.BytesSent))
-}
+func (r *Result) MeanBytesSent() int64 { return rtl.Mean(r.BytesSent) }
 
 // RunIdeal executes plan on every NPU of net with ideal endpoints, driving
 // kernel k from its current cycle until the collective completes. It fails,

@@ -9,13 +9,15 @@ package reproduce
 import (
 	"fmt"
 	"math/big"
-	"runtime"
-	"sync"
 
 	"github.com/acemu/acemu/ace"
+	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/compare"
+	"github.com/acemu/acemu/internal/par"
 	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/rtl"
+	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/torus"
 )
 
@@ -52,94 +54,73 @@ type Point struct {
 // Run simulates every spec, up to workers at once (0: GOMAXPROCS), and
 // returns the points in the order of specs.
 func Run(specs []Spec, workers int) ([]Point, error) {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
 	out := make([]Point, len(specs))
-	errs := make([]error, len(specs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				out[i], errs[i] = one(specs[i])
-			}
-		}()
-	}
-	for i := range specs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			s := specs[i]
-			return nil, fmt.Errorf("%s on %s (%d SMs, %d GB/s): %w", s.Endpoint, s.Topo, s.CommSMs, s.CommMemGBps, err)
-		}
+	if i, err := par.Do(len(specs), workers, func(i int) (err error) {
+		out[i], err = one(specs[i])
+		return err
+	}); err != nil {
+		s := specs[i]
+		return nil, fmt.Errorf("%s on %s (%d SMs, %d GB/s): %w", s.Endpoint, s.Topo, s.CommSMs, s.CommMemGBps, err)
 	}
 	return out, nil
 }
 
-// one runs a single spec.
+// system is the endpoint a spec runs on. A sweep gives communication any
+// share of the NPU, up to all of it (no compute runs beside a lone
+// collective), so it is built directly rather than from a Table VI preset,
+// whose overrides keep some of the NPU for compute.
+func (s Spec) system() (systems.System, error) {
+	mem := big.NewRat(s.CommMemGBps, 1)
+	switch s.Endpoint {
+	case Ideal:
+		return systems.System{Name: "ideal", Kind: systems.Ideal}, nil
+	case ACE:
+		return systems.System{Name: "ace", Kind: systems.ACE, CommMemGBps: mem}, nil
+	case Baseline:
+		return systems.System{Name: "baseline", Kind: systems.Baseline, CommSMs: s.CommSMs, CommMemGBps: mem}, nil
+	}
+	return systems.System{}, fmt.Errorf("unknown endpoint %q", s.Endpoint)
+}
+
+// one runs a single spec: one collective on an idle network.
 func one(s Spec) (Point, error) {
+	p := Point{Spec: s}
 	shape, err := torus.Parse(s.Topo)
 	if err != nil {
-		return Point{}, err
+		return p, err
 	}
-	plan, err := collectives.NewPlan(collectives.Config{Shape: shape, Op: collectives.OpAllReduce, MessageBytes: 8 << 10},
-		"hierarchical", s.Size, 64<<10)
+	sys, err := s.system()
 	if err != nil {
-		return Point{}, err
+		return p, err
+	}
+	plan, err := afi.DefaultConfig(shape).Plan(collectives.OpAllReduce, s.Size)
+	if err != nil {
+		return p, err
 	}
 	k := rtl.NewKernel()
 	net, err := torus.BuildNetwork(k, shape, torus.DefaultLinks())
 	if err != nil {
-		return Point{}, err
+		return p, err
 	}
-	p := Point{Spec: s}
+	ep, err := compare.NewEndpoint(k, net, shape, sys, ace.Default(), plan, false)
+	if err != nil {
+		return p, err
+	}
 	var cycles rtl.Cycle
-	var sent []int64
-	switch s.Endpoint {
-	case Ideal:
-		res, err := npu.RunIdeal(k, net, plan, npu.DefaultIdeal())
-		if err != nil {
-			return p, err
-		}
-		cycles, sent = res.Cycles, res.BytesSent
-	case Baseline:
-		res, err := npu.RunBaseline(k, net, plan, npu.DefaultBaseline(s.CommSMs, big.NewRat(s.CommMemGBps, 1)))
-		if err != nil {
-			return p, err
-		}
-		cycles, sent = res.Cycles, res.BytesSent
-		p.MemRead, p.MemWrite, p.CommSMBusy = mean(res.MemRead), mean(res.MemWrite), res.CommSMBusy
-	case ACE:
-		cfg := ace.Default()
-		cfg.CommMemGBps = big.NewRat(s.CommMemGBps, 1)
-		res, err := ace.Run(k, net, plan, cfg, nil)
-		if err != nil {
-			return p, err
-		}
-		cycles, sent = res.Cycles, res.BytesSent
-		p.MemRead, p.MemWrite = mean(res.MemRead), mean(res.MemWrite)
-	default:
-		return p, fmt.Errorf("unknown endpoint %q", s.Endpoint)
+	if err := ep.Engine.Issue(0, plan, func(now rtl.Cycle) { cycles = now }); err != nil {
+		return p, err
 	}
+	k.Run()
+	if err := ep.Stuck(); err != nil {
+		return p, err
+	}
+	var sent int64
+	sent, p.MemRead, p.MemWrite, p.CommSMBusy, _ = ep.Traffic(cycles)
 	p.Cycles = int64(cycles)
 	if cycles > 0 {
-		p.NetworkGBps = float64(mean(sent)) / (float64(cycles) / rtl.ClockHz) / 1e9
+		p.NetworkGBps = float64(sent) / (float64(cycles) / rtl.ClockHz) / 1e9
 	}
 	return p, nil
-}
-
-func mean(xs []int64) int64 {
-	var t int64
-	for _, x := range xs {
-		t += x
-	}
-	return t / int64(len(xs))
 }
 
 // Fig5Options chooses the Fig. 5 sweep.

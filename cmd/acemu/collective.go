@@ -246,7 +246,7 @@ func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
 		}
 		cycles = res.Cycles
 		rep.Events = res.Events
-		rep.BytesSentPerNPU, rep.MemReadPerNPU, rep.MemWritePerNPU = mean(res.BytesSent), mean(res.MemRead), mean(res.MemWrite)
+		rep.BytesSentPerNPU, rep.MemReadPerNPU, rep.MemWritePerNPU = rtl.Mean(res.BytesSent), rtl.Mean(res.MemRead), rtl.Mean(res.MemWrite)
 		u := res.Utilization
 		rep.ACEUtilization = &u
 		bw, _ := cfg.CommMemGBps.Float64()
@@ -264,7 +264,7 @@ func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
 		}
 		cycles = res.Cycles
 		rep.Events = res.Events
-		rep.BytesSentPerNPU, rep.MemReadPerNPU, rep.MemWritePerNPU = mean(res.BytesSent), mean(res.MemRead), mean(res.MemWrite)
+		rep.BytesSentPerNPU, rep.MemReadPerNPU, rep.MemWritePerNPU = rtl.Mean(res.BytesSent), rtl.Mean(res.MemRead), rtl.Mean(res.MemWrite)
 		rep.CommSMBusy = res.CommSMBusy
 	default:
 		icfg := npu.DefaultIdeal()
@@ -277,7 +277,7 @@ func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
 		}
 		cycles = res.Cycles
 		rep.Events = res.Events
-		rep.BytesSentPerNPU = mean(res.BytesSent)
+		rep.BytesSentPerNPU = rtl.Mean(res.BytesSent)
 	}
 	rep.Cycles = int64(cycles)
 	for ph := 0; ph < plan.NumPhases(); ph++ {
@@ -352,14 +352,6 @@ func (o collectiveOpts) aceConfig(sys systems.System) (ace.Config, error) {
 		return cfg, err
 	}
 	return cfg, nil
-}
-
-func mean(xs []int64) int64 {
-	var t int64
-	for _, x := range xs {
-		t += x
-	}
-	return t / int64(len(xs))
 }
 
 // isPaperAllReduce reports whether the run is the paper's default

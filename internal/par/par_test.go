@@ -1,0 +1,28 @@
+package par
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestDoFillsEveryIndexAndReportsTheFirstError(t *testing.T) {
+	for _, w := range []int{0, 1, 3, 50} {
+		out := make([]int, 20)
+		i, err := Do(len(out), w, func(i int) error { out[i] = i * i; return nil })
+		require.NoError(t, err)
+		require.Equal(t, -1, i)
+		for k, v := range out {
+			require.Equal(t, k*k, v)
+		}
+		i, err = Do(10, w, func(i int) error {
+			if i == 4 || i == 7 {
+				return errors.New("bad")
+			}
+			return nil
+		})
+		require.Error(t, err)
+		require.Equal(t, 4, i, "the lowest failing index, whatever the workers")
+	}
+}
