@@ -3,6 +3,7 @@ package ace
 import (
 	"fmt"
 	"math/big"
+	"slices"
 	"sort"
 	"strings"
 
@@ -106,24 +107,33 @@ func NewEngine(k *rtl.Kernel, net *fabric.Network, layout *collectives.Plan, cfg
 		hooks = &Hooks{}
 	}
 	r := &run{k: k, net: net, layout: layout, shape: layout.Shape, cfg: cfg, hooks: hooks,
-		info: map[*collectives.Program]*progInfo{}, phases: layout.NumPhases()}
-	eps := make([]fabric.Endpoint, n)
-	for i := 0; i < n; i++ {
+		info: map[*collectives.Program]*progInfo{}, phases: layout.NumPhases(),
+		fold: net.Folded(), checked: map[*collectives.Plan]bool{}}
+	nodes := n
+	if r.fold {
+		if hooks.Init != nil || hooks.Done != nil {
+			return nil, fmt.Errorf("ACE on a folded network runs one NPU for all: it cannot carry every NPU's data; check data on a full network")
+		}
+		if err := collectives.CheckEquivariant(layout); err != nil {
+			return nil, fmt.Errorf("ACE on a folded network: %w", err)
+		}
+		nodes = 1
+	}
+	eps := make([]fabric.Endpoint, nodes)
+	for i := 0; i < nodes; i++ {
 		nd, err := r.newNode(i, net, rt)
 		if err != nil {
 			return nil, err
 		}
+		nd.in = net.In(i)
 		r.nodes = append(r.nodes, nd)
 		eps[i] = nd
 	}
 	net.Attach(eps)
-	for _, l := range net.Links {
-		r.nodes[l.Dst].in = append(r.nodes[l.Dst].in, l)
-	}
-	r.waiters = make([][][]int32, n)
-	r.resAt = make([][]rtl.Cycle, n)
+	r.waiters = make([][][]int32, nodes)
+	r.resAt = make([][]rtl.Cycle, nodes)
 	r.lat = make([][]rtl.Cycle, n)
-	for i := range r.resAt {
+	for i := range r.lat {
 		r.lat[i] = make([]rtl.Cycle, n)
 		for j := 0; j < n; j++ {
 			for _, h := range layout.Shape.Route(i, j) {
@@ -154,9 +164,15 @@ func (e *Engine) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.
 	case now < r.k.Now():
 		return fmt.Errorf("ACE: collective issued at cycle %d, before the current cycle %d", now, r.k.Now())
 	}
+	if r.fold && !r.checked[plan] {
+		if err := collectives.CheckEquivariant(plan); err != nil {
+			return fmt.Errorf("ACE on a folded network: %w", err)
+		}
+		r.checked[plan] = true
+	}
 	co := &aceColl{id: len(r.colls), plan: plan, done: done, pending: len(r.nodes) * plan.NumChunks()}
 	r.colls = append(r.colls, co)
-	r.k.Schedule(now, rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) { r.create(now, co) }), 0, 0)
+	r.k.ScheduleClass(now, rtl.ClassSystem, rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) { r.create(now, co) }), 0, 0)
 	return nil
 }
 
@@ -254,10 +270,33 @@ type run struct {
 	// Rendezvous: resAt[npu][chunk*(phases+1)+phase] is the cycle NPU npu
 	// made room for that chunk's phase (-1: not yet); waiters are the NPUs
 	// to wake when it does; lat[a][b] is the latency of the route from a to
-	// b, which a receive-ready notice takes.
+	// b, which a receive-ready notice takes. On a folded network there is
+	// one row, NPU 0's, which stands for every NPU's, and a waiter is
+	// recorded by its displacement from the NPU it waits on.
 	resAt   [][]rtl.Cycle
 	waiters [][][]int32
 	lat     [][]rtl.Cycle
+	// fold: the network is folded and the one node stands for every NPU;
+	// checked holds the plans found equivariant.
+	fold    bool
+	checked map[*collectives.Plan]bool
+}
+
+// row is the node, and rendezvous row, that stands for NPU npu.
+func (r *run) row(npu int) int {
+	if r.fold {
+		return 0
+	}
+	return npu
+}
+
+// dstOf is the NPU packet p is for, in the frame of the node holding it
+// (on a folded network the packet's Shift says how far it has come).
+func (r *run) dstOf(p fabric.Packet) int {
+	if r.fold {
+		return r.shape.Displacement(int(p.Shift), int(p.Msg.Dst))
+	}
+	return int(p.Msg.Dst)
 }
 
 func (r *run) pending() int {
@@ -352,7 +391,7 @@ type node struct {
 	txq, rxq                []*chunk
 	in                      []*fabric.Link
 	out                     [torus.NumPorts]*outPort
-	kickAt                  rtl.Cycle
+	kicks                   []rtl.Cycle       // cycles with a kick scheduled, ascending
 	freed                   bool              // a partition released room since the last kick
 	startedAt               rtl.Cycle         // the last cycle a sub-step was started
 	finished                int               // chunks written back
@@ -396,8 +435,7 @@ func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 		sramRd: rtl.NewSerializer(rt.sram), sramWr: rtl.NewSerializer(rt.sram),
 		alus: rtl.NewPool(cfg.ALUs, rt.alu),
 		part: part, used: make([]int64, len(part)), nextIn: make([]int32, len(part)), startedAt: -1,
-		views:  map[int64][]int64{},
-		kickAt: -1,
+		views: map[int64][]int64{},
 	}
 	first := make([]int, len(split)) // first FSM id of each phase
 	for ph, c := range split {
@@ -441,7 +479,8 @@ const (
 	fxAbsorb
 	fxTransitIn
 	fxTransitOut
-	evKick int32 = 100
+	evKick   int32 = 100
+	evNotice int32 = 101
 )
 
 func (nd *node) after(end rtl.Cycle, e effect) {
@@ -458,21 +497,30 @@ func (nd *node) after(end rtl.Cycle, e effect) {
 	nd.r.k.Schedule(end, nd, e.kind, int64(i))
 }
 
+// scheduleKick asks for a kick at cycle t. A node kicks at most once a
+// cycle, after all its other events of the cycle (rtl.ClassControl), and at
+// every cycle it was asked to: so when it kicks depends only on what
+// happened, not on the order in which NPUs' events ran within a cycle.
 func (nd *node) scheduleKick(t rtl.Cycle) {
-	if nd.kickAt >= nd.r.k.Now() && nd.kickAt <= t {
+	i, found := slices.BinarySearch(nd.kicks, t)
+	if found {
 		return
 	}
-	nd.kickAt = t
-	nd.r.k.Schedule(t, nd, evKick, 0)
+	nd.kicks = slices.Insert(nd.kicks, i, t)
+	nd.r.k.ScheduleClass(t, rtl.ClassControl, nd, evKick, 0)
 }
 
 // Handle runs the node's events: kicks and finished sub-steps.
 func (nd *node) Handle(now rtl.Cycle, kind int32, arg int64) {
-	if kind == evKick {
-		if nd.kickAt == now {
-			nd.kickAt = -1
+	switch kind {
+	case evKick:
+		if i, found := slices.BinarySearch(nd.kicks, now); found {
+			nd.kicks = slices.Delete(nd.kicks, i, i+1)
 		}
 		nd.kick(now)
+		return
+	case evNotice:
+		nd.scheduleKick(now)
 		return
 	}
 	e := nd.fx[arg]
@@ -650,7 +698,9 @@ func (nd *node) announce(c *chunk, ph int) {
 	i := int(c.id)*(r.phases+1) + ph
 	r.resAt[nd.id][i] = now
 	for _, w := range r.waiters[nd.id][i] {
-		r.nodes[w].scheduleKick(now + r.lat[nd.id][w])
+		// A notice of its own class: it takes the same place among the
+		// waiter's events whichever NPU's events ran first.
+		r.k.ScheduleClass(now+r.lat[nd.id][w], rtl.ClassNotice, r.nodes[r.row(int(w))], evNotice, 0)
 	}
 	r.waiters[nd.id][i] = nil
 }
@@ -663,14 +713,18 @@ func (nd *node) announce(c *chunk, ph int) {
 func (nd *node) peerReady(c *chunk, ph int32, dst int32) (bool, rtl.Cycle) {
 	r := nd.r
 	i := int(c.id)*(r.phases+1) + int(ph)
-	at := r.resAt[dst][i]
+	row, me := r.row(int(dst)), int32(nd.id)
+	if r.fold {
+		me = int32(r.shape.Displacement(int(dst), nd.id))
+	}
+	at := r.resAt[row][i]
 	if at < 0 {
-		for _, w := range r.waiters[dst][i] {
-			if w == int32(nd.id) {
+		for _, w := range r.waiters[row][i] {
+			if w == me {
 				return false, -1
 			}
 		}
-		r.waiters[dst][i] = append(r.waiters[dst][i], int32(nd.id))
+		r.waiters[row][i] = append(r.waiters[row][i], me)
 		return false, -1
 	}
 	seen := at + r.lat[dst][nd.id]
@@ -730,15 +784,18 @@ func (nd *node) takeInput(now rtl.Cycle, l *fabric.Link) rtl.Cycle {
 	if !ok {
 		return -1
 	}
+	if nd.r.fold {
+		pkt.Shift = int32(nd.r.shape.Displace(int(pkt.Shift), l.Dst))
+	}
 	m := pkt.Msg
 	b := int64(pkt.Bytes)
-	if int(m.Dst) != nd.id { // passing through: absorb into SRAM, send on later
+	if dst := nd.r.dstOf(pkt); dst != nd.id { // passing through: absorb into SRAM, send on later
 		end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.sramWr, Bytes: b})
 		if !ok {
 			return t
 		}
 		l.Receive()
-		hop, _ := nd.r.shape.NextHop(nd.id, int(m.Dst))
+		hop, _ := nd.r.shape.NextHop(nd.id, dst)
 		nd.after(end, effect{kind: fxTransitIn, pkt: pkt, port: hop.Index()})
 		return -1
 	}
@@ -993,7 +1050,8 @@ func (nd *node) finish(now rtl.Cycle, e effect) {
 			nd.chunks[c.id] = doneChunk // free the chunk's state
 			co.pending--
 			if co.pending == 0 && co.done != nil {
-				co.done(now)
+				// After every NPU's events of the cycle (rtl.ClassSystem).
+				nd.r.k.ScheduleClass(now, rtl.ClassSystem, rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) { co.done(now) }), 0, 0)
 			}
 		}
 	case fxSend:
@@ -1169,29 +1227,32 @@ func (nd *node) unblock(now rtl.Cycle) {
 
 func (r *run) result(cycles rtl.Cycle) *Result {
 	res := &Result{Cycles: cycles, Events: r.k.Events()}
-	n := float64(len(r.nodes))
-	share := func(b *big.Rat) float64 {
-		if cycles == 0 {
-			return 0
-		}
-		f, _ := new(big.Rat).Quo(b, big.NewRat(int64(cycles), 1)).Float64()
-		return f
-	}
+	// Busy times are summed exactly over NPUs and divided once, so the
+	// means do not depend on how many NPUs were simulated (a folded run).
+	var util, fsm, rd, wr, dma, alu big.Rat
 	for _, nd := range r.nodes {
 		res.BytesSent = append(res.BytesSent, nd.sent)
 		res.MemRead = append(res.MemRead, nd.memRead)
 		res.MemWrite = append(res.MemWrite, nd.memWrite)
-		if cycles > 0 {
-			res.Utilization += float64(nd.utilCycles) / float64(cycles) / n
-			res.FSM += float64(nd.fsmCycles) / float64(cycles) / float64(len(nd.fsmQ)) / n
-		}
-		res.SRAMRead += share(nd.sramRd.BusyCycles()) / n
-		res.SRAMWrite += share(nd.sramWr.BusyCycles()) / n
-		res.DMA += (share(nd.memRd.BusyCycles()) + share(nd.memWr.BusyCycles())) / 2 / n
+		util.Add(&util, new(big.Rat).SetInt64(nd.utilCycles))
+		fsm.Add(&fsm, big.NewRat(nd.fsmCycles, int64(len(nd.fsmQ))))
+		rd.Add(&rd, nd.sramRd.BusyCycles())
+		wr.Add(&wr, nd.sramWr.BusyCycles())
+		dma.Add(&dma, nd.memRd.BusyCycles())
+		dma.Add(&dma, nd.memWr.BusyCycles())
 		for _, a := range nd.alus {
-			res.ALU += share(a.BusyCycles()) / float64(len(nd.alus)) / n
+			alu.Add(&alu, new(big.Rat).Quo(a.BusyCycles(), big.NewRat(int64(len(nd.alus)), 1)))
 		}
 	}
+	share := func(b *big.Rat, per int64) float64 {
+		if cycles <= 0 {
+			return 0
+		}
+		f, _ := new(big.Rat).Quo(b, big.NewRat(int64(cycles)*int64(len(r.nodes))*per, 1)).Float64()
+		return f
+	}
+	res.Utilization, res.FSM = share(&util, 1), share(&fsm, 1)
+	res.SRAMRead, res.SRAMWrite, res.DMA, res.ALU = share(&rd, 1), share(&wr, 1), share(&dma, 2), share(&alu, 1)
 	res.Partitions = r.nodes[0].part
 	counts := make([]int, r.phases)
 	for _, ph := range r.nodes[0].fsmPhase {

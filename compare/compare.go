@@ -30,6 +30,23 @@ type Options struct {
 	FIFO       bool // serve collectives oldest first (default LIFO, spec §7)
 	ACE        ace.Config
 	Workers    int // 0: GOMAXPROCS
+	// Full simulates every NPU even when the workload's collectives would
+	// let one NPU stand for all (see Fold); the results are the same.
+	Full bool
+}
+
+// ElementBytes is the size of a gradient element (FP16), the unit the
+// training loop pads its collectives with.
+const ElementBytes = 2
+
+// PaddedBytes is the size a training collective of n bytes is issued with
+// on npus NPUs: rounded up to a whole element per NPU (npus × ElementBytes),
+// as data-parallel frameworks pad flattened gradient buffers to a multiple
+// of the world size so that every rank's shard is the same (docs/training-
+// loop.md). At most 2·npus-1 bytes are added.
+func PaddedBytes(n int64, npus int) int64 {
+	u := int64(npus) * ElementBytes
+	return (n + u - 1) / u * u
 }
 
 // SystemResult is one system's run.
@@ -61,11 +78,14 @@ type SystemResult struct {
 
 // Report is the comparison.
 type Report struct {
-	Topology string         `json:"topology"`
-	NPUs     int            `json:"npus"`
-	Workload string         `json:"workload"`
-	Policy   string         `json:"priority"`
-	Systems  []SystemResult `json:"systems"`
+	Topology string `json:"topology"`
+	NPUs     int    `json:"npus"`
+	Workload string `json:"workload"`
+	Policy   string `json:"priority"`
+	// Folded is true when one NPU stood for all (Fold); the numbers are
+	// those of the full simulation.
+	Folded  bool           `json:"folded"`
+	Systems []SystemResult `json:"systems"`
 	// SpeedupOfACE is, per other system, its time over ACE's.
 	SpeedupOfACE map[string]float64 `json:"speedup_of_ace,omitempty"`
 }
@@ -75,14 +95,21 @@ func Run(o Options) (*Report, error) {
 	if o.Workload == nil || len(o.Systems) == 0 {
 		return nil, fmt.Errorf("compare: need a workload and at least one system")
 	}
+	fold := false
+	if !o.Full {
+		var err error
+		if fold, err = Fold(o.Shape, o.Workload); err != nil {
+			return nil, err
+		}
+	}
 	res := make([]SystemResult, len(o.Systems))
 	if i, err := par.Do(len(o.Systems), o.Workers, func(i int) (err error) {
-		res[i], err = runSystem(o, o.Systems[i])
+		res[i], err = runSystem(o, o.Systems[i], fold)
 		return err
 	}); err != nil {
 		return nil, fmt.Errorf("%s: %w", o.Systems[i].Name, err)
 	}
-	rep := &Report{Topology: o.Shape.String(), NPUs: o.Shape.N(), Workload: o.Workload.Name, Policy: "lifo", Systems: res}
+	rep := &Report{Topology: o.Shape.String(), NPUs: o.Shape.N(), Workload: o.Workload.Name, Policy: "lifo", Folded: fold, Systems: res}
 	if o.FIFO {
 		rep.Policy = "fifo"
 	}
@@ -126,15 +153,54 @@ func commOf(t workload.CommType) (collectives.CollectiveOp, error) {
 	return 0, fmt.Errorf("collective %s: nothing to run", t)
 }
 
+// Fold reports whether one NPU can stand for every NPU of shape when w
+// runs there: whether every collective of w, padded (PaddedBytes) and cut
+// as the AFI cuts it, runs the same program on every NPU up to a
+// translation of the torus (collectives.CheckEquivariant). The comparator
+// then simulates one NPU on a folded network (torus.BuildFoldedNetwork),
+// which gives the full simulation's numbers exactly at 1/N of its cost
+// (tests in npu, ace and here compare the two).
+func Fold(shape torus.Shape, w *workload.Workload) (bool, error) {
+	cfg := afi.DefaultConfig(shape)
+	seen := map[[2]int64]bool{}
+	for _, l := range w.Layers {
+		for _, c := range []workload.Comm{l.FwdComm, l.InGradComm, l.WtGradComm} {
+			if c.Type == workload.CommNone {
+				continue
+			}
+			op, err := commOf(c.Type)
+			if err != nil {
+				return false, err
+			}
+			n := PaddedBytes(c.Bytes, shape.N())
+			if seen[[2]int64{int64(op), n}] {
+				continue
+			}
+			seen[[2]int64{int64(op), n}] = true
+			plan, err := cfg.Plan(op, n)
+			if err != nil {
+				return false, fmt.Errorf("layer %s: %w", l.Name, err)
+			}
+			if collectives.CheckEquivariant(plan) != nil {
+				return false, nil
+			}
+		}
+	}
+	return true, nil
+}
+
 // comm is the training loop's view of the AFI.
-type comm struct{ a *afi.Interface }
+type comm struct {
+	a    *afi.Interface
+	npus int
+}
 
 func (c comm) Issue(now rtl.Cycle, t workload.CommType, bytes int64, done func(now rtl.Cycle)) error {
 	op, err := commOf(t)
 	if err != nil {
 		return err
 	}
-	_, err = c.a.Issue(now, op, bytes, done)
+	_, err = c.a.Issue(now, op, PaddedBytes(bytes, c.npus), done)
 	return err
 }
 
@@ -203,10 +269,14 @@ func (e *Endpoint) Traffic(cycles rtl.Cycle) (sent, memRead, memWrite int64, smB
 }
 
 // runSystem runs the workload on one system.
-func runSystem(o Options, sys systems.System) (SystemResult, error) {
+func runSystem(o Options, sys systems.System, fold bool) (SystemResult, error) {
 	r := SystemResult{Name: sys.Name}
 	k := rtl.NewKernel()
-	net, err := torus.BuildNetwork(k, o.Shape, torus.DefaultLinks())
+	build := torus.BuildNetwork
+	if fold {
+		build = torus.BuildFoldedNetwork
+	}
+	net, err := build(k, o.Shape, torus.DefaultLinks())
 	if err != nil {
 		return r, err
 	}
@@ -236,7 +306,7 @@ func runSystem(o Options, sys systems.System) (SystemResult, error) {
 	if err != nil {
 		return r, err
 	}
-	m, err := train.Run(k, o.Workload, train.Config{Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations}, comm{a})
+	m, err := train.Run(k, o.Workload, train.Config{Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations}, comm{a, o.Shape.N()})
 	if err != nil {
 		if serr := ep.Stuck(); serr != nil {
 			return r, fmt.Errorf("%w\n%v", err, serr)

@@ -57,3 +57,44 @@ func BenchmarkResNet50(b *testing.B) {
 		require.NoError(b, err)
 	}
 }
+
+// Collectives are padded to a whole FP16 element per NPU: 128 NPUs → a
+// multiple of 256 B. ResNet-50's fc layer (2048·1000 + 1000 parameters,
+// 4 098 000 B) becomes 16 008·256 = 4 098 048 B.
+func TestPaddedBytes(t *testing.T) {
+	require.Equal(t, int64(4_098_048), PaddedBytes(4_098_000, 128))
+	require.Equal(t, int64(256), PaddedBytes(1, 128))
+	require.Equal(t, int64(512), PaddedBytes(512, 128))
+	require.Equal(t, int64(32), PaddedBytes(17, 16))
+}
+
+// One NPU standing for all gives the full simulation's report, number for
+// number, on every system, for a workload with several collectives in
+// flight (the all-reduces overlap back-prop); only the event counts and the
+// folded flag differ.
+func TestFoldedRunEqualsFullRun(t *testing.T) {
+	w, err := workload.ParseAstraSim(strings.NewReader("DATA\n3\n"+
+		"a\t-1\t2000\tNONE\t0\t2000\tNONE\t0\t2000\tALLREDUCE\t300000\t0\n"+
+		"b\t-1\t2000\tNONE\t0\t2000\tNONE\t0\t2000\tALLREDUCE\t700001\t0\n"+
+		"c\t-1\t2000\tNONE\t0\t2000\tNONE\t0\t2000\tALLREDUCE\t65536\t0\n"), "small.txt")
+	require.NoError(t, err)
+	shape, err := torus.Parse("4x2x2")
+	require.NoError(t, err)
+	fold, err := Fold(shape, w)
+	require.NoError(t, err)
+	require.True(t, fold, "padded to 64 B, every collective splits evenly")
+	o := Options{Shape: shape, Workload: w, Systems: presets(t, systems.Names()[:5]...)}
+	folded, err := Run(o)
+	require.NoError(t, err)
+	o.Full = true
+	full, err := Run(o)
+	require.NoError(t, err)
+	require.True(t, folded.Folded)
+	require.False(t, full.Folded)
+	for i := range full.Systems {
+		require.Less(t, folded.Systems[i].Events, full.Systems[i].Events)
+		folded.Systems[i].Events, full.Systems[i].Events = 0, 0
+	}
+	folded.Folded = false
+	require.Equal(t, full, folded)
+}

@@ -101,6 +101,9 @@ func NewLink(k *rtl.Kernel, id, src, dst, port int, p LinkParams) (*Link, error)
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	if port < 0 || port >= rtl.ClassPorts {
+		return nil, fmt.Errorf("link %d: port %d outside [0,%d)", id, port, rtl.ClassPorts)
+	}
 	return &Link{
 		ID: id, Src: src, Dst: dst, Port: port, Params: p,
 		k:        k,
@@ -153,7 +156,7 @@ func (l *Link) Receive() (p Packet, ok bool) {
 	if l.creditStalled {
 		l.creditStalled = false
 		l.txPending = true
-		l.k.Schedule(back, l, evTransmit, 0)
+		l.k.ScheduleClass(back, rtl.ClassCredit+rtl.Class(l.Port), l, evTransmit, 0)
 	}
 	return p, true
 }
@@ -205,7 +208,7 @@ func (l *Link) transmit(now rtl.Cycle) {
 		l.wire.Push(flight{p: e.p, arrive: end + l.Params.Latency})
 		if !l.arrivePending {
 			l.arrivePending = true
-			l.k.Schedule(end+l.Params.Latency, l, evArrive, 0)
+			l.k.ScheduleClass(end+l.Params.Latency, rtl.ClassArrive+rtl.Class(l.Port), l, evArrive, 0)
 		}
 	}
 	if l.tx.Len() > 0 && !l.txPending && !l.creditStalled {
@@ -232,7 +235,7 @@ func (l *Link) takeCredit(now rtl.Cycle) (rtl.Cycle, bool) {
 			return back, true
 		}
 		l.txPending = true
-		l.k.Schedule(back, l, evTransmit, 0)
+		l.k.ScheduleClass(back, rtl.ClassCredit+rtl.Class(l.Port), l, evTransmit, 0)
 		return 0, false
 	}
 	l.creditStalled = true
@@ -248,7 +251,7 @@ func (l *Link) arrive(now rtl.Cycle) {
 		}
 		if f.arrive > now {
 			l.arrivePending = true
-			l.k.Schedule(f.arrive, l, evArrive, 0)
+			l.k.ScheduleClass(f.arrive, rtl.ClassArrive+rtl.Class(l.Port), l, evArrive, 0)
 			return
 		}
 		p := f.p

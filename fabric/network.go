@@ -10,8 +10,10 @@ import (
 
 // Network is a set of links between NPUs, indexed by the sending NPU's port.
 type Network struct {
-	Links []*Link
-	out   [][]*Link // [npu][port]
+	Links  []*Link
+	out    [][]*Link // [npu][port]; one row when folded
+	npus   int
+	folded bool
 }
 
 // NewNetwork returns an empty network of n NPUs with ports ports each.
@@ -20,11 +22,28 @@ func NewNetwork(n, ports int) *Network {
 	for i := range out {
 		out[i] = make([]*Link, ports)
 	}
-	return &Network{out: out}
+	return &Network{out: out, npus: n}
 }
+
+// NewFoldedNetwork returns an empty folded network of n NPUs: only NPU 0's
+// outgoing links exist, and each delivers its packets back to NPU 0, which
+// stands for every NPU. On a topology whose NPUs all run the same program
+// up to a translation (a torus running a translation-equivariant
+// collective), NPU 0 then sees exactly what every NPU sees, at 1/n of the
+// cost; the endpoints translate each packet's addresses by the hop it made
+// (Packet.Shift). Link.Dst still names the real neighbour, for reports.
+func NewFoldedNetwork(n, ports int) *Network {
+	return &Network{out: [][]*Link{make([]*Link, ports)}, npus: n, folded: true}
+}
+
+// Folded reports whether the network is folded (NewFoldedNetwork).
+func (n *Network) Folded() bool { return n.folded }
 
 // Add registers l as the link leaving l.Src by port l.Port.
 func (n *Network) Add(l *Link) error {
+	if n.folded && l.Src != 0 {
+		return fmt.Errorf("%s: a folded network has links out of NPU 0 only", l)
+	}
 	if l.Src < 0 || l.Src >= len(n.out) || l.Port < 0 || l.Port >= len(n.out[l.Src]) {
 		return fmt.Errorf("%s: NPU or port out of range", l)
 	}
@@ -36,18 +55,44 @@ func (n *Network) Add(l *Link) error {
 	return nil
 }
 
-// NPUs returns the number of NPUs.
-func (n *Network) NPUs() int { return len(n.out) }
+// NPUs returns the number of NPUs (those a folded network stands for).
+func (n *Network) NPUs() int { return n.npus }
 
-// Out returns the link leaving npu by port, or nil if there is none.
-func (n *Network) Out(npu, port int) *Link { return n.out[npu][port] }
+// Out returns the link leaving npu by port, or nil if there is none. On a
+// folded network every NPU's link by a port is NPU 0's.
+func (n *Network) Out(npu, port int) *Link {
+	if n.folded {
+		return n.out[0][port]
+	}
+	return n.out[npu][port]
+}
 
 // Attach connects endpoint eps[i] to every link of NPU i, as the sender of
-// its outgoing links and the receiver of its incoming ones.
+// its outgoing links and the receiver of its incoming ones. A folded
+// network takes one endpoint, NPU 0's, at both ends of every link.
 func (n *Network) Attach(eps []Endpoint) {
 	for _, l := range n.Links {
+		if n.folded {
+			l.Attach(eps[0], eps[0])
+			continue
+		}
 		l.Attach(eps[l.Src], eps[l.Dst])
 	}
+}
+
+// In returns the links arriving at npu, in the order of the ports they
+// leave their senders by (the same order on every NPU); on a folded
+// network, every link.
+func (n *Network) In(npu int) []*Link {
+	var in []*Link
+	for p := range n.out[0] {
+		for _, l := range n.Links {
+			if l.Port == p && (n.folded || l.Dst == npu) {
+				in = append(in, l)
+			}
+		}
+	}
+	return in
 }
 
 // SetTracer installs t on every link.

@@ -36,6 +36,12 @@ type Packet struct {
 	Msg   *Message
 	Index int32 // position in the message, from 0
 	Bytes int32 // payload bytes in this packet
+	// Shift is, on a folded network (NewFoldedNetwork), the displacement
+	// the packet has travelled since it left its source, which the
+	// receiving endpoint adds to as it takes the packet in: the packet's
+	// message addresses NPUs in the frame of its source, and the NPU the
+	// packet has reached stands for all of them. Zero on a full network.
+	Shift int32
 }
 
 // PacketOf returns packet i of m.

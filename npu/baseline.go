@@ -87,7 +87,7 @@ type baseNode struct {
 	sm            *rtl.Serializer // the communication SMs together
 	memRead       int64
 	memWrite      int64
-	rxLinks       []*fabric.Link // incoming links, in order of first use
+	rxLinks       []*fabric.Link // incoming links, in port order (fabric.Network.In)
 	rxNext        int            // round-robin position among rxLinks
 	rxWaiting     bool           // an evRxRetry is scheduled
 	rxFlight      *rtl.FIFO[fabric.Packet]
@@ -135,7 +135,7 @@ func (nd *node) handleBase(now rtl.Cycle, kind int32, arg int64) {
 		pkt, _ := b.rxFlight.Pop()
 		m := pkt.Msg
 		switch {
-		case int(m.Dst) != nd.id:
+		case nd.r.dstOf(pkt) != nd.id:
 			nd.passOn(now, pkt)
 		case pkt.Last():
 			key := msgKey(m.Chunk, m.Phase, m.Op)
@@ -221,20 +221,7 @@ func (nd *node) pumpBase(now rtl.Cycle, pt *port) {
 }
 
 // rxArrived notes a packet in link l's receive buffer for the RX DMA.
-func (nd *node) rxArrived(now rtl.Cycle, l *fabric.Link) {
-	b := nd.b
-	known := false
-	for _, x := range b.rxLinks {
-		if x == l {
-			known = true
-			break
-		}
-	}
-	if !known {
-		b.rxLinks = append(b.rxLinks, l)
-	}
-	nd.rxPump(now)
-}
+func (nd *node) rxArrived(now rtl.Cycle, _ *fabric.Link) { nd.rxPump(now) }
 
 // rxPump starts the RX DMA on waiting packets, taking the links in turn,
 // while the bus and the memory's write side take them.
@@ -266,7 +253,7 @@ func (nd *node) rxPump(now rtl.Cycle) {
 		}
 		l.Receive()
 		b.memWrite += n
-		b.rxFlight.Push(pkt)
+		b.rxFlight.Push(nd.r.take(l, pkt))
 		nd.r.k.Schedule(end, nd, evRxDone, 0)
 	}
 }

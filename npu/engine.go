@@ -73,7 +73,14 @@ func newEngine(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, cfg IdealC
 	if net.NPUs() != n {
 		return nil, fmt.Errorf("plan for %d NPUs on a network of %d", n, net.NPUs())
 	}
-	r := &run{k: k, net: net, shape: shape, cfg: cfg, base: base, info: map[*collectives.Program]*progInfo{}}
+	r := &run{k: k, net: net, shape: shape, cfg: cfg, base: base, info: map[*collectives.Program]*progInfo{},
+		fold: net.Folded(), checked: map[*collectives.Plan]bool{}}
+	if r.fold {
+		if cfg.Data != nil {
+			return nil, fmt.Errorf("a folded network runs one NPU for all: it cannot carry every NPU's data; check data on a full network")
+		}
+		n = 1
+	}
 	r.nodes = make([]*node, n)
 	eps := make([]fabric.Endpoint, n)
 	for i := range r.nodes {
@@ -84,6 +91,7 @@ func newEngine(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, cfg IdealC
 		}
 		if base != nil {
 			nd.b = newBaseNode(base)
+			nd.b.rxLinks = net.In(i)
 		}
 		r.nodes[i] = nd
 		eps[i] = nd
@@ -107,6 +115,12 @@ func (e *Engine) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.
 	if now < r.k.Now() {
 		return fmt.Errorf("collective issued at cycle %d, before the current cycle %d", now, r.k.Now())
 	}
+	if r.fold && !r.checked[plan] {
+		if err := collectives.CheckEquivariant(plan); err != nil {
+			return fmt.Errorf("on a folded network: %w", err)
+		}
+		r.checked[plan] = true
+	}
 	nc := plan.NumChunks()
 	if int64(r.chunks)+int64(nc) > 1<<31-1 {
 		return fmt.Errorf("too many chunks in flight over the run (%d + %d)", r.chunks, nc)
@@ -121,7 +135,7 @@ func (e *Engine) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.
 	for _, nd := range r.nodes {
 		nd.chunks = append(nd.chunks, make([]*chunkState, nc)...)
 	}
-	r.k.Schedule(now, rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) {
+	r.k.ScheduleClass(now, rtl.ClassSystem, rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) {
 		for _, nd := range r.nodes {
 			for c := 0; c < nc; c++ {
 				g := co.first + int32(c)

@@ -115,6 +115,27 @@ type run struct {
 	// collective's chunks have the global numbers [first, first+NumChunks),
 	// the same on every NPU, and messages carry them.
 	chunks int32
+	// fold: the network is folded and the one node stands for every NPU;
+	// checked holds the plans found equivariant.
+	fold    bool
+	checked map[*collectives.Plan]bool
+}
+
+// take is the packet p that has just come in over link l, in the frame of
+// the receiving node: on a folded network, displaced by the hop it made.
+func (r *run) take(l *fabric.Link, p fabric.Packet) fabric.Packet {
+	if r.fold {
+		p.Shift = int32(r.shape.Displace(int(p.Shift), l.Dst))
+	}
+	return p
+}
+
+// dstOf is the NPU packet p is for, in the frame of the node holding it.
+func (r *run) dstOf(p fabric.Packet) int {
+	if r.fold {
+		return r.shape.Displacement(int(p.Shift), int(p.Msg.Dst))
+	}
+	return int(p.Msg.Dst)
 }
 
 // collState is one collective in flight.
@@ -278,7 +299,8 @@ func (nd *node) enterPhase(now rtl.Cycle, c, ph int32) {
 		nd.chunks[c] = nil
 		co.pending--
 		if co.pending == 0 && co.done != nil {
-			co.done(now)
+			// After every NPU's events of the cycle (rtl.ClassSystem).
+			nd.r.k.ScheduleClass(now, rtl.ClassSystem, rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) { co.done(now) }), 0, 0)
 		}
 		return
 	}
@@ -402,8 +424,9 @@ func (nd *node) PacketArrived(now rtl.Cycle, l *fabric.Link) {
 		return
 	}
 	pkt, _ := l.Receive()
+	pkt = nd.r.take(l, pkt)
 	m := pkt.Msg
-	if int(m.Dst) != nd.id {
+	if nd.r.dstOf(pkt) != nd.id {
 		nd.passOn(now, pkt)
 		return
 	}
@@ -418,7 +441,7 @@ func (nd *node) PacketArrived(now rtl.Cycle, l *fabric.Link) {
 
 // passOn queues a packet for another NPU on the port of its next hop.
 func (nd *node) passOn(now rtl.Cycle, pkt fabric.Packet) {
-	p, _ := nd.r.shape.NextHop(nd.id, int(pkt.Msg.Dst))
+	p, _ := nd.r.shape.NextHop(nd.id, nd.r.dstOf(pkt))
 	pt := &nd.ports[p.Index()]
 	if pt.forward == nil {
 		pt.forward = rtl.NewFIFO[fabric.Packet](0)

@@ -21,16 +21,54 @@ type HandlerFunc func(now Cycle, kind int32, arg int64)
 // Handle calls f.
 func (f HandlerFunc) Handle(now Cycle, kind int32, arg int64) { f(now, kind, arg) }
 
-// event is one scheduled call. seq is the global order of scheduling and
-// breaks ties between events due at the same cycle: earlier scheduled, earlier
-// run. Events are values; nothing is allocated per event in steady state.
+// Class orders the events due at the same cycle: lower classes run first,
+// and within a class events run in the order they were scheduled.
+//
+// Classes make the order of a cycle's events independent of how the
+// components of a symmetric system happen to interleave. An event one NPU
+// schedules for another (a packet arriving, a credit returning, a notice)
+// gets a class of its own, named by the port or kind of message, so it
+// takes the same place among the receiver's events whichever NPU's events
+// ran first; events of the whole system (a collective issued or finished)
+// run after every NPU's. Then every NPU of a torus running a translation-
+// equivariant program sees exactly what every other sees, which is what
+// lets one NPU stand for all (fabric.NewFoldedNetwork).
+type Class uint8
+
+// Event classes, in the order they run within a cycle.
+const (
+	// ClassArrive + port: a packet arrives over the link that left its
+	// sender by that port (ports < ClassPorts).
+	ClassArrive Class = 0
+	// ClassCredit + port: a credit comes back to the sender of a link.
+	ClassCredit Class = ClassArrive + ClassPorts
+	// ClassNotice: a notice from another NPU (ACE's receive-ready).
+	ClassNotice Class = ClassCredit + ClassPorts
+	// ClassDefault: a component's own events (Schedule).
+	ClassDefault Class = ClassNotice + 1
+	// ClassControl: a component's decision once everything else of the
+	// cycle has happened (ACE's scheduler).
+	ClassControl Class = ClassDefault + 1
+	// ClassSystem: events of the whole system, after every component's.
+	ClassSystem Class = ClassControl + 1
+)
+
+// ClassPorts bounds the port numbers ClassArrive and ClassCredit take.
+const ClassPorts = 16
+
+// event is one scheduled call. key is the event's class in its top byte and
+// the global order of scheduling below: it breaks ties between events due at
+// the same cycle, lower class first, then earlier scheduled, earlier run.
+// Events are values; nothing is allocated per event in steady state.
 type event struct {
 	at   Cycle
-	seq  uint64
+	key  uint64
 	h    Handler
 	kind int32
 	arg  int64
 }
+
+const seqBits = 56
 
 const (
 	wheelBits = 10
@@ -41,17 +79,20 @@ const (
 // Kernel is a single-threaded discrete-event scheduler with integer time.
 //
 // Events due less than wheelSize cycles ahead go into a timing wheel (one
-// bucket per cycle, appended in scheduling order); later ones go into a
-// binary heap ordered by (cycle, seq). At each cycle the heap's events run
-// first, then the bucket's. This is exactly (cycle, seq) order: an event in
-// the heap for cycle t was scheduled before t-wheelSize, and so before any
-// event the wheel holds for t. Runs are therefore reproducible bit for bit.
+// bucket per cycle, kept in (class, seq) order by insertion from the end,
+// which for the usual event of the default class is an append); later ones
+// go into a binary heap ordered by (cycle, class, seq). When a cycle's turn
+// comes, the heap's events for it are merged into its bucket, and the
+// bucket runs in order; an event scheduled for the current cycle while it
+// runs is inserted among those not yet run. This is exactly (cycle, class,
+// seq) order, so runs are reproducible bit for bit.
 //
 // Components are woken on demand: a component schedules an event only when
 // it has something to do, so idle hardware costs nothing.
 type Kernel struct {
 	now    Cycle
 	seq    uint64
+	runPos int // while a bucket runs: the index of the next event to run
 	wheel  [wheelSize][]event
 	occ    [wheelSize / 64]uint64 // bit i set: bucket i is not empty
 	near   int                    // events in the wheel
@@ -76,19 +117,40 @@ func (k *Kernel) Pending() int { return k.near + len(k.far) }
 // in the past is a programming error and panics: a model that does it would
 // otherwise silently reorder time.
 func (k *Kernel) Schedule(at Cycle, h Handler, kind int32, arg int64) {
+	k.ScheduleClass(at, ClassDefault, h, kind, arg)
+}
+
+// ScheduleClass is Schedule for an event of class c.
+func (k *Kernel) ScheduleClass(at Cycle, c Class, h Handler, kind int32, arg int64) {
 	if at < k.now {
 		panic(fmt.Sprintf("rtl: event scheduled at cycle %d, before now (%d)", at, k.now))
 	}
 	k.seq++
-	ev := event{at: at, seq: k.seq, h: h, kind: kind, arg: arg}
+	ev := event{at: at, key: uint64(c)<<seqBits | k.seq, h: h, kind: kind, arg: arg}
 	if at-k.now < wheelSize {
 		i := int(at & wheelMask)
-		k.wheel[i] = append(k.wheel[i], ev)
+		lo := 0
+		if at == k.now {
+			lo = k.runPos
+		}
+		k.wheel[i] = insertEvent(k.wheel[i], ev, lo)
 		k.occ[i>>6] |= 1 << (uint(i) & 63)
 		k.near++
 		return
 	}
 	heap.Push(&k.far, ev)
+}
+
+// insertEvent puts ev into the bucket b, kept in key order from index lo on.
+func insertEvent(b []event, ev event, lo int) []event {
+	b = append(b, ev)
+	j := len(b) - 1
+	for j > lo && b[j-1].key > ev.key {
+		b[j] = b[j-1]
+		j--
+	}
+	b[j] = ev
+	return b
 }
 
 // After schedules h at now+delay.
@@ -113,20 +175,22 @@ func (k *Kernel) RunUntil(limit Cycle) Cycle {
 			break
 		}
 		k.now = t
+		i := int(t & wheelMask)
 		for len(k.far) > 0 && k.far[0].at == t {
 			ev := heap.Pop(&k.far).(event)
-			k.ran++
-			ev.h.Handle(t, ev.kind, ev.arg)
+			k.wheel[i] = insertEvent(k.wheel[i], ev, 0)
+			k.near++
 		}
-		i := int(t & wheelMask)
 		// The bucket may grow while it runs (events scheduled for now).
 		for j := 0; j < len(k.wheel[i]); j++ {
 			ev := k.wheel[i][j]
 			k.wheel[i][j].h = nil
 			k.ran++
 			k.near--
+			k.runPos = j + 1
 			ev.h.Handle(t, ev.kind, ev.arg)
 		}
+		k.runPos = 0
 		k.wheel[i] = k.wheel[i][:0]
 		k.occ[i>>6] &^= 1 << (uint(i) & 63)
 	}
@@ -170,7 +234,7 @@ func (k *Kernel) nextOccupied() (int, bool) {
 	return 0, false
 }
 
-// farHeap orders far events by (cycle, seq).
+// farHeap orders far events by (cycle, class, seq).
 type farHeap []event
 
 func (h farHeap) Len() int { return len(h) }
@@ -178,7 +242,7 @@ func (h farHeap) Less(i, j int) bool {
 	if h[i].at != h[j].at {
 		return h[i].at < h[j].at
 	}
-	return h[i].seq < h[j].seq
+	return h[i].key < h[j].key
 }
 func (h farHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
 func (h *farHeap) Push(x any)   { *h = append(*h, x.(event)) }

@@ -139,3 +139,30 @@ func BenchmarkKernel(b *testing.B) {
 	k.Run()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
+
+// Within a cycle, lower classes run first, then scheduling order; a far
+// (heap) event takes its class's place among the wheel's, and an event
+// scheduled for the current cycle while it runs goes before the not yet run
+// events of higher classes, never before one that has run.
+func TestKernelOrdersByClassWithinACycle(t *testing.T) {
+	k := NewKernel()
+	r := &recorder{}
+	k.ScheduleClass(2000, ClassSystem, r, 1, 0)  // far, runs last at 2000
+	k.ScheduleClass(2000, ClassArrive+3, r, 2, 0) // far, runs first
+	k.Schedule(1500, HandlerFunc(func(now Cycle, _ int32, _ int64) {
+		k.ScheduleClass(2000, ClassControl, r, 3, 0)
+		k.Schedule(2000, HandlerFunc(func(now Cycle, _ int32, _ int64) {
+			r.Handle(now, 4, 0)
+			// Lower class than the control and system events still to run:
+			// it runs next, after this one.
+			k.ScheduleClass(now, ClassNotice, r, 5, 0)
+			// Higher class than this default event but lower than ClassSystem.
+			k.ScheduleClass(now, ClassControl, r, 6, 0)
+		}), 0, 0)
+		k.ScheduleClass(2000, ClassCredit, r, 7, 0)
+	}), 0, 0)
+	k.Run()
+	// At 2000: arrive(2), credit(7), default(4), notice(5) scheduled during
+	// 4 goes right after it, control(3), control(6), system(1).
+	require.Equal(t, []rec{{2000, 2}, {2000, 7}, {2000, 4}, {2000, 5}, {2000, 3}, {2000, 6}, {2000, 1}}, r.got)
+}

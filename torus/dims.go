@@ -112,3 +112,26 @@ func (s Shape) Ring(id int, d Dim) []int {
 	}
 	return ring
 }
+
+// Displace returns the NPU reached from id by the displacement d, an NPU id
+// read as a vector (its coordinates): coordinate-wise addition round the
+// rings. Displacements form the torus's translation group, under which
+// every NPU looks the same; Displace(id, 0) == id.
+func (s Shape) Displace(id, d int) int {
+	a, b := s.Coord(id), s.Coord(d)
+	for dim := range Dim(NumDims) {
+		a[dim] = (a[dim] + b[dim]) % s.Size(dim)
+	}
+	return s.ID(a)
+}
+
+// Displacement returns the displacement from a to b, so that
+// Displace(a, Displacement(a, b)) == b.
+func (s Shape) Displacement(a, b int) int {
+	ca, cb := s.Coord(a), s.Coord(b)
+	for dim := range Dim(NumDims) {
+		n := s.Size(dim)
+		cb[dim] = (cb[dim] - ca[dim] + n) % n
+	}
+	return s.ID(cb)
+}

@@ -122,3 +122,25 @@ func TestRing(t *testing.T) {
 		})
 	}
 }
+
+// Displacements are the torus's translations: adding one and taking it away
+// return the start, the zero displacement moves nothing, and on 4x2x3 NPU 5
+// = (1,1,0) displaced by 11 = (3,0,1) is (0,1,1) = 0+4·(1+2·1) = 12.
+func TestDisplace(t *testing.T) {
+	s, err := Parse("4x2x3")
+	require.NoError(t, err)
+	require.Equal(t, 12, s.Displace(5, 11))
+	require.Equal(t, 11, s.Displacement(5, 12))
+	for a := 0; a < s.N(); a++ {
+		require.Equal(t, a, s.Displace(a, 0))
+		for b := 0; b < s.N(); b++ {
+			d := s.Displacement(a, b)
+			require.Equal(t, b, s.Displace(a, d))
+			require.Equal(t, s.Displace(a, b), s.Displace(b, a), "commutative")
+			// Translating both ends keeps the route's ports.
+			for _, q := range []int{1, 7, 13} {
+				require.Equal(t, len(s.Route(a, b)), len(s.Route(s.Displace(a, q), s.Displace(b, q))))
+			}
+		}
+	}
+}

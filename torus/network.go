@@ -98,3 +98,24 @@ func LinkUtilization(s Shape, net *fabric.Network, cycles rtl.Cycle) []DimUtiliz
 	}
 	return out
 }
+
+// BuildFoldedNetwork creates the folded network of s (fabric.NewFoldedNetwork):
+// NPU 0's links, one per port, each looping back to NPU 0, which then
+// stands for every NPU of a run whose programs are translation-equivariant
+// (collectives.CheckEquivariant).
+func BuildFoldedNetwork(k *rtl.Kernel, s Shape, c LinkConfig) (*fabric.Network, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	net := fabric.NewFoldedNetwork(s.N(), NumPorts)
+	for _, p := range s.Ports() {
+		l, err := fabric.NewLink(k, len(net.Links), 0, s.Neighbor(0, p), p.Index(), c.Params(p))
+		if err != nil {
+			return nil, fmt.Errorf("topology %s: %w", s, err)
+		}
+		if err := net.Add(l); err != nil {
+			return nil, err
+		}
+	}
+	return net, nil
+}

@@ -1,0 +1,65 @@
+package ace
+
+import (
+	"fmt"
+	"math/big"
+	"testing"
+
+	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/rtl"
+	"github.com/acemu/acemu/torus"
+	"github.com/stretchr/testify/require"
+)
+
+// aceFoldRun issues collectives of op (sizes and issue cycles) on ACE over a
+// full or a folded network and describes what it measured.
+func aceFoldRun(t *testing.T, topo string, folded, lifo bool, op collectives.CollectiveOp, alg string, sizes []int64, at []rtl.Cycle) string {
+	s, err := torus.Parse(topo)
+	require.NoError(t, err)
+	k := rtl.NewKernel()
+	build := torus.BuildNetwork
+	if folded {
+		build = torus.BuildFoldedNetwork
+	}
+	net, err := build(k, s, torus.DefaultLinks())
+	require.NoError(t, err)
+	cfg := collectives.Config{Shape: s, Op: op, MessageBytes: 8192}
+	layout, err := collectives.NewPlan(cfg, alg, 65536, 65536)
+	require.NoError(t, err)
+	e, err := NewEngine(k, net, layout, Default(), nil)
+	require.NoError(t, err)
+	e.SetLIFO(lifo)
+	ends := make([]rtl.Cycle, len(sizes))
+	for i, n := range sizes {
+		plan, err := collectives.NewPlan(cfg, alg, n, 65536)
+		require.NoError(t, err)
+		require.NoError(t, e.Issue(at[i], plan, func(now rtl.Cycle) { ends[i] = now }))
+	}
+	k.Run()
+	require.NoError(t, e.Stuck())
+	st := e.Stats(k.Now())
+	var lb big.Rat
+	for _, l := range net.Links {
+		lb.Add(&lb, l.BusyCycles())
+	}
+	lb.Quo(&lb, big.NewRat(int64(len(net.Links)), 1))
+	return fmt.Sprintf("ends %v sent %d read %d write %d util %.9f sram %.9f/%.9f alu %.9f fsm %.9f links %s",
+		ends, rtl.Mean(st.BytesSent), rtl.Mean(st.MemRead), rtl.Mean(st.MemWrite), st.Utilization,
+		st.SRAMRead, st.SRAMWrite, st.ALU, st.FSM, lb.RatString())
+}
+
+func TestACEFoldedEqualsFull(t *testing.T) {
+	for _, topo := range []string{"4x2x2", "2x2x2", "4x4x1", "2x4x2", "8x1x1"} {
+		for _, lifo := range []bool{false, true} {
+			sizes, at := []int64{1 << 20, 300 << 10, 128 << 10}, []rtl.Cycle{0, 5000, 5000}
+			full := aceFoldRun(t, topo, false, lifo, collectives.OpAllReduce, "hierarchical", sizes, at)
+			fold := aceFoldRun(t, topo, true, lifo, collectives.OpAllReduce, "hierarchical", sizes, at)
+			require.Equal(t, full, fold, "%s lifo=%v", topo, lifo)
+			t.Log(topo, lifo, full)
+		}
+		full := aceFoldRun(t, topo, false, false, collectives.OpAllToAll, "direct", []int64{512 << 10}, []rtl.Cycle{0})
+		fold := aceFoldRun(t, topo, true, false, collectives.OpAllToAll, "direct", []int64{512 << 10}, []rtl.Cycle{0})
+		require.Equal(t, full, fold, "%s all-to-all", topo)
+		t.Log(topo, "a2a", full)
+	}
+}

@@ -1,0 +1,70 @@
+package collectives
+
+import (
+	"fmt"
+	"slices"
+)
+
+// CheckEquivariant reports whether every NPU of the plan's torus runs NPU
+// 0's programs translated: for every phase and chunk length, NPU q's
+// program has NPU 0's ops in the same order with the same kind, port,
+// reduction, matching op, data length, dependences and step, and a peer
+// displaced by q (torus.Shape.Displace), the same view and output sizes,
+// and the same data flow (Analyze: which sends forward which receives,
+// which receives store). Data offsets may differ: they say which bytes
+// move, not when.
+//
+// Such a plan looks the same from every NPU, so one NPU on a folded
+// network (fabric.NewFoldedNetwork) runs it as every NPU would. It fails
+// when, for instance, a near-equal split gives NPUs blocks of different
+// sizes; the error names the first difference.
+func CheckEquivariant(p *Plan) error {
+	s := p.Shape
+	lens := []int64{p.ChunkLen(0)}
+	if last := p.ChunkLen(p.NumChunks() - 1); last != lens[0] {
+		lens = append(lens, last)
+	}
+	for _, l := range lens {
+		for ph := 0; ph < p.NumPhases(); ph++ {
+			ref := p.Program(0, ph, l)
+			rf := Analyze(ref)
+			for q := 1; q < s.N(); q++ {
+				if err := translates(ref, &rf, p.Program(q, ph, l), func(peer int32) int32 { return int32(s.Displace(int(peer), q)) }); err != nil {
+					return fmt.Errorf("%s %s on %s, phase %d, chunk of %d bytes: NPU %d does not run NPU 0's program translated: %w",
+						p.Algorithm, p.Op, s, ph+1, l, q, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// translates compares b with a moved (peer maps a's peers to b's).
+func translates(a *Program, af *Flow, b *Program, peer func(int32) int32) error {
+	switch {
+	case len(a.Ops) != len(b.Ops):
+		return fmt.Errorf("%d ops against %d", len(b.Ops), len(a.Ops))
+	case a.ViewLen() != b.ViewLen():
+		return fmt.Errorf("a view of %d bytes against %d", b.ViewLen(), a.ViewLen())
+	case rangesLen(a.Out) != rangesLen(b.Out):
+		return fmt.Errorf("a result of %d bytes against %d", rangesLen(b.Out), rangesLen(a.Out))
+	case a.Steps != b.Steps:
+		return fmt.Errorf("%d steps against %d", b.Steps, a.Steps)
+	}
+	for i := range a.Ops {
+		x, y := &a.Ops[i], &b.Ops[i]
+		if x.Kind != y.Kind || x.Port != y.Port || x.Reduce != y.Reduce || x.Match != y.Match ||
+			x.Data.Len != y.Data.Len || x.Step != y.Step || !slices.Equal(x.Deps, y.Deps) {
+			return fmt.Errorf("op %d is %s of %d bytes (port %d, match %d, step %d) against %s of %d bytes (port %d, match %d, step %d)",
+				i, y.Kind, y.Data.Len, y.Port, y.Match, y.Step, x.Kind, x.Data.Len, x.Port, x.Match, x.Step)
+		}
+		if want := peer(x.Peer); y.Peer != want {
+			return fmt.Errorf("op %d's peer is NPU %d, not NPU %d", i, y.Peer, want)
+		}
+	}
+	bf := Analyze(b)
+	if !slices.Equal(af.ForwardOf, bf.ForwardOf) || !slices.Equal(af.Store, bf.Store) {
+		return fmt.Errorf("its data flow (forwards, stores) differs")
+	}
+	return nil
+}

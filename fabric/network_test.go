@@ -1,0 +1,49 @@
+package fabric
+
+import (
+	"testing"
+
+	"github.com/acemu/acemu/rtl"
+	"github.com/stretchr/testify/require"
+)
+
+// A folded network has NPU 0's links only; every NPU's port leads to them,
+// and they all arrive back at NPU 0. A full network lists each NPU's
+// incoming links in the order of the ports they leave their senders by.
+func TestFoldedNetwork(t *testing.T) {
+	k := rtl.NewKernel()
+	p := LinkParams{Name: "intra", Rate: rtl.Rate{Num: 1, Den: 1}, Latency: 1, TxBuffer: 1, RxBuffer: 1, CreditLatency: 1}
+	f := NewFoldedNetwork(4, 2)
+	for port, dst := range []int{1, 3} {
+		l, err := NewLink(k, port, 0, dst, port, p)
+		require.NoError(t, err)
+		require.NoError(t, f.Add(l))
+	}
+	bad, err := NewLink(k, 2, 1, 2, 0, p)
+	require.NoError(t, err)
+	require.ErrorContains(t, f.Add(bad), "links out of NPU 0 only")
+	require.True(t, f.Folded())
+	require.Equal(t, 4, f.NPUs())
+	require.Same(t, f.Out(0, 1), f.Out(3, 1))
+	require.Equal(t, f.Links, f.In(2))
+
+	full := NewNetwork(3, 2)
+	// Ring of 3: port 0 to the next NPU, port 1 to the previous, added
+	// port-major so that link ids and port order disagree.
+	for port := 0; port < 2; port++ {
+		for src := 0; src < 3; src++ {
+			dst := (src + 1) % 3
+			if port == 1 {
+				dst = (src + 2) % 3
+			}
+			l, err := NewLink(k, len(full.Links), src, dst, port, p)
+			require.NoError(t, err)
+			require.NoError(t, full.Add(l))
+		}
+	}
+	in := full.In(0)
+	require.Len(t, in, 2)
+	require.Equal(t, []int{0, 1}, []int{in[0].Port, in[1].Port})
+	require.Equal(t, []int{2, 1}, []int{in[0].Src, in[1].Src})
+	require.False(t, full.Folded())
+}
