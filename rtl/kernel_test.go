@@ -147,7 +147,7 @@ func BenchmarkKernel(b *testing.B) {
 func TestKernelOrdersByClassWithinACycle(t *testing.T) {
 	k := NewKernel()
 	r := &recorder{}
-	k.ScheduleClass(2000, ClassSystem, r, 1, 0)  // far, runs last at 2000
+	k.ScheduleClass(2000, ClassSystem, r, 1, 0)   // far, runs last at 2000
 	k.ScheduleClass(2000, ClassArrive+3, r, 2, 0) // far, runs first
 	k.Schedule(1500, HandlerFunc(func(now Cycle, _ int32, _ int64) {
 		k.ScheduleClass(2000, ClassControl, r, 3, 0)
