@@ -158,8 +158,8 @@ func (e *Engine) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.
 	switch {
 	case plan.Shape != l.Shape:
 		return fmt.Errorf("ACE: collective planned for %s on an engine for %s", plan.Shape, l.Shape)
-	case plan.Op != l.Op || plan.Algorithm != l.Algorithm || plan.NumPhases() != l.NumPhases() || plan.MessageBytes != l.MessageBytes:
-		return fmt.Errorf("ACE: a %s (%s, %d phases) on an engine laid out for %s (%s, %d phases): one engine serves one kind of collective",
+	case !r.serves(plan):
+		return fmt.Errorf("ACE: a %s (%s, %d phases) on an engine laid out for %s (%s, %d phases): it serves collectives like its layout, and single-phase all-to-alls beside them",
 			plan.Op, plan.Algorithm, plan.NumPhases(), l.Op, l.Algorithm, l.NumPhases())
 	case now < r.k.Now():
 		return fmt.Errorf("ACE: collective issued at cycle %d, before the current cycle %d", now, r.k.Now())
@@ -174,6 +174,22 @@ func (e *Engine) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.
 	r.colls = append(r.colls, co)
 	r.k.ScheduleClass(now, rtl.ClassSystem, rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) { r.create(now, co) }), 0, 0)
 	return nil
+}
+
+// serves reports whether the engine can run plan: a collective like its
+// layout (same operation, algorithm, phases and message size; any size), or
+// a single-phase all-to-all beside it (spec §6: every FSM can run the
+// all-to-all besides its phase). An all-to-all chunk's phase uses the first
+// partition, any FSM, and then the terminal partition (docs/ace-model.md).
+func (r *run) serves(plan *collectives.Plan) bool {
+	l := r.layout
+	if plan.MessageBytes != l.MessageBytes {
+		return false
+	}
+	if plan.Op == l.Op && plan.Algorithm == l.Algorithm && plan.NumPhases() == l.NumPhases() {
+		return true
+	}
+	return plan.Op == collectives.OpAllToAll && plan.NumPhases() == 1
 }
 
 // create makes co's chunks on every NPU and places them in the order in
@@ -391,14 +407,13 @@ type node struct {
 	txq, rxq                []*chunk
 	in                      []*fabric.Link
 	out                     [torus.NumPorts]*outPort
-	kicks                   []rtl.Cycle       // cycles with a kick scheduled, ascending
-	freed                   bool              // a partition released room since the last kick
-	startedAt               rtl.Cycle         // the last cycle a sub-step was started
-	finished                int               // chunks written back
-	views                   map[int64][]int64 // per chunk length, each partition's room for a chunk
-	nextIn                  []int32           // per partition, the next chunk allowed to take room
-	fsmNext                 []int32           // per FSM, the chunk it works on next
-	fsmStride               []int             // per FSM, the FSMs of its phase (its chunks are that far apart)
+	kicks                   []rtl.Cycle         // cycles with a kick scheduled, ascending
+	freed                   bool                // a partition released room since the last kick
+	startedAt               rtl.Cycle           // the last cycle a sub-step was started
+	finished                int                 // chunks written back
+	views                   map[viewKey][]int64 // per operation and chunk length, each partition's room for a chunk
+	nextIn                  []int32             // per partition, the next chunk allowed to take room
+	fsmNext                 []*rtl.FIFO[int32]  // per FSM, the places in the loading order of the chunks it works on, in order
 	sent, memRead, memWrite int64
 	inACE                   int
 	utilFrom                rtl.Cycle
@@ -435,7 +450,7 @@ func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 		sramRd: rtl.NewSerializer(rt.sram), sramWr: rtl.NewSerializer(rt.sram),
 		alus: rtl.NewPool(cfg.ALUs, rt.alu),
 		part: part, used: make([]int64, len(part)), nextIn: make([]int32, len(part)), startedAt: -1,
-		views: map[int64][]int64{},
+		views: map[viewKey][]int64{},
 	}
 	first := make([]int, len(split)) // first FSM id of each phase
 	for ph, c := range split {
@@ -445,9 +460,8 @@ func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 		}
 	}
 	nd.fsmQ = make([][]*chunk, len(nd.fsmPhase))
-	for f, ph := range nd.fsmPhase {
-		nd.fsmNext = append(nd.fsmNext, int32(f-first[ph]))
-		nd.fsmStride = append(nd.fsmStride, split[ph])
+	for range nd.fsmPhase {
+		nd.fsmNext = append(nd.fsmNext, rtl.NewFIFO[int32](0))
 	}
 	nd.fsmFrom = make([]rtl.Cycle, len(nd.fsmPhase))
 	nd.firstFSM, nd.split = first, split
@@ -633,10 +647,19 @@ func (nd *node) admit(now rtl.Cycle) {
 			return
 		}
 		// A chunk's FSMs follow its place in the loading order, so each FSM
-		// takes every split[ph]-th chunk of that order.
+		// takes every split[ph]-th chunk of that order; an all-to-all
+		// chunk (one phase) takes every FSM in turn. Each FSM works on its
+		// chunks in that order.
 		rk := int(r.rank[c.id])
-		for ph, n := range nd.split {
-			c.fsm[ph] = nd.firstFSM[ph] + rk%n
+		if c.coll.plan.NumPhases() == r.phases {
+			for ph, n := range nd.split {
+				c.fsm[ph] = nd.firstFSM[ph] + rk%n
+			}
+		} else {
+			c.fsm[0] = rk % len(nd.fsmQ)
+		}
+		for ph := 0; ph < c.coll.plan.NumPhases(); ph++ {
+			nd.fsmNext[c.fsm[ph]].Push(int32(rk))
 		}
 		c.state = csDMAIn
 		if nd.inACE == 0 {
@@ -654,19 +677,37 @@ func (nd *node) admit(now rtl.Cycle) {
 // viewOf returns the bytes partition ph must hold for chunk c (the terminal
 // partition holds its result).
 func (nd *node) viewOf(c *chunk, ph int) int64 {
-	v, ok := nd.views[c.len]
+	plan := c.coll.plan
+	key := viewKey{plan.Op, c.len}
+	v, ok := nd.views[key]
 	if !ok {
-		plan := c.coll.plan
-		v = make([]int64, nd.r.phases+1)
-		for p := 0; p < nd.r.phases; p++ {
+		np := plan.NumPhases()
+		v = make([]int64, nd.r.phases+1) // partitions of phases a plan lacks stay 0
+		for p := 0; p < np; p++ {
 			v[p] = plan.Program(nd.id, p, c.len).ViewLen()
 		}
-		for _, o := range plan.Program(nd.id, nd.r.phases-1, c.len).Out {
+		for _, o := range plan.Program(nd.id, np-1, c.len).Out {
 			v[nd.r.phases] += o.Len
 		}
-		nd.views[c.len] = v
+		nd.views[key] = v
 	}
 	return v[ph]
+}
+
+// viewKey names the plans whose chunks of a length need the same room:
+// the engine serves one algorithm per operation.
+type viewKey struct {
+	op  collectives.CollectiveOp
+	len int64
+}
+
+// nextPart is the partition chunk c goes to after its current phase: the
+// next phase's, or the terminal one after its plan's last phase.
+func (nd *node) nextPart(c *chunk) int {
+	if next := int(c.phase) + 1; next < c.coll.plan.NumPhases() {
+		return next
+	}
+	return nd.r.phases
 }
 
 // reserve takes room for chunk c in partition ph. Chunks take a partition's
@@ -677,7 +718,16 @@ func (nd *node) reserve(c *chunk, ph int) bool {
 	if c.reserved[ph] {
 		return true
 	}
-	if nd.nextIn[ph] != nd.r.rank[c.id] {
+	// Skip the chunks loaded before c that never use partition ph (an
+	// all-to-all's chunks go from the first partition to the terminal one).
+	r := nd.r
+	for ph > 0 && ph < r.phases && int(nd.nextIn[ph]) < nd.nextAdmit {
+		if x := nd.chunks[r.order[nd.nextIn[ph]]]; x != doneChunk && x.coll.plan.NumPhases() > ph {
+			break
+		}
+		nd.nextIn[ph]++ // written back already, or never uses ph
+	}
+	if nd.nextIn[ph] != r.rank[c.id] {
 		return false
 	}
 	v := nd.viewOf(c, ph)
@@ -1119,7 +1169,10 @@ func (nd *node) enterPhase(now rtl.Cycle, c *chunk, ph int32) {
 // works on next.
 func (nd *node) startFSM(now rtl.Cycle, f int) {
 	q := nd.fsmQ[f]
-	if len(q) == 0 || q[0].active || nd.r.rank[q[0].id] != nd.fsmNext[f] {
+	if len(q) == 0 || q[0].active {
+		return
+	}
+	if next, ok := nd.fsmNext[f].Peek(); !ok || nd.r.rank[q[0].id] != next {
 		return
 	}
 	nd.fsmFrom[f] = now
@@ -1185,7 +1238,7 @@ func (nd *node) complete(now rtl.Cycle, c *chunk, i int32) {
 // terminal partition and the RX DMA. Without room it waits at the head of
 // its FSM, which then serves nobody else.
 func (nd *node) phaseDone(now rtl.Cycle, c *chunk) {
-	next := int(c.phase) + 1
+	next := nd.nextPart(c)
 	if !nd.reserve(c, next) {
 		c.blocked = true
 		return
@@ -1195,7 +1248,7 @@ func (nd *node) phaseDone(now rtl.Cycle, c *chunk) {
 	nd.fsmQ[f] = nd.fsmQ[f][1:]
 	nd.fsmCycles += int64(now - nd.fsmFrom[f])
 	c.active = false
-	nd.fsmNext[f] += int32(nd.fsmStride[f])
+	nd.fsmNext[f].Pop()
 	nd.startFSM(now, f)
 	if next == nd.r.phases {
 		c.state = csDMAOut
@@ -1291,7 +1344,8 @@ func (r *run) stuck() error {
 					what = fmt.Sprintf("finished phase %d and waits for room in the next partition", c.phase+1)
 				case !c.active:
 					f := c.fsm[c.phase]
-					what = fmt.Sprintf("is queued in phase %d at FSM %d, which works on chunk %d next", c.phase+1, f, nd.fsmNext[f])
+					next, _ := nd.fsmNext[f].Peek()
+					what = fmt.Sprintf("is queued in phase %d at FSM %d, which works on chunk %d next", c.phase+1, f, r.order[next])
 				default:
 					var waits []string
 					for i, o := range c.prog.Ops {

@@ -262,10 +262,10 @@ func TestEngineLIFOServesTheLatestFirst(t *testing.T) {
 
 func TestEngineRefusesOtherCollectives(t *testing.T) {
 	k, net, plan := setup(t, "4x2x1", collectives.OpAllReduce, "hierarchical", 64<<10, 65536)
-	_, _, a2a := setup(t, "4x2x1", collectives.OpAllToAll, "direct", 64<<10, 65536)
+	_, _, rs := setup(t, "4x2x1", collectives.OpReduceScatter, "hierarchical", 64<<10, 65536)
 	_, _, other := setup(t, "4x1x1", collectives.OpAllReduce, "hierarchical", 64<<10, 65536)
 	e, err := NewEngine(k, net, plan, Default(), nil)
 	require.NoError(t, err)
-	require.ErrorContains(t, e.Issue(0, a2a, nil), "one engine serves one kind of collective")
+	require.ErrorContains(t, e.Issue(0, rs, nil), "single-phase all-to-alls beside them")
 	require.ErrorContains(t, e.Issue(0, other, nil), "planned for 4x1x1")
 }

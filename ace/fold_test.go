@@ -63,3 +63,57 @@ func TestACEFoldedEqualsFull(t *testing.T) {
 		t.Log(topo, "a2a", full)
 	}
 }
+
+// DLRM's pattern on one engine: all-to-alls beside all-reduces (spec §6).
+// Every collective finishes, each byte is loaded and written back once
+// (memory read = write = the payloads), an all-to-all issued behind a long
+// all-reduce overtakes it under LIFO, and one NPU on a folded network
+// measures what every NPU of the full one does.
+func TestACEServesAllToAllBesideAllReduce(t *testing.T) {
+	run := func(topo string, folded, lifo bool) (string, []rtl.Cycle) {
+		s, err := torus.Parse(topo)
+		require.NoError(t, err)
+		k := rtl.NewKernel()
+		build := torus.BuildNetwork
+		if folded {
+			build = torus.BuildFoldedNetwork
+		}
+		net, err := build(k, s, torus.DefaultLinks())
+		require.NoError(t, err)
+		ar := collectives.Config{Shape: s, Op: collectives.OpAllReduce, MessageBytes: 8192}
+		a2a := collectives.Config{Shape: s, Op: collectives.OpAllToAll, MessageBytes: 8192}
+		layout, err := collectives.NewPlan(ar, "hierarchical", 65536, 65536)
+		require.NoError(t, err)
+		e, err := NewEngine(k, net, layout, Default(), nil)
+		require.NoError(t, err)
+		e.SetLIFO(lifo)
+		big, err := collectives.NewPlan(ar, "hierarchical", 4<<20, 65536)
+		require.NoError(t, err)
+		x, err := collectives.NewPlan(a2a, "direct", 256<<10, 65536)
+		require.NoError(t, err)
+		small, err := collectives.NewPlan(ar, "hierarchical", 128<<10, 65536)
+		require.NoError(t, err)
+		ends := make([]rtl.Cycle, 3)
+		for i, p := range []*collectives.Plan{big, x, small} {
+			require.NoError(t, e.Issue(rtl.Cycle(1000*i), p, func(now rtl.Cycle) { ends[i] = now }))
+		}
+		k.Run()
+		require.NoError(t, e.Stuck())
+		require.Zero(t, e.Unfinished())
+		st := e.Stats(k.Now())
+		payload := int64(4<<20 + 256<<10 + 128<<10)
+		require.Equal(t, payload, rtl.Mean(st.MemRead))
+		require.Equal(t, payload, rtl.Mean(st.MemWrite))
+		return fmt.Sprintf("ends %v sent %d util %.9f sram %.9f", ends, rtl.Mean(st.BytesSent), st.Utilization, st.SRAMRead), ends
+	}
+	for _, topo := range []string{"4x2x2", "2x2x2"} {
+		full, fifoEnds := run(topo, false, false)
+		fold, _ := run(topo, true, false)
+		require.Equal(t, full, fold, topo)
+		fullL, lifoEnds := run(topo, false, true)
+		foldL, _ := run(topo, true, true)
+		require.Equal(t, fullL, foldL, topo)
+		require.Less(t, lifoEnds[1], fifoEnds[1], "%s: LIFO lets the all-to-all overtake the all-reduce's unloaded chunks", topo)
+		require.Less(t, lifoEnds[1], lifoEnds[0], topo)
+	}
+}

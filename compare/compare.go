@@ -285,8 +285,8 @@ func runSystem(o Options, sys systems.System, fold bool) (SystemResult, error) {
 	if sys.Kind == systems.ACE {
 		for _, l := range o.Workload.Layers {
 			for _, c := range []workload.Comm{l.FwdComm, l.InGradComm, l.WtGradComm} {
-				if c.Type != workload.CommNone && c.Type != workload.CommAllReduce {
-					return r, fmt.Errorf("the workload has %s collectives besides all-reduces; ACE with more than one kind of collective (DLRM's all-to-all beside its all-reduces) is not modelled yet (docs/ace-model.md)", c.Type)
+				if c.Type == workload.CommReduceScatter || c.Type == workload.CommAllGather {
+					return r, fmt.Errorf("layer %s: ACE is laid out for the hierarchical all-reduce and runs all-to-alls beside it; a %s on it is not modelled (docs/ace-model.md)", l.Name, c.Type)
 				}
 			}
 		}
