@@ -7,6 +7,8 @@ package compare
 
 import (
 	"fmt"
+	"math/big"
+	"slices"
 
 	"github.com/acemu/acemu/ace"
 	"github.com/acemu/acemu/afi"
@@ -33,7 +35,15 @@ type Options struct {
 	// Full simulates every NPU even when the workload's collectives would
 	// let one NPU stand for all (see Fold); the results are the same.
 	Full bool
+	// Series keeps each system's network utilisation per window
+	// (SystemResult.NetworkUtilization); the mean and peak are always
+	// reported.
+	Series bool
 }
+
+// WindowCycles is the window of the network utilisation series: 1 K
+// cycles (Section V, Fig. 10: "averaged over 1K cycles"), read as 1000.
+const WindowCycles = 1000
 
 // ElementBytes is the size of a gradient element (FP16), the unit the
 // training loop pads its collectives with.
@@ -73,7 +83,13 @@ type SystemResult struct {
 	CommMemGBps      float64  `json:"comm_mem_used_gbps"`
 	CommSMBusy       float64  `json:"comm_sm_busy"`
 	ACEUtilization   *float64 `json:"ace_utilization,omitempty"`
-	Events           uint64   `json:"events"`
+	// Network utilisation: the share of link time spent carrying packets,
+	// over the run and in the busiest window of WindowCycles; with
+	// Options.Series, per window.
+	LinkUtilization     float64   `json:"mean_link_utilization"`
+	PeakLinkUtilization float64   `json:"peak_link_utilization"`
+	NetworkUtilization  []float64 `json:"network_utilization,omitempty"`
+	Events              uint64    `json:"events"`
 }
 
 // Report is the comparison.
@@ -280,6 +296,7 @@ func runSystem(o Options, sys systems.System, fold bool) (SystemResult, error) {
 	if err != nil {
 		return r, err
 	}
+	net.TrackWindows(WindowCycles)
 	cfg := afi.DefaultConfig(o.Shape)
 	var layout *collectives.Plan
 	if sys.Kind == systems.ACE {
@@ -332,6 +349,18 @@ func runSystem(o Options, sys systems.System, fold bool) (SystemResult, error) {
 		secs := float64(cycles) / rtl.ClockHz
 		r.NetworkGBps = float64(r.BytesSentPerNPU) / secs / 1e9
 		r.CommMemGBps = float64(r.MemReadPerNPU+r.MemWritePerNPU) / secs / 1e9
+	}
+	if u := net.LinkUtilization(cycles); len(u) > 0 {
+		var busy big.Rat
+		for _, l := range net.Links {
+			busy.Add(&busy, l.BusyCycles())
+		}
+		busy.Quo(&busy, big.NewRat(int64(len(net.Links))*int64(cycles), 1))
+		r.LinkUtilization, _ = busy.Float64()
+		r.PeakLinkUtilization = slices.Max(u)
+		if o.Series {
+			r.NetworkUtilization = u
+		}
 	}
 	r.Events = k.Events()
 	return r, nil

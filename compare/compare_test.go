@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -97,4 +98,32 @@ func TestFoldedRunEqualsFullRun(t *testing.T) {
 	}
 	folded.Folded = false
 	require.Equal(t, full, folded)
+}
+
+// The utilisation series covers the run in 1000-cycle windows (the last one
+// shorter), each a share in [0, 1]; weighted by window length its mean is
+// the run's mean link utilisation and its maximum the reported peak.
+func TestNetworkUtilizationSeries(t *testing.T) {
+	w, err := workload.ParseAstraSim(strings.NewReader("DATA\n2\n"+
+		"a\t-1\t5000\tNONE\t0\t5000\tNONE\t0\t5000\tALLREDUCE\t1000000\t0\n"+
+		"b\t-1\t5000\tNONE\t0\t5000\tNONE\t0\t5000\tALLREDUCE\t200000\t0\n"), "small.txt")
+	require.NoError(t, err)
+	shape, err := torus.Parse("4x2x1")
+	require.NoError(t, err)
+	rep, err := Run(Options{Shape: shape, Workload: w, Systems: presets(t, "ideal", "ace"), Series: true})
+	require.NoError(t, err)
+	for _, r := range rep.Systems {
+		u := r.NetworkUtilization
+		require.Len(t, u, int((r.TotalCycles+WindowCycles-1)/WindowCycles), r.Name)
+		sum := 0.0
+		for i, x := range u {
+			require.GreaterOrEqual(t, x, 0.0)
+			require.LessOrEqual(t, x, 1.0)
+			width := min(int64(WindowCycles), r.TotalCycles-int64(i)*WindowCycles)
+			sum += x * float64(width)
+		}
+		require.InDelta(t, r.LinkUtilization, sum/float64(r.TotalCycles), 1e-9, r.Name)
+		require.Positive(t, r.LinkUtilization, r.Name)
+		require.Equal(t, slices.Max(u), r.PeakLinkUtilization, r.Name)
+	}
 }

@@ -86,6 +86,7 @@ type Link struct {
 
 	sender, receiver Endpoint
 	tracer           Tracer
+	windows          *rtl.Windows // busy time per window, when tracked (Network.TrackWindows)
 
 	txPending     bool // an evTransmit is scheduled
 	arrivePending bool // an evArrive is scheduled
@@ -200,6 +201,9 @@ func (l *Link) transmit(now rtl.Cycle) {
 			ready = credit
 		}
 		end := l.ser.Start(ready, int64(e.p.Bytes))
+		if l.windows != nil {
+			l.windows.Add(l.ser.LastSpan())
+		}
 		l.packets++
 		l.bytes += int64(e.p.Bytes)
 		if l.tracer != nil {

@@ -3,6 +3,7 @@ package fabric
 import (
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/acemu/acemu/rtl"
@@ -14,6 +15,10 @@ type Network struct {
 	out    [][]*Link // [npu][port]; one row when folded
 	npus   int
 	folded bool
+	// Utilisation over time (TrackWindows): the window and, per link rate
+	// numerator, the busy time of the links of that rate.
+	window  rtl.Cycle
+	windows map[int64]*rtl.Windows
 }
 
 // NewNetwork returns an empty network of n NPUs with ports ports each.
@@ -93,6 +98,53 @@ func (n *Network) In(npu int) []*Link {
 		}
 	}
 	return in
+}
+
+// TrackWindows makes the links add up their busy time in windows of w
+// cycles, for LinkUtilization; call it before the run.
+func (n *Network) TrackWindows(w rtl.Cycle) {
+	n.window = w
+	n.windows = map[int64]*rtl.Windows{}
+	for _, l := range n.Links {
+		num := l.ser.Rate().Num
+		ws, ok := n.windows[num]
+		if !ok {
+			ws = rtl.NewWindows(w, num)
+			n.windows[num] = ws
+		}
+		l.windows = ws
+	}
+}
+
+// LinkUtilization returns, per window of TrackWindows from cycle 0 to
+// cycles, the share of the links' time spent carrying packets: busy time
+// summed over links / (links × window), exactly, rounded to a float at the
+// end (the last window may be shorter). It is nil without TrackWindows. On
+// a folded network it is the share of NPU 0's links, which is every NPU's.
+func (n *Network) LinkUtilization(cycles rtl.Cycle) []float64 {
+	if n.windows == nil || len(n.Links) == 0 {
+		return nil
+	}
+	nw := int((cycles + n.window - 1) / n.window)
+	out := make([]float64, nw)
+	nums := make([]int64, 0, len(n.windows))
+	for num := range n.windows {
+		nums = append(nums, num)
+	}
+	slices.Sort(nums) // a fixed order; the sum is exact anyway
+	for i := range out {
+		t := new(big.Rat)
+		for _, num := range nums {
+			t.Add(t, n.windows[num].Busy(i))
+		}
+		w := n.window
+		if end := rtl.Cycle(i+1) * n.window; end > cycles {
+			w = cycles - rtl.Cycle(i)*n.window
+		}
+		t.Quo(t, big.NewRat(int64(len(n.Links))*int64(w), 1))
+		out[i], _ = t.Float64()
+	}
+	return out
 }
 
 // SetTracer installs t on every link.

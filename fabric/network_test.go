@@ -47,3 +47,33 @@ func TestFoldedNetwork(t *testing.T) {
 	require.Equal(t, []int{2, 1}, []int{in[0].Src, in[1].Src})
 	require.False(t, full.Folded())
 }
+
+// Two links of different rates in windows of 10 cycles: 3 B/cycle busy
+// [8, 23) and 2 B/cycle busy [0, 5). Window 0 holds 2 + 5 = 7 busy link
+// cycles of 20: 0.35; window 1 10/20 = 0.5; window 2 3 of 2 links × 5
+// cycles (the run ends at 25): 0.3.
+func TestLinkUtilizationWindows(t *testing.T) {
+	k := rtl.NewKernel()
+	net := NewNetwork(2, 1)
+	fast, err := NewLink(k, 0, 0, 1, 0, LinkParams{Name: "a", Rate: rtl.Rate{Num: 3, Den: 1}, Latency: 1, TxBuffer: 4, RxBuffer: 4, CreditLatency: 1})
+	require.NoError(t, err)
+	slow, err := NewLink(k, 1, 1, 0, 0, LinkParams{Name: "b", Rate: rtl.Rate{Num: 2, Den: 1}, Latency: 1, TxBuffer: 4, RxBuffer: 4, CreditLatency: 1})
+	require.NoError(t, err)
+	require.NoError(t, net.Add(fast))
+	require.NoError(t, net.Add(slow))
+	sink := &sinkEP{}
+	net.Attach([]Endpoint{sink, sink})
+	net.TrackWindows(10)
+	require.True(t, slow.Send(PacketOf(NewMessage(1, 0, 10), 0)))
+	k.Schedule(8, rtl.HandlerFunc(func(rtl.Cycle, int32, int64) {
+		require.True(t, fast.Send(PacketOf(NewMessage(0, 1, 45), 0)))
+	}), 0, 0)
+	k.Run()
+	require.Equal(t, []float64{0.35, 0.5, 0.3}, net.LinkUtilization(25))
+}
+
+// sinkEP takes every packet at once.
+type sinkEP struct{}
+
+func (sinkEP) PacketArrived(_ rtl.Cycle, l *Link) { l.Receive() }
+func (sinkEP) SpaceAvailable(rtl.Cycle, *Link)    {}

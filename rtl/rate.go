@@ -74,9 +74,10 @@ func (r Rate) String() string {
 // cycle the previous one ended: over any run the bytes moved are exactly
 // rate × time, never a rounded bytes-per-cycle.
 type Serializer struct {
-	rate   Rate
-	freeAt int64 // when the last transfer ends, in 1/Num cycle units
-	busy   int64 // total transfer time, in 1/Num cycle units
+	rate      Rate
+	freeAt    int64 // when the last transfer ends, in 1/Num cycle units
+	busy      int64 // total transfer time, in 1/Num cycle units
+	lastStart int64 // when the last transfer started, in 1/Num cycle units
 }
 
 // NewSerializer returns an idle serializer of the given rate.
@@ -115,10 +116,15 @@ func (s *Serializer) Start(ready Cycle, n int64) Cycle {
 		start = s.freeAt
 	}
 	d := n * s.rate.Den
+	s.lastStart = start
 	s.freeAt = start + d
 	s.busy += d
 	return Cycle(ceilDiv(s.freeAt, s.rate.Num))
 }
+
+// LastSpan returns when the last transfer started and ended, exactly, in
+// units of 1/Num cycle (Rate().Num units a cycle).
+func (s *Serializer) LastSpan() (start, end int64) { return s.lastStart, s.freeAt }
 
 // TransferCycles returns the exact time n bytes take, as a fraction of cycles.
 func (s *Serializer) TransferCycles(n int64) *big.Rat { return big.NewRat(n*s.rate.Den, s.rate.Num) }

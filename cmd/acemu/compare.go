@@ -1,10 +1,12 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -37,6 +39,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "table", "output: table or json")
 	workers := fs.Int("workers", 0, "systems simulated at once (default GOMAXPROCS)")
 	full := fs.Bool("full", false, "simulate every NPU even where one can stand for all (same results, slower; for checking)")
+	series := fs.String("timeseries", "", "write each system's network utilisation per 1000-cycle window to this CSV file")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), compareUsage, strings.Join(workload.BuiltinNames(), ", "))
 		fmt.Fprint(fs.Output(), fs.FlagUsages())
@@ -83,9 +86,17 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		return fail(fmt.Errorf("--systems is empty"))
 	}
 	rep, err := compare.Run(compare.Options{Shape: shape, Workload: w, Systems: ss, Iterations: *iters,
-		FIFO: *prio == "fifo", ACE: ace.Default(), Workers: *workers, Full: *full})
+		FIFO: *prio == "fifo", ACE: ace.Default(), Workers: *workers, Full: *full, Series: *series != ""})
 	if err != nil {
 		return fail(err)
+	}
+	if *series != "" {
+		if err := writeSeries(*series, rep); err != nil {
+			return fail(fmt.Errorf("--timeseries: %w", err))
+		}
+		for i := range rep.Systems {
+			rep.Systems[i].NetworkUtilization = nil // in the file, not the report
+		}
 	}
 	if *format == "json" {
 		enc := json.NewEncoder(stdout)
@@ -96,7 +107,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	t := newTable(stdout)
-	t.Header("system", "compute (cycles/iter)", "exposed comm", "iteration", "exposed %", "% of ideal", "ACE speedup", "network GB/s", "comm memory GB/s")
+	t.Header("system", "compute (cycles/iter)", "exposed comm", "iteration", "exposed %", "% of ideal", "ACE speedup", "network GB/s", "link util % (peak)", "comm memory GB/s")
 	for _, r := range rep.Systems {
 		sp := "-"
 		if v, ok := rep.SpeedupOfACE[r.Name]; ok {
@@ -107,7 +118,8 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 			pct = f1(r.PctOfIdeal)
 		}
 		if err := t.Append([]string{r.Name, fmt.Sprintf("%.0f", r.ComputeCycles), fmt.Sprintf("%.0f", r.ExposedCommCycles),
-			fmt.Sprintf("%.0f", r.IterationCycles), f1(100 * r.ExposedShare), pct, sp, f1(r.NetworkGBps), f1(r.CommMemGBps)}); err != nil {
+			fmt.Sprintf("%.0f", r.IterationCycles), f1(100 * r.ExposedShare), pct, sp, f1(r.NetworkGBps),
+			fmt.Sprintf("%s (%s)", f1(100*r.LinkUtilization), f1(100*r.PeakLinkUtilization)), f1(r.CommMemGBps)}); err != nil {
 			return fail(err)
 		}
 	}
@@ -120,6 +132,47 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "%s on %s (%d NPUs), %d iterations, %s priority; cycles at 1245 MHz; %s\n", rep.Workload, rep.Topology, rep.NPUs, *iters, rep.Policy, how)
 	return 0
+}
+
+// writeSeries writes the systems' network utilisation per window as CSV:
+// the window's first cycle, then one column per system (empty once a
+// system's run has ended).
+func writeSeries(path string, rep *compare.Report) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	head := []string{"cycle"}
+	n := 0
+	for _, s := range rep.Systems {
+		head = append(head, s.Name)
+		n = max(n, len(s.NetworkUtilization))
+	}
+	if err := w.Write(head); err != nil {
+		f.Close()
+		return err
+	}
+	for i := 0; i < n; i++ {
+		row := []string{strconv.Itoa(i * compare.WindowCycles)}
+		for _, s := range rep.Systems {
+			v := ""
+			if i < len(s.NetworkUtilization) {
+				v = strconv.FormatFloat(s.NetworkUtilization[i], 'f', 6, 64)
+			}
+			row = append(row, v)
+		}
+		if err := w.Write(row); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // loadWorkload returns a built-in workload or reads an ASTRA-sim file.

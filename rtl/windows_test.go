@@ -1,0 +1,26 @@
+package rtl
+
+import (
+	"math/big"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A serializer of 3 B/cycle (Num 3, Den 1: one unit is 1/3 cycle) in
+// windows of 10 cycles: 45 bytes ready at cycle 8 take 15 cycles, [8, 23):
+// 2 cycles in window 0, 10 in window 1, 3 in window 2. Then 1 byte ready at
+// cycle 23 takes 1/3 cycle: window 2 holds 3 1/3.
+func TestWindowsSplitSpansExactly(t *testing.T) {
+	s := NewSerializer(Rate{Num: 3, Den: 1})
+	ws := NewWindows(10, 3)
+	s.Start(8, 45)
+	ws.Add(s.LastSpan())
+	s.Start(23, 1)
+	ws.Add(s.LastSpan())
+	require.Equal(t, 3, ws.Len())
+	require.Equal(t, big.NewRat(2, 1), ws.Busy(0))
+	require.Equal(t, big.NewRat(10, 1), ws.Busy(1))
+	require.Equal(t, big.NewRat(10, 3), ws.Busy(2))
+	require.Equal(t, new(big.Rat), ws.Busy(7))
+}
