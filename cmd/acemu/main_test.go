@@ -338,3 +338,18 @@ func TestCompareCommand(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "REDUCESCATTER on it is not modelled")
 }
+
+// With no arguments acemu runs its main job on the built-in default: the
+// five systems on ResNet-50 over 4x8x4, folded (a few seconds).
+func TestNoArgumentsRunsTheDefaultComparison(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the 128-NPU ResNet-50 comparison")
+	}
+	code, out, errOut := runCLI()
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "resnet50 on 4x8x4 (128 NPUs)")
+	for _, s := range []string{"baseline-nooverlap", "baseline-commopt", "baseline-compopt", "ace", "ideal"} {
+		require.Contains(t, out, s)
+	}
+	require.Contains(t, out, "one NPU simulated for all")
+}
