@@ -98,7 +98,13 @@ func one(s Spec) (Point, error) {
 		return p, err
 	}
 	k := rtl.NewKernel()
-	net, err := torus.BuildNetwork(k, shape, torus.DefaultLinks())
+	// One NPU stands for all when the plan allows it (the same numbers,
+	// docs/architecture.md "Folding").
+	build := torus.BuildNetwork
+	if collectives.CheckEquivariant(plan) == nil {
+		build = torus.BuildFoldedNetwork
+	}
+	net, err := build(k, shape, torus.DefaultLinks())
 	if err != nil {
 		return p, err
 	}

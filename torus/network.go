@@ -90,6 +90,9 @@ func LinkUtilization(s Shape, net *fabric.Network, cycles rtl.Cycle) []DimUtiliz
 			continue
 		}
 		u := DimUtilization{Dim: d, Links: count[d]}
+		if net.Folded() { // NPU 0's links stand for every NPU's
+			u.Links *= s.N()
+		}
 		if cycles > 0 {
 			share := new(big.Rat).Quo(busy[d], big.NewRat(int64(count[d])*int64(cycles), 1))
 			u.Share, _ = share.Float64()
