@@ -306,15 +306,6 @@ func (r *run) row(npu int) int {
 	return npu
 }
 
-// dstOf is the NPU packet p is for, in the frame of the node holding it
-// (on a folded network the packet's Shift says how far it has come).
-func (r *run) dstOf(p fabric.Packet) int {
-	if r.fold {
-		return r.shape.Displacement(int(p.Shift), int(p.Msg.Dst))
-	}
-	return int(p.Msg.Dst)
-}
-
 func (r *run) pending() int {
 	n := 0
 	for _, co := range r.colls {
@@ -834,12 +825,10 @@ func (nd *node) takeInput(now rtl.Cycle, l *fabric.Link) rtl.Cycle {
 	if !ok {
 		return -1
 	}
-	if nd.r.fold {
-		pkt.Shift = int32(nd.r.shape.Displace(int(pkt.Shift), l.Dst))
-	}
+	pkt = nd.r.shape.Arrived(nd.r.net, l, pkt)
 	m := pkt.Msg
 	b := int64(pkt.Bytes)
-	if dst := nd.r.dstOf(pkt); dst != nd.id { // passing through: absorb into SRAM, send on later
+	if dst := nd.r.shape.PacketDst(pkt); dst != nd.id { // passing through: absorb into SRAM, send on later
 		end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.sramWr, Bytes: b})
 		if !ok {
 			return t

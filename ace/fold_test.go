@@ -17,11 +17,7 @@ func aceFoldRun(t *testing.T, topo string, folded, lifo bool, op collectives.Col
 	s, err := torus.Parse(topo)
 	require.NoError(t, err)
 	k := rtl.NewKernel()
-	build := torus.BuildNetwork
-	if folded {
-		build = torus.BuildFoldedNetwork
-	}
-	net, err := build(k, s, torus.DefaultLinks())
+	net, err := torus.Build(k, s, torus.DefaultLinks(), folded)
 	require.NoError(t, err)
 	cfg := collectives.Config{Shape: s, Op: op, MessageBytes: 8192}
 	layout, err := collectives.NewPlan(cfg, alg, 65536, 65536)
@@ -74,11 +70,7 @@ func TestACEServesAllToAllBesideAllReduce(t *testing.T) {
 		s, err := torus.Parse(topo)
 		require.NoError(t, err)
 		k := rtl.NewKernel()
-		build := torus.BuildNetwork
-		if folded {
-			build = torus.BuildFoldedNetwork
-		}
-		net, err := build(k, s, torus.DefaultLinks())
+		net, err := torus.Build(k, s, torus.DefaultLinks(), folded)
 		require.NoError(t, err)
 		ar := collectives.Config{Shape: s, Op: collectives.OpAllReduce, MessageBytes: 8192}
 		a2a := collectives.Config{Shape: s, Op: collectives.OpAllToAll, MessageBytes: 8192}

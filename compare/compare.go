@@ -288,11 +288,7 @@ func (e *Endpoint) Traffic(cycles rtl.Cycle) (sent, memRead, memWrite int64, smB
 func runSystem(o Options, sys systems.System, fold bool) (SystemResult, error) {
 	r := SystemResult{Name: sys.Name}
 	k := rtl.NewKernel()
-	build := torus.BuildNetwork
-	if fold {
-		build = torus.BuildFoldedNetwork
-	}
-	net, err := build(k, o.Shape, torus.DefaultLinks())
+	net, err := torus.Build(k, o.Shape, torus.DefaultLinks(), fold)
 	if err != nil {
 		return r, err
 	}

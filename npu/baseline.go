@@ -135,7 +135,7 @@ func (nd *node) handleBase(now rtl.Cycle, kind int32, arg int64) {
 		pkt, _ := b.rxFlight.Pop()
 		m := pkt.Msg
 		switch {
-		case nd.r.dstOf(pkt) != nd.id:
+		case nd.r.shape.PacketDst(pkt) != nd.id:
 			nd.passOn(now, pkt)
 		case pkt.Last():
 			key := msgKey(m.Chunk, m.Phase, m.Op)
@@ -253,7 +253,7 @@ func (nd *node) rxPump(now rtl.Cycle) {
 		}
 		l.Receive()
 		b.memWrite += n
-		b.rxFlight.Push(nd.r.take(l, pkt))
+		b.rxFlight.Push(nd.r.shape.Arrived(nd.r.net, l, pkt))
 		nd.r.k.Schedule(end, nd, evRxDone, 0)
 	}
 }

@@ -24,11 +24,7 @@ func foldRun(t *testing.T, topo, kind string, folded bool, pol Policy, colls []f
 	s, err := torus.Parse(topo)
 	require.NoError(t, err)
 	k := rtl.NewKernel()
-	build := torus.BuildNetwork
-	if folded {
-		build = torus.BuildFoldedNetwork
-	}
-	net, err := build(k, s, torus.DefaultLinks())
+	net, err := torus.Build(k, s, torus.DefaultLinks(), folded)
 	require.NoError(t, err)
 	var e *Engine
 	if kind == "ideal" {

@@ -121,23 +121,6 @@ type run struct {
 	checked map[*collectives.Plan]bool
 }
 
-// take is the packet p that has just come in over link l, in the frame of
-// the receiving node: on a folded network, displaced by the hop it made.
-func (r *run) take(l *fabric.Link, p fabric.Packet) fabric.Packet {
-	if r.fold {
-		p.Shift = int32(r.shape.Displace(int(p.Shift), l.Dst))
-	}
-	return p
-}
-
-// dstOf is the NPU packet p is for, in the frame of the node holding it.
-func (r *run) dstOf(p fabric.Packet) int {
-	if r.fold {
-		return r.shape.Displacement(int(p.Shift), int(p.Msg.Dst))
-	}
-	return int(p.Msg.Dst)
-}
-
 // collState is one collective in flight.
 type collState struct {
 	id      int
@@ -424,9 +407,9 @@ func (nd *node) PacketArrived(now rtl.Cycle, l *fabric.Link) {
 		return
 	}
 	pkt, _ := l.Receive()
-	pkt = nd.r.take(l, pkt)
+	pkt = nd.r.shape.Arrived(nd.r.net, l, pkt)
 	m := pkt.Msg
-	if nd.r.dstOf(pkt) != nd.id {
+	if nd.r.shape.PacketDst(pkt) != nd.id {
 		nd.passOn(now, pkt)
 		return
 	}
@@ -441,7 +424,7 @@ func (nd *node) PacketArrived(now rtl.Cycle, l *fabric.Link) {
 
 // passOn queues a packet for another NPU on the port of its next hop.
 func (nd *node) passOn(now rtl.Cycle, pkt fabric.Packet) {
-	p, _ := nd.r.shape.NextHop(nd.id, nd.r.dstOf(pkt))
+	p, _ := nd.r.shape.NextHop(nd.id, nd.r.shape.PacketDst(pkt))
 	pt := &nd.ports[p.Index()]
 	if pt.forward == nil {
 		pt.forward = rtl.NewFIFO[fabric.Packet](0)

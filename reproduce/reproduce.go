@@ -100,11 +100,7 @@ func one(s Spec) (Point, error) {
 	k := rtl.NewKernel()
 	// One NPU stands for all when the plan allows it (the same numbers,
 	// docs/architecture.md "Folding").
-	build := torus.BuildNetwork
-	if collectives.CheckEquivariant(plan) == nil {
-		build = torus.BuildFoldedNetwork
-	}
-	net, err := build(k, shape, torus.DefaultLinks())
+	net, err := torus.Build(k, shape, torus.DefaultLinks(), collectives.CheckEquivariant(plan) == nil)
 	if err != nil {
 		return p, err
 	}

@@ -3,6 +3,7 @@ package torus
 import (
 	"testing"
 
+	"github.com/acemu/acemu/fabric"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -143,4 +144,17 @@ func TestDisplace(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A packet's destination is read relative to how far it has travelled: on
+// 4x2x3 a packet from NPU 0 for NPU 12 = (0,1,1) that has moved by 5 =
+// (1,1,0) is, seen from where it stands, for (3,0,1) = 3+4·(0+2·1) = 11.
+func TestPacketDst(t *testing.T) {
+	s, err := Parse("4x2x3")
+	require.NoError(t, err)
+	m := fabric.NewMessage(0, 12, 256)
+	require.Equal(t, 12, s.PacketDst(fabric.PacketOf(m, 0)))
+	p := fabric.PacketOf(m, 0)
+	p.Shift = 5
+	require.Equal(t, 11, s.PacketDst(p))
 }

@@ -122,3 +122,31 @@ func BuildFoldedNetwork(k *rtl.Kernel, s Shape, c LinkConfig) (*fabric.Network, 
 	}
 	return net, nil
 }
+
+// Build is BuildFoldedNetwork when folded, else BuildNetwork.
+func Build(k *rtl.Kernel, s Shape, c LinkConfig, folded bool) (*fabric.Network, error) {
+	if folded {
+		return BuildFoldedNetwork(k, s, c)
+	}
+	return BuildNetwork(k, s, c)
+}
+
+// Arrived is packet p as the NPU it reached over link l sees it: on a
+// folded network, with the hop's displacement added to p.Shift (the link
+// leads from NPU 0 to l.Dst, which is the displacement).
+func (s Shape) Arrived(net *fabric.Network, l *fabric.Link, p fabric.Packet) fabric.Packet {
+	if net.Folded() {
+		p.Shift = int32(s.Displace(int(p.Shift), l.Dst))
+	}
+	return p
+}
+
+// PacketDst is the NPU packet p is for, in the frame of the NPU holding
+// it: its message's destination less the displacement it has travelled
+// (zero on a full network).
+func (s Shape) PacketDst(p fabric.Packet) int {
+	if p.Shift == 0 {
+		return int(p.Msg.Dst)
+	}
+	return s.Displacement(int(p.Shift), int(p.Msg.Dst))
+}

@@ -211,12 +211,8 @@ func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
 	// One NPU stands for all when nothing needs every NPU (data checks, the
 	// trace hash of every link) and the plan allows it: the same numbers
 	// (docs/architecture.md "Folding").
-	build := torus.BuildNetwork
 	folded := !o.full && !o.checkData && !o.traceHash && collectives.CheckEquivariant(plan) == nil
-	if folded {
-		build = torus.BuildFoldedNetwork
-	}
-	net, err := build(k, shape, torus.DefaultLinks())
+	net, err := torus.Build(k, shape, torus.DefaultLinks(), folded)
 	if err != nil {
 		return nil, err
 	}
