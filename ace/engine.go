@@ -2,6 +2,7 @@ package ace
 
 import (
 	"fmt"
+	"github.com/acemu/acemu/afi"
 	"math/big"
 	"slices"
 	"sort"
@@ -65,16 +66,11 @@ func Run(k *rtl.Kernel, net *fabric.Network, plan *collectives.Plan, cfg Config,
 	if err != nil {
 		return nil, err
 	}
-	start := k.Now()
-	var finish rtl.Cycle
-	if err := e.Issue(start, plan, func(now rtl.Cycle) { finish = now }); err != nil {
+	cycles, err := afi.RunOne(k, e, plan)
+	if err != nil {
 		return nil, err
 	}
-	k.Run()
-	if err := e.Stuck(); err != nil {
-		return nil, err
-	}
-	return e.r.result(finish - start), nil
+	return e.r.result(cycles), nil
 }
 
 // Engine is ACE on every NPU of a network, taking collectives as the NPU

@@ -118,3 +118,27 @@ func (a *Interface) InFlight() int { return a.inFlight }
 
 // Issued returns how many collectives have been issued.
 func (a *Interface) Issued() int { return a.issued }
+
+// Runner is an engine that can also say, when the kernel has run out of
+// events, what its unfinished collectives wait on (nil when none is left).
+type Runner interface {
+	Engine
+	Stuck() error
+}
+
+// RunOne issues plan on e at the kernel's current cycle, runs the kernel
+// until it has no events left, and returns how long the collective took.
+// It fails with e's report of what waits on what if the collective did not
+// finish.
+func RunOne(k *rtl.Kernel, e Runner, plan *collectives.Plan) (rtl.Cycle, error) {
+	start := k.Now()
+	var finish rtl.Cycle
+	if err := e.Issue(start, plan, func(now rtl.Cycle) { finish = now }); err != nil {
+		return 0, err
+	}
+	k.Run()
+	if err := e.Stuck(); err != nil {
+		return 0, err
+	}
+	return finish - start, nil
+}

@@ -261,6 +261,11 @@ func NewEndpoint(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, sys syst
 	return e, nil
 }
 
+// Issue starts plan's collective on the endpoint's engine (afi.Engine).
+func (e *Endpoint) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.Cycle)) error {
+	return e.Engine.Issue(now, plan, done)
+}
+
 // Stuck is nil when every collective issued has finished, and otherwise
 // says what waits on what.
 func (e *Endpoint) Stuck() error {

@@ -3,6 +3,7 @@ package npu
 import (
 	"container/heap"
 	"fmt"
+	"github.com/acemu/acemu/afi"
 	"sort"
 	"strings"
 
@@ -82,16 +83,11 @@ func execute(k *rtl.Kernel, net *fabric.Network, plan *collectives.Plan, cfg Ide
 	if err != nil {
 		return nil, err
 	}
-	start := k.Now()
-	var finish rtl.Cycle
-	if err := e.Issue(start, plan, func(now rtl.Cycle) { finish = now }); err != nil {
+	cycles, err := afi.RunOne(k, e, plan)
+	if err != nil {
 		return nil, err
 	}
-	k.Run()
-	if err := e.Stuck(); err != nil {
-		return nil, err
-	}
-	res := &Result{Cycles: finish - start, Payload: plan.Payload, Events: k.Events()}
+	res := &Result{Cycles: cycles, Payload: plan.Payload, Events: k.Events()}
 	res.BytesSent, res.MemRead, res.MemWrite = e.Traffic()
 	if base != nil {
 		res.CommSMBusy = e.r.smBusy(res.Cycles)

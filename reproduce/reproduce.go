@@ -108,12 +108,8 @@ func one(s Spec) (Point, error) {
 	if err != nil {
 		return p, err
 	}
-	var cycles rtl.Cycle
-	if err := ep.Engine.Issue(0, plan, func(now rtl.Cycle) { cycles = now }); err != nil {
-		return p, err
-	}
-	k.Run()
-	if err := ep.Stuck(); err != nil {
+	cycles, err := afi.RunOne(k, ep, plan)
+	if err != nil {
 		return p, err
 	}
 	var sent int64
