@@ -56,6 +56,8 @@ type Result struct {
 	// Layout of NPU 0.
 	Partitions   []int64
 	FSMsPerPhase []int
+	// ReadPorts and WritePorts are NPU 0's ports per SRAM bank.
+	ReadPorts, WritePorts int
 }
 
 // Run executes plan on every NPU of net with ACE endpoints, from the
@@ -384,6 +386,7 @@ type node struct {
 	memRd, memWr, busIn     *rtl.Serializer
 	busOut                  *rtl.Serializer
 	sramRd, sramWr          *rtl.Serializer
+	ports                   [2]int // read and write ports per SRAM bank
 	alus                    rtl.Pool
 	part, used              []int64
 	fsmQ                    [][]*chunk
@@ -422,7 +425,11 @@ func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 	for _, o := range last.Out {
 		result += o.Len
 	}
-	part, err := partitions(cfg.SRAMBytes, prof, result)
+	w := littleWeights(prof, result, rt.dma(), cfg.Notice)
+	if cfg.Partition == PartitionPaper {
+		w = paperWeights(prof)
+	}
+	part, err := partitions(cfg.SRAMBytes, prof, result, w)
 	if err != nil {
 		return nil, fmt.Errorf("NPU %d: %w", id, err)
 	}
@@ -430,11 +437,17 @@ func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 	if err != nil {
 		return nil, err
 	}
+	rdPorts, wrPorts, err := cfg.Ports(net, id)
+	if err != nil {
+		return nil, err
+	}
+	bank := int64(cfg.Banks) * rt.port.Num
+	rd, wr := rtl.Rate{Num: bank * int64(rdPorts), Den: 1}, rtl.Rate{Num: bank * int64(wrPorts), Den: 1}
 	nd := &node{
 		id: id, r: r,
 		memRd: rtl.NewSerializer(rt.mem), memWr: rtl.NewSerializer(rt.mem),
 		busIn: rtl.NewSerializer(rt.bus), busOut: rtl.NewSerializer(rt.bus),
-		sramRd: rtl.NewSerializer(rt.sram), sramWr: rtl.NewSerializer(rt.sram),
+		sramRd: rtl.NewSerializer(rd), sramWr: rtl.NewSerializer(wr), ports: [2]int{rdPorts, wrPorts},
 		alus: rtl.NewPool(cfg.ALUs, rt.alu),
 		part: part, used: make([]int64, len(part)), nextIn: make([]int32, len(part)), startedAt: -1,
 		views: map[viewKey][]int64{},
@@ -574,6 +587,9 @@ func (nd *node) kick(now rtl.Cycle) {
 		nd.unblock(now)
 	}
 	nd.admit(now)
+	if nd.r.cfg.Notice == NoticeRoom {
+		nd.reserveAhead()
+	}
 	// Three groups compete for the SRAM ports and ALUs: the DMA engines,
 	// the input port buffers (with packets in transit), and the FSMs. The
 	// group served first rotates every cycle.
@@ -661,6 +677,26 @@ func (nd *node) admit(now rtl.Cycle) {
 	}
 }
 
+// reserveAhead grants room ahead (Notice "room"): every phase's partition
+// takes the loaded chunks in order while it has room, whichever phase they
+// are in, and announces each one to its senders at once, so the notice
+// travels while the chunk is still in an earlier phase.
+func (nd *node) reserveAhead() {
+	r := nd.r
+	for ph := 1; ph < r.phases; ph++ {
+		for int(nd.nextIn[ph]) < nd.nextAdmit {
+			c := nd.chunks[r.order[nd.nextIn[ph]]]
+			if c == doneChunk || c.coll.plan.NumPhases() <= ph {
+				nd.nextIn[ph]++ // written back already, or never uses ph
+				continue
+			}
+			if !nd.reserve(c, ph) {
+				break
+			}
+		}
+	}
+}
+
 // viewOf returns the bytes partition ph must hold for chunk c (the terminal
 // partition holds its result).
 func (nd *node) viewOf(c *chunk, ph int) int64 {
@@ -724,6 +760,9 @@ func (nd *node) reserve(c *chunk, ph int) bool {
 	nd.used[ph] += v
 	c.reserved[ph] = true
 	nd.nextIn[ph]++
+	if r.cfg.Notice == NoticeRoom && ph < r.phases && ph < c.coll.plan.NumPhases() {
+		nd.announce(c, ph)
+	}
 	return true
 }
 
@@ -1169,7 +1208,9 @@ func (nd *node) activate(now rtl.Cycle, c *chunk) {
 	prog := c.coll.plan.Program(nd.id, int(c.phase), c.len)
 	pi := nd.r.infoOf(prog)
 	c.active, c.prog, c.pi = true, prog, pi
-	nd.announce(c, int(c.phase))
+	if nd.r.cfg.Notice == NoticeFSM {
+		nd.announce(c, int(c.phase))
+	}
 	c.deps = append(c.deps[:0], pi.ndeps...)
 	c.done = make([]bool, len(prog.Ops))
 	c.progress = make([]int32, len(prog.Ops))
@@ -1297,6 +1338,7 @@ func (r *run) result(cycles rtl.Cycle) *Result {
 		counts[ph]++
 	}
 	res.FSMsPerPhase = counts
+	res.ReadPorts, res.WritePorts = r.nodes[0].ports[0], r.nodes[0].ports[1]
 	return res
 }
 

@@ -1,6 +1,7 @@
 package ace
 
 import (
+	"math/big"
 	"runtime"
 	"testing"
 
@@ -74,18 +75,99 @@ func TestACEMemoryTrafficIsThePayload(t *testing.T) {
 	require.Greater(t, res.Utilization, 0.9)
 }
 
-// Partitions follow the paper's heuristic (bandwidth × initial chunk size;
-// terminal = last phase). On 4x4x4 with 64 KB chunks the phases' payload
+// With --partition paper, partitions follow the paper's heuristic
+// (bandwidth × initial chunk size; terminal = last phase). On 4x4x4 with 64 KB chunks the phases' payload
 // link bandwidths are 2·188, 2·23.5, 2·23.5, 2·188 GB/s and their initial
 // chunks 64, 16, 16, 16 KB, so the weights are 376·64 : 47·16 : 47·16 :
 // 376·16 : 376·16 = 24064 : 752 : 752 : 6016 : 6016 of 37600, i.e. of 4 MiB
 // (4194304 B): 2684354, 83886, 83886, 671088, 671088 (rounded down).
 func TestPartitionsFollowTheHeuristic(t *testing.T) {
 	k, net, plan := setup(t, "4x4x4", collectives.OpAllReduce, "hierarchical", 65536, 65536)
-	res, err := Run(k, net, plan, Default(), nil)
+	cfg := Default()
+	cfg.Partition = PartitionPaper
+	res, err := Run(k, net, plan, cfg, nil)
 	require.NoError(t, err)
 	require.Equal(t, []int64{2684354, 83886, 83886, 671088, 671088}, res.Partitions)
 	require.Equal(t, 16, sum(res.FSMsPerPhase))
+}
+
+// By default partitions follow Little's law (docs/ace-model.md): phase i's
+// share ∝ T_i × V_i, T_i the time a chunk alone holds its room, V_i its
+// view; the terminal partition's ∝ (R / D) × R. Rates in B/cycle at
+// 1245 MHz: DMA D = 128e9/1.245e9 = 25600/249, intra link 0.94 × 200 GB/s
+// = 37600/249, inter 4700/249. With 64 KB chunks and 8 KB messages
+// (notices granted ahead: no entry cost):
+//
+//	local reduce-scatter T1 = 65536·249/25600 (TX DMA, 637.44)
+//	    + 3 steps × (90 + 8192·249/37600) = 637.44 + 3 × 144.2502 = 1070.1906
+//	vertical all-reduce, ring of 4: 6 steps of 2 KB: T2 = 6 × (500 + 2048·249/4700) = 3651.0026
+//	    ring of 8 (4x8x4): 14 steps of 1 KB: T2 = 14 × (500 + 1024·249/4700) = 7759.5030
+//	horizontal all-reduce, ring of 4: T3 = 3651.0026
+//	local all-gather T4 = 3 × 144.2502 = 432.7506; terminal R/D = 637.44
+//
+// Weights T·V with views 64, 16, 16, 64 KB and a 64 KB result, scaled to
+// 4 MiB and rounded down (Python's fractions, not this code):
+// 4x4x4 → 1131830, 965321, 965321, 457675, 674154;
+// 4x8x4 → 898998, 1629564, 766742, 363525, 535472.
+func TestPartitionsFollowLittlesLaw(t *testing.T) {
+	for _, tc := range []struct {
+		topo string
+		want []int64
+	}{
+		{"4x4x4", []int64{1131830, 965321, 965321, 457675, 674154}},
+		{"4x8x4", []int64{898998, 1629564, 766742, 363525, 535472}},
+	} {
+		t.Run(tc.topo, func(t *testing.T) {
+			s, err := torus.Parse(tc.topo)
+			require.NoError(t, err)
+			k := rtl.NewKernel()
+			net, err := torus.Build(k, s, torus.DefaultLinks(), true)
+			require.NoError(t, err)
+			plan, err := collectives.NewPlan(collectives.Config{Shape: s, Op: collectives.OpAllReduce, MessageBytes: 8192}, "hierarchical", 1<<20, 65536)
+			require.NoError(t, err)
+			e, err := NewEngine(k, net, plan, Default(), nil)
+			require.NoError(t, err)
+			require.Equal(t, tc.want, e.Stats(1).Partitions)
+		})
+	}
+}
+
+// The SRAM's ports follow the rule the paper uses for the NPU–AFI bus: reads
+// get every outgoing link plus the RX DMA, writes every incoming link plus
+// the TX DMA. In B/cycle at 1245 MHz, with 64 B ports on 4 banks (256
+// B/cycle per port per bank): on 4x4x4, 4x8x4 and 4x2x2 two intra links of
+// 37600/249 and four inter links of 4700/249 each way, plus the DMA's
+// 25600/249 (128 GB/s): 119600/249 = 480.3 B/cycle → ⌈480.3/256⌉ = 2 per
+// bank. On 4x1x1 (two intra links only): 100800/249 = 404.8 → 2. With
+// 128 B ports (512 B/cycle per port on 4 banks): ⌈480.3/512⌉ = 1. With
+// 900 GB/s given to communication the DMA runs at the 500 GB/s bus,
+// 100000/249: 194000/249 = 779.1 → ⌈3.04⌉ = 4. The literal reading is 1.
+func TestSRAMPortsFollowTheLinks(t *testing.T) {
+	for _, tc := range []struct {
+		topo string
+		cfg  func(*Config)
+		want int
+	}{
+		{"4x4x4", func(*Config) {}, 2},
+		{"4x8x4", func(*Config) {}, 2},
+		{"4x2x2", func(*Config) {}, 2},
+		{"4x1x1", func(*Config) {}, 2},
+		{"4x4x4", func(c *Config) { c.PortBytes = 128 }, 1},
+		{"4x4x4", func(c *Config) { c.CommMemGBps = big.NewRat(900, 1) }, 4},
+		{"4x4x4", func(c *Config) { c.PortsPerBank = 1 }, 1},
+	} {
+		s, err := torus.Parse(tc.topo)
+		require.NoError(t, err)
+		net, err := torus.Build(rtl.NewKernel(), s, torus.DefaultLinks(), false)
+		require.NoError(t, err)
+		cfg := Default()
+		tc.cfg(&cfg)
+		for _, npu := range []int{0, s.N() - 1} {
+			rd, wr, err := cfg.Ports(net, npu)
+			require.NoError(t, err)
+			require.Equal(t, [2]int{tc.want, tc.want}, [2]int{rd, wr}, "%s NPU %d", tc.topo, npu)
+		}
+	}
 }
 
 func sum(xs []int) int {
@@ -103,7 +185,14 @@ func TestACERefusesImpossibleConfigurations(t *testing.T) {
 	cfg := Default()
 	cfg.SRAMBytes = 512 << 10
 	_, err := Run(k, net, plan, cfg, nil)
-	// Phase 2's share is 752/37600 = 1/50: holding its 16384-byte view
+	// By Little's law (TestPartitionsFollowLittlesLaw's weights) the
+	// tightest is phase 4's: its 65536-byte view needs 600596 bytes of SRAM
+	// (⌈65536 × ΣT·V / (T4·V4)⌉, Python's fractions).
+	require.ErrorContains(t, err, "at least 600596 bytes")
+	k, net, plan = setup(t, "4x4x4", collectives.OpAllReduce, "hierarchical", 65536, 65536)
+	cfg.Partition = PartitionPaper
+	_, err = Run(k, net, plan, cfg, nil)
+	// With the paper's heuristic: phase 2's share is 752/37600 = 1/50: holding its 16384-byte view
 	// needs 16384 · 50 = 819200 bytes; phase 4's share 6016/37600 must hold
 	// 65536 bytes: 65536 · 37600/6016 = 409600; phase 1's 65536·37600/24064
 	// = 102400. The largest, 819200, is the minimum.

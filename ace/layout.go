@@ -15,6 +15,7 @@ type phaseProfile struct {
 	view    int64    // bytes of the phase's view: the room a chunk needs in its partition
 	initial int64    // the phase's initial chunk size: what the previous phase hands it
 	steps   int      // algorithm steps
+	sent    int64    // bytes the NPU sends in the phase
 	msg     int64    // largest message
 	bw      *big.Rat // B/cycle of the distinct links its sends leave by
 	link    *big.Rat // the slowest of those links' rate, B/cycle
@@ -27,7 +28,7 @@ func profile(plan *collectives.Plan, net *fabric.Network, npu int) []phaseProfil
 	out := make([]phaseProfile, plan.NumPhases())
 	for ph := range out {
 		prog := plan.Program(npu, ph, clen)
-		p := phaseProfile{view: prog.ViewLen(), initial: prog.ViewLen(), steps: prog.Steps, bw: new(big.Rat)}
+		p := phaseProfile{view: prog.ViewLen(), initial: prog.ViewLen(), steps: prog.Steps, sent: prog.SentBytes(), bw: new(big.Rat)}
 		if ph > 0 {
 			p.initial = 0
 			for _, o := range plan.Program(npu, ph-1, clen).Out {
@@ -70,23 +71,63 @@ func profile(plan *collectives.Plan, net *fabric.Network, npu int) []phaseProfil
 	return out
 }
 
-// partitions sizes the P+1 SRAM partitions (Section VI, footnote 9): phase
-// i's share is proportional to its links' bandwidth × its initial chunk size
-// (what the previous phase hands it: 16 KB for the vertical all-reduce and
-// the local all-gather of a 64 KB chunk on 4x4x4); the terminal partition
-// equals the last phase's. It fails, naming the smallest
-// SRAM that would do, when a partition cannot hold one chunk's view, or the
-// terminal partition one chunk's result.
-func partitions(sram int64, prof []phaseProfile, result int64) ([]int64, error) {
+// paperWeights are the paper's partition heuristic (Section IV-I,
+// footnote 9): phase i's share is proportional to its links' bandwidth × its
+// initial chunk size (what the previous phase hands it: 16 KB for the
+// vertical all-reduce and the local all-gather of a 64 KB chunk on 4x4x4);
+// the terminal partition equals the last phase's.
+func paperWeights(prof []phaseProfile) []*big.Rat {
 	n := len(prof)
 	w := make([]*big.Rat, n+1)
-	total := new(big.Rat)
 	for i, p := range prof {
 		w[i] = new(big.Rat).Mul(p.bw, big.NewRat(max(p.initial, 1), 1))
-		total.Add(total, w[i])
 	}
 	w[n] = w[n-1]
-	total.Add(total, w[n])
+	return w
+}
+
+// residence is the time a chunk alone holds phase i's room (docs/ace-model.md,
+// "Partitions"): the TX DMA's load of its view for the first phase, the
+// receive-ready notice at entry when it is sent only as the FSM takes the
+// chunk up (one link latency; granted ahead, it costs nothing to a chunk
+// alone), then steps × (latency + largest message at the link's rate).
+func residence(p phaseProfile, first bool, dma *big.Rat, notice string) *big.Rat {
+	t := new(big.Rat).Quo(big.NewRat(p.msg, 1), p.link)
+	t.Add(t, big.NewRat(p.latency, 1))
+	t.Mul(t, big.NewRat(int64(p.steps), 1))
+	if notice == NoticeFSM {
+		t.Add(t, big.NewRat(p.latency, 1))
+	}
+	if first {
+		t.Add(t, new(big.Rat).Quo(big.NewRat(p.view, 1), dma))
+	}
+	return t
+}
+
+// littleWeights size the partitions by Little's law for the chunk flow:
+// every phase passes the same chunk rate, so phase i needs room ∝ the time
+// a chunk holds it (residence) × the room it takes (its view); the terminal
+// partition holds a result of R bytes for R / DMA rate.
+func littleWeights(prof []phaseProfile, result int64, dma *big.Rat, notice string) []*big.Rat {
+	n := len(prof)
+	w := make([]*big.Rat, n+1)
+	for i, p := range prof {
+		w[i] = new(big.Rat).Mul(residence(p, i == 0, dma, notice), big.NewRat(p.view, 1))
+	}
+	w[n] = new(big.Rat).Quo(big.NewRat(result*result, 1), dma)
+	return w
+}
+
+// partitions splits sram into the P+1 partitions in proportion to the
+// weights w (phases, then the terminal partition). It fails, naming the
+// smallest SRAM that would do, when a partition cannot hold one chunk's
+// view, or the terminal partition one chunk's result.
+func partitions(sram int64, prof []phaseProfile, result int64, w []*big.Rat) ([]int64, error) {
+	n := len(prof)
+	total := new(big.Rat)
+	for _, x := range w {
+		total.Add(total, x)
+	}
 	need := make([]int64, n+1)
 	for i, p := range prof {
 		need[i] = p.view

@@ -65,7 +65,12 @@ type aceReport struct {
 	DMABusy        float64 `json:"dma_busy"`
 	FSMBusy        float64 `json:"fsm_busy"`
 	PartitionBytes []int64 `json:"partition_bytes"`
+	Partition      string  `json:"partition"`
 	FSMsPerPhase   []int   `json:"fsms_per_phase"`
+	// SRAM ports per bank, each PortBytes wide.
+	SRAMReadPorts  int `json:"sram_read_ports_per_bank"`
+	SRAMWritePorts int `json:"sram_write_ports_per_bank"`
+	SRAMPortBytes  int `json:"sram_port_bytes"`
 }
 
 // planOpts are the flags that choose a collective and its algorithm, shared
@@ -148,22 +153,19 @@ func (o *planOpts) plan() (*collectives.Plan, error) {
 type collectiveOpts struct {
 	planOpts
 	system, format, microcode string
-	sram, commMemBW, fsmSplit string
-	fsms, sramPortBytes       int
-	commSMs                   int
-	traceHash, checkData      bool
-	full                      bool
+	aceFlags
+	commMemBW            string
+	commSMs              int
+	traceHash, checkData bool
+	full                 bool
 }
 
 func runCollective(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("collective", pflag.ContinueOnError)
 	var o collectiveOpts
-	o.register(fs)
+	o.planOpts.register(fs)
 	fs.StringVar(&o.system, "system", "ideal", "endpoint, one of the paper's Table VI systems:\n"+systemHelp())
-	fs.StringVar(&o.sram, "sram", "4MiB", "ACE SRAM size (Table IV: 4 × 1 MB)")
-	fs.IntVar(&o.fsms, "fsms", 16, "ACE programmable FSMs")
-	fs.IntVar(&o.sramPortBytes, "sram-port-bytes", 64, "bytes per cycle of each ACE SRAM bank's read port and of its write port")
-	fs.StringVar(&o.fsmSplit, "fsm-split", "latency", "how ACE's FSMs are divided among phases: latency or even")
+	o.aceFlags.register(fs)
 	fs.StringVar(&o.commMemBW, "comm-mem-bw", "", "memory bandwidth given to communication, each way (default: the system's, Table VI)")
 	fs.IntVar(&o.commSMs, "comm-sms", 0, "SMs given to communication on a baseline (default: the system's, Table VI)")
 	fs.StringVar(&o.format, "format", "table", "output: table or json")
@@ -259,7 +261,8 @@ func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
 		bw, _ := cfg.CommMemGBps.Float64()
 		rep.ACE = &aceReport{SRAMBytes: cfg.SRAMBytes, FSMs: cfg.FSMs, CommMemGBps: bw,
 			SRAMReadBusy: res.SRAMRead, SRAMWriteBusy: res.SRAMWrite, ALUBusy: res.ALU, DMABusy: res.DMA, FSMBusy: res.FSM,
-			PartitionBytes: res.Partitions, FSMsPerPhase: res.FSMsPerPhase}
+			PartitionBytes: res.Partitions, Partition: cfg.Partition, FSMsPerPhase: res.FSMsPerPhase,
+			SRAMReadPorts: res.ReadPorts, SRAMWritePorts: res.WritePorts, SRAMPortBytes: int(cfg.PortBytes)}
 	case systems.Baseline:
 		bcfg := npu.DefaultBaseline(sys.CommSMs, sys.CommMemGBps)
 		if dc != nil {
@@ -348,17 +351,12 @@ func systemHelp() string {
 
 // aceConfig builds the ACE design point from the flags and the system.
 func (o collectiveOpts) aceConfig(sys systems.System) (ace.Config, error) {
-	cfg := ace.Default()
-	sram, err := parseSize(o.sram)
+	cfg, err := o.aceFlags.config()
+	cfg.CommMemGBps = sys.CommMemGBps
 	if err != nil {
-		return cfg, fmt.Errorf("--sram: %w", err)
-	}
-	cfg.SRAMBytes, cfg.FSMs, cfg.FSMSplit, cfg.CommMemGBps = sram, o.fsms, o.fsmSplit, sys.CommMemGBps
-	cfg.PortBytes = int64(o.sramPortBytes)
-	if err := cfg.Validate(); err != nil {
 		return cfg, err
 	}
-	return cfg, nil
+	return cfg, cfg.Validate()
 }
 
 // isPaperAllReduce reports whether the run is the paper's default
@@ -404,6 +402,7 @@ func writeCollective(w io.Writer, format string, r *collectiveReport) error {
 	if r.ACE != nil {
 		rows = append(rows,
 			[]string{"ACE", fmt.Sprintf("%d B SRAM, %d FSMs %v per phase, %.0f GB/s of memory each way", r.ACE.SRAMBytes, r.ACE.FSMs, r.ACE.FSMsPerPhase, r.ACE.CommMemGBps)},
+			[]string{"ACE SRAM", fmt.Sprintf("%d read and %d write ports of %d B per bank; partitions (%s) %v B", r.ACE.SRAMReadPorts, r.ACE.SRAMWritePorts, r.ACE.SRAMPortBytes, r.ACE.Partition, r.ACE.PartitionBytes)},
 			[]string{"ACE busy", fmt.Sprintf("chunk in ACE %.1f %%, SRAM read %.1f %% / write %.1f %%, ALUs %.1f %%, DMA %.1f %%, FSMs %.1f %%",
 				100**r.ACEUtilization, 100*r.ACE.SRAMReadBusy, 100*r.ACE.SRAMWriteBusy, 100*r.ACE.ALUBusy, 100*r.ACE.DMABusy, 100*r.ACE.FSMBusy)})
 	}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/spf13/pflag"
+
+	"github.com/acemu/acemu/ace"
+)
+
+// aceFlags are ACE's design-point flags, shared by the collective and
+// workload commands (docs/ace-model.md gives every default's source).
+type aceFlags struct {
+	sram, ports, partition, fsmSplit, notice string
+	fsms, portBytes                          int
+}
+
+func (a *aceFlags) register(fs *pflag.FlagSet) {
+	d := ace.Default()
+	fs.StringVar(&a.sram, "sram", "4MiB", "ACE SRAM size (Table IV: 4 × 1 MB)")
+	fs.IntVar(&a.fsms, "fsms", d.FSMs, "ACE programmable FSMs")
+	fs.IntVar(&a.portBytes, "sram-port-bytes", int(d.PortBytes), "bytes per cycle of one ACE SRAM port (the paper's 64 B buses)")
+	fs.StringVar(&a.ports, "sram-ports", "derived", "read ports, and write ports, per ACE SRAM bank: derived (as many as the links and the DMA need), literal (one, the paper read literally) or a number")
+	fs.StringVar(&a.partition, "partition", d.Partition, "how ACE's SRAM is split among phases: little (Little's law for the chunk flow) or paper (the paper's heuristic)")
+	fs.StringVar(&a.notice, "notice", d.Notice, "when an ACE tells its senders it is ready for a chunk's phase: room (when it holds room for it, granted ahead) or fsm (when the phase's FSM takes the chunk up)")
+	fs.StringVar(&a.fsmSplit, "fsm-split", d.FSMSplit, "how ACE's FSMs are divided among phases: latency or even")
+}
+
+// config builds the ACE design point from the flags (the memory share of
+// its DMA is the system's, set by the caller).
+func (a aceFlags) config() (ace.Config, error) {
+	cfg := ace.Default()
+	sram, err := parseSize(a.sram)
+	if err != nil {
+		return cfg, fmt.Errorf("--sram: %w", err)
+	}
+	cfg.SRAMBytes, cfg.FSMs, cfg.FSMSplit, cfg.Partition, cfg.Notice = sram, a.fsms, a.fsmSplit, a.partition, a.notice
+	cfg.PortBytes = int64(a.portBytes)
+	switch a.ports {
+	case "derived":
+		cfg.PortsPerBank = 0
+	case "literal":
+		cfg.PortsPerBank = 1
+	default:
+		n, err := strconv.Atoi(a.ports)
+		if err != nil || n < 1 {
+			return cfg, fmt.Errorf("--sram-ports %q: use derived, literal or a number of ports per bank (1 or more)", a.ports)
+		}
+		cfg.PortsPerBank = n
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
+}
