@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/big"
 	"os"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
 
-	"github.com/acemu/acemu/ace"
 	"github.com/acemu/acemu/compare"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/torus"
@@ -40,6 +40,9 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	workers := fs.Int("workers", 0, "systems simulated at once (default GOMAXPROCS)")
 	full := fs.Bool("full", false, "simulate every NPU even where one can stand for all (same results, slower; for checking)")
 	series := fs.String("timeseries", "", "write each system's network utilisation per 1000-cycle window to this CSV file")
+	var af aceFlags
+	af.register(fs)
+	aceMem := fs.String("ace-mem-bw", "", "memory bandwidth given to ACE's DMA, each way (default: Table VI's 128GB/s); compute gets the rest of 900 GB/s")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), compareUsage, strings.Join(workload.BuiltinNames(), ", "))
 		fmt.Fprint(fs.Output(), fs.FlagUsages())
@@ -71,11 +74,26 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
+	acfg, err := af.config()
+	if err != nil {
+		return fail(err)
+	}
+	var aceBW *big.Rat
+	if *aceMem != "" {
+		if aceBW, err = parseBandwidth(*aceMem); err != nil {
+			return fail(fmt.Errorf("--ace-mem-bw: %w", err))
+		}
+	}
 	var ss []systems.System
 	for _, n := range splitList(*sysList) {
 		s, err := systems.Lookup(n)
 		if err != nil {
 			return fail(fmt.Errorf("--systems: %w", err))
+		}
+		if s.Kind == systems.ACE && aceBW != nil {
+			if s, err = s.With(0, aceBW); err != nil {
+				return fail(fmt.Errorf("--ace-mem-bw: %w", err))
+			}
 		}
 		if err := s.Validate(); err != nil {
 			return fail(fmt.Errorf("--systems: %w", err))
@@ -86,7 +104,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		return fail(fmt.Errorf("--systems is empty"))
 	}
 	rep, err := compare.Run(compare.Options{Shape: shape, Workload: w, Systems: ss, Iterations: *iters,
-		FIFO: *prio == "fifo", ACE: ace.Default(), Workers: *workers, Full: *full, Series: *series != ""})
+		FIFO: *prio == "fifo", ACE: acfg, Workers: *workers, Full: *full, Series: *series != ""})
 	if err != nil {
 		return fail(err)
 	}
