@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -241,4 +242,16 @@ func builtinRow(f []string) (Layer, error) {
 		return Layer{}, fmt.Errorf("layer %s: comm %q: want none, allreduce or alltoall", l.Name, comm)
 	}
 	return l, nil
+}
+
+// Load returns the built-in workload of that name, or else reads name as
+// an ASTRA-sim 1.0 workload file.
+func Load(name string) (*Workload, error) {
+	if slices.Contains(builtinNames, name) {
+		return Builtin(name)
+	}
+	if _, err := os.Stat(name); err != nil {
+		return nil, fmt.Errorf("workload %q is neither a built-in workload (%s) nor a readable file: %w", name, strings.Join(builtinNames, ", "), err)
+	}
+	return LoadAstraSim(name)
 }

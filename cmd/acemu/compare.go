@@ -195,13 +195,9 @@ func writeSeries(path string, rep *compare.Report) error {
 
 // loadWorkload returns a built-in workload or reads an ASTRA-sim file.
 func loadWorkload(name string) (*workload.Workload, error) {
-	for _, b := range workload.BuiltinNames() {
-		if name == b {
-			return workload.Builtin(name)
-		}
+	w, err := workload.Load(name)
+	if err != nil {
+		return nil, fmt.Errorf("--workload: %w", err)
 	}
-	if _, err := os.Stat(name); err != nil {
-		return nil, fmt.Errorf("--workload %q is neither a built-in workload (%s) nor a readable file: %w", name, strings.Join(workload.BuiltinNames(), ", "), err)
-	}
-	return workload.LoadAstraSim(name)
+	return w, nil
 }

@@ -13,23 +13,30 @@ import (
 	"github.com/acemu/acemu/reproduce"
 )
 
-const reproduceUsage = `Usage: acemu reproduce fig5|fig6 [flags]
+const reproduceUsage = `Usage: acemu reproduce fig5|fig6|fig9a [flags]
 
 Rerun the sweeps behind the ACE paper's figures from the model:
-  fig5  network bandwidth of a hierarchical all-reduce as the memory bandwidth
-        given to communication grows: baseline (all 80 SMs) vs ACE vs ideal
-  fig6  baseline network bandwidth as the communication SMs grow (all memory)
+  fig5   network bandwidth of a hierarchical all-reduce as the memory bandwidth
+         given to communication grows: baseline (all 80 SMs) vs ACE vs ideal
+  fig6   baseline network bandwidth as the communication SMs grow (all memory)
+  fig9a  ACE's SRAM size × FSM count: two training iterations of every
+         workload on every topology (default the three built-ins and
+         ASTRA-sim's two files in testdata/, on 4x4x4 and 4x8x4), normalised
+         to 4 MiB and 16 FSMs and averaged as the paper does
 
-Each point is a full cycle-level run; the defaults (64 MiB on 4x2x2 and 4x4x4)
-take tens of minutes on two cores, mostly ACE on 4x4x4. --size 16MiB gives
-the shape in a few minutes.
+Each point is a full cycle-level run, folded to one NPU where the torus
+allows it: fig5 and fig6 take under a minute on two cores, fig9a (200
+training runs) about ten.
 
 Flags:
 `
 
 func runReproduce(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("reproduce", pflag.ContinueOnError)
-	topos := fs.String("topos", "4x2x2,4x4x4", "torus shapes, comma-separated (16 and 64 NPUs in the paper)")
+	topos := fs.String("topos", "4x2x2,4x4x4", "torus shapes, comma-separated (16 and 64 NPUs in the paper; fig9a: 4x4x4,4x8x4)")
+	sramList := fs.String("sram", "1MiB,2MiB,4MiB,8MiB", "fig9a: ACE SRAM sizes, comma-separated")
+	fsmList := fs.String("fsms", "4,8,12,16,20", "fig9a: ACE FSM counts, comma-separated")
+	wlList := fs.String("workloads", "", "fig9a: workloads (built-in names or ASTRA-sim files), comma-separated (default resnet50,gnmt,dlrm and testdata/astrasim's two files)")
 	size := fs.String("size", "64MiB", "all-reduce size per NPU")
 	mem := fs.String("mem", "", "fig5: memory bandwidths for communication in GB/s, comma-separated (default 32,64,…,900)")
 	sms := fs.String("sms", "", "fig6: communication SM counts, comma-separated (default 1,…,8,10,12,16)")
@@ -50,8 +57,8 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "acemu reproduce: %v\n", err)
 		return 1
 	}
-	if fs.NArg() != 1 || (fs.Arg(0) != "fig5" && fs.Arg(0) != "fig6") {
-		fmt.Fprintf(stderr, "acemu reproduce: name one figure, fig5 or fig6\n\n%s%s", reproduceUsage, fs.FlagUsages())
+	if fs.NArg() != 1 || (fs.Arg(0) != "fig5" && fs.Arg(0) != "fig6" && fs.Arg(0) != "fig9a") {
+		fmt.Fprintf(stderr, "acemu reproduce: name one figure, fig5, fig6 or fig9a\n\n%s%s", reproduceUsage, fs.FlagUsages())
 		return 2
 	}
 	if *format != "table" && *format != "csv" && *format != "json" {
@@ -69,7 +76,57 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	var header []string
 	var rows [][]string
 	var notes []string
-	if fs.Arg(0) == "fig5" {
+	switch fs.Arg(0) {
+	case "fig9a":
+		o := reproduce.DefaultFig9a()
+		o.Workers = *workers
+		if fs.Changed("topos") {
+			o.Topos = tl
+		}
+		if *wlList != "" {
+			o.Workloads = splitList(*wlList)
+		}
+		o.SRAM = o.SRAM[:0]
+		for _, x := range splitList(*sramList) {
+			v, err := parseSize(x)
+			if err != nil {
+				return fail(fmt.Errorf("--sram: %w", err))
+			}
+			o.SRAM = append(o.SRAM, v)
+		}
+		v, err := parseInts(*fsmList, "--fsms")
+		if err != nil {
+			return fail(err)
+		}
+		o.FSMs = o.FSMs[:0]
+		for _, x := range v {
+			o.FSMs = append(o.FSMs, int(x))
+		}
+		r, err := reproduce.Fig9a(o)
+		if err != nil {
+			return fail(err)
+		}
+		out = r
+		header = []string{"SRAM \\ FSMs"}
+		for _, f := range o.FSMs {
+			header = append(header, fmt.Sprint(f))
+		}
+		for i, sz := range o.SRAM {
+			row := []string{fmtBytes(sz)}
+			for j := range o.FSMs {
+				row = append(row, strconv.FormatFloat(r.Cells[i*len(o.FSMs)+j].Perf, 'f', 3, 64))
+			}
+			rows = append(rows, row)
+		}
+		notes = append(notes, fmt.Sprintf("performance normalised to %s and %d FSMs, mean over %d workloads × %d topologies (paper: diminishing returns past 4 MB and 16 FSMs, +6 %% at 8 MB and 20 FSMs)",
+			fmtBytes(o.BaseSRAM), o.BaseFSMs, len(o.Workloads), len(o.Topos)))
+		if r.WorstFrom != nil {
+			notes = append(notes, fmt.Sprintf("largest loss from more SRAM or FSMs: %.2f %% (%s/%d FSMs → %s/%d FSMs)",
+				100*r.WorstStep, fmtBytes(r.WorstFrom.SRAM), r.WorstFrom.FSMs, fmtBytes(r.WorstTo.SRAM), r.WorstTo.FSMs))
+		} else {
+			notes = append(notes, "more SRAM or FSMs never cost anything")
+		}
+	case "fig5":
 		o := reproduce.DefaultFig5()
 		o.Topos, o.Size, o.Workers = tl, n, *workers
 		if *mem != "" {
@@ -90,7 +147,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 			notes = append(notes, fmt.Sprintf("%s: 90 %% of ideal first reached at baseline %s, ACE %s%s (paper: ≈ 450 vs 128 GB/s, ≈ 3.5×)",
 				t.Topo, gbOrNone(t.Baseline), gbOrNone(t.ACE), ratio(t.Ratio)))
 		}
-	} else {
+	default:
 		o := reproduce.DefaultFig6()
 		o.Topos, o.Size, o.MemGBps, o.Workers = tl, n, *fig6Mem, *workers
 		if *sms != "" {
@@ -148,6 +205,17 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return 0
+}
+
+// fmtBytes prints a size in MiB or KiB when it is a whole number of them.
+func fmtBytes(n int64) string {
+	switch {
+	case n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d B", n)
 }
 
 func f1(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
