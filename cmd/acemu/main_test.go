@@ -270,7 +270,7 @@ func TestReproduceCommand(t *testing.T) {
 
 	code, _, errOut = runCLI("reproduce", "fig7")
 	require.Equal(t, 2, code)
-	require.Contains(t, errOut, "fig5 or fig6")
+	require.Contains(t, errOut, "fig5, fig6 or fig9a")
 	code, _, errOut = runCLI("reproduce", "fig5", "--mem", "64,x")
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "not a positive whole number")
