@@ -26,7 +26,11 @@ type Config struct {
 	// phase (the receive-ready rendezvous, docs/ace-model.md): "room" when
 	// it has room for it in the phase's partition, granted ahead in the
 	// chunk order, or "fsm" when the phase's FSM takes the chunk up.
-	Notice   string
+	Notice string
+	// Prefetch is how far ahead the TX DMA loads chunks: "fsm" while fewer
+	// chunks wait for an FSM of their current phase than ACE has FSMs, or
+	// "room" whenever the first partition has room (docs/ace-model.md).
+	Prefetch string
 	ALUs     int   // ALUs (4)
 	ALUBytes int64 // bytes per cycle per ALU (64: 32 × FP16)
 	FSMs     int   // programmable FSMs (16)
@@ -48,7 +52,7 @@ func Default() Config {
 	return Config{
 		SRAMBytes: 4 << 20, Banks: 4, PortBytes: 64, ALUs: 4, ALUBytes: 64, FSMs: 16,
 		FSMSplit: "latency", CommMemGBps: big.NewRat(128, 1), BusGBps: big.NewRat(500, 1),
-		Partition: PartitionLittle, Notice: NoticeRoom,
+		Partition: PartitionLittle, Notice: NoticeRoom, Prefetch: PrefetchFSM,
 	}
 }
 
@@ -56,6 +60,12 @@ func Default() Config {
 const (
 	PartitionLittle = "little"
 	PartitionPaper  = "paper"
+)
+
+// How far ahead the TX DMA loads.
+const (
+	PrefetchFSM  = "fsm"
+	PrefetchRoom = "room"
 )
 
 // Receive-ready notices.
@@ -85,6 +95,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("partition rule %q: use little or paper", c.Partition)
 	case c.Notice != NoticeRoom && c.Notice != NoticeFSM:
 		return fmt.Errorf("receive-ready notice %q: use room or fsm", c.Notice)
+	case c.Prefetch != PrefetchFSM && c.Prefetch != PrefetchRoom:
+		return fmt.Errorf("prefetch %q: use fsm or room", c.Prefetch)
 	case c.FSMSplit != "latency" && c.FSMSplit != "even":
 		return fmt.Errorf("FSM split %q: use latency or even", c.FSMSplit)
 	case c.CommMemGBps == nil || c.CommMemGBps.Sign() <= 0:

@@ -394,6 +394,7 @@ type node struct {
 	rr                      int
 	chunks                  []*chunk
 	nextAdmit               int
+	ahead                   int // chunks admitted that wait for an FSM of their current phase (loading, or queued)
 	txq, rxq                []*chunk
 	in                      []*fabric.Link
 	out                     [torus.NumPorts]*outPort
@@ -645,6 +646,9 @@ func (nd *node) kick(now rtl.Cycle) {
 func (nd *node) admit(now rtl.Cycle) {
 	r := nd.r
 	for nd.nextAdmit < len(r.order) {
+		if r.cfg.Prefetch == PrefetchFSM && nd.ahead >= len(nd.fsmQ) {
+			return // as many chunks wait for an FSM as there are FSMs
+		}
 		c := nd.chunks[r.order[nd.nextAdmit]]
 		if !nd.reserve(c, 0) {
 			return
@@ -674,6 +678,7 @@ func (nd *node) admit(now rtl.Cycle) {
 		}
 		nd.txq = append(nd.txq, c)
 		nd.nextAdmit++
+		nd.ahead++
 	}
 }
 
@@ -1175,6 +1180,9 @@ func (nd *node) push(p int, pkt fabric.Packet) {
 // enterPhase queues chunk c at its FSM for phase ph (its partition room is
 // already reserved).
 func (nd *node) enterPhase(now rtl.Cycle, c *chunk, ph int32) {
+	if ph > 0 {
+		nd.ahead++ // waits for its FSM again (admission counted phase 1)
+	}
 	c.state, c.phase, c.blocked = csPhase, ph, false
 	f := c.fsm[ph]
 	// The FSM's queue is in creation order: it works on its chunks in the
@@ -1208,6 +1216,8 @@ func (nd *node) activate(now rtl.Cycle, c *chunk) {
 	prog := c.coll.plan.Program(nd.id, int(c.phase), c.len)
 	pi := nd.r.infoOf(prog)
 	c.active, c.prog, c.pi = true, prog, pi
+	nd.ahead--
+	nd.scheduleKick(now) // the TX DMA may load the next chunk
 	if nd.r.cfg.Notice == NoticeFSM {
 		nd.announce(c, int(c.phase))
 	}

@@ -12,7 +12,7 @@ import (
 // aceFlags are ACE's design-point flags, shared by the collective and
 // workload commands (docs/ace-model.md gives every default's source).
 type aceFlags struct {
-	sram, ports, partition, fsmSplit, notice string
+	sram, ports, partition, fsmSplit, notice, prefetch string
 	fsms, portBytes                          int
 }
 
@@ -24,6 +24,7 @@ func (a *aceFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&a.ports, "sram-ports", "derived", "read ports, and write ports, per ACE SRAM bank: derived (as many as the links and the DMA need), literal (one, the paper read literally) or a number")
 	fs.StringVar(&a.partition, "partition", d.Partition, "how ACE's SRAM is split among phases: little (Little's law for the chunk flow) or paper (the paper's heuristic)")
 	fs.StringVar(&a.notice, "notice", d.Notice, "when an ACE tells its senders it is ready for a chunk's phase: room (when it holds room for it, granted ahead) or fsm (when the phase's FSM takes the chunk up)")
+	fs.StringVar(&a.prefetch, "prefetch", d.Prefetch, "how far ahead ACE's TX DMA loads chunks: fsm (while fewer chunks wait for an FSM than there are FSMs) or room (whenever the first partition has room)")
 	fs.StringVar(&a.fsmSplit, "fsm-split", d.FSMSplit, "how ACE's FSMs are divided among phases: latency or even")
 }
 
@@ -35,7 +36,7 @@ func (a aceFlags) config() (ace.Config, error) {
 	if err != nil {
 		return cfg, fmt.Errorf("--sram: %w", err)
 	}
-	cfg.SRAMBytes, cfg.FSMs, cfg.FSMSplit, cfg.Partition, cfg.Notice = sram, a.fsms, a.fsmSplit, a.partition, a.notice
+	cfg.SRAMBytes, cfg.FSMs, cfg.FSMSplit, cfg.Partition, cfg.Notice, cfg.Prefetch = sram, a.fsms, a.fsmSplit, a.partition, a.notice, a.prefetch
 	cfg.PortBytes = int64(a.portBytes)
 	switch a.ports {
 	case "derived":
