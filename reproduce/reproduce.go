@@ -39,6 +39,9 @@ type Spec struct {
 	Endpoint    Endpoint
 	CommSMs     int   // baseline only
 	CommMemGBps int64 // baseline and ACE
+	// ACE is ACE's design point (its memory share is CommMemGBps); zero:
+	// ace.Default().
+	ACE ace.Config `json:"-"`
 }
 
 // Point is a Spec and what it measured.
@@ -104,7 +107,11 @@ func one(s Spec) (Point, error) {
 	if err != nil {
 		return p, err
 	}
-	ep, err := compare.NewEndpoint(k, net, shape, sys, ace.Default(), plan, false)
+	acfg := s.ACE
+	if acfg.SRAMBytes == 0 {
+		acfg = ace.Default()
+	}
+	ep, err := compare.NewEndpoint(k, net, shape, sys, acfg, plan, false)
 	if err != nil {
 		return p, err
 	}
@@ -130,12 +137,13 @@ type Fig5Options struct {
 	// bandwidth alone limits it, as in the paper's Fig. 5).
 	BaselineSMs int
 	Workers     int
+	ACE         ace.Config // ACE's design point but for its memory share
 }
 
 // DefaultFig5 is the paper's Fig. 5 sweep.
 func DefaultFig5() Fig5Options {
 	return Fig5Options{
-		Topos: []string{"4x2x2", "4x4x4"}, Size: 64 << 20, BaselineSMs: 80,
+		Topos: []string{"4x2x2", "4x4x4"}, Size: 64 << 20, BaselineSMs: 80, ACE: ace.Default(),
 		MemGBps: []int64{32, 64, 96, 128, 160, 192, 256, 320, 384, 450, 512, 640, 768, 900},
 	}
 }
@@ -185,7 +193,7 @@ func Fig5(o Fig5Options) (*Fig5Result, error) {
 				return nil, fmt.Errorf("fig5: memory bandwidth %d GB/s must be positive", m)
 			}
 			specs = append(specs, Spec{Topo: t, Size: o.Size, Endpoint: Baseline, CommSMs: o.BaselineSMs, CommMemGBps: m},
-				Spec{Topo: t, Size: o.Size, Endpoint: ACE, CommMemGBps: m})
+				Spec{Topo: t, Size: o.Size, Endpoint: ACE, CommMemGBps: m, ACE: o.ACE})
 		}
 	}
 	pts, err := Run(specs, o.Workers)

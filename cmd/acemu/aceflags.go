@@ -17,9 +17,16 @@ type aceFlags struct {
 }
 
 func (a *aceFlags) register(fs *pflag.FlagSet) {
-	d := ace.Default()
 	fs.StringVar(&a.sram, "sram", "4MiB", "ACE SRAM size (Table IV: 4 × 1 MB)")
-	fs.IntVar(&a.fsms, "fsms", d.FSMs, "ACE programmable FSMs")
+	fs.IntVar(&a.fsms, "fsms", ace.Default().FSMs, "ACE programmable FSMs")
+	a.registerDesign(fs)
+}
+
+// registerDesign registers every ACE flag but the SRAM size and FSM count
+// (a sweep takes those as lists).
+func (a *aceFlags) registerDesign(fs *pflag.FlagSet) {
+	d := ace.Default()
+	a.sram, a.fsms = "4MiB", d.FSMs
 	fs.IntVar(&a.portBytes, "sram-port-bytes", int(d.PortBytes), "bytes per cycle of one ACE SRAM port (the paper's 64 B buses)")
 	fs.StringVar(&a.ports, "sram-ports", "derived", "read ports, and write ports, per ACE SRAM bank: derived (as many as the links and the DMA need), literal (one, the paper read literally) or a number")
 	fs.StringVar(&a.partition, "partition", d.Partition, "how ACE's SRAM is split among phases: little (Little's law for the chunk flow) or paper (the paper's heuristic)")

@@ -34,8 +34,6 @@ Flags:
 func runReproduce(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("reproduce", pflag.ContinueOnError)
 	topos := fs.String("topos", "4x2x2,4x4x4", "torus shapes, comma-separated (16 and 64 NPUs in the paper; fig9a: 4x4x4,4x8x4)")
-	sramList := fs.String("sram", "1MiB,2MiB,4MiB,8MiB", "fig9a: ACE SRAM sizes, comma-separated")
-	fsmList := fs.String("fsms", "4,8,12,16,20", "fig9a: ACE FSM counts, comma-separated")
 	wlList := fs.String("workloads", "", "fig9a: workloads (built-in names or ASTRA-sim files), comma-separated (default resnet50,gnmt,dlrm and testdata/astrasim's two files)")
 	size := fs.String("size", "64MiB", "all-reduce size per NPU")
 	mem := fs.String("mem", "", "fig5: memory bandwidths for communication in GB/s, comma-separated (default 32,64,…,900)")
@@ -43,6 +41,10 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	fig6Mem := fs.Int64("fig6-mem", 900, "fig6: memory bandwidth given to the baseline's communication, GB/s")
 	format := fs.String("format", "table", "output: table, csv or json")
 	workers := fs.Int("workers", 0, "simulations run at once (default: GOMAXPROCS; results do not depend on it)")
+	var af aceFlags
+	af.registerDesign(fs)
+	sramList := fs.String("sram", "", "ACE SRAM size; fig9a: sizes, comma-separated (default 4MiB; fig9a 1MiB,2MiB,4MiB,8MiB)")
+	fsmList := fs.String("fsms", "", "ACE FSM count; fig9a: counts, comma-separated (default 16; fig9a 4,8,12,16,20)")
 	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s%s", reproduceUsage, fs.FlagUsages()) }
 	fs.SetOutput(stderr)
 	if err := fs.Parse(args); err != nil {
@@ -72,6 +74,23 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	if len(tl) == 0 {
 		return fail(fmt.Errorf("--topos is empty; give shapes like 4x2x2,4x4x4"))
 	}
+	if fs.Arg(0) != "fig9a" {
+		if strings.Contains(*sramList, ",") || strings.Contains(*fsmList, ",") {
+			return fail(fmt.Errorf("--sram and --fsms take lists only with fig9a; give %s one SRAM size and one FSM count", fs.Arg(0)))
+		}
+		if *sramList != "" {
+			af.sram = *sramList
+		}
+		if *fsmList != "" {
+			if af.fsms, err = strconv.Atoi(*fsmList); err != nil {
+				return fail(fmt.Errorf("--fsms %q: give a whole number", *fsmList))
+			}
+		}
+	}
+	acfg, err := af.config()
+	if err != nil {
+		return fail(err)
+	}
 	var out any
 	var header []string
 	var rows [][]string
@@ -79,7 +98,13 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	switch fs.Arg(0) {
 	case "fig9a":
 		o := reproduce.DefaultFig9a()
-		o.Workers = *workers
+		o.Workers, o.ACE = *workers, acfg
+		if *sramList == "" {
+			*sramList = "1MiB,2MiB,4MiB,8MiB"
+		}
+		if *fsmList == "" {
+			*fsmList = "4,8,12,16,20"
+		}
 		if fs.Changed("topos") {
 			o.Topos = tl
 		}
@@ -128,7 +153,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		}
 	case "fig5":
 		o := reproduce.DefaultFig5()
-		o.Topos, o.Size, o.Workers = tl, n, *workers
+		o.Topos, o.Size, o.Workers, o.ACE = tl, n, *workers, acfg
 		if *mem != "" {
 			if o.MemGBps, err = parseInts(*mem, "--mem"); err != nil {
 				return fail(err)
