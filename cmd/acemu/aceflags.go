@@ -13,7 +13,7 @@ import (
 // workload commands (docs/ace-model.md gives every default's source).
 type aceFlags struct {
 	sram, ports, partition, fsmSplit, notice, prefetch string
-	fsms, portBytes                          int
+	fsms, portBytes                                    int
 }
 
 func (a *aceFlags) register(fs *pflag.FlagSet) {
