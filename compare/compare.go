@@ -29,7 +29,7 @@ type Options struct {
 	Workload   *workload.Workload
 	Systems    []systems.System
 	Iterations int  // 0: train.DefaultIterations
-	FIFO       bool // serve collectives oldest first (default LIFO, spec §7)
+	FIFO       bool // serve collectives oldest first (default LIFO, the ACE paper, Section V)
 	ACE        ace.Config
 	Workers    int // 0: GOMAXPROCS
 	// Full simulates every NPU even when the workload's collectives would

@@ -50,7 +50,7 @@ func TestComputeDecidesWhenCommunicationHides(t *testing.T) {
 
 // BenchmarkResNet50 is the comparator's main job, `acemu --topo 4x8x4
 // --workload resnet50`: five systems, two iterations, 128 NPUs (folded).
-// Target (issue 6): under 60 s and 2 GB on two cores; about 6 s here.
+// Target: under 60 s and 2 GB on two cores; about 6 s here.
 // Run: go test ./compare -run - -bench ResNet50 -benchtime 1x -benchmem
 func BenchmarkResNet50(b *testing.B) {
 	w, err := workload.Builtin("resnet50")

@@ -7,7 +7,7 @@ import (
 	"github.com/acemu/acemu/rtl"
 )
 
-// The NPU of the ACE platform (Table V of the paper; spec §1).
+// The NPU of the ACE platform (Table V of the ACE paper).
 const (
 	// SMs is the number of streaming multiprocessors of the NPU.
 	SMs = 80
@@ -38,8 +38,8 @@ func MemBytesPerCycle(gbps *big.Rat) *big.Rat {
 
 // Compute is the part of the NPU left to computation: the SMs and the
 // memory bandwidth (GB/s) that communication does not use (Table VI).
-// Kernel times follow a roofline on these resources (spec §7, a documented
-// modelling choice; see KernelCycles).
+// Kernel times follow a roofline on these resources (a documented
+// modelling choice, docs/baseline-model.md; see KernelCycles).
 type Compute struct {
 	// SMs is the number of SMs running compute kernels, 1..80.
 	SMs int

@@ -84,7 +84,7 @@ func TestKernelCycles(t *testing.T) {
 }
 
 // A memory-bound kernel takes 772/450 times longer at 450 GB/s than at
-// 772 GB/s (BaselineCommOpt vs BaselineCompOpt, spec §7), exactly when both
+// 772 GB/s (BaselineCommOpt vs BaselineCompOpt, Table VI), exactly when both
 // divisions are exact: bytes = 11_580_000·k gives 18675·k and 32038·k
 // cycles, and 18675·772 = 32038·450 = 14_417_100.
 func TestMemoryBoundRatio772Vs450(t *testing.T) {

@@ -11,8 +11,9 @@ import (
 )
 
 // Policy orders the collectives in flight when their messages compete for a
-// port (spec §7: LIFO by default, the most recently issued first, so the
-// first layers' gradients, needed first in the next forward pass, win).
+// port (the ACE paper, Section V: LIFO by default, the most recently issued
+// first, so the first layers' gradients, needed first in the next forward
+// pass, win).
 type Policy int
 
 const (

@@ -2,9 +2,9 @@
 // Rashidi et al., "Enabling Compute-Communication Overlap in Distributed Deep
 // Learning Training Platforms" (ISCA 2021), as presets: how many SMs and how
 // much memory bandwidth each gives to communication, what is left to
-// compute, and whether communication overlaps compute. The reference is
-// §5 of the model spec (shared/spec/ace-model.md, "The endpoints to compare
-// (Table VI)"); §7 says how compute uses what it gets (npu.Compute).
+// compute, and whether communication overlaps compute. docs/baseline-model.md
+// describes them; how compute uses what it gets is the roofline of
+// npu.Compute.
 //
 // The presets, in Table VI's order:
 //

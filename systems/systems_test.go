@@ -9,8 +9,8 @@ import (
 
 func rat(n int64) *big.Rat { return big.NewRat(n, 1) }
 
-// tableVI is the paper's Table VI as the spec (§5) gives it, written out
-// here independently of the presets in systems.go.
+// tableVI is the ACE paper's Table VI, written out here independently of
+// the presets in systems.go.
 var tableVI = []struct {
 	name        string
 	kind        Kind

@@ -1,10 +1,9 @@
-// Package train is the emulator's training loop (§7 of the model spec,
-// shared/spec/ace-model.md; the ACE paper, Section V): it runs a
-// workload's layers for a number of iterations on the event kernel,
-// issuing each pass's collective through a Comm and waiting where the
-// schedule needs one finished, and reports the paper's metrics, total
-// compute and exposed communication (the cycles the loop waits for
-// collectives), per iteration and in all.
+// Package train is the emulator's training loop (the ACE paper, Section V;
+// docs/training-loop.md): it runs a workload's layers for a number of
+// iterations on the event kernel, issuing each pass's collective through a
+// Comm and waiting where the schedule needs one finished, and reports the
+// paper's metrics, total compute and exposed communication (the cycles the
+// loop waits for collectives), per iteration and in all.
 //
 // Under data parallelism and weak scaling every NPU runs the same
 // schedule on the same amount of data, so one loop stands for all of them:

@@ -184,8 +184,9 @@ type Metrics struct {
 // docs/training-loop.md.
 //
 // w must be valid (workload.Workload.Validate) with DATA or HYBRID_DLRM
-// parallelism, the only ones the model spec's loop defines; the others are
-// refused rather than run as something else. Errors are wrapped with the
+// parallelism, the only ones the loop defines (those of the ACE paper's
+// workloads, Section V; docs/training-loop.md); the others are refused
+// rather than run as something else. Errors are wrapped with the
 // workload's name and, for a failure during the run, the iteration, pass
 // and layer: a Comm whose Issue fails, a done called twice or at the wrong
 // cycle, and a kernel that runs out of events while the loop still waits
@@ -359,7 +360,7 @@ func newLoop(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*loop,
 		}
 		lastBottom = lb
 	default:
-		return nil, fmt.Errorf("parallelism %s: the training loop runs only %s and %s (model spec §7)", w.Parallelism, workload.ParallelismData, workload.ParallelismHybridDLRM)
+		return nil, fmt.Errorf("parallelism %s: the training loop runs only %s and %s (the ACE paper's workloads, Section V)", w.Parallelism, workload.ParallelismData, workload.ParallelismHybridDLRM)
 	}
 	t, err := newTimer(w, cfg)
 	if err != nil {

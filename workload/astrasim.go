@@ -19,7 +19,7 @@ import (
 const AstraSimCycleHz = 1_000_000_000
 
 // The 1-based fields of an ASTRA-sim 1.0 layer line
-// (shared/spec/astrasim-workload-format.md).
+// (docs/astrasim-workloads.md, "What each field becomes").
 const (
 	fieldName = iota + 1
 	fieldReserved
@@ -114,9 +114,8 @@ func LoadAstraSim(path string) (*Workload, error) {
 }
 
 // ParseAstraSim reads an ASTRA-sim 1.0 text workload
-// (shared/spec/astrasim-workload-format.md) from r. name is the file's name
-// for error messages and, without directory and ".txt", the workload's
-// Name.
+// (docs/astrasim-workloads.md) from r. name is the file's name for error
+// messages and, without directory and ".txt", the workload's Name.
 //
 // The layout is line-based: line 1 holds the parallelism keyword and
 // optional extra tokens (kept in ParallelismArgs; HYBRID_DLRM must give the

@@ -17,11 +17,12 @@ import (
 
 const astraDir = "../testdata/astrasim"
 
-// The two ASTRA-sim files are byte-for-byte copies of
-// shared/workloads/astrasim/ (CR LF line ends, trailing tabs, no final
-// newline on ResNet-50 included). A tool that "fixes" them would stop this
-// suite from testing the files users really have, so their hashes are
-// pinned (sha256sum testdata/astrasim/*), and the licence stays beside them.
+// The two ASTRA-sim files are ASTRA-sim 1.0's example workload files,
+// byte-for-byte (CR LF line ends, trailing tabs, no final newline on
+// ResNet-50 included; MIT licence, NOTICE in testdata/astrasim/). A tool
+// that "fixes" them would stop this suite from testing the files users
+// really have, so their hashes are pinned (sha256sum testdata/astrasim/*),
+// and the licence stays beside them.
 func TestAstraSimTestdataUnchanged(t *testing.T) {
 	want := map[string]string{
 		"Resnet50_DataParallel.txt": "8a88fbce83a43f0d942b0339683f218b384d67354f49e2a78f947856856f6d5a",
@@ -32,7 +33,7 @@ func TestAstraSimTestdataUnchanged(t *testing.T) {
 		b, err := os.ReadFile(filepath.Join(astraDir, name))
 		require.NoError(t, err)
 		h := sha256.Sum256(b)
-		assert.Equal(t, sum, hex.EncodeToString(h[:]), "%s differs from the shared copy", name)
+		assert.Equal(t, sum, hex.EncodeToString(h[:]), "%s differs from ASTRA-sim 1.0's file", name)
 	}
 	notice, err := os.ReadFile(filepath.Join(astraDir, "NOTICE"))
 	require.NoError(t, err)
@@ -84,7 +85,8 @@ func total(w *Workload) sums {
 //
 // which prints "54 380038 377463 337813 33789 102011648" for ResNet-50 and
 // "8 19020 19014 13644 3288 3191808 98304 98304" for DLRM; the compute and
-// all-reduce totals also agree with the format spec's "facts" section.
+// all-reduce totals also agree with docs/astrasim-workloads.md's table of
+// the two files.
 func TestParseAstraSimRealFiles(t *testing.T) {
 	tests := []struct {
 		file        string
@@ -127,7 +129,7 @@ func TestParseAstraSimRealFiles(t *testing.T) {
 					assert.Equal(t, Comm{}, l.FwdComm, "layer %d", i)
 					assert.Equal(t, Comm{}, l.InGradComm, "layer %d", i)
 				}
-				// The spec's per-iteration compute: layer 0's input gradient
+				// The per-iteration compute: layer 0's input gradient
 				// (12,864) is never run, so 1,082,450 ns are simulated.
 				s := total(w)
 				assert.Equal(t, int64(1_082_450), s.fwd+s.inGrad+s.wtGrad-w.Layers[0].InGrad.Cycles)
@@ -476,7 +478,8 @@ func TestValidate(t *testing.T) {
 	assert.EqualError(t, err, "workload w: parallelism DATA has no last bottom-MLP layer (only HYBRID_DLRM does)")
 }
 
-// The keyword lists are the format spec's and are fresh copies.
+// The keyword lists are ASTRA-sim 1.0's (docs/astrasim-workloads.md) and
+// are fresh copies.
 func TestParallelismLists(t *testing.T) {
 	assert.Equal(t, []string{"DATA", "MICRO", "MODEL", "HYBRID_DLRM", "HYBRID_TRANSFORMER", "HYBRID_DATA_MODEL",
 		"HYBRID_MODEL_DATA", "HYBRID_CUSTOMIZED", "DISTRIBUTED_INFERENCE"}, Parallelisms())

@@ -1,7 +1,7 @@
 // Package workload holds the emulator's model of a training workload: an
 // ordered list of layers, each with the work of its three passes (forward,
 // input gradient, weight gradient), the collective each pass issues, and a
-// weight-update delay (§7 of the model spec, shared/spec/ace-model.md).
+// weight-update delay (the ACE paper, Section V; docs/training-loop.md).
 //
 // The model does not depend on a file format. A pass's work is given one of
 // two ways (see Work):
@@ -14,7 +14,7 @@
 //     full-NPU time.
 //
 // ParseAstraSim and LoadAstraSim read ASTRA-sim 1.0 text workload files
-// (shared/spec/astrasim-workload-format.md; docs/astrasim-workloads.md)
+// (docs/astrasim-workloads.md)
 // unchanged, CRLF line ends and trailing tabs included. Malformed input is
 // reported as a *ParseError naming the file, the line and the field. The
 // parser converts nothing: the files' nanoseconds stay in Work.Cycles with
