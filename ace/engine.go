@@ -143,8 +143,8 @@ func NewEngine(k *rtl.Kernel, net *fabric.Network, layout *collectives.Plan, cfg
 }
 
 // SetLIFO makes ACE load the most recently issued collective's chunks
-// before older collectives' chunks that no NPU has loaded yet (spec §7's
-// default priority); otherwise chunks load in the order issued.
+// before older collectives' chunks that no NPU has loaded yet (the paper's
+// default priority, Section V); otherwise chunks load in the order issued.
 func (e *Engine) SetLIFO(lifo bool) { e.r.lifo = lifo }
 
 // Issue starts plan's collective on every NPU at cycle now (not before the
@@ -176,7 +176,7 @@ func (e *Engine) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.
 
 // serves reports whether the engine can run plan: a collective like its
 // layout (same operation, algorithm, phases and message size; any size), or
-// a single-phase all-to-all beside it (spec §6: every FSM can run the
+// a single-phase all-to-all beside it (docs/ace-model.md: every FSM can run the
 // all-to-all besides its phase). An all-to-all chunk's phase uses the first
 // partition, any FSM, and then the terminal partition (docs/ace-model.md).
 func (r *run) serves(plan *collectives.Plan) bool {

@@ -60,7 +60,7 @@ func TestACEFoldedEqualsFull(t *testing.T) {
 	}
 }
 
-// DLRM's pattern on one engine: all-to-alls beside all-reduces (spec §6).
+// DLRM's pattern on one engine: all-to-alls beside all-reduces (docs/ace-model.md).
 // Every collective finishes, each byte is loaded and written back once
 // (memory read = write = the payloads), an all-to-all issued behind a long
 // all-reduce overtakes it under LIFO, and one NPU on a folded network
