@@ -358,3 +358,36 @@ func TestEngineRefusesOtherCollectives(t *testing.T) {
 	require.ErrorContains(t, e.Issue(0, rs, nil), "single-phase all-to-alls beside them")
 	require.ErrorContains(t, e.Issue(0, other, nil), "planned for 4x1x1")
 }
+
+// LIFO keeps its effect however large the SRAM: with --prefetch fsm the TX
+// DMA loads only while fewer chunks wait for an FSM than ACE has FSMs, so
+// the big collective's chunks are not all in SRAM (where nothing can
+// overtake them) when the small one arrives, and the small one finishes at
+// the same cycle with 4 MiB and 32 MiB. With --prefetch room the big one
+// fills the larger SRAM first and the small one waits behind it.
+func TestLIFOHoldsWithMoreSRAM(t *testing.T) {
+	finish := func(sram int64, prefetch string) rtl.Cycle {
+		_, _, big := setup(t, "4x2x2", collectives.OpAllReduce, "hierarchical", 8<<20, 65536)
+		_, _, small := setup(t, "4x2x2", collectives.OpAllReduce, "hierarchical", 256<<10, 65536)
+		k := rtl.NewKernel() // one NPU stands for all (the same cycles, fold_test.go)
+		net, err := torus.Build(k, big.Shape, torus.DefaultLinks(), true)
+		require.NoError(t, err)
+		cfg := Default()
+		cfg.SRAMBytes, cfg.Prefetch = sram, prefetch
+		e, err := NewEngine(k, net, big, cfg, nil)
+		require.NoError(t, err)
+		e.SetLIFO(true)
+		var end rtl.Cycle
+		require.NoError(t, e.Issue(0, big, nil))
+		require.NoError(t, e.Issue(20000, small, func(now rtl.Cycle) { end = now }))
+		k.Run()
+		require.NoError(t, e.Stuck())
+		return end
+	}
+	small4, small32 := finish(4<<20, PrefetchFSM), finish(32<<20, PrefetchFSM)
+	room4, room32 := finish(4<<20, PrefetchRoom), finish(32<<20, PrefetchRoom)
+	t.Logf("fsm: %d %d; room: %d %d", small4, small32, room4, room32)
+	require.Equal(t, small4, small32)
+	require.Greater(t, room32, room4)
+	require.Less(t, small32, room32)
+}
