@@ -27,9 +27,10 @@ type Config struct {
 	// it has room for it in the phase's partition, granted ahead in the
 	// chunk order, or "fsm" when the phase's FSM takes the chunk up.
 	Notice string
-	// Prefetch is how far ahead the TX DMA loads chunks: "fsm" while fewer
-	// chunks wait for an FSM of their current phase than ACE has FSMs, or
-	// "room" whenever the first partition has room (docs/ace-model.md).
+	// Prefetch is how far ahead chunks move: "fsm" lets a chunk join its
+	// FSM's queue for a phase (load, for the first) only while fewer chunks
+	// wait for that phase's FSMs than it has, or "room" whenever the
+	// partition has room (docs/ace-model.md, "Loading ahead").
 	Prefetch string
 	ALUs     int   // ALUs (4)
 	ALUBytes int64 // bytes per cycle per ALU (64: 32 × FP16)

@@ -394,7 +394,7 @@ type node struct {
 	rr                      int
 	chunks                  []*chunk
 	nextAdmit               int
-	ahead                   int // chunks admitted that wait for an FSM of their current phase (loading, or queued)
+	waiting                 []int // per phase, chunks that wait for one of its FSMs (loading, or queued behind the FSM's current chunk)
 	txq, rxq                []*chunk
 	in                      []*fabric.Link
 	out                     [torus.NumPorts]*outPort
@@ -466,6 +466,7 @@ func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 	}
 	nd.fsmFrom = make([]rtl.Cycle, len(nd.fsmPhase))
 	nd.firstFSM, nd.split = first, split
+	nd.waiting = make([]int, len(split))
 	for p := 0; p < torus.NumPorts; p++ {
 		if l := net.Out(id, p); l != nil {
 			nd.out[p] = &outPort{link: l, transit: rtl.NewFIFO[fabric.Packet](0)}
@@ -646,13 +647,7 @@ func (nd *node) kick(now rtl.Cycle) {
 func (nd *node) admit(now rtl.Cycle) {
 	r := nd.r
 	for nd.nextAdmit < len(r.order) {
-		if r.cfg.Prefetch == PrefetchFSM && nd.ahead >= len(nd.fsmQ) {
-			return // as many chunks wait for an FSM as there are FSMs
-		}
 		c := nd.chunks[r.order[nd.nextAdmit]]
-		if !nd.reserve(c, 0) {
-			return
-		}
 		// A chunk's FSMs follow its place in the loading order, so each FSM
 		// takes every split[ph]-th chunk of that order; an all-to-all
 		// chunk (one phase) takes every FSM in turn. Each FSM works on its
@@ -664,6 +659,9 @@ func (nd *node) admit(now rtl.Cycle) {
 			}
 		} else {
 			c.fsm[0] = rk % len(nd.fsmQ)
+		}
+		if !nd.mayQueue(c, 0) || !nd.reserve(c, 0) {
+			return
 		}
 		for ph := 0; ph < c.coll.plan.NumPhases(); ph++ {
 			nd.fsmNext[c.fsm[ph]].Push(int32(rk))
@@ -678,8 +676,37 @@ func (nd *node) admit(now rtl.Cycle) {
 		}
 		nd.txq = append(nd.txq, c)
 		nd.nextAdmit++
-		nd.ahead++
+		nd.wait(c, 0, 1)
 	}
+}
+
+// mayQueue reports whether chunk c may join the queue of its FSM for phase
+// ph (be loaded, for the first phase) under --prefetch fsm: while fewer
+// chunks wait for the FSMs of that phase than it has FSMs (each FSM one
+// chunk ready behind its current one), or when c is the next chunk its FSM
+// works on, so the oldest chunk always moves (docs/ace-model.md, "Loading
+// ahead").
+func (nd *node) mayQueue(c *chunk, ph int) bool {
+	if nd.r.cfg.Prefetch != PrefetchFSM {
+		return true
+	}
+	f := c.fsm[ph]
+	g := nd.fsmPhase[f]
+	if nd.waiting[g] < nd.split[g] {
+		return true
+	}
+	next, ok := nd.fsmNext[f].Peek()
+	if ph == 0 {
+		return !ok // admission pushes c last: it is next only on an idle FSM
+	}
+	return ok && next == nd.r.rank[c.id]
+}
+
+// wait counts chunk c in (d = 1) or out of (d = -1) the chunks waiting for
+// an FSM of the phase its FSM for phase ph serves (an all-to-all chunk's
+// FSM may serve any phase).
+func (nd *node) wait(c *chunk, ph, d int) {
+	nd.waiting[nd.fsmPhase[c.fsm[ph]]] += d
 }
 
 // reserveAhead grants room ahead (Notice "room"): every phase's partition
@@ -1181,7 +1208,7 @@ func (nd *node) push(p int, pkt fabric.Packet) {
 // already reserved).
 func (nd *node) enterPhase(now rtl.Cycle, c *chunk, ph int32) {
 	if ph > 0 {
-		nd.ahead++ // waits for its FSM again (admission counted phase 1)
+		nd.wait(c, int(ph), 1) // (admission counted phase 1)
 	}
 	c.state, c.phase, c.blocked = csPhase, ph, false
 	f := c.fsm[ph]
@@ -1216,8 +1243,9 @@ func (nd *node) activate(now rtl.Cycle, c *chunk) {
 	prog := c.coll.plan.Program(nd.id, int(c.phase), c.len)
 	pi := nd.r.infoOf(prog)
 	c.active, c.prog, c.pi = true, prog, pi
-	nd.ahead--
-	nd.scheduleKick(now) // the TX DMA may load the next chunk
+	nd.wait(c, int(c.phase), -1)
+	nd.freed = true // a chunk may now load, or enter this phase
+	nd.scheduleKick(now)
 	if nd.r.cfg.Notice == NoticeFSM {
 		nd.announce(c, int(c.phase))
 	}
@@ -1275,7 +1303,7 @@ func (nd *node) complete(now rtl.Cycle, c *chunk, i int32) {
 // its FSM, which then serves nobody else.
 func (nd *node) phaseDone(now rtl.Cycle, c *chunk) {
 	next := nd.nextPart(c)
-	if !nd.reserve(c, next) {
+	if next < nd.r.phases && !nd.mayQueue(c, next) || !nd.reserve(c, next) {
 		c.blocked = true
 		return
 	}

@@ -31,7 +31,7 @@ func (a *aceFlags) registerDesign(fs *pflag.FlagSet) {
 	fs.StringVar(&a.ports, "sram-ports", "derived", "read ports, and write ports, per ACE SRAM bank: derived (as many as the links and the DMA need), literal (one, the paper read literally) or a number")
 	fs.StringVar(&a.partition, "partition", d.Partition, "how ACE's SRAM is split among phases: little (Little's law for the chunk flow) or paper (the paper's heuristic)")
 	fs.StringVar(&a.notice, "notice", d.Notice, "when an ACE tells its senders it is ready for a chunk's phase: room (when it holds room for it, granted ahead) or fsm (when the phase's FSM takes the chunk up)")
-	fs.StringVar(&a.prefetch, "prefetch", d.Prefetch, "how far ahead ACE's TX DMA loads chunks: fsm (while fewer chunks wait for an FSM than there are FSMs) or room (whenever the first partition has room)")
+	fs.StringVar(&a.prefetch, "prefetch", d.Prefetch, "how far ahead ACE loads chunks and moves them into a phase: fsm (while fewer wait for that phase's FSMs than it has) or room (whenever the partition has room)")
 	fs.StringVar(&a.fsmSplit, "fsm-split", d.FSMSplit, "how ACE's FSMs are divided among phases: latency or even")
 }
 
