@@ -7,7 +7,7 @@
 //	acemu --workload W [--topo T] [flags]  train W on Table VI's systems and compare them
 //	acemu collective [flags]               simulate one collective
 //	acemu microcode [flags]                print one NPU's microcode
-//	acemu reproduce fig5|fig6 [flags]      rerun the paper's Fig. 5 / Fig. 6 sweeps
+//	acemu reproduce fig5|fig6|fig9a [flags] rerun the paper's Fig. 5 / 6 / 9(a) sweeps
 //	acemu help
 package main
 
@@ -34,7 +34,7 @@ Usage:
                              train workload W on Table VI's systems and compare them
   acemu collective [flags]   simulate one collective on the torus
   acemu microcode [flags]    print the microcode one NPU's FSMs run for a collective
-  acemu reproduce fig5|fig6  rerun the paper's Fig. 5 (memory bandwidth) or Fig. 6 (SMs) sweep
+  acemu reproduce fig5|fig6|fig9a  rerun the paper's Fig. 5 (memory bandwidth), Fig. 6 (SMs) or Fig. 9(a) (SRAM × FSMs) sweep
   acemu help [command]       show help
 
 Run 'acemu collective --help' for the flags.
