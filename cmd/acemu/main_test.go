@@ -196,9 +196,19 @@ func TestCollectiveOnACE(t *testing.T) {
 	require.Equal(t, float64(256<<10), r["mem_write_bytes_per_npu"])
 	require.Contains(t, r, "ace_utilization")
 	a := r["ace"].(map[string]any)
-	for _, k := range []string{"sram_read_busy", "sram_write_busy", "alu_busy", "dma_busy", "fsm_busy", "partition_bytes", "fsms_per_phase"} {
+	for _, k := range []string{"sram_read_busy", "sram_write_busy", "alu_busy", "dma_busy", "fsm_busy", "partition_bytes", "fsms_per_phase", "partition"} {
 		require.Contains(t, a, k)
 	}
+	// Two 64 B read and write ports per bank on Table V's links (ace's
+	// TestSRAMPortsFollowTheLinks has the arithmetic); one when literal.
+	require.Equal(t, 2.0, a["sram_read_ports_per_bank"])
+	require.Equal(t, 2.0, a["sram_write_ports_per_bank"])
+	code, out, errOut = runCLI("collective", "--system", "ace", "--topo", "4x2x2", "--size", "256KiB", "--format", "json", "--sram-ports", "literal", "--partition", "paper")
+	require.Equal(t, 0, code, errOut)
+	require.NoError(t, json.Unmarshal([]byte(out), &r))
+	a = r["ace"].(map[string]any)
+	require.Equal(t, 1.0, a["sram_read_ports_per_bank"])
+	require.Equal(t, "paper", a["partition"])
 	tests := []struct {
 		args []string
 		msg  string
@@ -208,6 +218,12 @@ func TestCollectiveOnACE(t *testing.T) {
 		{[]string{"--comm-mem-bw", "fast"}, "--comm-mem-bw"},
 		{[]string{"--comm-mem-bw", "-5GB/s"}, "positive"},
 		{[]string{"--fsm-split", "random"}, "latency or even"},
+		{[]string{"--sram-ports", "many"}, "use derived, literal or a number"},
+		{[]string{"--sram-ports", "0"}, "use derived, literal or a number"},
+		{[]string{"--sram-ports", "1000"}, "use 1 to 64"},
+		{[]string{"--partition", "even"}, "use little or paper"},
+		{[]string{"--notice", "never"}, "use room or fsm"},
+		{[]string{"--prefetch", "all"}, "use fsm or room"},
 	}
 	for _, tc := range tests {
 		code, _, errOut := runCLI(append([]string{"collective", "--system", "ace", "--topo", "4x2x2", "--size", "256KiB"}, tc.args...)...)
@@ -337,6 +353,23 @@ func TestCompareCommand(t *testing.T) {
 	code, _, errOut = runCLI("--workload", rs, "--topo", "4x1x1", "--systems", "ace", "--iterations", "1")
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "REDUCESCATTER on it is not modelled")
+	// ACE's design point on the workload command.
+	ace := []string{"--workload", path, "--topo", "4x2x1", "--systems", "ace", "--iterations", "1"}
+	code, _, errOut = runCLI(append(ace, "--sram-ports", "literal", "--partition", "paper", "--notice", "fsm", "--prefetch", "room", "--sram", "8MiB", "--fsms", "20", "--ace-mem-bw", "256GB/s")...)
+	require.Equal(t, 0, code, errOut)
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--fsms", "2"}, "use at least 3"},
+		{[]string{"--sram", "64KiB"}, "too small"},
+		{[]string{"--partition", "even"}, "use little or paper"},
+		{[]string{"--ace-mem-bw", "950GB/s"}, "--ace-mem-bw"},
+	} {
+		code, _, errOut = runCLI(append(ace, tc.args...)...)
+		require.Equal(t, 1, code, tc.args)
+		require.Contains(t, errOut, tc.msg, tc.args)
+	}
 }
 
 // With no arguments acemu runs its main job on the built-in default: the
