@@ -53,6 +53,10 @@ type Result struct {
 	ALU         float64 // mean over ALUs
 	DMA         float64 // the memory given to communication, mean of its read (TX DMA) and write (RX DMA) sides
 	FSM         float64 // mean over FSMs: share of time with a chunk to work on
+	// FSMBlocked is the part of FSM spent holding a chunk that finished its
+	// phase and may not move on yet (no room, or the next phase's FSMs
+	// have a chunk waiting each): FSM time lost while work may wait.
+	FSMBlocked float64
 	// Layout of NPU 0.
 	Partitions   []int64
 	FSMsPerPhase []int
@@ -411,6 +415,8 @@ type node struct {
 	utilCycles              int64
 	fsmFrom                 []rtl.Cycle
 	fsmCycles               int64
+	blockedFrom             []rtl.Cycle // per FSM, when its chunk finished its phase and found no way on
+	blockedCycles           int64       // FSM time spent holding a chunk that finished its phase
 	fx                      []effect
 	freeFx                  []int32
 	firstFSM, split         []int // per phase, its first FSM and how many it has
@@ -465,6 +471,7 @@ func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 		nd.fsmNext = append(nd.fsmNext, rtl.NewFIFO[int32](0))
 	}
 	nd.fsmFrom = make([]rtl.Cycle, len(nd.fsmPhase))
+	nd.blockedFrom = make([]rtl.Cycle, len(nd.fsmPhase))
 	nd.firstFSM, nd.split = first, split
 	nd.waiting = make([]int, len(split))
 	for p := 0; p < torus.NumPorts; p++ {
@@ -1303,12 +1310,18 @@ func (nd *node) complete(now rtl.Cycle, c *chunk, i int32) {
 // its FSM, which then serves nobody else.
 func (nd *node) phaseDone(now rtl.Cycle, c *chunk) {
 	next := nd.nextPart(c)
+	f := c.fsm[c.phase]
 	if next < nd.r.phases && !nd.mayQueue(c, next) || !nd.reserve(c, next) {
-		c.blocked = true
+		if !c.blocked {
+			c.blocked = true
+			nd.blockedFrom[f] = now
+		}
 		return
 	}
+	if c.blocked {
+		nd.blockedCycles += int64(now - nd.blockedFrom[f])
+	}
 	nd.release(c, int(c.phase))
-	f := c.fsm[c.phase]
 	nd.fsmQ[f] = nd.fsmQ[f][1:]
 	nd.fsmCycles += int64(now - nd.fsmFrom[f])
 	c.active = false
@@ -1346,13 +1359,14 @@ func (r *run) result(cycles rtl.Cycle) *Result {
 	res := &Result{Cycles: cycles, Events: r.k.Events()}
 	// Busy times are summed exactly over NPUs and divided once, so the
 	// means do not depend on how many NPUs were simulated (a folded run).
-	var util, fsm, rd, wr, dma, alu big.Rat
+	var util, fsm, blocked, rd, wr, dma, alu big.Rat
 	for _, nd := range r.nodes {
 		res.BytesSent = append(res.BytesSent, nd.sent)
 		res.MemRead = append(res.MemRead, nd.memRead)
 		res.MemWrite = append(res.MemWrite, nd.memWrite)
 		util.Add(&util, new(big.Rat).SetInt64(nd.utilCycles))
 		fsm.Add(&fsm, big.NewRat(nd.fsmCycles, int64(len(nd.fsmQ))))
+		blocked.Add(&blocked, big.NewRat(nd.blockedCycles, int64(len(nd.fsmQ))))
 		rd.Add(&rd, nd.sramRd.BusyCycles())
 		wr.Add(&wr, nd.sramWr.BusyCycles())
 		dma.Add(&dma, nd.memRd.BusyCycles())
@@ -1368,7 +1382,7 @@ func (r *run) result(cycles rtl.Cycle) *Result {
 		f, _ := new(big.Rat).Quo(b, big.NewRat(int64(cycles)*int64(len(r.nodes))*per, 1)).Float64()
 		return f
 	}
-	res.Utilization, res.FSM = share(&util, 1), share(&fsm, 1)
+	res.Utilization, res.FSM, res.FSMBlocked = share(&util, 1), share(&fsm, 1), share(&blocked, 1)
 	res.SRAMRead, res.SRAMWrite, res.DMA, res.ALU = share(&rd, 1), share(&wr, 1), share(&dma, 2), share(&alu, 1)
 	res.Partitions = r.nodes[0].part
 	counts := make([]int, r.phases)

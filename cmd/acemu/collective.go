@@ -64,6 +64,7 @@ type aceReport struct {
 	ALUBusy        float64 `json:"alu_busy"`
 	DMABusy        float64 `json:"dma_busy"`
 	FSMBusy        float64 `json:"fsm_busy"`
+	FSMBlocked     float64 `json:"fsm_blocked"`
 	PartitionBytes []int64 `json:"partition_bytes"`
 	Partition      string  `json:"partition"`
 	FSMsPerPhase   []int   `json:"fsms_per_phase"`
@@ -260,7 +261,7 @@ func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
 		rep.ACEUtilization = &u
 		bw, _ := cfg.CommMemGBps.Float64()
 		rep.ACE = &aceReport{SRAMBytes: cfg.SRAMBytes, FSMs: cfg.FSMs, CommMemGBps: bw,
-			SRAMReadBusy: res.SRAMRead, SRAMWriteBusy: res.SRAMWrite, ALUBusy: res.ALU, DMABusy: res.DMA, FSMBusy: res.FSM,
+			SRAMReadBusy: res.SRAMRead, SRAMWriteBusy: res.SRAMWrite, ALUBusy: res.ALU, DMABusy: res.DMA, FSMBusy: res.FSM, FSMBlocked: res.FSMBlocked,
 			PartitionBytes: res.Partitions, Partition: cfg.Partition, FSMsPerPhase: res.FSMsPerPhase,
 			SRAMReadPorts: res.ReadPorts, SRAMWritePorts: res.WritePorts, SRAMPortBytes: int(cfg.PortBytes)}
 	case systems.Baseline:
@@ -403,8 +404,8 @@ func writeCollective(w io.Writer, format string, r *collectiveReport) error {
 		rows = append(rows,
 			[]string{"ACE", fmt.Sprintf("%d B SRAM, %d FSMs %v per phase, %.0f GB/s of memory each way", r.ACE.SRAMBytes, r.ACE.FSMs, r.ACE.FSMsPerPhase, r.ACE.CommMemGBps)},
 			[]string{"ACE SRAM", fmt.Sprintf("%d read and %d write ports of %d B per bank; partitions (%s) %v B", r.ACE.SRAMReadPorts, r.ACE.SRAMWritePorts, r.ACE.SRAMPortBytes, r.ACE.Partition, r.ACE.PartitionBytes)},
-			[]string{"ACE busy", fmt.Sprintf("chunk in ACE %.1f %%, SRAM read %.1f %% / write %.1f %%, ALUs %.1f %%, DMA %.1f %%, FSMs %.1f %%",
-				100**r.ACEUtilization, 100*r.ACE.SRAMReadBusy, 100*r.ACE.SRAMWriteBusy, 100*r.ACE.ALUBusy, 100*r.ACE.DMABusy, 100*r.ACE.FSMBusy)})
+			[]string{"ACE busy", fmt.Sprintf("chunk in ACE %.1f %%, SRAM read %.1f %% / write %.1f %%, ALUs %.1f %%, DMA %.1f %%, FSMs %.1f %% (%.1f %% holding a finished chunk)",
+				100**r.ACEUtilization, 100*r.ACE.SRAMReadBusy, 100*r.ACE.SRAMWriteBusy, 100*r.ACE.ALUBusy, 100*r.ACE.DMABusy, 100*r.ACE.FSMBusy, 100*r.ACE.FSMBlocked)})
 	}
 	if r.DataOK != nil {
 		v := "correct: every NPU holds the collective's exact result"
