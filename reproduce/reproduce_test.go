@@ -90,3 +90,45 @@ func TestACEReachesItsDesignPoint(t *testing.T) {
 	require.GreaterOrEqual(t, pts[5].NetworkGBps, 0.95*256.0, "4x2x2")
 	require.LessOrEqual(t, pts[5].NetworkGBps, 256.0, "4x2x2: the TX DMA's bound")
 }
+
+// Fig. 9(a): each cell is the mean over workloads and topologies of the
+// base point's cycles over the cell's, the base cell is exactly 1, and the
+// worst step is the largest drop from a cell to its neighbour with more
+// SRAM or FSMs, recomputed here from the runs.
+func TestFig9aNormalisesToTheBase(t *testing.T) {
+	o := DefaultFig9a()
+	o.SRAM, o.FSMs = []int64{2 << 20, 4 << 20}, []int{8, 16}
+	o.Workloads = []string{"../testdata/astrasim/DLRM_HybridParallel.txt", "dlrm"}
+	o.Topos, o.Iterations = []string{"4x2x1"}, 1
+	r, err := Fig9a(o)
+	require.NoError(t, err)
+	require.Len(t, r.Runs, 8)
+	require.Len(t, r.Cells, 4)
+	cyc := map[[3]int64]int64{}
+	for _, x := range r.Runs {
+		w := int64(0)
+		if x.Workload == "dlrm" {
+			w = 1
+		}
+		cyc[[3]int64{w, x.SRAM, int64(x.FSMs)}] = x.Cycles
+	}
+	perf := map[[2]int64]float64{}
+	for _, c := range r.Cells {
+		want := 0.0
+		for w := int64(0); w < 2; w++ {
+			want += float64(cyc[[3]int64{w, 4 << 20, 16}]) / float64(cyc[[3]int64{w, c.SRAM, int64(c.FSMs)}]) / 2
+		}
+		require.InDelta(t, want, c.Perf, 1e-12)
+		perf[[2]int64{c.SRAM, int64(c.FSMs)}] = c.Perf
+	}
+	require.Equal(t, 1.0, perf[[2]int64{4 << 20, 16}])
+	worst := 0.0
+	for _, step := range [][2][2]int64{{{2 << 20, 8}, {4 << 20, 8}}, {{2 << 20, 16}, {4 << 20, 16}}, {{2 << 20, 8}, {2 << 20, 16}}, {{4 << 20, 8}, {4 << 20, 16}}} {
+		worst = max(worst, 1-perf[step[1]]/perf[step[0]])
+	}
+	require.InDelta(t, worst, r.WorstStep, 1e-12)
+
+	o.BaseFSMs = 12
+	_, err = Fig9a(o)
+	require.ErrorContains(t, err, "must be one of the grid's points")
+}
