@@ -597,7 +597,7 @@ func (nd *node) kick(now rtl.Cycle) {
 	}
 	nd.admit(now)
 	if nd.r.cfg.Notice == NoticeRoom {
-		nd.reserveAhead()
+		nd.reserveAhead(now)
 	}
 	// Three groups compete for the SRAM ports and ALUs: the DMA engines,
 	// the input port buffers (with packets in transit), and the FSMs. The
@@ -720,8 +720,11 @@ func (nd *node) wait(c *chunk, ph, d int) {
 // takes the loaded chunks in order while it has room, whichever phase they
 // are in, and announces each one to its senders at once, so the notice
 // travels while the chunk is still in an earlier phase.
-func (nd *node) reserveAhead() {
+//
+// A chunk that finished its phase and waited for this room moves on now.
+func (nd *node) reserveAhead(now rtl.Cycle) {
 	r := nd.r
+	woke := false
 	for ph := 1; ph < r.phases; ph++ {
 		for int(nd.nextIn[ph]) < nd.nextAdmit {
 			c := nd.chunks[r.order[nd.nextIn[ph]]]
@@ -732,7 +735,11 @@ func (nd *node) reserveAhead() {
 			if !nd.reserve(c, ph) {
 				break
 			}
+			woke = woke || (c.blocked && c.active)
 		}
+	}
+	if woke {
+		nd.unblock(now)
 	}
 }
 

@@ -51,6 +51,9 @@ func TestACECarriesDataCorrectly(t *testing.T) {
 		{"4x2x2", collectives.OpAllReduce, "tree", 50_000, 8192},
 		{"4x2x2", collectives.OpAllReduce, "halving-doubling", 50_000, 8192},
 		{"4x2x2", collectives.OpReduceScatter, "hierarchical", 50_000, 8192},
+		// 64 KB chunks: 1 KB results, whose terminal partition Little's
+		// law alone would make smaller than one result.
+		{"4x4x4", collectives.OpReduceScatter, "hierarchical", 1 << 20, 65536},
 		{"4x2x2", collectives.OpAllGather, "hierarchical", 50_000, 8192},
 	}
 	for _, tc := range tests {
@@ -178,29 +181,42 @@ func sum(xs []int) int {
 	return n
 }
 
-// Too small an SRAM (512 KiB) names the minimum; too few FSMs names the
-// phase count.
+// Every partition holds at least one chunk: under either rule a partition
+// whose share falls short gets exactly its need and the others share the
+// rest. 512 KiB on 4x4x4 gives the paper's heuristic a 16 KB view's worth
+// only by that floor (its proportional share is 512 KiB / 50 = 10485 B).
+// An SRAM smaller than one chunk in every partition (64 + 16 + 16 + 64 KB
+// views and a 64 KB result = 229376 B) names that minimum; too few FSMs
+// name the phase count.
 func TestACERefusesImpossibleConfigurations(t *testing.T) {
+	for _, rule := range []string{PartitionLittle, PartitionPaper} {
+		k, net, plan := setup(t, "4x4x4", collectives.OpAllReduce, "hierarchical", 65536, 65536)
+		cfg := Default()
+		cfg.SRAMBytes, cfg.Partition = 512<<10, rule
+		res, err := Run(k, net, plan, cfg, nil)
+		require.NoError(t, err, rule)
+		for i, need := range []int64{65536, 16384, 16384, 65536, 65536} {
+			require.GreaterOrEqual(t, res.Partitions[i], need, "%s partition %d", rule, i)
+		}
+		require.LessOrEqual(t, sum64(res.Partitions), int64(512<<10))
+		k, net, plan = setup(t, "4x4x4", collectives.OpAllReduce, "hierarchical", 65536, 65536)
+		cfg.SRAMBytes = 229375
+		_, err = Run(k, net, plan, cfg, nil)
+		require.ErrorContains(t, err, "at least 229376 bytes", rule)
+	}
 	k, net, plan := setup(t, "4x4x4", collectives.OpAllReduce, "hierarchical", 65536, 65536)
 	cfg := Default()
-	cfg.SRAMBytes = 512 << 10
-	_, err := Run(k, net, plan, cfg, nil)
-	// By Little's law (TestPartitionsFollowLittlesLaw's weights) the
-	// tightest is phase 4's: its 65536-byte view needs 600596 bytes of SRAM
-	// (⌈65536 × ΣT·V / (T4·V4)⌉, Python's fractions).
-	require.ErrorContains(t, err, "at least 600596 bytes")
-	k, net, plan = setup(t, "4x4x4", collectives.OpAllReduce, "hierarchical", 65536, 65536)
-	cfg.Partition = PartitionPaper
-	_, err = Run(k, net, plan, cfg, nil)
-	// With the paper's heuristic: phase 2's share is 752/37600 = 1/50: holding its 16384-byte view
-	// needs 16384 · 50 = 819200 bytes; phase 4's share 6016/37600 must hold
-	// 65536 bytes: 65536 · 37600/6016 = 409600; phase 1's 65536·37600/24064
-	// = 102400. The largest, 819200, is the minimum.
-	require.ErrorContains(t, err, "at least 819200 bytes")
-	cfg = Default()
 	cfg.FSMs = 3
-	_, err = Run(k, net, plan, cfg, nil)
+	_, err := Run(k, net, plan, cfg, nil)
 	require.ErrorContains(t, err, "use at least 4")
+}
+
+func sum64(xs []int64) int64 {
+	n := int64(0)
+	for _, x := range xs {
+		n += x
+	}
+	return n
 }
 
 // A program whose send was turned into a receive leaves its peers waiting:

@@ -96,6 +96,16 @@ func TestACEServesAllToAllBesideAllReduce(t *testing.T) {
 		payload := int64(4<<20 + 256<<10 + 128<<10)
 		require.Equal(t, payload, rtl.Mean(st.MemRead))
 		require.Equal(t, payload, rtl.Mean(st.MemWrite))
+		// Nothing is left over: every partition's room, every FSM's queue
+		// and every count of chunks waiting for an FSM is back to empty.
+		for _, nd := range e.r.nodes {
+			require.Equal(t, make([]int64, len(nd.used)), nd.used, "NPU %d partitions", nd.id)
+			require.Equal(t, make([]int, len(nd.waiting)), nd.waiting, "NPU %d waiting", nd.id)
+			for f := range nd.fsmQ {
+				require.Empty(t, nd.fsmQ[f], "NPU %d FSM %d", nd.id, f)
+				require.Zero(t, nd.fsmNext[f].Len(), "NPU %d FSM %d", nd.id, f)
+			}
+		}
 		return fmt.Sprintf("ends %v sent %d util %.9f sram %.9f", ends, rtl.Mean(st.BytesSent), st.Utilization, st.SRAMRead), ends
 	}
 	for _, topo := range []string{"4x2x2", "2x2x2"} {

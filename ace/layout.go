@@ -119,43 +119,59 @@ func littleWeights(prof []phaseProfile, result int64, dma *big.Rat, notice strin
 }
 
 // partitions splits sram into the P+1 partitions in proportion to the
-// weights w (phases, then the terminal partition). It fails, naming the
-// smallest SRAM that would do, when a partition cannot hold one chunk's
-// view, or the terminal partition one chunk's result.
+// weights w (phases, then the terminal partition), except that no partition
+// gets less than it needs for one chunk (its view; the terminal partition
+// one chunk's result): a partition whose share falls short gets exactly its
+// need and the rest of the SRAM is split among the others by their weights,
+// until every share holds its need (docs/ace-model.md). It fails, naming
+// the smallest SRAM that would do, when the needs add up to more than sram.
 func partitions(sram int64, prof []phaseProfile, result int64, w []*big.Rat) ([]int64, error) {
 	n := len(prof)
-	total := new(big.Rat)
-	for _, x := range w {
-		total.Add(total, x)
-	}
 	need := make([]int64, n+1)
+	total := int64(0)
 	for i, p := range prof {
 		need[i] = p.view
 	}
 	need[n] = result
-	sizes := make([]int64, n+1)
-	minSRAM := int64(0)
-	for i := range sizes {
-		share := new(big.Rat).Quo(w[i], total)
-		s := new(big.Rat).Mul(share, big.NewRat(sram, 1))
-		sizes[i] = new(big.Int).Quo(s.Num(), s.Denom()).Int64()
-		// The SRAM at which this partition holds need[i]: need / share.
-		m := new(big.Rat).Quo(big.NewRat(need[i], 1), share)
-		mi := new(big.Int).Quo(m.Num(), m.Denom()).Int64()
-		if new(big.Rat).SetInt64(mi).Cmp(m) < 0 {
-			mi++
-		}
-		minSRAM = max(minSRAM, mi)
+	for _, x := range need {
+		total += x
 	}
-	for i := range sizes {
-		if sizes[i] < need[i] {
-			name := fmt.Sprintf("phase %d's partition", i+1)
-			if i == n {
-				name = "the terminal partition"
+	if total > sram {
+		return nil, fmt.Errorf("SRAM of %d bytes is too small: one chunk in every partition (phases 1.., terminal: %v bytes) needs %d; use an SRAM of at least %d bytes (or a smaller --chunk)",
+			sram, need, total, total)
+	}
+	pinned := make([]bool, n+1)
+	shares := make([]*big.Rat, n+1)
+	for {
+		left, weight := big.NewRat(sram, 1), new(big.Rat)
+		for i := range need {
+			if pinned[i] {
+				left.Sub(left, big.NewRat(need[i], 1))
+			} else {
+				weight.Add(weight, w[i])
 			}
-			return nil, fmt.Errorf("SRAM of %d bytes is too small: %s gets %d bytes but one chunk needs %d; use an SRAM of at least %d bytes (or a smaller --chunk)",
-				sram, name, sizes[i], need[i], minSRAM)
 		}
+		short := false
+		for i := range need {
+			if pinned[i] {
+				shares[i] = big.NewRat(need[i], 1)
+				continue
+			}
+			shares[i] = new(big.Rat).Mul(left, w[i])
+			if weight.Sign() > 0 {
+				shares[i].Quo(shares[i], weight)
+			}
+			if shares[i].Cmp(big.NewRat(need[i], 1)) < 0 {
+				pinned[i], short = true, true
+			}
+		}
+		if !short {
+			break
+		}
+	}
+	sizes := make([]int64, n+1)
+	for i, x := range shares {
+		sizes[i] = new(big.Int).Quo(x.Num(), x.Denom()).Int64()
 	}
 	return sizes, nil
 }
