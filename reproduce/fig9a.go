@@ -2,6 +2,7 @@ package reproduce
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/acemu/acemu/ace"
 	"github.com/acemu/acemu/compare"
@@ -83,6 +84,11 @@ func Fig9a(o Fig9aOptions) (*Fig9aResult, error) {
 	if len(o.SRAM) == 0 || len(o.FSMs) == 0 || len(o.Workloads) == 0 || len(o.Topos) == 0 {
 		return nil, fmt.Errorf("fig9a needs at least one SRAM size, FSM count, workload and topology")
 	}
+	// The grid's neighbours (more SRAM, more FSMs) need ascending axes.
+	if !slices.IsSorted(o.SRAM) || !slices.IsSorted(o.FSMs) ||
+		len(slices.Compact(slices.Clone(o.SRAM))) != len(o.SRAM) || len(slices.Compact(slices.Clone(o.FSMs))) != len(o.FSMs) {
+		return nil, fmt.Errorf("fig9a: give SRAM sizes and FSM counts in ascending order without repeats (e.g. 1MiB,2MiB,4MiB,8MiB and 4,8,12,16,20)")
+	}
 	bi, bj := -1, -1
 	for i, s := range o.SRAM {
 		if s == o.BaseSRAM {
@@ -95,7 +101,7 @@ func Fig9a(o Fig9aOptions) (*Fig9aResult, error) {
 		}
 	}
 	if bi < 0 || bj < 0 {
-		return nil, fmt.Errorf("fig9a: the base point (%d B SRAM, %d FSMs) must be one of the grid's points", o.BaseSRAM, o.BaseFSMs)
+		return nil, fmt.Errorf("fig9a: the base point (%d B SRAM, %d FSMs) must be one of the grid's points: include that SRAM size and FSM count", o.BaseSRAM, o.BaseFSMs)
 	}
 	shapes := make([]torus.Shape, len(o.Topos))
 	for i, t := range o.Topos {
@@ -135,8 +141,9 @@ func Fig9a(o Fig9aOptions) (*Fig9aResult, error) {
 		runs[i] = Fig9aRun{Topo: o.Topos[t], Workload: o.Workloads[w], SRAM: o.SRAM[s], FSMs: o.FSMs[f], Cycles: rep.Systems[0].TotalCycles}
 		return nil
 	}); err != nil {
-		r := runs[i]
-		return nil, fmt.Errorf("fig9a point %d (%s): %w", i, r.Workload, err)
+		f, sz := i%nf, (i/nf)%ns
+		w, t := (i/nf/ns)%nw, i/nf/ns/nw
+		return nil, fmt.Errorf("fig9a: %s on %s with %d B SRAM and %d FSMs: %w", o.Workloads[w], o.Topos[t], o.SRAM[sz], o.FSMs[f], err)
 	}
 	res := &Fig9aResult{BaseSRAM: o.BaseSRAM, BaseFSMs: o.BaseFSMs}
 	for t := 0; t < nt; t++ {

@@ -132,3 +132,15 @@ func TestFig9aNormalisesToTheBase(t *testing.T) {
 	_, err = Fig9a(o)
 	require.ErrorContains(t, err, "must be one of the grid's points")
 }
+
+// The grid's axes must ascend: "more SRAM or FSMs" compares neighbours.
+func TestFig9aRefusesUnsortedAxes(t *testing.T) {
+	o := DefaultFig9a()
+	o.SRAM = []int64{8 << 20, 4 << 20}
+	_, err := Fig9a(o)
+	require.ErrorContains(t, err, "ascending order")
+	o = DefaultFig9a()
+	o.FSMs = []int{16, 16}
+	_, err = Fig9a(o)
+	require.ErrorContains(t, err, "ascending order")
+}

@@ -62,3 +62,18 @@ func (a aceFlags) config() (ace.Config, error) {
 	}
 	return cfg, nil
 }
+
+// aceFlagNames are the flags of ACE's design point.
+var aceFlagNames = []string{"sram", "fsms", "sram-port-bytes", "sram-ports", "partition", "notice", "prefetch", "fsm-split", "ace-mem-bw"}
+
+// refuseFlags fails when any of names was given on fs: they do not apply
+// to what runs (why says what they are for), so they would be silently
+// ignored.
+func refuseFlags(fs *pflag.FlagSet, names []string, why string) error {
+	for _, n := range names {
+		if f := fs.Lookup(n); f != nil && f.Changed {
+			return fmt.Errorf("--%s %s; drop it", n, why)
+		}
+	}
+	return nil
+}

@@ -180,6 +180,12 @@ func runCollective(args []string, stdout, stderr io.Writer) int {
 	if done, code := parseFlags(fs, args, stdout, stderr); done {
 		return code
 	}
+	if !strings.EqualFold(o.system, "ace") {
+		if err := refuseFlags(fs, aceFlagNames, "is for --system ace"); err != nil {
+			fmt.Fprintf(stderr, "acemu collective: %v\n", err)
+			return 2
+		}
+	}
 	rep, err := simulateCollective(o)
 	if err != nil {
 		fmt.Fprintf(stderr, "acemu collective: %v\n", err)

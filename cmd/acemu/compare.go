@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/big"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -102,6 +103,11 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(ss) == 0 {
 		return fail(fmt.Errorf("--systems is empty"))
+	}
+	if !slices.ContainsFunc(ss, func(s systems.System) bool { return s.Kind == systems.ACE }) {
+		if err := refuseFlags(fs, aceFlagNames, "is for ACE, which --systems does not include"); err != nil {
+			return fail(err)
+		}
 	}
 	rep, err := compare.Run(compare.Options{Shape: shape, Workload: w, Systems: ss, Iterations: *iters,
 		FIFO: *prio == "fifo", ACE: acfg, Workers: *workers, Full: *full, Series: *series != ""})

@@ -232,6 +232,27 @@ func TestCollectiveOnACE(t *testing.T) {
 	}
 }
 
+// ACE's flags, and a figure's flags, are refused where nothing would use
+// them, rather than silently ignored.
+func TestFlagsThatWouldBeIgnoredAreRefused(t *testing.T) {
+	code, _, errOut := runCLI("collective", "--system", "ideal", "--partition", "paper")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "--partition is for --system ace")
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"reproduce", "fig6", "--sram-ports", "literal"}, "--sram-ports is not used by fig6"},
+		{[]string{"reproduce", "fig9a", "--size", "4MiB"}, "--size is not used by fig9a"},
+		{[]string{"reproduce", "fig5", "--sms", "4"}, "--sms is not used by fig5"},
+		{[]string{"reproduce", "fig5", "--sram", "4MiB,8MiB"}, "take lists only with fig9a"},
+	} {
+		code, _, errOut := runCLI(tc.args...)
+		require.Equal(t, 1, code, tc.args)
+		require.Contains(t, errOut, tc.msg, tc.args)
+	}
+}
+
 func TestParseBandwidth(t *testing.T) {
 	for in, want := range map[string]string{"128GB/s": "128", "128 GB/s": "128", "450": "450", "12.5GBps": "25/2"} {
 		r, err := parseBandwidth(in)
@@ -365,6 +386,7 @@ func TestCompareCommand(t *testing.T) {
 		{[]string{"--sram", "64KiB"}, "too small"},
 		{[]string{"--partition", "even"}, "use little or paper"},
 		{[]string{"--ace-mem-bw", "950GB/s"}, "--ace-mem-bw"},
+		{[]string{"--systems", "ideal", "--sram", "8MiB"}, "--sram is for ACE, which --systems does not include"},
 	} {
 		code, _, errOut = runCLI(append(ace, tc.args...)...)
 		require.Equal(t, 1, code, tc.args)

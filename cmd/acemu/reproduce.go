@@ -26,7 +26,7 @@ Rerun the sweeps behind the ACE paper's figures from the model:
 
 Each point is a full cycle-level run, folded to one NPU where the torus
 allows it: fig5 and fig6 take under a minute on two cores, fig9a (200
-training runs) about ten.
+training runs) about six.
 
 Flags:
 `
@@ -65,6 +65,15 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	}
 	if *format != "table" && *format != "csv" && *format != "json" {
 		return fail(fmt.Errorf("--format %q: use table, csv or json", *format))
+	}
+	// Flags a figure does not use would be silently ignored: refuse them.
+	unused := map[string][]string{
+		"fig5":  {"sms", "fig6-mem", "workloads"},
+		"fig6":  append([]string{"mem", "workloads"}, aceFlagNames...),
+		"fig9a": {"size", "mem", "sms", "fig6-mem"},
+	}[fs.Arg(0)]
+	if err := refuseFlags(fs, unused, "is not used by "+fs.Arg(0)); err != nil {
+		return fail(err)
 	}
 	n, err := parseSize(*size)
 	if err != nil {
@@ -129,6 +138,9 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		}
 		r, err := reproduce.Fig9a(o)
 		if err != nil {
+			if *wlList == "" {
+				err = fmt.Errorf("%w (the default workloads include testdata/astrasim's files: run from the repository's root, or give --workloads)", err)
+			}
 			return fail(err)
 		}
 		out = r
