@@ -1,12 +1,16 @@
 package compare
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/acemu/acemu/ace"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/workload"
@@ -157,5 +161,60 @@ func TestNetworkUtilizationSeries(t *testing.T) {
 		require.InDelta(t, r.LinkUtilization, sum/float64(r.TotalCycles), 1e-9, r.Name)
 		require.Positive(t, r.LinkUtilization, r.Name)
 		require.Equal(t, slices.Max(u), r.PeakLinkUtilization, r.Name)
+	}
+}
+
+// Pins, not goldens: today's comparator on 4x8x4 (five systems, two
+// iterations, LIFO, Table VI's fixed split of memory and SMs between
+// compute and communication), recorded before memory and SMs become shared
+// between compute and communication, so that the fixed split stays
+// reproducible byte for byte. A commit that changes one of these says
+// which and why. Per system: total compute and total exposed
+// communication cycles; and the SHA-256 of the report as `acemu --format
+// json` prints it.
+func TestPinnedComparisonsOn4x8x4(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three training comparisons on 128 NPUs")
+	}
+	type pin struct {
+		name             string
+		compute, exposed int64
+	}
+	for _, tc := range []struct {
+		workload string
+		pins     []pin
+		sha      string
+	}{
+		{"resnet50", []pin{
+			{"baseline-nooverlap", 19436558, 1208358}, {"baseline-commopt", 28636771, 22358},
+			{"baseline-compopt", 20937728, 23162}, {"ace", 20622800, 22694}, {"ideal", 19436558, 22156},
+		}, "d2d6e8bd57acad00420b1be915f5f389684c738a317914f79caaa0e8d255d752"},
+		{"../testdata/astrasim/Resnet50_DataParallel.txt", []pin{
+			{"baseline-nooverlap", 2737584, 2387108}, {"baseline-commopt", 5474953, 23468},
+			{"baseline-compopt", 3191439, 4991188}, {"ace", 3191439, 340921}, {"ideal", 2737584, 370290},
+		}, "79b321e273dfd659089cfb6eb019052cf5c42a6ec8a96e5a34d8a30d79cce6a7"},
+		{"../testdata/astrasim/DLRM_HybridParallel.txt", []pin{
+			{"baseline-nooverlap", 132056, 134186}, {"baseline-commopt", 264078, 21587},
+			{"baseline-compopt", 153938, 146150}, {"ace", 153938, 48393}, {"ideal", 132056, 43106},
+		}, "1c9e6fa3709a1df3f8154ce47f1b07b77858a3adc4a42c1a4c58e4c6fda82502"},
+	} {
+		t.Run(tc.workload, func(t *testing.T) {
+			w, err := workload.Load(tc.workload)
+			require.NoError(t, err)
+			shape, err := torus.Parse("4x8x4")
+			require.NoError(t, err)
+			rep, err := Run(Options{Shape: shape, Workload: w, Systems: presets(t, "baseline-nooverlap", "baseline-commopt", "baseline-compopt", "ace", "ideal"), ACE: ace.Default()})
+			require.NoError(t, err)
+			var got []pin
+			for _, r := range rep.Systems {
+				got = append(got, pin{r.Name, r.TotalCompute, r.TotalExposedComm})
+			}
+			require.Equal(t, tc.pins, got)
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetIndent("", "  ")
+			require.NoError(t, enc.Encode(rep))
+			require.Equal(t, tc.sha, fmt.Sprintf("%x", sha256.Sum256(buf.Bytes())))
+		})
 	}
 }
