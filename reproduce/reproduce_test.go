@@ -3,6 +3,8 @@ package reproduce
 import (
 	"testing"
 
+	"github.com/acemu/acemu/ace"
+
 	"github.com/stretchr/testify/require"
 )
 
@@ -89,6 +91,29 @@ func TestACEReachesItsDesignPoint(t *testing.T) {
 	require.GreaterOrEqual(t, pts[3].NetworkGBps, 0.88*pts[2].NetworkGBps, "4x8x4")
 	require.GreaterOrEqual(t, pts[5].NetworkGBps, 0.95*256.0, "4x2x2")
 	require.LessOrEqual(t, pts[5].NetworkGBps, 256.0, "4x2x2: the TX DMA's bound")
+
+	// Pins, not goldens: the cycles of these runs, and of ACE read
+	// literally (one 64 B port per bank each way, the paper's partition
+	// heuristic, the notice at the FSM, loading whenever there is room;
+	// the numbers every figure had before the design point), recorded so
+	// that a refactor that moves them has to say so.
+	lit := ace.Default()
+	lit.PortsPerBank, lit.Partition, lit.Notice, lit.Prefetch = 1, ace.PartitionPaper, ace.NoticeFSM, ace.PrefetchRoom
+	for _, topo := range []string{"4x4x4", "4x8x4", "4x2x2"} {
+		specs = append(specs, Spec{Topo: topo, Size: 64 << 20, Endpoint: ACE, CommMemGBps: 128, ACE: lit})
+	}
+	literal, err := Run(specs[6:], 0)
+	require.NoError(t, err)
+	var got []int64
+	for _, p := range append(pts, literal...) {
+		got = append(got, p.Cycles)
+	}
+	require.Equal(t, []int64{
+		674870, 678180, // 4x4x4 ideal, ACE
+		789462, 877149, // 4x8x4
+		447958, 671293, // 4x2x2
+		1040937, 1614559, 878740, // ACE read literally on 4x4x4, 4x8x4, 4x2x2
+	}, got)
 }
 
 // Fig. 9(a): each cell is the mean over workloads and topologies of the
