@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/acemu/acemu/ace"
-
 	"github.com/stretchr/testify/require"
 )
 
