@@ -95,7 +95,7 @@ func TestChunking(t *testing.T) {
 }
 
 // BlueConnect on 12 NPUs factored (3,2,2) (a 3x2x2 torus): stage i runs
-// 12/p_i groups: 4, 6, 6 (digest B.2), on N, N/3, N/6 bytes.
+// 12/p_i groups: 4, 6, 6 (BlueConnect paper, Section 3), on N, N/3, N/6 bytes.
 func TestBlueConnectGroups(t *testing.T) {
 	c := cfg("3x2x2", OpAllReduce)
 	tiers, err := FactorTiers(c.Shape, []int{3, 2, 2})

@@ -6,7 +6,7 @@ import (
 	"sync"
 )
 
-// Pipelined tree all-reduce (C-Cube, seed 000, Fig. 5(a)/(c); NCCL's
+// Pipelined tree all-reduce (the C-Cube paper, Section III, Fig. 5(a)/(c); NCCL's
 // double binary tree).
 //
 // # The tree

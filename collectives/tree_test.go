@@ -19,7 +19,7 @@ func treePlan(t *testing.T, topo, alg string, payload, chunk, msg int64) *Plan {
 	return p
 }
 
-// The trees of the digest (A.1.2, A.3): P=4 is N4→N2→{N1,N3} relabelled
+// The trees of the C-Cube paper (Section III-A, Fig. 5(a)): P=4 is N4→N2→{N1,N3} relabelled
 // 0→2→{1,3} (D=2); P=8 is 0→4→{2,6}, 2→{1,3}, 6→{5,7} (D=3).
 func TestNCCLBinaryTreeShapes(t *testing.T) {
 	tests := []struct {
@@ -166,7 +166,7 @@ func treeCheckMatches(t *testing.T, plan *Plan, chunkLen int64) {
 	require.Equal(t, recvs, len(matched), "every receive is matched")
 }
 
-// Program.Steps follows the digest's formulas (A.2/A.3): conventional
+// Program.Steps follows C-Cube's step counts (Sections II-C and III-C): conventional
 // 2(D+K-1), overlapped 2D+K-1; the double tree is conventional with K the
 // pieces of half the chunk.
 func TestTreeProgramSteps(t *testing.T) {
@@ -223,7 +223,7 @@ func TestTreeProgramsUneven(t *testing.T) {
 	}
 }
 
-// Bytes sent per NPU (digest A.3) for a single tree carrying N: a leaf sends
+// Bytes sent per NPU, counted by hand for a single tree carrying N: a leaf sends
 // N (up), an interior node with c children (c+1)N (N up, N to each child),
 // the root cN. NCCL's root has one child, so it sends N.
 func TestTreeBytesPerNode(t *testing.T) {

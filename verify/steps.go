@@ -7,7 +7,7 @@ import (
 	"github.com/acemu/acemu/collectives"
 )
 
-// The step model (C-Cube's, seed 000 Section III and the digest's A.3),
+// The step model (the C-Cube paper's, Sections II-C and III),
 // independent of the algorithms' own Op.Step and Program.Steps:
 //
 //   - A channel is a directed NPU-to-NPU pair (the source and destination of

@@ -27,7 +27,8 @@ func stepSentPerNPU(p *collectives.Plan, chunk int64) []int64 {
 var stepUni = func(c *collectives.Config) { c.Unidirectional = true }
 
 // Golden step counts and bytes of the ring, hierarchical and BlueConnect
-// algorithms (digest A.2, A.3, B.3), one message per ring block.
+// algorithms (C-Cube paper Section II-C; BlueConnect paper Sections 2 and 3),
+// counted by hand, one message per ring block.
 func TestStepCountGoldens(t *testing.T) {
 	tests := []struct {
 		name       string

@@ -44,8 +44,8 @@ func TestTreeAlgorithmsAreCorrect(t *testing.T) {
 	}
 }
 
-// Golden step counts of C-Cube's trees (digest A.1.2, A.1.4, A.3), counted
-// by StepCount. D = depth, K = pieces:
+// Golden step counts of C-Cube's trees (C-Cube paper, Sections III-A and
+// III-C, Fig. 5), counted by StepCount. D = depth, K = pieces:
 //
 //	conventional: reduction ends at D+K-1, total 2(D+K-1), first piece at
 //	              every NPU at 2D+K-1 (it waits at the root for the barrier);

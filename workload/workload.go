@@ -173,7 +173,7 @@ func LayerParallelisms() []string {
 
 // Workload is a training workload: its layers in forward order and how they
 // are parallelised. One training iteration runs every layer's forward pass,
-// then back-propagation in reverse order (§7 of the model spec); the
+// then back-propagation in reverse order (the ACE paper, Section V); the
 // training loop, not this package, defines that schedule.
 type Workload struct {
 	// Name names the workload (for a file, its base name without ".txt").
