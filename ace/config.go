@@ -164,15 +164,7 @@ func (c Config) Ports(net *fabric.Network, npu int) (read, write int, err error)
 		in.Add(in, l.Params.Rate.Rat())
 	}
 	bank := big.NewRat(int64(c.Banks)*c.PortBytes, 1)
-	return ceilRat(new(big.Rat).Quo(out, bank)), ceilRat(new(big.Rat).Quo(in, bank)), nil
-}
-
-// ceilRat rounds a non-negative rational up, to at least 1.
-func ceilRat(x *big.Rat) int {
-	q, m := new(big.Int).QuoRem(x.Num(), x.Denom(), new(big.Int))
-	n := q.Int64()
-	if m.Sign() > 0 {
-		n++
-	}
-	return int(max(n, 1))
+	rd := max(rtl.CeilRat(new(big.Rat).Quo(out, bank)), 1)
+	wr := max(rtl.CeilRat(new(big.Rat).Quo(in, bank)), 1)
+	return int(rd), int(wr), nil
 }

@@ -726,12 +726,8 @@ func (nd *node) reserveAhead(now rtl.Cycle) {
 	r := nd.r
 	woke := false
 	for ph := 1; ph < r.phases; ph++ {
-		for int(nd.nextIn[ph]) < nd.nextAdmit {
+		for nd.skipUnused(ph); int(nd.nextIn[ph]) < nd.nextAdmit; nd.skipUnused(ph) {
 			c := nd.chunks[r.order[nd.nextIn[ph]]]
-			if c == doneChunk || c.coll.plan.NumPhases() <= ph {
-				nd.nextIn[ph]++ // written back already, or never uses ph
-				continue
-			}
 			if !nd.reserve(c, ph) {
 				break
 			}
@@ -740,6 +736,19 @@ func (nd *node) reserveAhead(now rtl.Cycle) {
 	}
 	if woke {
 		nd.unblock(now)
+	}
+}
+
+// skipUnused moves partition ph's next place in the loading order past the
+// loaded chunks that never use it: written back already, or an
+// all-to-all's, which go from the first partition to the terminal one.
+func (nd *node) skipUnused(ph int) {
+	r := nd.r
+	for ph > 0 && ph < r.phases && int(nd.nextIn[ph]) < nd.nextAdmit {
+		if x := nd.chunks[r.order[nd.nextIn[ph]]]; x != doneChunk && x.coll.plan.NumPhases() > ph {
+			return
+		}
+		nd.nextIn[ph]++
 	}
 }
 
@@ -787,15 +796,8 @@ func (nd *node) reserve(c *chunk, ph int) bool {
 	if c.reserved[ph] {
 		return true
 	}
-	// Skip the chunks loaded before c that never use partition ph (an
-	// all-to-all's chunks go from the first partition to the terminal one).
 	r := nd.r
-	for ph > 0 && ph < r.phases && int(nd.nextIn[ph]) < nd.nextAdmit {
-		if x := nd.chunks[r.order[nd.nextIn[ph]]]; x != doneChunk && x.coll.plan.NumPhases() > ph {
-			break
-		}
-		nd.nextIn[ph]++ // written back already, or never uses ph
-	}
+	nd.skipUnused(ph)
 	if nd.nextIn[ph] != r.rank[c.id] {
 		return false
 	}
@@ -1258,8 +1260,10 @@ func (nd *node) activate(now rtl.Cycle, c *chunk) {
 	pi := nd.r.infoOf(prog)
 	c.active, c.prog, c.pi = true, prog, pi
 	nd.wait(c, int(c.phase), -1)
-	nd.freed = true // a chunk may now load, or enter this phase
-	nd.scheduleKick(now)
+	if nd.r.cfg.Prefetch == PrefetchFSM {
+		nd.freed = true // a chunk may now load, or enter this phase
+		nd.scheduleKick(now)
+	}
 	if nd.r.cfg.Notice == NoticeFSM {
 		nd.announce(c, int(c.phase))
 	}

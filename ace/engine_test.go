@@ -348,21 +348,31 @@ func TestEngineRunsCollectivesConcurrently(t *testing.T) {
 // big one's chunks that no NPU has loaded yet, so it finishes sooner than
 // under FIFO.
 func TestEngineLIFOServesTheLatestFirst(t *testing.T) {
-	finish := func(lifo bool) rtl.Cycle {
-		k, net, big := setup(t, "4x2x1", collectives.OpAllReduce, "hierarchical", 4<<20, 65536)
-		_, _, small := setup(t, "4x2x1", collectives.OpAllReduce, "hierarchical", 64<<10, 65536)
-		e, err := NewEngine(k, net, big, Default(), nil)
-		require.NoError(t, err)
-		e.SetLIFO(lifo)
-		var end rtl.Cycle
-		require.NoError(t, e.Issue(0, big, nil))
-		require.NoError(t, e.Issue(2000, small, func(now rtl.Cycle) { end = now }))
-		k.Run()
-		require.NoError(t, e.Stuck())
-		return end
-	}
-	fifo, lifo := finish(false), finish(true)
+	fifo := smallAfterBig(t, "4x2x1", 4<<20, 64<<10, 2000, Default(), false)
+	lifo := smallAfterBig(t, "4x2x1", 4<<20, 64<<10, 2000, Default(), true)
 	require.Less(t, lifo, fifo)
+}
+
+// smallAfterBig issues an all-reduce of big bytes at cycle 0 and one of
+// small bytes at cycle at on one engine (one NPU standing for all:
+// fold_test.go shows it gives the full network's cycles) and returns the
+// cycle the small one finishes.
+func smallAfterBig(t *testing.T, topo string, big, small int64, at rtl.Cycle, cfg Config, lifo bool) rtl.Cycle {
+	t.Helper()
+	_, _, bp := setup(t, topo, collectives.OpAllReduce, "hierarchical", big, 65536)
+	_, _, sp := setup(t, topo, collectives.OpAllReduce, "hierarchical", small, 65536)
+	k := rtl.NewKernel()
+	net, err := torus.Build(k, bp.Shape, torus.DefaultLinks(), true)
+	require.NoError(t, err)
+	e, err := NewEngine(k, net, bp, cfg, nil)
+	require.NoError(t, err)
+	e.SetLIFO(lifo)
+	var end rtl.Cycle
+	require.NoError(t, e.Issue(0, bp, nil))
+	require.NoError(t, e.Issue(at, sp, func(now rtl.Cycle) { end = now }))
+	k.Run()
+	require.NoError(t, e.Stuck())
+	return end
 }
 
 func TestEngineRefusesOtherCollectives(t *testing.T) {
@@ -383,22 +393,9 @@ func TestEngineRefusesOtherCollectives(t *testing.T) {
 // fills the larger SRAM first and the small one waits behind it.
 func TestLIFOHoldsWithMoreSRAM(t *testing.T) {
 	finish := func(sram int64, prefetch string) rtl.Cycle {
-		_, _, big := setup(t, "4x2x2", collectives.OpAllReduce, "hierarchical", 8<<20, 65536)
-		_, _, small := setup(t, "4x2x2", collectives.OpAllReduce, "hierarchical", 256<<10, 65536)
-		k := rtl.NewKernel() // one NPU stands for all (the same cycles, fold_test.go)
-		net, err := torus.Build(k, big.Shape, torus.DefaultLinks(), true)
-		require.NoError(t, err)
 		cfg := Default()
 		cfg.SRAMBytes, cfg.Prefetch = sram, prefetch
-		e, err := NewEngine(k, net, big, cfg, nil)
-		require.NoError(t, err)
-		e.SetLIFO(true)
-		var end rtl.Cycle
-		require.NoError(t, e.Issue(0, big, nil))
-		require.NoError(t, e.Issue(20000, small, func(now rtl.Cycle) { end = now }))
-		k.Run()
-		require.NoError(t, e.Stuck())
-		return end
+		return smallAfterBig(t, "4x2x2", 8<<20, 256<<10, 20000, cfg, true)
 	}
 	small4, small32 := finish(4<<20, PrefetchFSM), finish(32<<20, PrefetchFSM)
 	room4, room32 := finish(4<<20, PrefetchRoom), finish(32<<20, PrefetchRoom)

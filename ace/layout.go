@@ -15,7 +15,6 @@ type phaseProfile struct {
 	view    int64    // bytes of the phase's view: the room a chunk needs in its partition
 	initial int64    // the phase's initial chunk size: what the previous phase hands it
 	steps   int      // algorithm steps
-	sent    int64    // bytes the NPU sends in the phase
 	msg     int64    // largest message
 	bw      *big.Rat // B/cycle of the distinct links its sends leave by
 	link    *big.Rat // the slowest of those links' rate, B/cycle
@@ -28,7 +27,7 @@ func profile(plan *collectives.Plan, net *fabric.Network, npu int) []phaseProfil
 	out := make([]phaseProfile, plan.NumPhases())
 	for ph := range out {
 		prog := plan.Program(npu, ph, clen)
-		p := phaseProfile{view: prog.ViewLen(), initial: prog.ViewLen(), steps: prog.Steps, sent: prog.SentBytes(), bw: new(big.Rat)}
+		p := phaseProfile{view: prog.ViewLen(), initial: prog.ViewLen(), steps: prog.Steps, bw: new(big.Rat)}
 		if ph > 0 {
 			p.initial = 0
 			for _, o := range plan.Program(npu, ph-1, clen).Out {

@@ -182,14 +182,7 @@ func (s *System) reschedule(now rtl.Cycle) {
 	}
 	// Observed at the first whole cycle at or after the finish (this very
 	// cycle when a job submitted now is already covered).
-	d := int64(0)
-	if next.Sign() > 0 {
-		q, r := new(big.Int).QuoRem(next.Num(), next.Denom(), new(big.Int))
-		d = q.Int64()
-		if r.Sign() > 0 {
-			d++
-		}
-	}
+	d := max(rtl.CeilRat(next), 0)
 	s.k.Schedule(now+rtl.Cycle(d), s, 0, s.gen)
 }
 

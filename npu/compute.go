@@ -109,15 +109,5 @@ func (c Compute) KernelCycles(flops, bytes int64) int64 {
 
 // ceilQuo returns ⌈work / rate⌉ for work ≥ 0 and rate > 0.
 func ceilQuo(work int64, rate *big.Rat) int64 {
-	// work / (n/d) = work·d / n.
-	num := new(big.Int).Mul(big.NewInt(work), rate.Denom())
-	den := rate.Num()
-	q, m := new(big.Int).QuoRem(num, den, new(big.Int))
-	if m.Sign() > 0 {
-		q.Add(q, big.NewInt(1))
-	}
-	if !q.IsInt64() {
-		panic(fmt.Sprintf("npu: kernel time %s cycles does not fit in int64", q))
-	}
-	return q.Int64()
+	return rtl.CeilRat(new(big.Rat).Quo(big.NewRat(work, 1), rate))
 }

@@ -139,3 +139,15 @@ func ceilDiv(a, b int64) int64 {
 	}
 	return q
 }
+
+// CeilRat returns ⌈x⌉ for a rational x, which must fit in int64.
+func CeilRat(x *big.Rat) int64 {
+	q, m := new(big.Int).QuoRem(x.Num(), x.Denom(), new(big.Int))
+	if m.Sign() > 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	if !q.IsInt64() {
+		panic(fmt.Sprintf("rtl: %s rounds up to %s, beyond int64", x.RatString(), q))
+	}
+	return q.Int64()
+}

@@ -68,3 +68,12 @@ func TestSerializerIdleGapsStartAtReady(t *testing.T) {
 	// Busy time is 3 × 13.56… = 3 × 63744/4700 cycles.
 	require.Equal(t, big.NewRat(3*63744, 4700), s.BusyCycles())
 }
+
+func TestCeilRat(t *testing.T) {
+	for _, tc := range []struct {
+		x    *big.Rat
+		want int64
+	}{{big.NewRat(6, 3), 2}, {big.NewRat(7, 3), 3}, {big.NewRat(722*83, 60000), 1}, {big.NewRat(-7, 3), -2}, {big.NewRat(0, 1), 0}} {
+		require.Equal(t, tc.want, CeilRat(tc.x), tc.x.RatString())
+	}
+}

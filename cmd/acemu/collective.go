@@ -359,10 +359,10 @@ func systemHelp() string {
 // aceConfig builds the ACE design point from the flags and the system.
 func (o collectiveOpts) aceConfig(sys systems.System) (ace.Config, error) {
 	cfg, err := o.aceFlags.config()
-	cfg.CommMemGBps = sys.CommMemGBps
 	if err != nil {
 		return cfg, err
 	}
+	cfg.CommMemGBps = sys.CommMemGBps // the system's share, checked again
 	return cfg, cfg.Validate()
 }
 

@@ -128,13 +128,8 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 			}
 			o.SRAM = append(o.SRAM, v)
 		}
-		v, err := parseInts(*fsmList, "--fsms")
-		if err != nil {
+		if o.FSMs, err = parseCounts(*fsmList, "--fsms"); err != nil {
 			return fail(err)
-		}
-		o.FSMs = o.FSMs[:0]
-		for _, x := range v {
-			o.FSMs = append(o.FSMs, int(x))
 		}
 		r, err := reproduce.Fig9a(o)
 		if err != nil {
@@ -188,13 +183,8 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		o := reproduce.DefaultFig6()
 		o.Topos, o.Size, o.MemGBps, o.Workers = tl, n, *fig6Mem, *workers
 		if *sms != "" {
-			v, err := parseInts(*sms, "--sms")
-			if err != nil {
+			if o.SMs, err = parseCounts(*sms, "--sms"); err != nil {
 				return fail(err)
-			}
-			o.SMs = o.SMs[:0]
-			for _, x := range v {
-				o.SMs = append(o.SMs, int(x))
 			}
 		}
 		r, err := reproduce.Fig6(o)
@@ -279,6 +269,16 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// parseCounts is parseInts for counts (SMs, FSMs).
+func parseCounts(s, flag string) ([]int, error) {
+	v, err := parseInts(s, flag)
+	out := make([]int, len(v))
+	for i, x := range v {
+		out[i] = int(x)
+	}
+	return out, err
 }
 
 func parseInts(s, flag string) ([]int64, error) {
