@@ -171,7 +171,10 @@ func TestNetworkUtilizationSeries(t *testing.T) {
 // reproducible byte for byte. A commit that changes one of these says
 // which and why. Per system: total compute and total exposed
 // communication cycles; and the SHA-256 of the report as `acemu --format
-// json` prints it.
+// json` prints it with every "events" set to 0 (the count of simulator
+// events is the engine's work, not a result: moving the compute kernels
+// onto the shared NPU added one to three superseded events per system and
+// changed nothing else).
 func TestPinnedComparisonsOn4x8x4(t *testing.T) {
 	if testing.Short() {
 		t.Skip("three training comparisons on 128 NPUs")
@@ -188,15 +191,15 @@ func TestPinnedComparisonsOn4x8x4(t *testing.T) {
 		{"resnet50", []pin{
 			{"baseline-nooverlap", 19436558, 1208358}, {"baseline-commopt", 28636771, 22358},
 			{"baseline-compopt", 20937728, 23162}, {"ace", 20622800, 22694}, {"ideal", 19436558, 22156},
-		}, "d2d6e8bd57acad00420b1be915f5f389684c738a317914f79caaa0e8d255d752"},
+		}, "c668568ad008fbc0e2ec8e20a6565b04f40af301ecf45f38de92a845ae30642e"},
 		{"../testdata/astrasim/Resnet50_DataParallel.txt", []pin{
 			{"baseline-nooverlap", 2737584, 2387108}, {"baseline-commopt", 5474953, 23468},
 			{"baseline-compopt", 3191439, 4991188}, {"ace", 3191439, 340921}, {"ideal", 2737584, 370290},
-		}, "79b321e273dfd659089cfb6eb019052cf5c42a6ec8a96e5a34d8a30d79cce6a7"},
+		}, "bc9a0b1302bb371d688b8ab7cc7718621e60b41434e4a114fc2e54d58493b93e"},
 		{"../testdata/astrasim/DLRM_HybridParallel.txt", []pin{
 			{"baseline-nooverlap", 132056, 134186}, {"baseline-commopt", 264078, 21587},
 			{"baseline-compopt", 153938, 146150}, {"ace", 153938, 48393}, {"ideal", 132056, 43106},
-		}, "1c9e6fa3709a1df3f8154ce47f1b07b77858a3adc4a42c1a4c58e4c6fda82502"},
+		}, "7fec0c9df1fbdd2e352c1b3973ac2a23a58e5239840d72ad42eeca33568aed68"},
 	} {
 		t.Run(tc.workload, func(t *testing.T) {
 			w, err := workload.Load(tc.workload)
@@ -210,6 +213,9 @@ func TestPinnedComparisonsOn4x8x4(t *testing.T) {
 				got = append(got, pin{r.Name, r.TotalCompute, r.TotalExposedComm})
 			}
 			require.Equal(t, tc.pins, got)
+			for i := range rep.Systems {
+				rep.Systems[i].Events = 0
+			}
 			var buf bytes.Buffer
 			enc := json.NewEncoder(&buf)
 			enc.SetIndent("", "  ")

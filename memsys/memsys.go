@@ -118,47 +118,19 @@ func (s *System) advance(now rtl.Cycle) {
 	s.last = now
 }
 
-// allocate shares the memory among the clients with jobs by weighted
-// max-min fairness: each gets rate × its weight / the active weights, and
-// a client whose share exceeds its limit gets its limit, the rest being
-// shared again among the others.
+// allocate shares the memory among the clients with jobs (Share).
 func (s *System) allocate() {
 	var open []*Client
+	var claims []Claim
 	for _, c := range s.clients {
 		c.alloc.SetInt64(0)
 		if len(c.jobs) > 0 {
 			open = append(open, c)
+			claims = append(claims, Claim{Weight: c.weight, Limit: c.limit})
 		}
 	}
-	left := new(big.Rat).Set(s.rate)
-	for len(open) > 0 {
-		w := new(big.Rat)
-		for _, c := range open {
-			w.Add(w, c.weight)
-		}
-		var rest []*Client
-		capped := false
-		for _, c := range open {
-			share := new(big.Rat).Quo(new(big.Rat).Mul(left, c.weight), w)
-			if c.limit != nil && c.limit.Cmp(share) <= 0 {
-				c.alloc.Set(c.limit)
-				capped = true
-				continue
-			}
-			rest = append(rest, c)
-		}
-		if !capped {
-			for _, c := range open {
-				c.alloc.Quo(new(big.Rat).Mul(left, c.weight), w)
-			}
-			return
-		}
-		for _, c := range open {
-			if c.limit != nil && c.alloc.Cmp(c.limit) == 0 {
-				left.Sub(left, c.limit)
-			}
-		}
-		open = rest
+	for i, r := range Share(s.rate, claims) {
+		open[i].alloc.Set(r)
 	}
 }
 

@@ -75,9 +75,10 @@ func (r Rate) String() string {
 // rate × time, never a rounded bytes-per-cycle.
 type Serializer struct {
 	rate      Rate
-	freeAt    int64 // when the last transfer ends, in 1/Num cycle units
-	busy      int64 // total transfer time, in 1/Num cycle units
-	lastStart int64 // when the last transfer started, in 1/Num cycle units
+	freeAt    int64    // when the last transfer ends, in 1/Num cycle units
+	busy      int64    // total transfer time, in 1/Num cycle units
+	lastStart int64    // when the last transfer started, in 1/Num cycle units
+	busyPast  *big.Rat // transfer time at earlier rates, in cycles (nil: none)
 }
 
 // NewSerializer returns an idle serializer of the given rate.
@@ -130,7 +131,47 @@ func (s *Serializer) LastSpan() (start, end int64) { return s.lastStart, s.freeA
 func (s *Serializer) TransferCycles(n int64) *big.Rat { return big.NewRat(n*s.rate.Den, s.rate.Num) }
 
 // BusyCycles returns the total time spent transferring, exactly, in cycles.
-func (s *Serializer) BusyCycles() *big.Rat { return big.NewRat(s.busy, s.rate.Num) }
+func (s *Serializer) BusyCycles() *big.Rat {
+	b := big.NewRat(s.busy, s.rate.Num)
+	if s.busyPast != nil {
+		b.Add(b, s.busyPast)
+	}
+	return b
+}
+
+// SetRate makes transfers that start from now on move at r. A transfer
+// under way keeps the end it was given (its caller has scheduled it): the
+// serializer stays busy until then, that instant rounded up to the new
+// rate's unit of 1/r.Num cycle (never past the cycle it ends in), and the
+// busy time counted so far is kept exactly.
+func (s *Serializer) SetRate(r Rate) {
+	if r.Num <= 0 || r.Den <= 0 {
+		panic("rtl: serializer rate must be positive")
+	}
+	if r == s.rate {
+		return
+	}
+	if s.busy != 0 {
+		if s.busyPast == nil {
+			s.busyPast = new(big.Rat)
+		}
+		s.busyPast.Add(s.busyPast, big.NewRat(s.busy, s.rate.Num))
+		s.busy = 0
+	}
+	s.freeAt = rescale(s.freeAt, s.rate.Num, r.Num)
+	s.lastStart = rescale(s.lastStart, s.rate.Num, r.Num)
+	s.rate = r
+}
+
+// rescale returns ⌈t × to / from⌉ for t ≥ 0, in 128-bit arithmetic.
+func rescale(t, from, to int64) int64 {
+	x := new(big.Int).Mul(big.NewInt(t), big.NewInt(to))
+	q, m := new(big.Int).QuoRem(x, big.NewInt(from), new(big.Int))
+	if m.Sign() > 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	return q.Int64()
+}
 
 func ceilDiv(a, b int64) int64 {
 	q := a / b

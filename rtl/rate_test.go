@@ -77,3 +77,31 @@ func TestCeilRat(t *testing.T) {
 		require.Equal(t, tc.want, CeilRat(tc.x), tc.x.RatString())
 	}
 }
+
+// A rate change keeps the transfer under way and times the next at the new
+// rate: 10 B at 4 B/cycle from 0 end at 2.5 (cycle 3); at 2 B/cycle from
+// cycle 1 the next 10 B start at 2.5 and end at 7.5 (cycle 8); busy 2.5 +
+// 5 = 7.5 cycles. Then at 3 B/cycle, idle from 7.5: ready at 8, 9 B end at
+// 11.
+func TestSerializerSetRateKeepsTheTransferUnderWay(t *testing.T) {
+	s := NewSerializer(Rate{Num: 4, Den: 1})
+	require.Equal(t, Cycle(3), s.Start(0, 10))
+	s.SetRate(Rate{Num: 2, Den: 1})
+	require.Equal(t, Cycle(2), s.FreeCycle())
+	require.Equal(t, Cycle(8), s.Start(1, 10))
+	require.Zero(t, s.BusyCycles().Cmp(big.NewRat(15, 2)))
+	s.SetRate(Rate{Num: 3, Den: 1})
+	require.Equal(t, Cycle(11), s.Start(8, 9))
+	require.Zero(t, s.BusyCycles().Cmp(big.NewRat(21, 2)))
+}
+
+// An end that the new unit cannot express is rounded up within its cycle:
+// 1 B at 3 B/cycle ends at 1/3; at 2 B/cycle (unit 1/2) it is free at
+// 1/2, still in cycle 0, so the next 1 B ends at 1.
+func TestSerializerSetRateRoundsUpWithinTheCycle(t *testing.T) {
+	s := NewSerializer(Rate{Num: 3, Den: 1})
+	s.Start(0, 1)
+	s.SetRate(Rate{Num: 2, Den: 1})
+	require.True(t, s.FreeWithin(0))
+	require.Equal(t, Cycle(1), s.Start(0, 1))
+}

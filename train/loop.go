@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"strings"
 
+	"github.com/acemu/acemu/contend"
 	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/workload"
@@ -44,6 +45,14 @@ type Config struct {
 	// cycles = ⌈t × ClockHz/CycleHz × ((1−m)·80/SMs + m·900/MemGBps)⌉.
 	// Nil means 1. It does not affect roofline (FLOPs/bytes) work.
 	MemBoundShare *big.Rat
+	// Policy is how compute and communication share the NPU
+	// (docs/memory-system.md); the zero value, contend.Partition, keeps
+	// Compute for the whole run. Under contend.Share compute's kernels and
+	// communication (Comm, below) draw on one memory and one set of SMs:
+	// communication is busy while a collective is in flight.
+	Policy contend.Policy
+	// Comm is communication's side of the NPU under contend.Share.
+	Comm contend.Comm
 }
 
 // Pass is a kind of compute the loop runs.
@@ -225,10 +234,12 @@ type timer struct {
 	// scale converts a cycle count of the workload's clock to NPU cycles
 	// (docs/astrasim-workloads.md); nil when the workload has no cycles.
 	scale *big.Rat
+	// clock is ClockHz/CycleHz and m the memory-bound share, for kernels.
+	clock, m *big.Rat
 }
 
 func newTimer(w *workload.Workload, cfg Config) (timer, error) {
-	t := timer{compute: cfg.Compute}
+	t := timer{compute: cfg.Compute, m: big.NewRat(1, 1)}
 	if err := cfg.Compute.Validate(); err != nil {
 		return t, fmt.Errorf("compute resources: %w", err)
 	}
@@ -239,9 +250,11 @@ func newTimer(w *workload.Workload, cfg Config) (timer, error) {
 		}
 		m.Set(cfg.MemBoundShare)
 	}
+	t.m.Set(m)
 	if w.CycleHz == 0 {
 		return t, nil
 	}
+	t.clock = big.NewRat(npu.ClockHz, w.CycleHz)
 	// ClockHz/CycleHz × ((1−m)·80/S + m·900/B).
 	sm := new(big.Rat).Sub(big.NewRat(1, 1), m)
 	sm.Mul(sm, big.NewRat(npu.SMs, int64(cfg.Compute.SMs)))
@@ -253,8 +266,18 @@ func newTimer(w *workload.Workload, cfg Config) (timer, error) {
 	return t, nil
 }
 
-// cycles returns the NPU cycles of work: the roofline for FLOPs/bytes,
-// the scaling rule for cycle counts (rounded up once).
+// kernel returns work as a kernel for the NPU (contend): the roofline for
+// FLOPs/bytes, the scaling rule for cycle counts; none for no work.
+func (t timer) kernel(work workload.Work) contend.Kernel {
+	if work.Cycles == 0 {
+		return contend.Roofline(work.FLOPs, work.Bytes)
+	}
+	return contend.Scaled(new(big.Rat).Mul(big.NewRat(work.Cycles, 1), t.clock), t.m)
+}
+
+// cycles returns the NPU cycles of work on compute's partition: the
+// roofline for FLOPs/bytes, the scaling rule for cycle counts (rounded up
+// once).
 func (t timer) cycles(work workload.Work) (int64, error) {
 	if work.Cycles == 0 {
 		return t.compute.KernelCycles(work.FLOPs, work.Bytes), nil
@@ -273,11 +296,8 @@ func (t timer) cycles(work workload.Work) (int64, error) {
 	return q.Int64(), nil
 }
 
-// Event kinds of the loop's handler.
-const (
-	evStep        int32 = iota // start, or resume after a wait
-	evComputeDone              // the current compute op has ended
-)
+// evStep is the loop's one event: start, or resume after a wait.
+const evStep int32 = 0
 
 // Phases of a wait, as Stall.Phase reports them.
 const (
@@ -302,12 +322,12 @@ const (
 type op struct {
 	kind   opKind
 	iter   int
-	layer  int    // -1 when the op is not a layer's
-	phase  string // waits
-	after  bool   // waits: right after layer's compute, not before it
-	pass   Pass   // compute
-	cycles int64  // compute
-	colls  []int  // issue: one; wait: those to wait for
+	layer  int            // -1 when the op is not a layer's
+	phase  string         // waits
+	after  bool           // waits: right after layer's compute, not before it
+	pass   Pass           // compute
+	kernel contend.Kernel // compute
+	colls  []int          // issue: one; wait: those to wait for
 }
 
 // collective is one collective of the program.
@@ -333,7 +353,10 @@ type loop struct {
 	iters []Iteration
 	start rtl.Cycle
 
+	npu       *contend.NPU
+	inflight  int // collectives issued and not done
 	computing bool
+	computeAt rtl.Cycle // when the current kernel started
 	waiting   bool
 	waitFrom  rtl.Cycle
 	waitIDs   []int // the collectives not done when the wait began
@@ -366,7 +389,11 @@ func newLoop(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*loop,
 	if err != nil {
 		return nil, err
 	}
-	lp := &loop{k: k, w: w, comm: comm, start: k.Now(), iters: make([]Iteration, n)}
+	sh, err := contend.New(k, contend.Config{Policy: cfg.Policy, Compute: cfg.Compute, Comm: cfg.Comm})
+	if err != nil {
+		return nil, err
+	}
+	lp := &loop{k: k, w: w, comm: comm, npu: sh, start: k.Now(), iters: make([]Iteration, n)}
 	b := builder{lp: lp, t: t, overlap: cfg.Overlap, dlrm: lastBottom >= 0, lastBottom: lastBottom}
 	if err := b.build(n); err != nil {
 		return nil, err
@@ -392,7 +419,7 @@ func (b *builder) compute(it, l int, p Pass, work workload.Work) error {
 		return fmt.Errorf("layer %d (%s) %s compute: %w", l, b.lp.w.Layers[l].Name, p, err)
 	}
 	if c > 0 {
-		b.emit(op{kind: opCompute, iter: it, layer: l, pass: p, cycles: c})
+		b.emit(op{kind: opCompute, iter: it, layer: l, pass: p, kernel: b.t.kernel(work)})
 	}
 	return nil
 }
@@ -542,18 +569,21 @@ func (b *builder) build(n int) error {
 }
 
 // Handle runs the loop's events.
-func (lp *loop) Handle(now rtl.Cycle, kind int32, _ int64) {
-	switch kind {
-	case evStep:
-		lp.resume = false
-	case evComputeDone:
-		o := &lp.ops[lp.pc]
-		it := &lp.iters[o.iter]
-		it.ComputeCycles += o.cycles
-		it.Compute.add(o.pass, o.cycles)
-		lp.computing = false
-		lp.pc++
-	}
+func (lp *loop) Handle(now rtl.Cycle, _ int32, _ int64) {
+	lp.resume = false
+	lp.step(now)
+}
+
+// computeDone ends the current compute op at now (called by the NPU at
+// the kernel's last cycle) and goes on.
+func (lp *loop) computeDone(now rtl.Cycle) {
+	o := &lp.ops[lp.pc]
+	it := &lp.iters[o.iter]
+	c := int64(now - lp.computeAt)
+	it.ComputeCycles += c
+	it.Compute.add(o.pass, c)
+	lp.computing = false
+	lp.pc++
 	lp.step(now)
 }
 
@@ -575,8 +605,10 @@ func (lp *loop) step(now rtl.Cycle) {
 			it.Start = now
 			it.ByType = map[workload.CommType]CommStats{}
 		case opCompute:
-			lp.computing = true
-			lp.k.Schedule(now+rtl.Cycle(o.cycles), lp, evComputeDone, 0)
+			lp.computing, lp.computeAt = true, now
+			if err := lp.npu.Run(now, o.kernel, lp.computeDone); err != nil {
+				lp.fail(fmt.Errorf("%s: %w", lp.where(o), err))
+			}
 			return
 		case opIssue:
 			id := o.colls[0]
@@ -588,6 +620,9 @@ func (lp *loop) step(now rtl.Cycle) {
 			s.Count++
 			s.Bytes += c.bytes
 			it.ByType[c.typ] = s
+			if lp.inflight++; lp.inflight == 1 {
+				lp.npu.SetCommBusy(now, true)
+			}
 			if err := lp.comm.Issue(now, c.typ, c.bytes, lp.doneFunc(id)); err != nil {
 				lp.fail(fmt.Errorf("%s: issue the %s: %w", lp.where(o), lp.describe(id), err))
 				return
@@ -647,6 +682,9 @@ func (lp *loop) doneFunc(id int) func(now rtl.Cycle) {
 			return
 		}
 		c.done = true
+		if lp.inflight--; lp.inflight == 0 {
+			lp.npu.SetCommBusy(now, false)
+		}
 		if lp.waiting && !lp.resume {
 			lp.resume = true
 			lp.k.Schedule(now, lp, evStep, 0)
