@@ -1460,3 +1460,23 @@ func (r *run) stuck() error {
 	return fmt.Errorf("ACE stopped making progress at cycle %d with %d chunk×NPU pairs unfinished:\n%s",
 		r.k.Now(), r.pending(), r.net.StuckReport(lines, 20))
 }
+
+// SetMemoryRates gives ACE's TX DMA (reads) and RX DMA (writes) the memory
+// rates read and write from now on, on every NPU (a shared memory,
+// docs/memory-system.md); a transfer under way keeps its end.
+func (e *Engine) SetMemoryRates(read, write rtl.Rate) {
+	for _, nd := range e.r.nodes {
+		nd.memRd.SetRate(read)
+		nd.memWr.SetRate(write)
+	}
+}
+
+// Memory returns the serializers through which ACE's DMA reads and writes
+// memory, on every NPU simulated, and how many NPUs those are.
+func (e *Engine) Memory() ([]*rtl.Serializer, int) {
+	var ss []*rtl.Serializer
+	for _, nd := range e.r.nodes {
+		ss = append(ss, nd.memRd, nd.memWr)
+	}
+	return ss, len(e.r.nodes)
+}

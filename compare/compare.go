@@ -13,6 +13,7 @@ import (
 	"github.com/acemu/acemu/ace"
 	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/contend"
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/internal/par"
 	"github.com/acemu/acemu/npu"
@@ -39,6 +40,9 @@ type Options struct {
 	// (SystemResult.NetworkUtilization); the mean and peak are always
 	// reported.
 	Series bool
+	// Memory is how compute and communication share each NPU
+	// (docs/memory-system.md); the zero value is contend.Partition.
+	Memory contend.Policy
 }
 
 // WindowCycles is the window of the network utilisation series: 1 K
@@ -98,6 +102,8 @@ type Report struct {
 	NPUs     int    `json:"npus"`
 	Workload string `json:"workload"`
 	Policy   string `json:"priority"`
+	// Memory is the memory policy (docs/memory-system.md).
+	Memory string `json:"memory_policy"`
 	// Folded is true when one NPU stood for all (Fold); the numbers are
 	// those of the full simulation.
 	Folded  bool           `json:"folded"`
@@ -125,7 +131,7 @@ func Run(o Options) (*Report, error) {
 	}); err != nil {
 		return nil, fmt.Errorf("%s: %w", o.Systems[i].Name, err)
 	}
-	rep := &Report{Topology: o.Shape.String(), NPUs: o.Shape.N(), Workload: o.Workload.Name, Policy: "lifo", Folded: fold, Systems: res}
+	rep := &Report{Topology: o.Shape.String(), NPUs: o.Shape.N(), Workload: o.Workload.Name, Policy: "lifo", Memory: o.Memory.String(), Folded: fold, Systems: res}
 	if o.FIFO {
 		rep.Policy = "fifo"
 	}
@@ -275,6 +281,33 @@ func (e *Endpoint) Stuck() error {
 	return e.ace.Stuck()
 }
 
+// Side is communication's side of each NPU for sys on this endpoint
+// (docs/memory-system.md): the SMs it holds while a collective is in
+// flight, its memory allotment, and the most its reads and writes can
+// use: the baseline's loads by its SMs (CommSMs × 64 B/cycle, Table V) and
+// its writes by the RX DMA over the NPU–AFI bus plus the SMs' stores; ACE's
+// TX and RX DMA at their rate. The ideal endpoint uses no memory.
+func (e *Endpoint) Side(sys systems.System) contend.Comm {
+	c := contend.Comm{SMs: sys.CommSMs, GBps: new(big.Rat)}
+	if sys.Kind == systems.Ideal || sys.CommMemGBps == nil {
+		return c
+	}
+	c.GBps.Set(sys.CommMemGBps)
+	if e.ace != nil {
+		dma := npu.MemBytesPerCycle(sys.CommMemGBps)
+		c.ReadLimit, c.WriteLimit, c.Apply = dma, dma, e.ace.SetMemoryRates
+		c.Memory, c.NPUs = e.ace.Memory()
+		return c
+	}
+	b := npu.DefaultBaseline(sys.CommSMs, sys.CommMemGBps)
+	sms := big.NewRat(int64(sys.CommSMs)*b.SMBytes, 1)
+	c.ReadLimit = sms
+	c.WriteLimit = new(big.Rat).Add(npu.MemBytesPerCycle(b.BusGBps), sms)
+	c.Apply = e.npu.SetMemoryRates
+	c.Memory, c.NPUs = e.npu.Memory()
+	return c
+}
+
 // Traffic is what the endpoint measured over a run of cycles: means over
 // NPUs of bytes sent and of memory read and written by communication, the
 // communication SMs' busy share (baselines) and ACE's utilisation (nil
@@ -324,7 +357,8 @@ func runSystem(o Options, sys systems.System, fold bool) (SystemResult, error) {
 	if err != nil {
 		return r, err
 	}
-	m, err := train.Run(k, o.Workload, train.Config{Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations}, comm{a, o.Shape.N()})
+	tc := train.Config{Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations, Policy: o.Memory, Comm: ep.Side(sys)}
+	m, err := train.Run(k, o.Workload, tc, comm{a, o.Shape.N()})
 	if err != nil {
 		if serr := ep.Stuck(); serr != nil {
 			return r, fmt.Errorf("%w\n%v", err, serr)

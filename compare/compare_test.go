@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/acemu/acemu/ace"
+	"github.com/acemu/acemu/contend"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/workload"
@@ -61,11 +62,15 @@ func BenchmarkResNet50(b *testing.B) {
 	require.NoError(b, err)
 	shape, err := torus.Parse("4x8x4")
 	require.NoError(b, err)
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		rep, err := Run(Options{Shape: shape, Workload: w, Systems: presets(b, systems.Names()[:5]...)})
-		require.NoError(b, err)
-		require.True(b, rep.Folded)
+	for _, p := range []contend.Policy{contend.Partition, contend.Share} {
+		b.Run(p.String(), func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				rep, err := Run(Options{Shape: shape, Workload: w, Systems: presets(b, systems.Names()[:5]...), Memory: p})
+				require.NoError(b, err)
+				require.True(b, rep.Folded)
+			}
+		})
 	}
 }
 
@@ -120,20 +125,24 @@ func TestFoldedRunEqualsFullRun(t *testing.T) {
 	fold, err := Fold(shape, w)
 	require.NoError(t, err)
 	require.True(t, fold, "padded to 64 B, every collective splits evenly")
-	o := Options{Shape: shape, Workload: w, Systems: presets(t, systems.Names()[:5]...)}
-	folded, err := Run(o)
-	require.NoError(t, err)
-	o.Full = true
-	full, err := Run(o)
-	require.NoError(t, err)
-	require.True(t, folded.Folded)
-	require.False(t, full.Folded)
-	for i := range full.Systems {
-		require.Less(t, folded.Systems[i].Events, full.Systems[i].Events)
-		folded.Systems[i].Events, full.Systems[i].Events = 0, 0
+	for _, p := range []contend.Policy{contend.Partition, contend.Share} {
+		t.Run(p.String(), func(t *testing.T) {
+			o := Options{Shape: shape, Workload: w, Systems: presets(t, systems.Names()[:5]...), Memory: p}
+			folded, err := Run(o)
+			require.NoError(t, err)
+			o.Full = true
+			full, err := Run(o)
+			require.NoError(t, err)
+			require.True(t, folded.Folded)
+			require.False(t, full.Folded)
+			for i := range full.Systems {
+				require.Less(t, folded.Systems[i].Events, full.Systems[i].Events)
+				folded.Systems[i].Events, full.Systems[i].Events = 0, 0
+			}
+			folded.Folded = false
+			require.Equal(t, full, folded)
+		})
 	}
-	folded.Folded = false
-	require.Equal(t, full, folded)
 }
 
 // The utilisation series covers the run in 1000-cycle windows (the last one
@@ -174,7 +183,9 @@ func TestNetworkUtilizationSeries(t *testing.T) {
 // json` prints it with every "events" set to 0 (the count of simulator
 // events is the engine's work, not a result: moving the compute kernels
 // onto the shared NPU added one to three superseded events per system and
-// changed nothing else).
+// changed nothing else). These are under --memory-policy partition (the
+// zero value of Options.Memory); the report gained "memory_policy" then,
+// and nothing else changed.
 func TestPinnedComparisonsOn4x8x4(t *testing.T) {
 	if testing.Short() {
 		t.Skip("three training comparisons on 128 NPUs")
@@ -191,15 +202,15 @@ func TestPinnedComparisonsOn4x8x4(t *testing.T) {
 		{"resnet50", []pin{
 			{"baseline-nooverlap", 19436558, 1208358}, {"baseline-commopt", 28636771, 22358},
 			{"baseline-compopt", 20937728, 23162}, {"ace", 20622800, 22694}, {"ideal", 19436558, 22156},
-		}, "c668568ad008fbc0e2ec8e20a6565b04f40af301ecf45f38de92a845ae30642e"},
+		}, "fe9ec4eaaf27fd355578268ccb9e4ab0a52ec3f4ff847d338343e8a37b369008"},
 		{"../testdata/astrasim/Resnet50_DataParallel.txt", []pin{
 			{"baseline-nooverlap", 2737584, 2387108}, {"baseline-commopt", 5474953, 23468},
 			{"baseline-compopt", 3191439, 4991188}, {"ace", 3191439, 340921}, {"ideal", 2737584, 370290},
-		}, "bc9a0b1302bb371d688b8ab7cc7718621e60b41434e4a114fc2e54d58493b93e"},
+		}, "975377ef3a403490378dea6ea33d54943060f41084f107f66fd0697780695a49"},
 		{"../testdata/astrasim/DLRM_HybridParallel.txt", []pin{
 			{"baseline-nooverlap", 132056, 134186}, {"baseline-commopt", 264078, 21587},
 			{"baseline-compopt", 153938, 146150}, {"ace", 153938, 48393}, {"ideal", 132056, 43106},
-		}, "7fec0c9df1fbdd2e352c1b3973ac2a23a58e5239840d72ad42eeca33568aed68"},
+		}, "d8be2ae986cf919cec3a3bd2c93c9fce6272fdef45cc97b958604a7ca51d60b6"},
 	} {
 		t.Run(tc.workload, func(t *testing.T) {
 			w, err := workload.Load(tc.workload)

@@ -114,13 +114,18 @@ type Comm struct {
 	// Apply gives the endpoint its memory rates for reads and writes; nil
 	// when it uses no memory.
 	Apply func(read, write rtl.Rate)
+	// Memory is the serializers through which it moves bytes to and from
+	// memory, on the NPUs the endpoint simulates, and NPUs how many those
+	// are: under Share compute gets what they leave, on average over the
+	// NPUs.
+	Memory []*rtl.Serializer
+	NPUs   int
 }
 
 // Config is one NPU's sharing.
 type Config struct {
 	Policy Policy
-	// Compute is what compute keeps under Partition (Table VI); under Share
-	// its memory share is the weight of compute's claims.
+	// Compute is what compute keeps under Partition (Table VI).
 	Compute npu.Compute
 	Comm    Comm
 }
@@ -134,15 +139,18 @@ type NPU struct {
 	commBusy bool
 	read     rtl.Rate // the rates last given to communication
 	write    rtl.Rate
+	watched  []*watcher
 
-	running bool
-	kern    Kernel
-	seg     int
-	frac    *big.Rat // share of kern[seg] done
-	alloc   *big.Rat // compute's memory, bytes per cycle (Share)
-	last    rtl.Cycle
-	gen     int64
-	done    func(rtl.Cycle)
+	running   bool
+	kern      Kernel
+	seg       int
+	smLeft    *big.Rat // SM-cycles (on 80 SMs) of kern[seg] to do
+	bytesLeft *big.Rat // bytes of kern[seg] to move
+	at        *big.Rat // the time progress is accounted to (whole cycles under Share)
+	pending   *big.Rat // communication's bytes under way past at, per NPU (Share)
+	pendEnd   *big.Rat // when the last of them ends
+	gen       int64
+	done      func(rtl.Cycle)
 }
 
 // New returns the sharing of one NPU driven by k.
@@ -159,7 +167,19 @@ func New(k *rtl.Kernel, cfg Config) (*NPU, error) {
 	if cfg.Comm.GBps.Sign() < 0 || cfg.Comm.GBps.Cmp(big.NewRat(npu.MemoryGBps, 1)) > 0 {
 		return nil, fmt.Errorf("communication memory %s GB/s: must be in [0, %d]", cfg.Comm.GBps.RatString(), npu.MemoryGBps)
 	}
-	return &NPU{k: k, cfg: cfg, mem: fullMemory(), frac: new(big.Rat), alloc: new(big.Rat)}, nil
+	n := &NPU{k: k, cfg: cfg, mem: fullMemory(), smLeft: new(big.Rat), bytesLeft: new(big.Rat), at: new(big.Rat),
+		pending: new(big.Rat), pendEnd: new(big.Rat)}
+	if cfg.Policy == Share && len(cfg.Comm.Memory) > 0 {
+		if cfg.Comm.NPUs < 1 {
+			return nil, fmt.Errorf("communication's memory on %d NPUs: at least one", cfg.Comm.NPUs)
+		}
+		for _, s := range cfg.Comm.Memory {
+			w := &watcher{n: n}
+			s.Watch(w.started)
+			n.watched = append(n.watched, w)
+		}
+	}
+	return n, nil
 }
 
 // ComputeSMs is the SMs compute runs on now.
@@ -180,8 +200,7 @@ func (n *NPU) SetCommBusy(now rtl.Cycle, busy bool) {
 	}
 	n.advance(now)
 	n.commBusy = busy
-	n.arbitrate()
-	n.schedule(now)
+	n.settle(now)
 }
 
 // Run starts kernel w at cycle now (no other running); done is called at
@@ -198,11 +217,21 @@ func (n *NPU) Run(now rtl.Cycle, w Kernel, done func(now rtl.Cycle)) error {
 	if len(w) == 0 {
 		return nil
 	}
-	n.running, n.kern, n.seg, n.done, n.last = true, w, 0, done, now
-	n.frac.SetInt64(0)
-	n.arbitrate()
-	n.schedule(now)
+	n.commUsed(now) // what communication moved before the kernel is not its business
+	n.running, n.kern, n.done = true, w, done
+	n.at.SetInt64(int64(now))
+	n.load(0)
+	n.settle(now)
 	return nil
+}
+
+// load makes segment i the current one.
+func (n *NPU) load(i int) {
+	n.seg = i
+	if i < len(n.kern) {
+		n.smLeft.Set(n.kern[i].SM)
+		n.bytesLeft.Mul(n.kern[i].Mem, n.mem)
+	}
 }
 
 // limit is the most memory segment s can use, in bytes per cycle, on sms
@@ -216,129 +245,243 @@ func (n *NPU) limit(s Segment, sms int) *big.Rat {
 	return l.Quo(l, s.SM)
 }
 
-// rate is the share of segment s done per cycle now.
-func (n *NPU) rate(s Segment) *big.Rat {
-	sms := n.ComputeSMs()
-	var r *big.Rat
-	if s.SM.Sign() > 0 {
-		r = big.NewRat(int64(sms), npu.SMs)
-		r.Quo(r, s.SM)
+// smRate is the SM-cycles compute does per cycle now: its SMs / 80.
+func (n *NPU) smRate() *big.Rat { return big.NewRat(int64(n.ComputeSMs()), npu.SMs) }
+
+// segTime is how long the current segment's rest takes at constant rates
+// sm (SM-cycles per cycle) and mem (bytes per cycle); nil: never.
+func (n *NPU) segTime(sm, mem *big.Rat) *big.Rat {
+	t := new(big.Rat)
+	if n.smLeft.Sign() > 0 {
+		if sm.Sign() == 0 {
+			return nil
+		}
+		t.Quo(n.smLeft, sm)
 	}
-	if s.Mem.Sign() > 0 {
-		var a *big.Rat
-		if n.cfg.Policy == Partition {
-			a = npu.MemBytesPerCycle(n.cfg.Compute.MemGBps)
-		} else {
-			a = new(big.Rat).Set(n.alloc)
-		}
-		if l := n.limit(s, sms); l != nil && l.Cmp(a) < 0 {
-			a = l
-		}
-		m := a.Quo(a, new(big.Rat).Mul(n.mem, s.Mem))
-		if r == nil || m.Cmp(r) < 0 {
-			r = m
+	if n.bytesLeft.Sign() > 0 {
+		if m := new(big.Rat).Quo(n.bytesLeft, mem); m.Cmp(t) > 0 {
+			t = m
 		}
 	}
-	return r
+	return t
 }
 
-// advance accounts the kernel's progress from n.last to now, crossing into
-// later segments at the exact instant each ends.
+// sub sets x to max(x − y, 0).
+func sub(x, y *big.Rat) {
+	x.Sub(x, y)
+	if x.Sign() < 0 {
+		x.SetInt64(0)
+	}
+}
+
+// advance accounts the kernel's progress up to cycle now. Under Partition
+// the rates are constant between events, so a segment that ends inside
+// the span hands the rest of it to the next, exactly. Under Share the SMs
+// do their part at their rate, and the memory moves compute's bytes at
+// whatever communication's transfers left of it over the span (the whole
+// memory less what they moved: compute takes every byte left, as early as
+// it can); a segment that ends inside the span is seen to end at now.
 func (n *NPU) advance(now rtl.Cycle) {
-	if !n.running || now <= n.last {
-		n.last = max(n.last, now)
+	if !n.running {
+		n.commUsed(now)
 		return
 	}
-	dt := big.NewRat(int64(now-n.last), 1)
-	for n.seg < len(n.kern) && dt.Sign() > 0 {
-		r := n.rate(n.kern[n.seg])
-		if r.Sign() == 0 {
+	t := big.NewRat(int64(now), 1)
+	if t.Cmp(n.at) <= 0 {
+		return
+	}
+	sm := n.smRate()
+	if n.cfg.Policy == Partition {
+		mem := npu.MemBytesPerCycle(n.cfg.Compute.MemGBps)
+		for n.seg < len(n.kern) {
+			d := n.segTime(sm, mem)
+			left := new(big.Rat).Sub(t, n.at)
+			if d != nil && d.Cmp(left) <= 0 {
+				n.at.Add(n.at, d)
+				n.load(n.seg + 1)
+				continue
+			}
+			sub(n.smLeft, left.Mul(left, sm))
+			sub(n.bytesLeft, new(big.Rat).Mul(new(big.Rat).Sub(t, n.at), mem))
 			break
 		}
-		need := new(big.Rat).Sub(big.NewRat(1, 1), n.frac)
-		need.Quo(need, r)
-		if need.Cmp(dt) <= 0 {
-			dt.Sub(dt, need)
-			n.seg++
-			n.frac.SetInt64(0)
-			continue
-		}
-		n.frac.Add(n.frac, r.Mul(r, dt))
-		dt.SetInt64(0)
-	}
-	n.last = now
-}
-
-// arbitrate shares the memory by the policy among the claims of now and
-// gives communication its rates.
-func (n *NPU) arbitrate() {
-	n.alloc.SetInt64(0)
-	if n.cfg.Policy == Partition {
+		n.at.Set(t)
 		return
 	}
-	var claims []memsys.Claim
-	kernel := -1
-	if n.running && n.seg < len(n.kern) && n.kern[n.seg].Mem.Sign() > 0 {
-		if l := n.limit(n.kern[n.seg], n.ComputeSMs()); l == nil || l.Sign() > 0 {
-			kernel = len(claims)
-			w := new(big.Rat).Sub(big.NewRat(npu.MemoryGBps, 1), n.cfg.Comm.GBps)
-			claims = append(claims, memsys.Claim{Weight: w, Limit: l})
-		}
-	}
-	comm := -1
-	if n.commBusy && n.cfg.Comm.GBps.Sign() > 0 && n.cfg.Comm.Apply != nil {
-		comm = len(claims)
-		claims = append(claims, memsys.Claim{Weight: n.cfg.Comm.GBps, Limit: n.cfg.Comm.ReadLimit},
-			memsys.Claim{Weight: n.cfg.Comm.GBps, Limit: n.cfg.Comm.WriteLimit})
-	}
-	got := memsys.Share(n.mem, claims)
-	if kernel >= 0 {
-		n.alloc.Set(got[kernel])
-	}
-	if comm >= 0 {
-		rd, wr := RateOf(got[comm]), RateOf(got[comm+1])
-		if rd != n.read || wr != n.write {
-			n.read, n.write = rd, wr
-			n.cfg.Comm.Apply(rd, wr)
-		}
+	dt := new(big.Rat).Sub(t, n.at)
+	avail := new(big.Rat).Mul(n.mem, dt)
+	sub(avail, n.commUsed(now))
+	sub(n.smLeft, dt.Mul(dt, sm))
+	sub(n.bytesLeft, avail)
+	n.at.Set(t)
+	if n.smLeft.Sign() == 0 && n.bytesLeft.Sign() == 0 {
+		n.load(n.seg + 1)
 	}
 }
 
-// schedule sets the next event: the end of the kernel's segment at its
-// current rate, observed at the whole cycle it falls in or after.
-func (n *NPU) schedule(now rtl.Cycle) {
+// settle rearbitrates at cycle now (progress accounted to now), ends the
+// kernel if it is done and otherwise schedules its next look.
+func (n *NPU) settle(now rtl.Cycle) {
 	n.gen++
-	if !n.running {
-		return
-	}
-	if n.seg >= len(n.kern) {
-		n.k.Schedule(now, n, 0, n.gen)
-		return
-	}
-	r := n.rate(n.kern[n.seg])
-	if r.Sign() == 0 {
-		return // resumes when communication lets go (SetCommBusy)
-	}
-	t := new(big.Rat).Sub(big.NewRat(1, 1), n.frac)
-	t.Quo(t, r)
-	n.k.Schedule(now+rtl.Cycle(rtl.CeilRat(t)), n, 0, n.gen)
-}
-
-// Handle advances the kernel at its event.
-func (n *NPU) Handle(now rtl.Cycle, _ int32, gen int64) {
-	if gen != n.gen || !n.running {
-		return
-	}
-	n.advance(now)
-	if n.seg >= len(n.kern) {
+	if n.running && n.seg >= len(n.kern) {
 		n.running, n.kern = false, nil
-		n.gen++
 		n.arbitrate()
 		n.done(now)
 		return
 	}
 	n.arbitrate()
-	n.schedule(now)
+	if !n.running {
+		return
+	}
+	sm := n.smRate()
+	var next *big.Rat
+	if n.cfg.Policy == Partition {
+		next = n.segTime(sm, npu.MemBytesPerCycle(n.cfg.Compute.MemGBps))
+		if next != nil {
+			next.Add(next, n.at)
+		}
+	} else {
+		// The first of the segment's parts to end, each as early as it can:
+		// the SMs' exactly; the bytes' on the memory less communication's
+		// transfers under way (those not yet made can only delay it, and
+		// the next look finds them).
+		if n.smLeft.Sign() > 0 && sm.Sign() > 0 {
+			next = new(big.Rat).Quo(n.smLeft, sm)
+		}
+		if n.bytesLeft.Sign() > 0 {
+			b := new(big.Rat).Add(n.bytesLeft, n.pending)
+			b.Quo(b, n.mem)
+			if new(big.Rat).Sub(n.pendEnd, n.at).Cmp(b) > 0 {
+				b.Quo(n.bytesLeft, n.mem)
+			}
+			if next == nil || b.Cmp(next) < 0 {
+				next = b
+			}
+		}
+		if next != nil {
+			next.Add(next, n.at)
+		}
+	}
+	if next == nil {
+		return // the SMs are all communication's: resumes when it lets go
+	}
+	n.k.Schedule(rtl.Cycle(max(rtl.CeilRat(next), int64(now))), n, 0, n.gen)
+}
+
+// arbitrate gives communication its memory rates under Share: weighted
+// max-min over the claims of now (docs/memory-system.md).
+func (n *NPU) arbitrate() {
+	if n.cfg.Policy == Partition || !n.commBusy || n.cfg.Comm.GBps.Sign() == 0 || n.cfg.Comm.Apply == nil {
+		return
+	}
+	var claims []memsys.Claim
+	if n.running && n.seg < len(n.kern) && n.bytesLeft.Sign() > 0 {
+		if l := n.limit(n.kern[n.seg], n.ComputeSMs()); l == nil || l.Sign() > 0 {
+			w := new(big.Rat).Sub(big.NewRat(npu.MemoryGBps, 1), n.cfg.Comm.GBps)
+			claims = append(claims, memsys.Claim{Weight: w, Limit: l})
+		}
+	}
+	c := len(claims)
+	claims = append(claims, memsys.Claim{Weight: n.cfg.Comm.GBps, Limit: n.cfg.Comm.ReadLimit},
+		memsys.Claim{Weight: n.cfg.Comm.GBps, Limit: n.cfg.Comm.WriteLimit})
+	got := memsys.Share(n.mem, claims)
+	rd, wr := RateOf(got[c]), RateOf(got[c+1])
+	if rd != n.read || wr != n.write {
+		n.read, n.write = rd, wr
+		n.cfg.Comm.Apply(rd, wr)
+	}
+}
+
+// Handle looks at the kernel at its event.
+func (n *NPU) Handle(now rtl.Cycle, _ int32, gen int64) {
+	if gen != n.gen || !n.running {
+		return
+	}
+	n.advance(now)
+	n.settle(now)
+}
+
+// watcher keeps one memory serializer's transfers that have not ended.
+type watcher struct {
+	n    *NPU
+	q    []transfer
+	head int
+}
+
+// transfer is one of them: its span in units of 1/num cycle, its bytes,
+// and the bytes already counted (nil: none).
+type transfer struct {
+	start, end, num, bytes int64
+	counted                *big.Rat
+}
+
+// started records a transfer; while no kernel runs, those already over
+// are let go.
+func (w *watcher) started(start, end int64, r rtl.Rate, bytes int64) {
+	if !w.n.running {
+		now := int64(w.n.k.Now())
+		for w.head < len(w.q) && w.q[w.head].end <= now*w.q[w.head].num {
+			w.head++
+		}
+		w.compact()
+	}
+	w.q = append(w.q, transfer{start: start, end: end, num: r.Num, bytes: bytes})
+}
+
+func (w *watcher) compact() {
+	if w.head > 0 && w.head*2 >= len(w.q) {
+		w.q = w.q[:copy(w.q, w.q[w.head:])]
+		w.head = 0
+	}
+}
+
+// commUsed returns the bytes communication's transfers moved, per NPU,
+// since the last call and up to cycle now, and sets n.pending and
+// n.pendEnd to what they still have to move after now and when they end.
+func (n *NPU) commUsed(now rtl.Cycle) *big.Rat {
+	used := new(big.Rat)
+	var whole int64
+	n.pending.SetInt64(0)
+	n.pendEnd.SetInt64(int64(now))
+	for _, w := range n.watched {
+		for i := w.head; i < len(w.q); i++ {
+			tr := &w.q[i]
+			e := int64(now) * tr.num
+			switch {
+			case tr.end <= e:
+				if tr.counted == nil {
+					whole += tr.bytes
+				} else {
+					used.Add(used, new(big.Rat).Sub(big.NewRat(tr.bytes, 1), tr.counted))
+				}
+				if i == w.head {
+					w.head++
+				}
+				continue
+			case tr.start < e:
+				moved := big.NewRat(tr.bytes*(e-tr.start), tr.end-tr.start)
+				if tr.counted == nil {
+					tr.counted = new(big.Rat)
+				}
+				used.Add(used, new(big.Rat).Sub(moved, tr.counted))
+				tr.counted = moved
+				n.pending.Add(n.pending, new(big.Rat).Sub(big.NewRat(tr.bytes, 1), moved))
+			default:
+				n.pending.Add(n.pending, big.NewRat(tr.bytes, 1))
+			}
+			if end := big.NewRat(tr.end, tr.num); end.Cmp(n.pendEnd) > 0 {
+				n.pendEnd = end
+			}
+		}
+		w.compact()
+	}
+	used.Add(used, big.NewRat(whole, 1))
+	if len(n.watched) > 0 {
+		npus := big.NewRat(int64(n.cfg.Comm.NPUs), 1)
+		used.Quo(used, npus)
+		n.pending.Quo(n.pending, npus)
+	}
+	return used
 }
 
 // RateOf is x bytes per cycle (positive) as an exact rtl.Rate, or rounded

@@ -11,104 +11,123 @@ import (
 
 func q(a, b int64) *big.Rat { return big.NewRat(a, b) }
 
-// gbps is g GB/s in bytes per cycle.
-func gbps(g int64) *big.Rat { return npu.MemBytesPerCycle(q(g, 1)) }
-
-// system is a Table VI system's sharing; applied records the rates given
-// to communication.
-func system(p Policy, commSMs int, comm int64, applied *[][2]rtl.Rate) Config {
-	return Config{
+// system is a Table VI system's sharing with communication's memory as
+// one read and one write serializer (returned) on one NPU; applied records
+// the rates given to communication.
+func system(p Policy, commSMs int, comm int64, applied *[][2]rtl.Rate) (Config, *rtl.Serializer, *rtl.Serializer) {
+	half := RateOf(new(big.Rat).Quo(fullMemory(), q(2, 1)))
+	rd, wr := rtl.NewSerializer(half), rtl.NewSerializer(half)
+	cfg := Config{
 		Policy:  p,
 		Compute: npu.Compute{SMs: npu.SMs - commSMs, MemGBps: q(npu.MemoryGBps-comm, 1)},
-		Comm: Comm{SMs: commSMs, GBps: q(comm, 1), Apply: func(r, w rtl.Rate) {
-			*applied = append(*applied, [2]rtl.Rate{r, w})
-		}},
+		Comm: Comm{SMs: commSMs, GBps: q(comm, 1), Memory: []*rtl.Serializer{rd, wr}, NPUs: 1,
+			Apply: func(r, w rtl.Rate) {
+				*applied = append(*applied, [2]rtl.Rate{r, w})
+				rd.SetRate(r)
+				wr.SetRate(w)
+			}},
 	}
+	return cfg, rd, wr
 }
 
-// runKernel runs w from cycle 0 with communication busy over [from, to)
-// (from < 0: never) and returns the cycle it ends.
-func runKernel(t *testing.T, cfg Config, w Kernel, from, to rtl.Cycle) rtl.Cycle {
-	t.Helper()
-	k := rtl.NewKernel()
-	n, err := New(k, cfg)
-	require.NoError(t, err)
-	end := rtl.Cycle(-1)
-	require.NoError(t, n.Run(0, w, func(now rtl.Cycle) { end = now }))
-	if from >= 0 {
-		k.Schedule(from, rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) { n.SetCommBusy(now, true) }), 0, 0)
-		k.Schedule(to, rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) { n.SetCommBusy(now, false) }), 0, 0)
-	}
-	k.Run()
-	return end
+// at runs f at cycle c.
+func at(k *rtl.Kernel, c rtl.Cycle, f func(now rtl.Cycle)) {
+	k.Schedule(c, rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) { f(now) }), 0, 0)
 }
 
-// memOnly is a kernel that moves 900 cycles' worth of Table V's memory.
+// memOnly is a kernel that moves 900 cycles' worth of Table V's memory,
+// 900 × 60000/83 B.
 func memOnly() Kernel { return Kernel{{SM: new(big.Rat), Mem: q(900, 1)}} }
 
+// stream is communication busy from cycle from to until, reading bytes
+// from from on (0: none).
+type stream struct {
+	from, until rtl.Cycle
+	bytes       int64
+}
+
 func TestAKernelSlowsByWhatCommunicationTakes(t *testing.T) {
-	var applied [][2]rtl.Rate
 	for _, tc := range []struct {
-		name     string
-		cfg      Config
-		w        Kernel
-		from, to rtl.Cycle
-		want     rtl.Cycle
+		name    string
+		policy  Policy
+		commSMs int
+		comm    int64
+		w       Kernel
+		s       *stream
+		want    rtl.Cycle
 	}{
-		// Alone, the whole memory: 900 cycles under both policies' share
-		// of an ideal endpoint (communication uses no memory).
-		{"alone", system(Share, 0, 0, &applied), memOnly(), -1, 0, 900},
-		// ACE busy throughout: compute's weight 772 of 772 + 128 + 128 =
-		// 1028, so 900 × 1028 / 772 = 1198.4 → 1199.
-		{"ace throughout", system(Share, 0, 128, &applied), memOnly(), 0, 5000, 1199},
-		// ACE busy over [300, 600): 300 cycles at 772/1028 do 225.29 of
-		// the work; the other 374.71 at full speed from 600 end at 974.71
-		// → 975: slowed by exactly 300 × 256/1028 = 74.7 cycles, what
-		// ACE's DMA took.
-		{"ace a while", system(Share, 0, 128, &applied), memOnly(), 300, 600, 975},
-		// Under partition compute has its 772 GB/s whatever ACE does:
-		// 900 × 900/772 = 1049.2 → 1050 either way.
-		{"partition alone", system(Partition, 0, 128, &applied), memOnly(), -1, 0, 1050},
-		{"partition beside ace", system(Partition, 0, 128, &applied), memOnly(), 0, 5000, 1050},
-		// CommOpt busy throughout: three weights of 450, a third each:
-		// 2700 cycles.
-		{"commopt throughout", system(Share, 6, 450, &applied), memOnly(), 0, 5000, 2700},
-		// FLOPs only, CommOpt holding 6 SMs: 800 × 80/74 = 864.9 → 865;
-		// alone on 80 SMs, 800.
-		{"sms held", system(Share, 6, 450, &applied), Kernel{{SM: q(800, 1), Mem: new(big.Rat)}}, 0, 5000, 865},
-		{"sms free", system(Share, 6, 450, &applied), Kernel{{SM: q(800, 1), Mem: new(big.Rat)}}, -1, 0, 800},
-		// A compute-bound kernel (SM 800, Mem 400) wants 400/800 of the
-		// memory on 80 SMs, i.e. 450 GB/s, and with ACE busy gets min(its
-		// want, its share 676) = its want: 800, unslowed.
-		{"compute-bound beside ace", system(Share, 0, 128, &applied), Kernel{{SM: q(800, 1), Mem: q(400, 1)}}, 0, 5000, 800},
+		// Alone, the whole memory: 900 cycles.
+		{"alone", Share, 0, 0, memOnly(), nil, 900},
+		// CommOpt (weights 450 each: a third of 60000/83 B/cycle, 20000/83,
+		// for its reads beside the kernel) reads 60000 B from cycle 100: 249
+		// cycles, [100, 349). The kernel moves 100 cycles' worth at the
+		// full rate, then 249 × 2/3 = 166 cycles' worth, then the other
+		// 634 from 349: ends at 983, 83 cycles late, the time the memory
+		// takes to move communication's 60000 B (60000 / (60000/83)).
+		{"commopt reads 60000 B", Share, 6, 450, memOnly(), &stream{100, 2000, 60000}, 983},
+		// Busy but moving nothing: compute takes the whole memory, 900.
+		{"commopt idle in flight", Share, 6, 450, memOnly(), &stream{100, 2000, 0}, 900},
+		// Under partition compute has its 450 GB/s whatever communication
+		// does: 900 × 900/450 = 1800.
+		{"partition", Partition, 6, 450, memOnly(), &stream{100, 2000, 60000}, 1800},
+		// FLOPs only, CommOpt holding 6 SMs throughout: 800 × 80/74 =
+		// 864.9 → 865; alone on 80 SMs, 800.
+		{"sms held", Share, 6, 450, Kernel{{SM: q(800, 1), Mem: new(big.Rat)}}, &stream{0, 5000, 0}, 865},
+		{"sms free", Share, 6, 450, Kernel{{SM: q(800, 1), Mem: new(big.Rat)}}, nil, 800},
+		// Held over [100, 500) only: 100 + 400 × 74/80 = 470 SM-cycles by
+		// 500, the other 330 on 80 SMs: 830.
+		{"sms held a while", Share, 6, 450, Kernel{{SM: q(800, 1), Mem: new(big.Rat)}}, &stream{100, 500, 0}, 830},
+		// A compute-bound kernel (SM 800, Mem 400 cycles' worth): its bytes,
+		// slowed by the 83 cycles of the stream, are in by 483; its FLOPs
+		// do 100 SM-cycles on 80 SMs, then the other 700 on the 74 that
+		// CommOpt leaves from 100: 700 × 80/74 = 756.8, so 856.8 → 857.
+		{"compute-bound", Share, 6, 450, Kernel{{SM: q(800, 1), Mem: q(400, 1)}}, &stream{100, 2000, 60000}, 857},
 		// Two segments (ASTRA-sim's rule, m = 1/2 of 1000 cycles) under
 		// partition with 74 SMs and 450 GB/s: 500 × 80/74 + 500 × 900/450
 		// = 540.54 + 1000 = 1540.5 → 1541, one rounding.
-		{"scaled partition", system(Partition, 6, 450, &applied), Scaled(q(1000, 1), q(1, 2)), -1, 0, 1541},
+		{"scaled partition", Partition, 6, 450, Scaled(q(1000, 1), q(1, 2)), nil, 1541},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			require.Equal(t, tc.want, runKernel(t, tc.cfg, tc.w, tc.from, tc.to))
+			var applied [][2]rtl.Rate
+			cfg, rd, _ := system(tc.policy, tc.commSMs, tc.comm, &applied)
+			k := rtl.NewKernel()
+			n, err := New(k, cfg)
+			require.NoError(t, err)
+			end := rtl.Cycle(-1)
+			require.NoError(t, n.Run(0, tc.w, func(now rtl.Cycle) { end = now }))
+			if s := tc.s; s != nil {
+				at(k, s.from, func(now rtl.Cycle) {
+					n.SetCommBusy(now, true)
+					if s.bytes > 0 {
+						rd.Start(now, s.bytes)
+					}
+				})
+				at(k, s.until, func(now rtl.Cycle) { n.SetCommBusy(now, false) })
+			}
+			k.Run()
+			require.Equal(t, tc.want, end)
 		})
 	}
 }
 
-// Communication's rates: CommOpt busy beside a memory-bound kernel gets
-// 300 GB/s each way (20000/83 B/cycle); when the kernel ends, 450 each
-// way (30000/83), under its SMs' 384 B/cycle of loads.
+// Communication's rates: CommOpt busy alone gets half the memory each way
+// (weights 450:450; 30000/83 B/cycle, under its SMs' 384 B/cycle of
+// loads); beside a memory-bound kernel a third, 300 GB/s (20000/83 B/cycle);
+// when the kernel ends, half again.
 func TestCommunicationGetsItsShare(t *testing.T) {
 	var applied [][2]rtl.Rate
-	cfg := system(Share, 6, 450, &applied)
+	cfg, _, _ := system(Share, 6, 450, &applied)
 	cfg.Comm.ReadLimit = q(6*64, 1)
 	k := rtl.NewKernel()
 	n, err := New(k, cfg)
 	require.NoError(t, err)
 	n.SetCommBusy(0, true)
-	require.Equal(t, [][2]rtl.Rate{{{Num: 30000, Den: 83}, {Num: 30000, Den: 83}}}, applied)
+	half := rtl.Rate{Num: 30000, Den: 83}
+	third := rtl.Rate{Num: 20000, Den: 83}
+	require.Equal(t, [][2]rtl.Rate{{half, half}}, applied)
 	require.NoError(t, n.Run(0, memOnly(), func(rtl.Cycle) {}))
 	k.Run()
-	want300 := rtl.Rate{Num: 20000, Den: 83}
-	want450 := rtl.Rate{Num: 30000, Den: 83}
-	require.Equal(t, [][2]rtl.Rate{{want450, want450}, {want300, want300}, {want450, want450}}, applied)
+	require.Equal(t, [][2]rtl.Rate{{half, half}, {third, third}, {half, half}}, applied)
 }
 
 // The roofline kernel under partition takes npu.Compute.KernelCycles, the
@@ -116,10 +135,12 @@ func TestCommunicationGetsItsShare(t *testing.T) {
 func TestRooflineMatchesKernelCycles(t *testing.T) {
 	for _, c := range []npu.Compute{{SMs: 80, MemGBps: q(900, 1)}, {SMs: 74, MemGBps: q(450, 1)}, {SMs: 78, MemGBps: q(772, 1)}} {
 		for _, w := range [][2]int64{{1e9, 0}, {0, 1e6}, {3e10, 5e7}, {123456789, 98765432}, {1, 1}} {
-			var applied [][2]rtl.Rate
-			cfg := system(Partition, npu.SMs-c.SMs, npu.MemoryGBps-900, &applied)
-			cfg.Compute = c
-			got := runKernel(t, cfg, Roofline(w[0], w[1]), -1, 0)
+			k := rtl.NewKernel()
+			n, err := New(k, Config{Policy: Partition, Compute: c})
+			require.NoError(t, err)
+			got := rtl.Cycle(-1)
+			require.NoError(t, n.Run(0, Roofline(w[0], w[1]), func(now rtl.Cycle) { got = now }))
+			k.Run()
 			require.Equal(t, rtl.Cycle(c.KernelCycles(w[0], w[1])), got, "%v on %d SMs", w, c.SMs)
 		}
 	}

@@ -208,3 +208,29 @@ func (c BaselineConfig) rates() (*baseRates, error) {
 	}
 	return &baseRates{mem: mem, bus: bus, sm: rtl.Rate{Num: int64(c.CommSMs) * c.SMBytes, Den: 1}}, nil
 }
+
+// SetMemoryRates gives the baseline's communication the memory rates read
+// and write from now on, on every NPU (a shared memory,
+// docs/memory-system.md); a transfer under way keeps its end. The ideal
+// endpoint uses no memory and ignores it.
+func (e *Engine) SetMemoryRates(read, write rtl.Rate) {
+	for _, nd := range e.r.nodes {
+		if nd.b != nil {
+			nd.b.memRd.SetRate(read)
+			nd.b.memWr.SetRate(write)
+		}
+	}
+}
+
+// Memory returns the serializers through which the baseline's
+// communication reads and writes memory, on every NPU simulated (none on
+// the ideal endpoint), and how many NPUs those are.
+func (e *Engine) Memory() ([]*rtl.Serializer, int) {
+	var ss []*rtl.Serializer
+	for _, nd := range e.r.nodes {
+		if nd.b != nil {
+			ss = append(ss, nd.b.memRd, nd.b.memWr)
+		}
+	}
+	return ss, len(e.r.nodes)
+}

@@ -79,7 +79,12 @@ type Serializer struct {
 	busy      int64    // total transfer time, in 1/Num cycle units
 	lastStart int64    // when the last transfer started, in 1/Num cycle units
 	busyPast  *big.Rat // transfer time at earlier rates, in cycles (nil: none)
+	watch     func(start, end int64, r Rate, n int64)
 }
+
+// Watch calls f at every transfer started, with its exact span in units of
+// 1/r.Num cycle, its rate r and its bytes n (nil: no one watches).
+func (s *Serializer) Watch(f func(start, end int64, r Rate, n int64)) { s.watch = f }
 
 // NewSerializer returns an idle serializer of the given rate.
 func NewSerializer(r Rate) *Serializer {
@@ -120,6 +125,9 @@ func (s *Serializer) Start(ready Cycle, n int64) Cycle {
 	s.lastStart = start
 	s.freeAt = start + d
 	s.busy += d
+	if s.watch != nil {
+		s.watch(start, s.freeAt, s.rate, n)
+	}
 	return Cycle(ceilDiv(s.freeAt, s.rate.Num))
 }
 

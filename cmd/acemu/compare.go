@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/acemu/acemu/compare"
+	"github.com/acemu/acemu/contend"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/workload"
@@ -41,6 +42,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	workers := fs.Int("workers", 0, "systems simulated at once (default GOMAXPROCS)")
 	full := fs.Bool("full", false, "simulate every NPU even where one can stand for all (same results, slower; for checking)")
 	series := fs.String("timeseries", "", "write each system's network utilisation per 1000-cycle window to this CSV file")
+	memPolicy := fs.String("memory-policy", contend.Policies()[0], "how compute and communication share each NPU's memory and SMs: "+strings.Join(contend.Policies(), " or ")+" (docs/memory-system.md)")
 	var af aceFlags
 	af.register(fs)
 	aceMem := fs.String("ace-mem-bw", "", "memory bandwidth given to ACE's DMA, each way (default: Table VI's 128GB/s); compute gets the rest of 900 GB/s")
@@ -66,6 +68,10 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	if *iters < 1 {
 		return fail(fmt.Errorf("--iterations %d: at least 1", *iters))
+	}
+	mp, err := contend.ParsePolicy(*memPolicy)
+	if err != nil {
+		return fail(fmt.Errorf("--memory-policy: %w", err))
 	}
 	shape, err := torus.Parse(*topo)
 	if err != nil {
@@ -110,7 +116,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	rep, err := compare.Run(compare.Options{Shape: shape, Workload: w, Systems: ss, Iterations: *iters,
-		FIFO: *prio == "fifo", ACE: acfg, Workers: *workers, Full: *full, Series: *series != ""})
+		FIFO: *prio == "fifo", ACE: acfg, Workers: *workers, Full: *full, Series: *series != "", Memory: mp})
 	if err != nil {
 		return fail(err)
 	}
@@ -154,7 +160,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if rep.Folded {
 		how = "one NPU simulated for all (symmetric; --full to simulate each)"
 	}
-	fmt.Fprintf(stdout, "%s on %s (%d NPUs), %d iterations, %s priority; cycles at 1245 MHz; %s\n", rep.Workload, rep.Topology, rep.NPUs, *iters, rep.Policy, how)
+	fmt.Fprintf(stdout, "%s on %s (%d NPUs), %d iterations, %s priority, memory policy %s; cycles at 1245 MHz; %s\n", rep.Workload, rep.Topology, rep.NPUs, *iters, rep.Policy, rep.Memory, how)
 	return 0
 }
 

@@ -348,6 +348,10 @@ func TestCompareCommand(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, table, "% of ideal")
 	require.Contains(t, table, "tiny")
+	require.Contains(t, table, "memory policy share")
+	code, table, errOut = runCLI("--topo", "4x2x1", "--workload", path, "--systems", "ace,ideal", "--memory-policy", "partition")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, table, "memory policy partition")
 	series := filepath.Join(t.TempDir(), "util.csv")
 	code, _, errOut = runCLI("--topo", "4x2x1", "--workload", path, "--systems", "ace,ideal", "--timeseries", series)
 	require.Equal(t, 0, code, errOut)
@@ -387,6 +391,7 @@ func TestCompareCommand(t *testing.T) {
 		{[]string{"--partition", "even"}, "use little or paper"},
 		{[]string{"--ace-mem-bw", "950GB/s"}, "--ace-mem-bw"},
 		{[]string{"--systems", "ideal", "--sram", "8MiB"}, "--sram is for ACE, which --systems does not include"},
+		{[]string{"--memory-policy", "fair"}, "use one of share, partition"},
 	} {
 		code, _, errOut = runCLI(append(ace, tc.args...)...)
 		require.Equal(t, 1, code, tc.args)
