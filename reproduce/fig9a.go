@@ -6,6 +6,7 @@ import (
 
 	"github.com/acemu/acemu/ace"
 	"github.com/acemu/acemu/compare"
+	"github.com/acemu/acemu/contend"
 	"github.com/acemu/acemu/internal/par"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/torus"
@@ -27,6 +28,8 @@ type Fig9aOptions struct {
 	BaseFSMs int
 	ACE      ace.Config // the other parameters of the design point
 	Workers  int
+	// Memory is how compute and communication share each NPU.
+	Memory contend.Policy
 }
 
 // DefaultFig9a is the paper's Fig. 9(a) grid (1–8 MiB × 4–20 FSMs) on the
@@ -39,7 +42,8 @@ func DefaultFig9a() Fig9aOptions {
 		Topos:      []string{"4x4x4", "4x8x4"},
 		Iterations: 2,
 		BaseSRAM:   4 << 20, BaseFSMs: 16,
-		ACE: ace.Default(),
+		ACE:    ace.Default(),
+		Memory: contend.Share,
 	}
 }
 
@@ -134,7 +138,7 @@ func Fig9a(o Fig9aOptions) (*Fig9aResult, error) {
 		cfg := o.ACE
 		cfg.SRAMBytes, cfg.FSMs = o.SRAM[s], o.FSMs[f]
 		rep, err := compare.Run(compare.Options{Shape: shapes[t], Workload: wls[w], Systems: []systems.System{sys},
-			Iterations: o.Iterations, ACE: cfg, Workers: 1})
+			Iterations: o.Iterations, ACE: cfg, Workers: 1, Memory: o.Memory})
 		if err != nil {
 			return err
 		}

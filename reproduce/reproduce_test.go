@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/acemu/acemu/ace"
+	"github.com/acemu/acemu/contend"
 	"github.com/stretchr/testify/require"
 )
 
@@ -167,4 +168,51 @@ func TestFig9aRefusesUnsortedAxes(t *testing.T) {
 	o.FSMs = []int{16, 16}
 	_, err = Fig9a(o)
 	require.ErrorContains(t, err, "ascending order")
+}
+
+// Section III's microbenchmark (Fig. 4(a)) on 4x2x2 with a 20 MB
+// all-reduce. Under partition nothing slows anything. Under share:
+//   - GEMM 1000 alone takes ⌈2e9 / (80 × 100000/83)⌉ = 20750 cycles (its
+//     6 MB would take 8300 at 900 GB/s: FLOP-bound); beside CommOpt, whose
+//     kernel holds 6 SMs, ⌈2e9 / (74 × 100000/83)⌉ = 22433;
+//   - EmbLookup alone: 37.12 MB at its 429.2 GB/s, ⌈37120000 × 1245 /
+//     429200⌉ = 107676 cycles;
+//   - ACE's DMA wants 128 GB/s each way and the kernels at most 429.2 GB/s,
+//     under 900 − 256: nothing slows on ACE;
+//   - CommOpt's all-reduce is slowed by both, more by the memory-bound
+//     lookup (the paper's order: 1.16× and 1.42×).
+func TestFig4SlowdownsWhereComputed(t *testing.T) {
+	o := DefaultFig4()
+	o.Topos, o.Size, o.Systems = []string{"4x2x2"}, 20_000_000, []string{"baseline-commopt", "ace"}
+	for _, p := range []contend.Policy{contend.Partition, contend.Share} {
+		o.Policy = p
+		r, err := Fig4(o)
+		require.NoError(t, err)
+		require.Len(t, r.Rows, 6)
+		got := map[[2]string]Fig4Row{}
+		for _, x := range r.Rows {
+			got[[2]string{x.System, x.Kernel}] = x
+		}
+		gemm, emb := got[[2]string{"baseline-commopt", "GEMM 1000"}], got[[2]string{"baseline-commopt", "EmbLookup 10000"}]
+		if p == contend.Partition {
+			for _, x := range r.Rows {
+				require.Equal(t, 1.0, x.CommSlowdown, "%+v", x)
+				require.Equal(t, x.KernelAlone, x.KernelBeside, "%+v", x)
+			}
+			// 74 SMs throughout under partition.
+			require.Equal(t, int64(22433), gemm.KernelAlone)
+			continue
+		}
+		require.Equal(t, int64(20750), gemm.KernelAlone)
+		require.Equal(t, int64(22433), gemm.KernelBeside)
+		require.Equal(t, int64(107676), emb.KernelAlone)
+		require.Greater(t, gemm.CommSlowdown, 1.0)
+		require.Greater(t, emb.CommSlowdown, gemm.CommSlowdown)
+		require.Greater(t, emb.KernelSlowdown, gemm.KernelSlowdown)
+		for _, k := range []string{"GEMM 1000", "EmbLookup 10000"} {
+			x := got[[2]string{"ace", k}]
+			require.Equal(t, 1.0, x.CommSlowdown, k)
+			require.Equal(t, x.KernelAlone, x.KernelBeside, k)
+		}
+	}
 }

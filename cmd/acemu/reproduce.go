@@ -10,12 +10,17 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/acemu/acemu/contend"
 	"github.com/acemu/acemu/reproduce"
 )
 
-const reproduceUsage = `Usage: acemu reproduce fig5|fig6|fig9a [flags]
+const reproduceUsage = `Usage: acemu reproduce fig4|fig5|fig6|fig9a [flags]
 
 Rerun the sweeps behind the ACE paper's figures from the model:
+  fig4   an all-reduce (default 100 MB per NPU) alone and beside a GEMM of
+         dimension 1000 and an embedding lookup (Section III), on Table VI's
+         overlapping systems and the ideal endpoint: the all-reduce's and the
+         kernel's slowdown under --memory-policy
   fig5   network bandwidth of a hierarchical all-reduce as the memory bandwidth
          given to communication grows: baseline (all 80 SMs) vs ACE vs ideal
   fig6   baseline network bandwidth as the communication SMs grow (all memory)
@@ -25,8 +30,8 @@ Rerun the sweeps behind the ACE paper's figures from the model:
          to 4 MiB and 16 FSMs and averaged as the paper does
 
 Each point is a full cycle-level run, folded to one NPU where the torus
-allows it: fig5 and fig6 take under a minute on two cores, fig9a (200
-training runs) about six.
+allows it: fig4 takes about ten seconds on two cores, fig5 and fig6 under a
+minute, fig9a (200 training runs) about six.
 
 Flags:
 `
@@ -35,7 +40,9 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("reproduce", pflag.ContinueOnError)
 	topos := fs.String("topos", "4x2x2,4x4x4", "torus shapes, comma-separated (16 and 64 NPUs in the paper; fig9a: 4x4x4,4x8x4)")
 	wlList := fs.String("workloads", "", "fig9a: workloads (built-in names or ASTRA-sim files), comma-separated (default resnet50,gnmt,dlrm and testdata/astrasim's two files)")
-	size := fs.String("size", "64MiB", "all-reduce size per NPU")
+	size := fs.String("size", "64MiB", "all-reduce size per NPU (fig4: default 100MB, the paper's)")
+	memPolicy := fs.String("memory-policy", contend.Policies()[0], "fig4, fig9a: how compute and communication share each NPU: "+strings.Join(contend.Policies(), " or ")+" (docs/memory-system.md)")
+	sysList := fs.String("systems", "", "fig4: systems, comma-separated (default baseline-commopt,baseline-compopt,ace,ideal)")
 	mem := fs.String("mem", "", "fig5: memory bandwidths for communication in GB/s, comma-separated (default 32,64,…,900)")
 	sms := fs.String("sms", "", "fig6: communication SM counts, comma-separated (default 1,…,8,10,12,16)")
 	fig6Mem := fs.Int64("fig6-mem", 900, "fig6: memory bandwidth given to the baseline's communication, GB/s")
@@ -59,25 +66,35 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "acemu reproduce: %v\n", err)
 		return 1
 	}
-	if fs.NArg() != 1 || (fs.Arg(0) != "fig5" && fs.Arg(0) != "fig6" && fs.Arg(0) != "fig9a") {
-		fmt.Fprintf(stderr, "acemu reproduce: name one figure, fig5, fig6 or fig9a\n\n%s%s", reproduceUsage, fs.FlagUsages())
+	if fs.NArg() != 1 || (fs.Arg(0) != "fig4" && fs.Arg(0) != "fig5" && fs.Arg(0) != "fig6" && fs.Arg(0) != "fig9a") {
+		fmt.Fprintf(stderr, "acemu reproduce: name one figure, fig4, fig5, fig6 or fig9a\n\n%s%s", reproduceUsage, fs.FlagUsages())
 		return 2
 	}
 	if *format != "table" && *format != "csv" && *format != "json" {
 		return fail(fmt.Errorf("--format %q: use table, csv or json", *format))
 	}
 	// Flags a figure does not use would be silently ignored: refuse them.
+	// A lone collective has no compute beside it to share the NPU with:
+	// figs. 5 and 6 sweep communication's allotment itself.
 	unused := map[string][]string{
-		"fig5":  {"sms", "fig6-mem", "workloads"},
-		"fig6":  append([]string{"mem", "workloads"}, aceFlagNames...),
-		"fig9a": {"size", "mem", "sms", "fig6-mem"},
+		"fig4":  {"sms", "fig6-mem", "workloads", "mem"},
+		"fig5":  {"sms", "fig6-mem", "workloads", "memory-policy", "systems"},
+		"fig6":  append([]string{"mem", "workloads", "memory-policy", "systems"}, aceFlagNames...),
+		"fig9a": {"size", "mem", "sms", "fig6-mem", "systems"},
 	}[fs.Arg(0)]
 	if err := refuseFlags(fs, unused, "is not used by "+fs.Arg(0)); err != nil {
 		return fail(err)
 	}
+	if fs.Arg(0) == "fig4" && !fs.Changed("size") {
+		*size = "100MB"
+	}
 	n, err := parseSize(*size)
 	if err != nil {
 		return fail(fmt.Errorf("--size: %w", err))
+	}
+	mp, err := contend.ParsePolicy(*memPolicy)
+	if err != nil {
+		return fail(fmt.Errorf("--memory-policy: %w", err))
 	}
 	tl := splitList(*topos)
 	if len(tl) == 0 {
@@ -105,9 +122,33 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	var rows [][]string
 	var notes []string
 	switch fs.Arg(0) {
+	case "fig4":
+		o := reproduce.DefaultFig4()
+		o.Size, o.Policy, o.Workers, o.ACE = n, mp, *workers, acfg
+		if fs.Changed("topos") {
+			o.Topos = tl
+		}
+		if *sysList != "" {
+			o.Systems = splitList(*sysList)
+		}
+		r, err := reproduce.Fig4(o)
+		if err != nil {
+			return fail(err)
+		}
+		out = r
+		header = []string{"topology", "system", "beside", "all-reduce cycles", "all-reduce slowdown", "kernel alone", "kernel beside", "kernel slowdown"}
+		for _, x := range r.Rows {
+			k, ka, kb, ks := "nothing", "-", "-", "-"
+			if x.Kernel != "" {
+				k, ka, kb, ks = x.Kernel, fmt.Sprint(x.KernelAlone), fmt.Sprint(x.KernelBeside), fmt.Sprintf("%.3f×", x.KernelSlowdown)
+			}
+			rows = append(rows, []string{x.Topo, x.System, k, fmt.Sprint(x.CommCycles), fmt.Sprintf("%.3f×", x.CommSlowdown), ka, kb, ks})
+		}
+		notes = append(notes, fmt.Sprintf("%s all-reduce per NPU, memory policy %s; the paper (an NCCL all-reduce of 100 MB on 8 V100s, Fig. 4(a)): 1.16× beside GEMM 1000, 1.42× beside EmbLookup 10000",
+			fmtBytes(o.Size), r.Policy))
 	case "fig9a":
 		o := reproduce.DefaultFig9a()
-		o.Workers, o.ACE = *workers, acfg
+		o.Workers, o.ACE, o.Memory = *workers, acfg, mp
 		if *sramList == "" {
 			*sramList = "1MiB,2MiB,4MiB,8MiB"
 		}
@@ -241,6 +282,8 @@ func fmtBytes(n int64) string {
 		return fmt.Sprintf("%d MiB", n>>20)
 	case n%(1<<10) == 0:
 		return fmt.Sprintf("%d KiB", n>>10)
+	case n%1_000_000 == 0:
+		return fmt.Sprintf("%d MB", n/1_000_000)
 	}
 	return fmt.Sprintf("%d B", n)
 }
