@@ -235,3 +235,27 @@ func TestPinnedComparisonsOn4x8x4(t *testing.T) {
 		})
 	}
 }
+
+// The ideal endpoint uses no memory and no SMs for communication, so
+// sharing the NPU changes nothing for it; a baseline's compute, which
+// under partition keeps a fixed 450 GB/s and 74 SMs, gets more of the NPU
+// under share while no collective is in flight, and ACE's, 772 GB/s under
+// partition, all but what its DMA moves.
+func TestSharingLeavesTheIdealAlone(t *testing.T) {
+	w, err := workload.Load("../testdata/astrasim/DLRM_HybridParallel.txt")
+	require.NoError(t, err)
+	shape, err := torus.Parse("4x2x2")
+	require.NoError(t, err)
+	got := map[contend.Policy]*Report{}
+	for _, p := range []contend.Policy{contend.Partition, contend.Share} {
+		got[p], err = Run(Options{Shape: shape, Workload: w, Systems: presets(t, "baseline-commopt", "ace", "ideal"), Iterations: 1, Memory: p})
+		require.NoError(t, err)
+	}
+	part, share := got[contend.Partition].Systems, got[contend.Share].Systems
+	require.Equal(t, part[2].TotalCycles, share[2].TotalCycles)
+	require.Equal(t, part[2].TotalCompute, share[2].TotalCompute)
+	require.Less(t, share[0].TotalCompute, part[0].TotalCompute)
+	require.Less(t, share[1].TotalCompute, part[1].TotalCompute)
+	require.Greater(t, share[1].TotalCompute, share[2].TotalCompute, "ACE's DMA takes some memory from compute")
+	require.Equal(t, "share", got[contend.Share].Memory)
+}
