@@ -1,3 +1,8 @@
+// Package memsys holds the arithmetic of one memory shared by clients:
+// weighted max-min fairness with per-client limits, exact in rationals. It
+// is what contend uses to divide an NPU's memory between compute and
+// communication; which weights and limits model the hardware is the
+// caller's policy (docs/memory-system.md).
 package memsys
 
 import "math/big"

@@ -7,6 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+func r(a, b int64) *big.Rat { return big.NewRat(a, b) }
+
 // Each case's expected rates are worked in its comment.
 func TestShareIsWeightedMaxMin(t *testing.T) {
 	for _, tc := range []struct {
