@@ -198,6 +198,10 @@ func (n *NPU) SetCommBusy(now rtl.Cycle, busy bool) {
 	if busy == n.commBusy {
 		return
 	}
+	if n.cfg.Policy == Partition {
+		n.commBusy = busy // nothing compute has depends on it
+		return
+	}
 	n.advance(now)
 	n.commBusy = busy
 	n.settle(now)
@@ -325,8 +329,10 @@ func (n *NPU) settle(now rtl.Cycle) {
 	n.gen++
 	if n.running && n.seg >= len(n.kern) {
 		n.running, n.kern = false, nil
-		n.arbitrate()
-		n.done(now)
+		n.done(now) // may start the next kernel, which arbitrates
+		if !n.running {
+			n.arbitrate()
+		}
 		return
 	}
 	n.arbitrate()
@@ -401,11 +407,14 @@ func (n *NPU) Handle(now rtl.Cycle, _ int32, gen int64) {
 	n.settle(now)
 }
 
-// watcher keeps one memory serializer's transfers that have not ended.
+// watcher keeps one memory serializer's transfers that have not ended,
+// and the bytes of those that ended since the last look.
 type watcher struct {
-	n    *NPU
-	q    []transfer
-	head int
+	n     *NPU
+	q     []transfer
+	head  int
+	whole int64    // bytes of ended transfers never looked at
+	part  *big.Rat // the rest of ended transfers looked at while under way
 }
 
 // transfer is one of them: its span in units of 1/num cycle, its bytes,
@@ -415,20 +424,28 @@ type transfer struct {
 	counted                *big.Rat
 }
 
-// started records a transfer; while no kernel runs, those already over
-// are let go.
+// started records a transfer, first setting aside those already over, so
+// that the queue holds only transfers under way or to come.
 func (w *watcher) started(start, end int64, r rtl.Rate, bytes int64) {
-	if !w.n.running {
-		now := int64(w.n.k.Now())
-		for w.head < len(w.q) && w.q[w.head].end <= now*w.q[w.head].num {
-			w.head++
-		}
-		w.compact()
-	}
+	w.retire(int64(w.n.k.Now()))
 	w.q = append(w.q, transfer{start: start, end: end, num: r.Num, bytes: bytes})
 }
 
-func (w *watcher) compact() {
+// retire moves the transfers ended by cycle now out of the queue, keeping
+// the bytes not yet counted. Transfers on one serializer end in order.
+func (w *watcher) retire(now int64) {
+	for w.head < len(w.q) && w.q[w.head].end <= now*w.q[w.head].num {
+		tr := &w.q[w.head]
+		if tr.counted == nil {
+			w.whole += tr.bytes
+		} else {
+			if w.part == nil {
+				w.part = new(big.Rat)
+			}
+			w.part.Add(w.part, new(big.Rat).Sub(big.NewRat(tr.bytes, 1), tr.counted))
+		}
+		w.head++
+	}
 	if w.head > 0 && w.head*2 >= len(w.q) {
 		w.q = w.q[:copy(w.q, w.q[w.head:])]
 		w.head = 0
@@ -444,36 +461,32 @@ func (n *NPU) commUsed(now rtl.Cycle) *big.Rat {
 	n.pending.SetInt64(0)
 	n.pendEnd.SetInt64(int64(now))
 	for _, w := range n.watched {
+		w.retire(int64(now))
+		whole += w.whole
+		w.whole = 0
+		if w.part != nil {
+			used.Add(used, w.part)
+			w.part = nil
+		}
 		for i := w.head; i < len(w.q); i++ {
 			tr := &w.q[i]
-			e := int64(now) * tr.num
-			switch {
-			case tr.end <= e:
-				if tr.counted == nil {
-					whole += tr.bytes
-				} else {
-					used.Add(used, new(big.Rat).Sub(big.NewRat(tr.bytes, 1), tr.counted))
-				}
-				if i == w.head {
-					w.head++
-				}
-				continue
-			case tr.start < e:
-				moved := big.NewRat(tr.bytes*(e-tr.start), tr.end-tr.start)
+			if e := int64(now) * tr.num; tr.start < e {
+				// Under way: the share of its span gone by now.
+				moved := big.NewRat(e-tr.start, tr.end-tr.start)
+				moved.Mul(moved, big.NewRat(tr.bytes, 1))
 				if tr.counted == nil {
 					tr.counted = new(big.Rat)
 				}
 				used.Add(used, new(big.Rat).Sub(moved, tr.counted))
 				tr.counted = moved
 				n.pending.Add(n.pending, new(big.Rat).Sub(big.NewRat(tr.bytes, 1), moved))
-			default:
+			} else {
 				n.pending.Add(n.pending, big.NewRat(tr.bytes, 1))
 			}
 			if end := big.NewRat(tr.end, tr.num); end.Cmp(n.pendEnd) > 0 {
 				n.pendEnd = end
 			}
 		}
-		w.compact()
 	}
 	used.Add(used, big.NewRat(whole, 1))
 	if len(n.watched) > 0 {

@@ -83,7 +83,8 @@ type Serializer struct {
 }
 
 // Watch calls f at every transfer started, with its exact span in units of
-// 1/r.Num cycle, its rate r and its bytes n (nil: no one watches).
+// 1/r.Num cycle, its rate r and its bytes n (nil: no one watches). It
+// replaces any watcher set before.
 func (s *Serializer) Watch(f func(start, end int64, r Rate, n int64)) { s.watch = f }
 
 // NewSerializer returns an idle serializer of the given rate.
@@ -150,8 +151,10 @@ func (s *Serializer) BusyCycles() *big.Rat {
 // SetRate makes transfers that start from now on move at r. A transfer
 // under way keeps the end it was given (its caller has scheduled it): the
 // serializer stays busy until then, that instant rounded up to the new
-// rate's unit of 1/r.Num cycle (never past the cycle it ends in), and the
-// busy time counted so far is kept exactly.
+// rate's unit of 1/r.Num cycle, or, where that would reach the next
+// cycle, to the last unit of the cycle it ends in (so FreeWithin and
+// FreeCycle see the same cycle as before); the busy time counted so far
+// is kept exactly.
 func (s *Serializer) SetRate(r Rate) {
 	if r.Num <= 0 || r.Den <= 0 {
 		panic("rtl: serializer rate must be positive")
@@ -166,17 +169,29 @@ func (s *Serializer) SetRate(r Rate) {
 		s.busyPast.Add(s.busyPast, big.NewRat(s.busy, s.rate.Num))
 		s.busy = 0
 	}
-	s.freeAt = rescale(s.freeAt, s.rate.Num, r.Num)
-	s.lastStart = rescale(s.lastStart, s.rate.Num, r.Num)
+	s.freeAt = rescaleWithin(s.freeAt, s.rate.Num, r.Num)
+	s.lastStart = rescaleWithin(s.lastStart, s.rate.Num, r.Num)
 	s.rate = r
 }
 
-// rescale returns ⌈t × to / from⌉ for t ≥ 0, in 128-bit arithmetic.
-func rescale(t, from, to int64) int64 {
+// rescaleWithin returns ⌈t × to / from⌉ for t ≥ 0 (an instant in units of
+// 1/from cycle, returned in units of 1/to), but, when t is inside a cycle,
+// no later than that cycle's last unit.
+func rescaleWithin(t, from, to int64) int64 {
 	x := new(big.Int).Mul(big.NewInt(t), big.NewInt(to))
 	q, m := new(big.Int).QuoRem(x, big.NewInt(from), new(big.Int))
 	if m.Sign() > 0 {
 		q.Add(q, big.NewInt(1))
+	}
+	if t%from != 0 {
+		last := new(big.Int).Mul(big.NewInt(t/from+1), big.NewInt(to))
+		last.Sub(last, big.NewInt(1))
+		if q.Cmp(last) > 0 {
+			q = last
+		}
+	}
+	if !q.IsInt64() {
+		panic("rtl: a serializer's time no longer fits 64 bits")
 	}
 	return q.Int64()
 }

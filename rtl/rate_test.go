@@ -105,3 +105,16 @@ func TestSerializerSetRateRoundsUpWithinTheCycle(t *testing.T) {
 	require.True(t, s.FreeWithin(0))
 	require.Equal(t, Cycle(1), s.Start(0, 1))
 }
+
+// Rounding up to the new unit would reach the next cycle: 2 B at 3 B/cycle
+// end at 2/3; in halves that is 4/3 → 2 halves, cycle 1. The end stays in
+// cycle 0 (its last half), so a transfer ready in cycle 0 still follows
+// it there: 1 B from 1/2 at 2 B/cycle ends at 1.
+func TestSerializerSetRateStaysInItsCycle(t *testing.T) {
+	s := NewSerializer(Rate{Num: 3, Den: 1})
+	s.Start(0, 2)
+	s.SetRate(Rate{Num: 2, Den: 1})
+	require.True(t, s.FreeWithin(0))
+	require.Equal(t, Cycle(0), s.FreeCycle())
+	require.Equal(t, Cycle(1), s.Start(0, 1))
+}
