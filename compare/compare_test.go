@@ -196,28 +196,44 @@ func TestPinnedComparisonsOn4x8x4(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		workload string
+		policy   contend.Policy
 		pins     []pin
 		sha      string
 	}{
-		{"resnet50", []pin{
+		{"resnet50", contend.Partition, []pin{
 			{"baseline-nooverlap", 19436558, 1208358}, {"baseline-commopt", 28636771, 22358},
 			{"baseline-compopt", 20937728, 23162}, {"ace", 20622800, 22694}, {"ideal", 19436558, 22156},
 		}, "fe9ec4eaaf27fd355578268ccb9e4ab0a52ec3f4ff847d338343e8a37b369008"},
-		{"../testdata/astrasim/Resnet50_DataParallel.txt", []pin{
+		{"../testdata/astrasim/Resnet50_DataParallel.txt", contend.Partition, []pin{
 			{"baseline-nooverlap", 2737584, 2387108}, {"baseline-commopt", 5474953, 23468},
 			{"baseline-compopt", 3191439, 4991188}, {"ace", 3191439, 340921}, {"ideal", 2737584, 370290},
 		}, "975377ef3a403490378dea6ea33d54943060f41084f107f66fd0697780695a49"},
-		{"../testdata/astrasim/DLRM_HybridParallel.txt", []pin{
+		{"../testdata/astrasim/DLRM_HybridParallel.txt", contend.Partition, []pin{
 			{"baseline-nooverlap", 132056, 134186}, {"baseline-commopt", 264078, 21587},
 			{"baseline-compopt", 153938, 146150}, {"ace", 153938, 48393}, {"ideal", 132056, 43106},
 		}, "d8be2ae986cf919cec3a3bd2c93c9fce6272fdef45cc97b958604a7ca51d60b6"},
+		// The same under share, the default since compute and communication
+		// share the NPU (the main job is the first), recorded before the
+		// architecture step.
+		{"resnet50", contend.Share, []pin{
+			{"baseline-nooverlap", 19436558, 1207922}, {"baseline-commopt", 19628990, 22358},
+			{"baseline-compopt", 19552866, 22666}, {"ace", 19446370, 22694}, {"ideal", 19436558, 22156},
+		}, "bbfcbf61115e200946f3a08230f401ed2dd5b9980bf99a29c4034861ef070324"},
+		{"../testdata/astrasim/Resnet50_DataParallel.txt", contend.Share, []pin{
+			{"baseline-nooverlap", 2737584, 2387440}, {"baseline-commopt", 4562538, 23468},
+			{"baseline-compopt", 3337964, 4103645}, {"ace", 3252185, 241075}, {"ideal", 2737584, 370290},
+		}, "0778ef109cd84e7912a9c170675b1dc3f4b699bfd915c13179debbf27e0f88f1"},
+		{"../testdata/astrasim/DLRM_HybridParallel.txt", contend.Share, []pin{
+			{"baseline-nooverlap", 132056, 133644}, {"baseline-commopt", 188569, 24554},
+			{"baseline-compopt", 157581, 124613}, {"ace", 145973, 52199}, {"ideal", 132056, 43106},
+		}, "03196225a5edf35540601711e34621c7d06efb247fc4c90727266abf2febea5e"},
 	} {
-		t.Run(tc.workload, func(t *testing.T) {
+		t.Run(tc.policy.String()+"/"+tc.workload, func(t *testing.T) {
 			w, err := workload.Load(tc.workload)
 			require.NoError(t, err)
 			shape, err := torus.Parse("4x8x4")
 			require.NoError(t, err)
-			rep, err := Run(Options{Shape: shape, Workload: w, Systems: presets(t, "baseline-nooverlap", "baseline-commopt", "baseline-compopt", "ace", "ideal"), ACE: ace.Default()})
+			rep, err := Run(Options{Shape: shape, Workload: w, Systems: presets(t, "baseline-nooverlap", "baseline-commopt", "baseline-compopt", "ace", "ideal"), ACE: ace.Default(), Memory: tc.policy})
 			require.NoError(t, err)
 			var got []pin
 			for _, r := range rep.Systems {

@@ -216,3 +216,36 @@ func TestFig4SlowdownsWhereComputed(t *testing.T) {
 		}
 	}
 }
+
+// Pins, not goldens: a Fig. 5 point (the baseline on all 80 SMs with
+// 450 GB/s) and a Fig. 6 point (6 SMs with 900 GB/s), 64 MiB on 4x4x4,
+// and the 16 MiB all-reduce on each endpoint as Table VI configures it,
+// recorded before the architecture step; a commit that changes one says
+// which and why. Cycles and memory bytes read and written per NPU.
+func TestPinnedSweepPoints(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seven all-reduces on 64 NPUs")
+	}
+	type pin struct {
+		spec                Spec
+		cycles, read, write int64
+	}
+	pins := []pin{
+		{Spec{Topo: "4x4x4", Size: 16 << 20, Endpoint: Ideal}, 174523, 0, 0},
+		{Spec{Topo: "4x4x4", Size: 16 << 20, Endpoint: ACE, CommMemGBps: 128}, 175919, 16777216, 16777216},
+		{Spec{Topo: "4x4x4", Size: 16 << 20, Endpoint: Baseline, CommSMs: 80, CommMemGBps: 900}, 174857, 62914560, 44040192},
+		{Spec{Topo: "4x4x4", Size: 16 << 20, Endpoint: Baseline, CommSMs: 6, CommMemGBps: 450}, 180238, 62914560, 44040192},
+		{Spec{Topo: "4x4x4", Size: 16 << 20, Endpoint: Baseline, CommSMs: 2, CommMemGBps: 128}, 615949, 62914560, 44040192},
+		{Spec{Topo: "4x4x4", Size: 64 << 20, Endpoint: Baseline, CommSMs: 80, CommMemGBps: 450}, 705943, 251658240, 176160768},
+		{Spec{Topo: "4x4x4", Size: 64 << 20, Endpoint: Baseline, CommSMs: 6, CommMemGBps: 900}, 688938, 251658240, 176160768},
+	}
+	var specs []Spec
+	for _, p := range pins {
+		specs = append(specs, p.spec)
+	}
+	got, err := Run(specs, 0)
+	require.NoError(t, err)
+	for i, p := range pins {
+		require.Equal(t, [3]int64{p.cycles, p.read, p.write}, [3]int64{got[i].Cycles, got[i].MemRead, got[i].MemWrite}, "%+v", p.spec)
+	}
+}
