@@ -1,0 +1,43 @@
+package ace
+
+// This file: the TX and RX DMA engines between memory and the SRAM.
+
+import (
+	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/rtl"
+)
+
+// dmaIn moves the next piece (at most a packet) of the oldest loading chunk
+// from memory into SRAM: memory read, NPU–AFI bus and an SRAM write port.
+func (nd *node) dmaIn(now rtl.Cycle) rtl.Cycle {
+	return nd.dmaStep(now, &nd.txq, 0, fxTxDMA, "dma-in", nd.memRd, nd.busIn, nd.sramWr, &nd.memRead)
+}
+
+// dmaOut writes the next piece of the oldest finished chunk back to memory:
+// an SRAM read port, NPU–AFI bus and memory write.
+func (nd *node) dmaOut(now rtl.Cycle) rtl.Cycle {
+	return nd.dmaStep(now, &nd.rxq, nd.r.phases, fxRxDMA, "dma-out", nd.sramRd, nd.busOut, nd.memWr, &nd.memWrite)
+}
+
+// dmaStep starts the next piece (at most a packet) of the head of a DMA
+// queue, moving the chunk's room in partition part through three resources.
+func (nd *node) dmaStep(now rtl.Cycle, q *[]*chunk, part int, kind int32, name string, a, b, c *rtl.Serializer, count *int64) rtl.Cycle {
+	if len(*q) == 0 {
+		return -1
+	}
+	ch := (*q)[0]
+	total := nd.viewOf(ch, part)
+	n := min(int64(fabric.PacketBytes), total-ch.dma)
+	end, ok, t := rtl.StartAll(now, rtl.Need{S: a, Bytes: n}, rtl.Need{S: b, Bytes: n}, rtl.Need{S: c, Bytes: n})
+	if !ok {
+		return t
+	}
+	ch.dma += n
+	*count += n
+	if ch.dma == total {
+		*q = (*q)[1:]
+	}
+	nd.trace(SubStep{Start: now, End: end, Chunk: int(ch.id), Phase: min(part, nd.r.phases-1), Op: -1, Kind: name, Bytes: n})
+	nd.after(end, effect{kind: kind, c: ch, bytes: n})
+	return -1
+}

@@ -1,0 +1,243 @@
+package ace
+
+// This file: the FSM control unit and the ALU datapath it drives: phases, steps and their completion.
+
+import (
+	"sort"
+
+	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/rtl"
+)
+
+// fsmStep starts one sub-step for the chunk an FSM works on: the first of
+// its ready ops that can start (a packet of a send, or a packet absorbed
+// earlier for a receive).
+func (nd *node) fsmStep(now rtl.Cycle, c *chunk) rtl.Cycle {
+	retry := rtl.Cycle(-1)
+	for _, op := range c.work {
+		o := &c.prog.Ops[op]
+		if o.Kind == collectives.Send {
+			if ok, t := nd.peerReady(c, c.phase, o.Peer); !ok {
+				if t > 0 && (retry < 0 || t < retry) {
+					retry = t
+				}
+				continue
+			}
+			p := nd.sendPort(c, op)
+			if !nd.slot(p) {
+				continue
+			}
+			b := int64(fabric.PacketOf(nd.sendMsg(c, op), c.progress[op]).Bytes)
+			end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.sramRd, Bytes: b})
+			if !ok {
+				if retry < 0 || t < retry {
+					retry = t
+				}
+				continue
+			}
+			pkt := fabric.PacketOf(c.msgs[op], c.progress[op])
+			c.progress[op]++
+			nd.out[p].reserved++
+			nd.trace(SubStep{Start: now, End: end, Chunk: int(c.id), Phase: int(c.phase), Op: int(op), Kind: "send", Bytes: b})
+			nd.after(end, effect{kind: fxSend, c: c, op: op, pkt: pkt, port: p})
+			if c.progress[op] == c.pi.packets[op] {
+				nd.dropWork(c, op)
+			}
+			return -1
+		}
+		key := bufKey(c.phase, op)
+		q := c.buffered[key]
+		if len(q) == 0 {
+			continue
+		}
+		pkt := q[0]
+		needs, ports, t, ok := nd.recvNeeds(c, op, int64(pkt.Bytes), true)
+		if !ok {
+			if t > 0 && (retry < 0 || t < retry) {
+				retry = t
+			}
+			continue
+		}
+		end, ok, t := rtl.StartAll(now, needs...)
+		if !ok {
+			if retry < 0 || t < retry {
+				retry = t
+			}
+			continue
+		}
+		c.buffered[key] = q[1:]
+		if len(q) == 1 {
+			delete(c.buffered, key)
+			nd.dropWork(c, op)
+		}
+		nd.beginRecv(now, end, c, op, pkt, ports, "buffered")
+		return -1
+	}
+	return retry
+}
+
+func (nd *node) dropWork(c *chunk, op int32) {
+	for i, w := range c.work {
+		if w == op {
+			c.work = append(c.work[:i], c.work[i+1:]...)
+			return
+		}
+	}
+}
+
+func (nd *node) addWork(c *chunk, op int32) {
+	for _, w := range c.work {
+		if w == op {
+			return
+		}
+	}
+	c.work = append(c.work, op)
+	sort.Slice(c.work, func(i, j int) bool { return c.work[i] < c.work[j] })
+}
+
+// enterPhase queues chunk c at its FSM for phase ph (its partition room is
+// already reserved).
+func (nd *node) enterPhase(now rtl.Cycle, c *chunk, ph int32) {
+	if ph > 0 {
+		nd.wait(c, int(ph), 1) // (admission counted phase 1)
+	}
+	c.state, c.phase, c.blocked = csPhase, ph, false
+	f := c.fsm[ph]
+	// The FSM's queue is in creation order: it works on its chunks in the
+	// order they were created (Section IV-F), so a chunk that comes early
+	// waits for the older ones assigned to the same FSM.
+	q := append(nd.fsmQ[f], c)
+	rank := nd.r.rank
+	for i := len(q) - 1; i > 0 && rank[q[i].id] < rank[q[i-1].id]; i-- {
+		q[i], q[i-1] = q[i-1], q[i]
+	}
+	nd.fsmQ[f] = q
+	nd.startFSM(now, f)
+}
+
+// startFSM activates the head of FSM f's queue if it is the chunk the FSM
+// works on next.
+func (nd *node) startFSM(now rtl.Cycle, f int) {
+	q := nd.fsmQ[f]
+	if len(q) == 0 || q[0].active {
+		return
+	}
+	if next, ok := nd.fsmNext[f].Peek(); !ok || nd.r.rank[q[0].id] != next {
+		return
+	}
+	nd.fsmFrom[f] = now
+	nd.activate(now, q[0])
+}
+
+// activate makes c the chunk its FSM works on.
+func (nd *node) activate(now rtl.Cycle, c *chunk) {
+	prog := c.coll.plan.Program(nd.id, int(c.phase), c.len)
+	pi := nd.r.infoOf(prog)
+	c.active, c.prog, c.pi = true, prog, pi
+	nd.wait(c, int(c.phase), -1)
+	if nd.r.cfg.Prefetch == PrefetchFSM {
+		nd.freed = true // a chunk may now load, or enter this phase
+		nd.scheduleKick(now)
+	}
+	if nd.r.cfg.Notice == NoticeFSM {
+		nd.announce(c, int(c.phase))
+	}
+	c.deps = append(c.deps[:0], pi.ndeps...)
+	c.done = make([]bool, len(prog.Ops))
+	c.progress = make([]int32, len(prog.Ops))
+	c.msgs = make([]*fabric.Message, len(prog.Ops))
+	c.remaining = len(prog.Ops)
+	c.work = c.work[:0]
+	if c.remaining == 0 {
+		nd.phaseDone(now, c)
+		return
+	}
+	for i := range prog.Ops {
+		if c.deps[i] == 0 {
+			nd.ready(c, int32(i))
+		}
+	}
+}
+
+// ready notes that op i's dependences are met.
+func (nd *node) ready(c *chunk, i int32) {
+	o := &c.prog.Ops[i]
+	switch {
+	case o.Kind == collectives.Send && c.pi.flow.ForwardOf[i] < 0:
+		nd.addWork(c, i)
+	case o.Kind == collectives.Recv && len(c.buffered[bufKey(c.phase, i)]) > 0:
+		nd.addWork(c, i)
+	}
+}
+
+// complete finishes op i of c's current phase.
+func (nd *node) complete(now rtl.Cycle, c *chunk, i int32) {
+	ph := c.phase
+	c.done[i] = true
+	c.remaining--
+	for _, d := range c.pi.dependents[i] {
+		c.deps[d]--
+		if c.deps[d] == 0 {
+			if c.pi.flow.ForwardOf[d] >= 0 && c.progress[d] == c.pi.packets[d] {
+				nd.complete(now, c, d) // a forward that streamed with its receive
+				continue
+			}
+			nd.ready(c, d)
+		}
+	}
+	// A nested completion may already have moved the chunk on.
+	if c.remaining == 0 && c.phase == ph && c.active && !c.blocked {
+		nd.phaseDone(now, c)
+	}
+}
+
+// phaseDone moves c on: to the next phase's partition and FSM, or to the
+// terminal partition and the RX DMA. Without room it waits at the head of
+// its FSM, which then serves nobody else.
+func (nd *node) phaseDone(now rtl.Cycle, c *chunk) {
+	next := nd.nextPart(c)
+	f := c.fsm[c.phase]
+	if next < nd.r.phases && !nd.mayQueue(c, next) || !nd.reserve(c, next) {
+		if !c.blocked {
+			c.blocked = true
+			nd.blockedFrom[f] = now
+		}
+		return
+	}
+	if c.blocked {
+		nd.blockedCycles += int64(now - nd.blockedFrom[f])
+	}
+	nd.release(c, int(c.phase))
+	nd.fsmQ[f] = nd.fsmQ[f][1:]
+	nd.fsmCycles += int64(now - nd.fsmFrom[f])
+	c.active = false
+	nd.fsmNext[f].Pop()
+	nd.startFSM(now, f)
+	if next == nd.r.phases {
+		c.state = csDMAOut
+		c.dma, c.dmaDone = 0, 0
+		nd.rxq = append(nd.rxq, c)
+	} else {
+		nd.enterPhase(now, c, int32(next))
+	}
+	nd.scheduleKick(now)
+}
+
+// unblock retries, oldest first, chunks whose phase is done but whose next
+// partition had no room for them.
+func (nd *node) unblock(now rtl.Cycle) {
+	var blocked []*chunk
+	for _, q := range nd.fsmQ {
+		if len(q) > 0 && q[0].blocked && q[0].active {
+			blocked = append(blocked, q[0])
+		}
+	}
+	rank := nd.r.rank
+	sort.Slice(blocked, func(i, j int) bool { return rank[blocked[i].id] < rank[blocked[j].id] })
+	for _, c := range blocked {
+		if c.blocked && c.active {
+			nd.phaseDone(now, c)
+		}
+	}
+}

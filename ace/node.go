@@ -1,0 +1,381 @@
+package ace
+
+// This file: one NPU's ACE: its chunks, its resources and its event loop (the scheduler that starts sub-steps and finishes them).
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/rtl"
+	"github.com/acemu/acemu/torus"
+)
+
+// Chunk states.
+const (
+	csWaiting = iota // not admitted yet
+	csDMAIn          // TX DMA loading it into partition 1
+	csPhase          // in a phase (queued at or heading its FSM)
+	csDMAOut         // in the terminal partition, RX DMA writing it back
+	csDone
+)
+
+// chunk is one chunk's state on one NPU.
+type chunk struct {
+	id        int32 // global number (the same on every NPU)
+	coll      *aceColl
+	local     int32 // number within its collective
+	len       int64
+	state     int
+	phase     int32
+	fsm       []int // assigned FSM per phase
+	active    bool  // heads its FSM's queue in its phase
+	blocked   bool  // phase done, waiting for room in the next partition
+	reserved  []bool
+	dma       int64 // bytes the DMA has started moving
+	dmaDone   int64 // bytes the DMA has finished moving
+	prog      *collectives.Program
+	pi        *progInfo
+	deps      []int16
+	done      []bool
+	progress  []int32 // packets sent (sends) or processed (receives)
+	msgs      []*fabric.Message
+	remaining int
+	work      []int32                   // ops with something to start: ready sends, receives with buffered packets
+	buffered  map[int64][]fabric.Packet // (phase, op) → packets absorbed before the op could take them
+	vals      []int64
+}
+
+// doneChunk stands for every chunk written back, so its state can be freed.
+var doneChunk = &chunk{id: -1, state: csDone}
+
+func bufKey(ph, op int32) int64 { return int64(ph)<<32 | int64(op) }
+
+// node is one NPU's ACE with its AFI.
+type node struct {
+	id                      int
+	r                       *run
+	memRd, memWr, busIn     *rtl.Serializer
+	busOut                  *rtl.Serializer
+	sramRd, sramWr          *rtl.Serializer
+	ports                   [2]int // read and write ports per SRAM bank
+	alus                    rtl.Pool
+	part, used              []int64
+	fsmQ                    [][]*chunk
+	fsmPhase                []int
+	rr                      int
+	chunks                  []*chunk
+	nextAdmit               int
+	waiting                 []int // per phase, chunks that wait for one of its FSMs (loading, or queued behind the FSM's current chunk)
+	txq, rxq                []*chunk
+	in                      []*fabric.Link
+	out                     [torus.NumPorts]*outPort
+	kicks                   []rtl.Cycle         // cycles with a kick scheduled, ascending
+	freed                   bool                // a partition released room since the last kick
+	startedAt               rtl.Cycle           // the last cycle a sub-step was started
+	finished                int                 // chunks written back
+	views                   map[viewKey][]int64 // per operation and chunk length, each partition's room for a chunk
+	nextIn                  []int32             // per partition, the next chunk allowed to take room
+	fsmNext                 []*rtl.FIFO[int32]  // per FSM, the places in the loading order of the chunks it works on, in order
+	sent, memRead, memWrite int64
+	inACE                   int
+	utilFrom                rtl.Cycle
+	utilCycles              int64
+	fsmFrom                 []rtl.Cycle
+	fsmCycles               int64
+	blockedFrom             []rtl.Cycle // per FSM, when its chunk finished its phase and found no way on
+	blockedCycles           int64       // FSM time spent holding a chunk that finished its phase
+	fx                      []effect
+	freeFx                  []int32
+	firstFSM, split         []int // per phase, its first FSM and how many it has
+	finishedOf              map[int]int
+}
+
+func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
+	cfg := r.cfg
+	prof := profile(r.layout, net, id)
+	result := int64(0)
+	clen := r.layout.ChunkLen(0)
+	last := r.layout.Program(id, r.phases-1, clen)
+	for _, o := range last.Out {
+		result += o.Len
+	}
+	w := littleWeights(prof, result, rt.dma(), cfg.Notice)
+	if cfg.Partition == PartitionPaper {
+		w = paperWeights(prof)
+	}
+	part, err := partitions(cfg.SRAMBytes, prof, result, w)
+	if err != nil {
+		return nil, fmt.Errorf("NPU %d: %w", id, err)
+	}
+	split, err := splitFSMs(cfg.FSMs, prof, cfg.FSMSplit)
+	if err != nil {
+		return nil, err
+	}
+	rdPorts, wrPorts, err := cfg.Ports(net, id)
+	if err != nil {
+		return nil, err
+	}
+	bank := int64(cfg.Banks) * rt.port.Num
+	rd, wr := rtl.Rate{Num: bank * int64(rdPorts), Den: 1}, rtl.Rate{Num: bank * int64(wrPorts), Den: 1}
+	nd := &node{
+		id: id, r: r,
+		memRd: rtl.NewSerializer(rt.mem), memWr: rtl.NewSerializer(rt.mem),
+		busIn: rtl.NewSerializer(rt.bus), busOut: rtl.NewSerializer(rt.bus),
+		sramRd: rtl.NewSerializer(rd), sramWr: rtl.NewSerializer(wr), ports: [2]int{rdPorts, wrPorts},
+		alus: rtl.NewPool(cfg.ALUs, rt.alu),
+		part: part, used: make([]int64, len(part)), nextIn: make([]int32, len(part)), startedAt: -1,
+		views: map[viewKey][]int64{},
+	}
+	first := make([]int, len(split)) // first FSM id of each phase
+	for ph, c := range split {
+		first[ph] = len(nd.fsmPhase)
+		for j := 0; j < c; j++ {
+			nd.fsmPhase = append(nd.fsmPhase, ph)
+		}
+	}
+	nd.fsmQ = make([][]*chunk, len(nd.fsmPhase))
+	for range nd.fsmPhase {
+		nd.fsmNext = append(nd.fsmNext, rtl.NewFIFO[int32](0))
+	}
+	nd.fsmFrom = make([]rtl.Cycle, len(nd.fsmPhase))
+	nd.blockedFrom = make([]rtl.Cycle, len(nd.fsmPhase))
+	nd.firstFSM, nd.split = first, split
+	nd.waiting = make([]int, len(split))
+	for p := 0; p < torus.NumPorts; p++ {
+		if l := net.Out(id, p); l != nil {
+			nd.out[p] = &outPort{link: l, transit: rtl.NewFIFO[fabric.Packet](0)}
+		}
+	}
+	return nd, nil
+}
+
+// An effect is what happens when a started sub-step finishes.
+type effect struct {
+	kind   int32
+	c      *chunk
+	op     int32
+	pkt    fabric.Packet
+	port   int
+	bytes  int64
+	fwd    []int32 // forwards to push a packet of
+	absorb int32   // phase of an absorbed packet
+}
+
+const (
+	fxTxDMA int32 = iota
+	fxRxDMA
+	fxSend
+	fxRecv
+	fxAbsorb
+	fxTransitIn
+	fxTransitOut
+	evKick   int32 = 100
+	evNotice int32 = 101
+)
+
+func (nd *node) after(end rtl.Cycle, e effect) {
+	nd.startedAt = nd.r.k.Now()
+	var i int32
+	if n := len(nd.freeFx); n > 0 {
+		i = nd.freeFx[n-1]
+		nd.freeFx = nd.freeFx[:n-1]
+		nd.fx[i] = e
+	} else {
+		i = int32(len(nd.fx))
+		nd.fx = append(nd.fx, e)
+	}
+	nd.r.k.Schedule(end, nd, e.kind, int64(i))
+}
+
+// scheduleKick asks for a kick at cycle t. A node kicks at most once a
+// cycle, after all its other events of the cycle (rtl.ClassControl), and at
+// every cycle it was asked to: so when it kicks depends only on what
+// happened, not on the order in which NPUs' events ran within a cycle.
+func (nd *node) scheduleKick(t rtl.Cycle) {
+	i, found := slices.BinarySearch(nd.kicks, t)
+	if found {
+		return
+	}
+	nd.kicks = slices.Insert(nd.kicks, i, t)
+	nd.r.k.ScheduleClass(t, rtl.ClassControl, nd, evKick, 0)
+}
+
+// Handle runs the node's events: kicks and finished sub-steps.
+func (nd *node) Handle(now rtl.Cycle, kind int32, arg int64) {
+	switch kind {
+	case evKick:
+		if i, found := slices.BinarySearch(nd.kicks, now); found {
+			nd.kicks = slices.Delete(nd.kicks, i, i+1)
+		}
+		nd.kick(now)
+		return
+	case evNotice:
+		nd.scheduleKick(now)
+		return
+	}
+	e := nd.fx[arg]
+	nd.fx[arg] = effect{}
+	nd.freeFx = append(nd.freeFx, int32(arg))
+	nd.finish(now, e)
+	nd.scheduleKick(now)
+}
+
+// PacketArrived wakes the node to take the packet when it can.
+func (nd *node) PacketArrived(now rtl.Cycle, _ *fabric.Link) { nd.scheduleKick(now) }
+
+// SpaceAvailable wakes the node when an output port buffer has room.
+func (nd *node) SpaceAvailable(now rtl.Cycle, _ *fabric.Link) { nd.scheduleKick(now) }
+
+// kick starts every sub-step that can start now, in a fixed order: the DMA
+// engines (they feed and drain the pipeline, at the memory's pace), input
+// port buffers in link order, packets in transit, then the FSMs round-robin. A sub-step held up by a busy resource is retried when the
+// resource frees; one held up by buffer space or partition room is retried
+// when that changes (SpaceAvailable, a partition release).
+func (nd *node) kick(now rtl.Cycle) {
+	retry := rtl.Cycle(-1)
+	wait := func(t rtl.Cycle) {
+		if t > now && (retry < 0 || t < retry) {
+			retry = t
+		}
+	}
+	if nd.freed { // room was released: chunks waiting for it may move
+		nd.freed = false
+		nd.unblock(now)
+	}
+	nd.admit(now)
+	if nd.r.cfg.Notice == NoticeRoom {
+		nd.reserveAhead(now)
+	}
+	// Three groups compete for the SRAM ports and ALUs: the DMA engines,
+	// the input port buffers (with packets in transit), and the FSMs. The
+	// group served first rotates every cycle.
+	groups := [3]func(){
+		func() {
+			wait(nd.dmaIn(now))
+			wait(nd.dmaOut(now))
+		},
+		func() {
+			for _, l := range nd.in {
+				wait(nd.takeInput(now, l))
+			}
+			for p, o := range nd.out {
+				if o != nil && o.transit.Len() > 0 && nd.slot(p) {
+					pkt, _ := o.transit.Peek()
+					end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.sramRd, Bytes: int64(pkt.Bytes)})
+					if !ok {
+						wait(t)
+						continue
+					}
+					o.transit.Pop()
+					o.reserved++
+					nd.after(end, effect{kind: fxTransitOut, pkt: pkt, port: p})
+				}
+			}
+		},
+		func() {
+			for j := 0; j < len(nd.fsmQ); j++ {
+				q := nd.fsmQ[(nd.rr+j)%len(nd.fsmQ)]
+				if len(q) > 0 && q[0].active {
+					wait(nd.fsmStep(now, q[0]))
+				}
+			}
+		},
+	}
+	first := int(now % 3)
+	for g := 0; g < 3; g++ {
+		groups[(first+g)%3]()
+	}
+	f := len(nd.fsmQ)
+	nd.rr = (nd.rr + 1) % f
+	// Sub-steps started this cycle hold their resources for a cycle or more;
+	// while anything was started, look again next cycle, when a packet
+	// behind the one just taken from an input buffer may go to another ALU.
+	if nd.startedAt == now {
+		nd.scheduleKick(now + 1)
+	} else if retry > 0 {
+		nd.scheduleKick(retry)
+	}
+}
+
+// finish applies a finished sub-step.
+func (nd *node) finish(now rtl.Cycle, e effect) {
+	c := e.c
+	switch e.kind {
+	case fxTxDMA:
+		c.dmaDone += e.bytes
+		if c.dmaDone == nd.viewOf(c, 0) {
+			c.dma, c.dmaDone = 0, 0
+			nd.enterPhase(now, c, 0)
+		}
+	case fxRxDMA:
+		c.dmaDone += e.bytes
+		if c.dmaDone == nd.viewOf(c, nd.r.phases) {
+			nd.release(c, nd.r.phases)
+			c.state = csDone
+			if nd.r.hooks.Done != nil {
+				nd.r.hooks.Done(nd.id, int(c.local), c.vals)
+				c.vals = nil
+			}
+			nd.inACE--
+			if nd.inACE == 0 {
+				nd.utilCycles += int64(now - nd.utilFrom)
+			}
+			co := c.coll
+			if nd.finishedOf == nil {
+				nd.finishedOf = map[int]int{}
+			}
+			nd.finishedOf[co.id]++
+			all := nd.finishedOf[co.id] == co.plan.NumChunks()
+			if all {
+				delete(nd.finishedOf, co.id)
+			}
+			if irq := nd.r.hooks.Interrupt; irq != nil {
+				irq(nd.id, int(c.local), now)
+				if all {
+					irq(nd.id, -1, now)
+				}
+			}
+			nd.chunks[c.id] = doneChunk // free the chunk's state
+			co.pending--
+			if co.pending == 0 && co.done != nil {
+				// After every NPU's events of the cycle (rtl.ClassSystem).
+				nd.r.k.ScheduleClass(now, rtl.ClassSystem, rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) { co.done(now) }), 0, 0)
+			}
+		}
+	case fxSend:
+		nd.push(e.port, e.pkt)
+		if e.pkt.Last() {
+			nd.complete(now, c, e.op)
+		}
+	case fxTransitIn:
+		nd.out[e.port].transit.Push(e.pkt)
+	case fxTransitOut:
+		nd.push(e.port, e.pkt)
+	case fxAbsorb:
+		key := bufKey(e.absorb, e.op)
+		c.buffered[key] = append(c.buffered[key], e.pkt)
+		if c.state == csPhase && c.active && c.phase == e.absorb && c.deps[e.op] == 0 {
+			nd.addWork(c, e.op)
+		}
+	case fxRecv:
+		op := e.op
+		c.progress[op]++
+		for _, f := range e.fwd {
+			fm := nd.sendMsg(c, f)
+			nd.push(nd.sendPort(c, f), fabric.PacketOf(fm, c.progress[f]))
+			c.progress[f]++
+		}
+		if c.progress[op] == c.pi.packets[op] {
+			if c.vals != nil {
+				o := &c.prog.Ops[op]
+				collectives.Scatter(c.vals, c.prog.View, o.Data, c.msgs[op].Values, o.Reduce)
+				for _, f := range e.fwd {
+					c.msgs[f].Values = collectives.Gather(c.vals, c.prog.View, c.prog.Ops[f].Data)
+				}
+			}
+			nd.complete(now, c, op)
+		}
+	}
+}

@@ -1,0 +1,182 @@
+package ace
+
+// This file: the AFI ports: packets in from links, out to links, and the port buffers.
+
+import (
+	"fmt"
+
+	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/rtl"
+)
+
+type outPort struct {
+	link     *fabric.Link
+	reserved int                      // slots promised to started sub-steps
+	transit  *rtl.FIFO[fabric.Packet] // absorbed packets for other NPUs
+}
+
+func (nd *node) slot(p int) bool { return nd.slots(p, 1) }
+
+// slots reports whether output port p has room for n more packets beyond
+// those already promised, and otherwise asks to be woken when it frees.
+func (nd *node) slots(p, n int) bool {
+	o := nd.out[p]
+	if o.link.TxSpace()-o.reserved >= n {
+		return true
+	}
+	o.link.WantSpace()
+	return false
+}
+
+// takeInput starts the processing of the packet at the head of an input
+// port buffer, if it can start now.
+func (nd *node) takeInput(now rtl.Cycle, l *fabric.Link) rtl.Cycle {
+	pkt, ok := l.RxPeek()
+	if !ok {
+		return -1
+	}
+	pkt = nd.r.shape.Arrived(nd.r.net, l, pkt)
+	m := pkt.Msg
+	b := int64(pkt.Bytes)
+	if dst := nd.r.shape.PacketDst(pkt); dst != nd.id { // passing through: absorb into SRAM, send on later
+		end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.sramWr, Bytes: b})
+		if !ok {
+			return t
+		}
+		l.Receive()
+		hop, _ := nd.r.shape.NextHop(nd.id, dst)
+		nd.after(end, effect{kind: fxTransitIn, pkt: pkt, port: hop.Index()})
+		return -1
+	}
+	c := nd.chunks[m.Chunk]
+	op := m.Op
+	// Packets of one message are interchangeable to the data path (values
+	// move per message, the forward's packets are numbered as they go), so a
+	// packet may be processed directly even when earlier ones of its message
+	// were absorbed.
+	if c.state == csPhase && c.active && c.phase == m.Phase && c.deps[op] == 0 {
+		needs, ports, t, ok := nd.recvNeeds(c, op, b, false)
+		if ok {
+			end, ok, t := rtl.StartAll(now, needs...)
+			if !ok {
+				return t // a resource is busy: try again when it frees
+			}
+			l.Receive()
+			nd.beginRecv(now, end, c, op, pkt, ports, "recv")
+			return -1
+		}
+		if t > 0 {
+			return t
+		}
+		// A forward has no room on its port, or its receiver no room yet:
+		// rather than hold up the input buffer, absorb the packet and
+		// forward it from SRAM later.
+	}
+	// Not ready for it yet: absorb it into the phase's partition.
+	if !nd.reserve(c, int(m.Phase)) {
+		return -1 // no room: it waits in the input buffer (back-pressure)
+	}
+	end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.sramWr, Bytes: b})
+	if !ok {
+		return t
+	}
+	l.Receive()
+	nd.trace(SubStep{Start: now, End: end, Chunk: int(c.id), Phase: int(m.Phase), Op: int(op), Kind: "absorb", Bytes: b})
+	nd.after(end, effect{kind: fxAbsorb, c: c, op: op, pkt: pkt, absorb: m.Phase})
+	return -1
+}
+
+// recvNeeds lists the resources processing one packet of receive op needs:
+// the local operand read and an ALU for a reduce, an SRAM write when the
+// result is live, a slot on every forward's port. fromSRAM adds the read of
+// a packet absorbed earlier.
+func (nd *node) recvNeeds(c *chunk, op int32, b int64, fromSRAM bool) ([]rtl.Need, []int, rtl.Cycle, bool) {
+	o := &c.prog.Ops[op]
+	var needs []rtl.Need
+	read := int64(0)
+	if fromSRAM {
+		read += b
+	}
+	if o.Reduce {
+		read += b
+		alu, t := nd.alus.Free(nd.r.k.Now())
+		if alu == nil {
+			return nil, nil, t, false
+		}
+		needs = append(needs, rtl.Need{S: alu, Bytes: b})
+	}
+	if read > 0 {
+		needs = append(needs, rtl.Need{S: nd.sramRd, Bytes: read})
+	}
+	if c.pi.flow.Store[op] && (o.Reduce || !fromSRAM) {
+		needs = append(needs, rtl.Need{S: nd.sramWr, Bytes: b})
+	}
+	var ports []int
+	for _, f := range c.pi.flow.Forwards[op] {
+		if ok, t := nd.peerReady(c, c.phase, c.prog.Ops[f].Peer); !ok {
+			return nil, nil, t, false
+		}
+		p := nd.sendPort(c, f)
+		n := 1
+		for _, q := range ports {
+			if q == p {
+				n++
+			}
+		}
+		if !nd.slots(p, n) {
+			return nil, nil, -1, false
+		}
+		ports = append(ports, p)
+	}
+	return needs, ports, 0, true
+}
+
+func (nd *node) beginRecv(now, end rtl.Cycle, c *chunk, op int32, pkt fabric.Packet, ports []int, kind string) {
+	for _, p := range ports {
+		nd.out[p].reserved++
+	}
+	if c.msgs[op] == nil {
+		c.msgs[op] = pkt.Msg
+	}
+	if c.prog.Ops[op].Reduce {
+		kind += "-reduce"
+	} else {
+		kind += "-store"
+	}
+	nd.trace(SubStep{Start: now, End: end, Chunk: int(c.id), Phase: int(c.phase), Op: int(op), Kind: kind, Bytes: int64(pkt.Bytes)})
+	nd.after(end, effect{kind: fxRecv, c: c, op: op, pkt: pkt, fwd: c.pi.flow.Forwards[op]})
+}
+
+func (nd *node) sendPort(c *chunk, op int32) int {
+	o := &c.prog.Ops[op]
+	if o.Port == collectives.RouteXYZ {
+		hop, _ := nd.r.shape.NextHop(nd.id, int(o.Peer))
+		return hop.Index()
+	}
+	return int(o.Port)
+}
+
+// sendMsg returns (creating it on the first packet) the message of send op.
+func (nd *node) sendMsg(c *chunk, op int32) *fabric.Message {
+	if m := c.msgs[op]; m != nil {
+		return m
+	}
+	o := &c.prog.Ops[op]
+	m := fabric.NewMessage(nd.id, int(o.Peer), o.Data.Len)
+	m.Chunk, m.Phase, m.Op = c.id, c.phase, o.Match
+	if c.vals != nil && c.pi.flow.ForwardOf[op] < 0 {
+		m.Values = collectives.Gather(c.vals, c.prog.View, o.Data)
+	}
+	nd.sent += o.Data.Len
+	c.msgs[op] = m
+	return m
+}
+
+func (nd *node) push(p int, pkt fabric.Packet) {
+	o := nd.out[p]
+	o.reserved--
+	if !o.link.Send(pkt) {
+		panic(fmt.Sprintf("ace: NPU %d: output port %d refused a packet it had a slot for", nd.id, p))
+	}
+}

@@ -1,0 +1,180 @@
+package ace
+
+// This file: the SRAM and its partitions: admission of chunks, room reserved per phase, release.
+
+import (
+	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/rtl"
+)
+
+// admit takes chunks in order into partition 1 while it has room.
+func (nd *node) admit(now rtl.Cycle) {
+	r := nd.r
+	for nd.nextAdmit < len(r.order) {
+		c := nd.chunks[r.order[nd.nextAdmit]]
+		// A chunk's FSMs follow its place in the loading order, so each FSM
+		// takes every split[ph]-th chunk of that order; an all-to-all
+		// chunk (one phase) takes every FSM in turn. Each FSM works on its
+		// chunks in that order.
+		rk := int(r.rank[c.id])
+		if c.coll.plan.NumPhases() == r.phases {
+			for ph, n := range nd.split {
+				c.fsm[ph] = nd.firstFSM[ph] + rk%n
+			}
+		} else {
+			c.fsm[0] = rk % len(nd.fsmQ)
+		}
+		if !nd.mayQueue(c, 0) || !nd.reserve(c, 0) {
+			return
+		}
+		for ph := 0; ph < c.coll.plan.NumPhases(); ph++ {
+			nd.fsmNext[c.fsm[ph]].Push(int32(rk))
+		}
+		c.state = csDMAIn
+		if nd.inACE == 0 {
+			nd.utilFrom = now
+		}
+		nd.inACE++
+		if nd.r.hooks.Init != nil {
+			c.vals = nd.r.hooks.Init(nd.id, int(c.local))
+		}
+		nd.txq = append(nd.txq, c)
+		nd.nextAdmit++
+		nd.wait(c, 0, 1)
+	}
+}
+
+// mayQueue reports whether chunk c may join the queue of its FSM for phase
+// ph (be loaded, for the first phase) under --prefetch fsm: while fewer
+// chunks wait for the FSMs of that phase than it has FSMs (each FSM one
+// chunk ready behind its current one), or when c is the next chunk its FSM
+// works on, so the oldest chunk always moves (docs/ace-model.md, "Loading
+// ahead").
+func (nd *node) mayQueue(c *chunk, ph int) bool {
+	if nd.r.cfg.Prefetch != PrefetchFSM {
+		return true
+	}
+	f := c.fsm[ph]
+	g := nd.fsmPhase[f]
+	if nd.waiting[g] < nd.split[g] {
+		return true
+	}
+	next, ok := nd.fsmNext[f].Peek()
+	if ph == 0 {
+		return !ok // admission pushes c last: it is next only on an idle FSM
+	}
+	return ok && next == nd.r.rank[c.id]
+}
+
+// wait counts chunk c in (d = 1) or out of (d = -1) the chunks waiting for
+// an FSM of the phase its FSM for phase ph serves (an all-to-all chunk's
+// FSM may serve any phase).
+func (nd *node) wait(c *chunk, ph, d int) {
+	nd.waiting[nd.fsmPhase[c.fsm[ph]]] += d
+}
+
+// reserveAhead grants room ahead (Notice "room"): every phase's partition
+// takes the loaded chunks in order while it has room, whichever phase they
+// are in, and announces each one to its senders at once, so the notice
+// travels while the chunk is still in an earlier phase.
+//
+// A chunk that finished its phase and waited for this room moves on now.
+func (nd *node) reserveAhead(now rtl.Cycle) {
+	r := nd.r
+	woke := false
+	for ph := 1; ph < r.phases; ph++ {
+		for nd.skipUnused(ph); int(nd.nextIn[ph]) < nd.nextAdmit; nd.skipUnused(ph) {
+			c := nd.chunks[r.order[nd.nextIn[ph]]]
+			if !nd.reserve(c, ph) {
+				break
+			}
+			woke = woke || (c.blocked && c.active)
+		}
+	}
+	if woke {
+		nd.unblock(now)
+	}
+}
+
+// skipUnused moves partition ph's next place in the loading order past the
+// loaded chunks that never use it: written back already, or an
+// all-to-all's, which go from the first partition to the terminal one.
+func (nd *node) skipUnused(ph int) {
+	r := nd.r
+	for ph > 0 && ph < r.phases && int(nd.nextIn[ph]) < nd.nextAdmit {
+		if x := nd.chunks[r.order[nd.nextIn[ph]]]; x != doneChunk && x.coll.plan.NumPhases() > ph {
+			return
+		}
+		nd.nextIn[ph]++
+	}
+}
+
+// viewOf returns the bytes partition ph must hold for chunk c (the terminal
+// partition holds its result).
+func (nd *node) viewOf(c *chunk, ph int) int64 {
+	plan := c.coll.plan
+	key := viewKey{plan.Op, c.len}
+	v, ok := nd.views[key]
+	if !ok {
+		np := plan.NumPhases()
+		v = make([]int64, nd.r.phases+1) // partitions of phases a plan lacks stay 0
+		for p := 0; p < np; p++ {
+			v[p] = plan.Program(nd.id, p, c.len).ViewLen()
+		}
+		for _, o := range plan.Program(nd.id, np-1, c.len).Out {
+			v[nd.r.phases] += o.Len
+		}
+		nd.views[key] = v
+	}
+	return v[ph]
+}
+
+// viewKey names the plans whose chunks of a length need the same room:
+// the engine serves one algorithm per operation.
+type viewKey struct {
+	op  collectives.CollectiveOp
+	len int64
+}
+
+// nextPart is the partition chunk c goes to after its current phase: the
+// next phase's, or the terminal one after its plan's last phase.
+func (nd *node) nextPart(c *chunk) int {
+	if next := int(c.phase) + 1; next < c.coll.plan.NumPhases() {
+		return next
+	}
+	return nd.r.phases
+}
+
+// reserve takes room for chunk c in partition ph. Chunks take a partition's
+// room in creation order on every NPU [choice, docs/ace-model.md]: peers then
+// hold the same window of chunks in a phase, so a packet that waits in an
+// input buffer for room never waits behind one that its own chunk needs.
+func (nd *node) reserve(c *chunk, ph int) bool {
+	if c.reserved[ph] {
+		return true
+	}
+	r := nd.r
+	nd.skipUnused(ph)
+	if nd.nextIn[ph] != r.rank[c.id] {
+		return false
+	}
+	v := nd.viewOf(c, ph)
+	if nd.used[ph]+v > nd.part[ph] {
+		return false
+	}
+	nd.used[ph] += v
+	c.reserved[ph] = true
+	nd.nextIn[ph]++
+	if r.cfg.Notice == NoticeRoom && ph < r.phases && ph < c.coll.plan.NumPhases() {
+		nd.announce(c, ph)
+	}
+	return true
+}
+
+func (nd *node) release(c *chunk, ph int) {
+	if c.reserved[ph] {
+		nd.used[ph] -= nd.viewOf(c, ph)
+		c.reserved[ph] = false
+		nd.freed = true
+	}
+}

@@ -1,0 +1,105 @@
+package ace
+
+// This file: what a run reports: statistics, sub-step traces and data hooks.
+
+import (
+	"math/big"
+
+	"github.com/acemu/acemu/rtl"
+)
+
+// Hooks let a run carry real values and trace sub-steps.
+type Hooks struct {
+	// Init and Done, when set, make the run carry values (one int64 per
+	// payload byte): every chunk starts from Init and Done gets each chunk's
+	// values when it is written back on an NPU.
+	Init func(npu, chunk int) []int64
+	Done func(npu, chunk int, vals []int64)
+	// Trace, when set, gets every sub-step as it starts.
+	Trace func(SubStep)
+	// Interrupt, when set, is the completion interrupt ACE raises to its
+	// NPU (Section IV-G): once per chunk when its result is back in memory,
+	// and once for the whole collective (chunk = -1) after the last chunk.
+	Interrupt func(npu, chunk int, at rtl.Cycle)
+}
+
+// SubStep is one unit of ACE work, for traces and golden tests.
+type SubStep struct {
+	Start, End   rtl.Cycle
+	NPU          int
+	Chunk, Phase int
+	Op           int // -1 for DMA
+	Kind         string
+	Bytes        int64
+}
+
+// Result is what a collective run on ACE measured.
+type Result struct {
+	Cycles    rtl.Cycle
+	Events    uint64
+	BytesSent []int64 // injected as a source, per NPU
+	MemRead   []int64 // TX DMA, per NPU
+	MemWrite  []int64 // RX DMA, per NPU
+	// Shares of the run's time, means over NPUs.
+	Utilization float64 // at least one chunk in ACE (admitted, not written back)
+	SRAMRead    float64
+	SRAMWrite   float64
+	ALU         float64 // mean over ALUs
+	DMA         float64 // the memory given to communication, mean of its read (TX DMA) and write (RX DMA) sides
+	FSM         float64 // mean over FSMs: share of time with a chunk to work on
+	// FSMBlocked is the part of FSM spent holding a chunk that finished its
+	// phase and may not move on yet (no room, or the next phase's FSMs
+	// have a chunk waiting each): FSM time lost while work may wait.
+	FSMBlocked float64
+	// Layout of NPU 0.
+	Partitions   []int64
+	FSMsPerPhase []int
+	// ReadPorts and WritePorts are NPU 0's ports per SRAM bank.
+	ReadPorts, WritePorts int
+}
+
+func (nd *node) trace(s SubStep) {
+	if t := nd.r.hooks.Trace; t != nil {
+		s.NPU = nd.id
+		t(s)
+	}
+}
+
+func (r *run) result(cycles rtl.Cycle) *Result {
+	res := &Result{Cycles: cycles, Events: r.k.Events()}
+	// Busy times are summed exactly over NPUs and divided once, so the
+	// means do not depend on how many NPUs were simulated (a folded run).
+	var util, fsm, blocked, rd, wr, dma, alu big.Rat
+	for _, nd := range r.nodes {
+		res.BytesSent = append(res.BytesSent, nd.sent)
+		res.MemRead = append(res.MemRead, nd.memRead)
+		res.MemWrite = append(res.MemWrite, nd.memWrite)
+		util.Add(&util, new(big.Rat).SetInt64(nd.utilCycles))
+		fsm.Add(&fsm, big.NewRat(nd.fsmCycles, int64(len(nd.fsmQ))))
+		blocked.Add(&blocked, big.NewRat(nd.blockedCycles, int64(len(nd.fsmQ))))
+		rd.Add(&rd, nd.sramRd.BusyCycles())
+		wr.Add(&wr, nd.sramWr.BusyCycles())
+		dma.Add(&dma, nd.memRd.BusyCycles())
+		dma.Add(&dma, nd.memWr.BusyCycles())
+		for _, a := range nd.alus {
+			alu.Add(&alu, new(big.Rat).Quo(a.BusyCycles(), big.NewRat(int64(len(nd.alus)), 1)))
+		}
+	}
+	share := func(b *big.Rat, per int64) float64 {
+		if cycles <= 0 {
+			return 0
+		}
+		f, _ := new(big.Rat).Quo(b, big.NewRat(int64(cycles)*int64(len(r.nodes))*per, 1)).Float64()
+		return f
+	}
+	res.Utilization, res.FSM, res.FSMBlocked = share(&util, 1), share(&fsm, 1), share(&blocked, 1)
+	res.SRAMRead, res.SRAMWrite, res.DMA, res.ALU = share(&rd, 1), share(&wr, 1), share(&dma, 2), share(&alu, 1)
+	res.Partitions = r.nodes[0].part
+	counts := make([]int, r.phases)
+	for _, ph := range r.nodes[0].fsmPhase {
+		counts[ph]++
+	}
+	res.FSMsPerPhase = counts
+	res.ReadPorts, res.WritePorts = r.nodes[0].ports[0], r.nodes[0].ports[1]
+	return res
+}
