@@ -43,6 +43,34 @@ type Options struct {
 	// Memory is how compute and communication share each NPU
 	// (docs/memory-system.md); the zero value is contend.Partition.
 	Memory contend.Policy
+	// Links are the torus's links (nil: torus.DefaultLinks), and
+	// ChunkBytes and MessageBytes the AFI's chunk and message (0: the
+	// AFI's defaults); the platform configuration sets them.
+	Links                    *torus.LinkConfig
+	ChunkBytes, MessageBytes int64
+	// MemBoundShare is the memory-bound share of ASTRA-sim compute times
+	// (train.Config.MemBoundShare; nil: 1).
+	MemBoundShare *big.Rat
+}
+
+// afiConfig is the AFI's configuration on shape.
+func (o Options) afiConfig(shape torus.Shape) afi.Config {
+	c := afi.DefaultConfig(shape)
+	if o.ChunkBytes > 0 {
+		c.ChunkBytes = o.ChunkBytes
+	}
+	if o.MessageBytes > 0 {
+		c.MessageBytes = o.MessageBytes
+	}
+	return c
+}
+
+// links is the torus's links.
+func (o Options) links() torus.LinkConfig {
+	if o.Links != nil {
+		return *o.Links
+	}
+	return torus.DefaultLinks()
 }
 
 // WindowCycles is the window of the network utilisation series: 1 K
@@ -120,7 +148,7 @@ func Run(o Options) (*Report, error) {
 	fold := false
 	if !o.Full {
 		var err error
-		if fold, err = Fold(o.Shape, o.Workload); err != nil {
+		if fold, err = Fold(o.afiConfig(o.Shape), o.Workload); err != nil {
 			return nil, err
 		}
 	}
@@ -175,15 +203,15 @@ func commOf(t workload.CommType) (collectives.CollectiveOp, error) {
 	return 0, fmt.Errorf("collective %s: nothing to run", t)
 }
 
-// Fold reports whether one NPU can stand for every NPU of shape when w
+// Fold reports whether one NPU can stand for every NPU of cfg.Shape when w
 // runs there: whether every collective of w, padded (PaddedBytes) and cut
 // as the AFI cuts it, runs the same program on every NPU up to a
 // translation of the torus (collectives.CheckEquivariant). The comparator
 // then simulates one NPU on a folded network (torus.BuildFoldedNetwork),
 // which gives the full simulation's numbers exactly at 1/N of its cost
 // (tests in npu, ace and here compare the two).
-func Fold(shape torus.Shape, w *workload.Workload) (bool, error) {
-	cfg := afi.DefaultConfig(shape)
+func Fold(cfg afi.Config, w *workload.Workload) (bool, error) {
+	shape := cfg.Shape
 	seen := map[[2]int64]bool{}
 	for _, l := range w.Layers {
 		for _, c := range []workload.Comm{l.FwdComm, l.InGradComm, l.WtGradComm} {
@@ -326,12 +354,12 @@ func (e *Endpoint) Traffic(cycles rtl.Cycle) (sent, memRead, memWrite int64, smB
 func runSystem(o Options, sys systems.System, fold bool) (SystemResult, error) {
 	r := SystemResult{Name: sys.Name}
 	k := rtl.NewKernel()
-	net, err := torus.Build(k, o.Shape, torus.DefaultLinks(), fold)
+	net, err := torus.Build(k, o.Shape, o.links(), fold)
 	if err != nil {
 		return r, err
 	}
 	net.TrackWindows(WindowCycles)
-	cfg := afi.DefaultConfig(o.Shape)
+	cfg := o.afiConfig(o.Shape)
 	var layout *collectives.Plan
 	if sys.Kind == systems.ACE {
 		for _, l := range o.Workload.Layers {
@@ -357,7 +385,7 @@ func runSystem(o Options, sys systems.System, fold bool) (SystemResult, error) {
 	if err != nil {
 		return r, err
 	}
-	tc := train.Config{Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations, Policy: o.Memory, Comm: ep.Side(sys)}
+	tc := train.Config{Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations, Policy: o.Memory, Comm: ep.Side(sys), MemBoundShare: o.MemBoundShare}
 	m, err := train.Run(k, o.Workload, tc, comm{a, o.Shape.N()})
 	if err != nil {
 		if serr := ep.Stuck(); serr != nil {

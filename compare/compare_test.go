@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/acemu/acemu/ace"
+	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/contend"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/torus"
@@ -122,7 +123,7 @@ func TestFoldedRunEqualsFullRun(t *testing.T) {
 	require.NoError(t, err)
 	shape, err := torus.Parse("4x2x2")
 	require.NoError(t, err)
-	fold, err := Fold(shape, w)
+	fold, err := Fold(afi.DefaultConfig(shape), w)
 	require.NoError(t, err)
 	require.True(t, fold, "padded to 64 B, every collective splits evenly")
 	for _, p := range []contend.Policy{contend.Partition, contend.Share} {

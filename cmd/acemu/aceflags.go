@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/acemu/acemu/ace"
+	"github.com/acemu/acemu/units"
 )
 
 // aceFlags are ACE's design-point flags, shared by the collective and
@@ -17,7 +18,7 @@ type aceFlags struct {
 }
 
 func (a *aceFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&a.sram, "sram", "4MiB", "ACE SRAM size (Table IV: 4 × 1 MB)")
+	fs.StringVar(&a.sram, "sram", defaultOf("ace.sram"), "ACE SRAM size (Table IV: 4 × 1 MB)")
 	fs.IntVar(&a.fsms, "fsms", ace.Default().FSMs, "ACE programmable FSMs")
 	a.registerDesign(fs)
 }
@@ -26,9 +27,9 @@ func (a *aceFlags) register(fs *pflag.FlagSet) {
 // (a sweep takes those as lists).
 func (a *aceFlags) registerDesign(fs *pflag.FlagSet) {
 	d := ace.Default()
-	a.sram, a.fsms = "4MiB", d.FSMs
+	a.sram, a.fsms = defaultOf("ace.sram"), d.FSMs
 	fs.IntVar(&a.portBytes, "sram-port-bytes", int(d.PortBytes), "bytes per cycle of one ACE SRAM port (the paper's 64 B buses)")
-	fs.StringVar(&a.ports, "sram-ports", "derived", "read ports, and write ports, per ACE SRAM bank: derived (as many as the links and the DMA need), literal (one, the paper read literally) or a number")
+	fs.StringVar(&a.ports, "sram-ports", defaultOf("ace.ports_per_bank"), "read ports, and write ports, per ACE SRAM bank: derived (as many as the links and the DMA need), literal (one, the paper read literally) or a number")
 	fs.StringVar(&a.partition, "partition", d.Partition, "how ACE's SRAM is split among phases: little (Little's law for the chunk flow) or paper (the paper's heuristic)")
 	fs.StringVar(&a.notice, "notice", d.Notice, "when an ACE tells its senders it is ready for a chunk's phase: room (when it holds room for it, granted ahead) or fsm (when the phase's FSM takes the chunk up)")
 	fs.StringVar(&a.prefetch, "prefetch", d.Prefetch, "how far ahead ACE loads chunks and moves them into a phase: fsm (while fewer wait for that phase's FSMs than it has) or room (whenever the partition has room)")
@@ -39,7 +40,7 @@ func (a *aceFlags) registerDesign(fs *pflag.FlagSet) {
 // its DMA is the system's, set by the caller).
 func (a aceFlags) config() (ace.Config, error) {
 	cfg := ace.Default()
-	sram, err := parseSize(a.sram)
+	sram, err := units.ParseSize(a.sram)
 	if err != nil {
 		return cfg, fmt.Errorf("--sram: %w", err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/torus"
+	"github.com/acemu/acemu/units"
 	"github.com/acemu/acemu/verify"
 )
 
@@ -116,15 +117,15 @@ func (o *planOpts) plan() (*collectives.Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--op: %w", err)
 	}
-	size, err := parseSize(o.size)
+	size, err := units.ParseSize(o.size)
 	if err != nil {
 		return nil, fmt.Errorf("--size: %w", err)
 	}
-	chunk, err := parseSize(o.chunk)
+	chunk, err := units.ParseSize(o.chunk)
 	if err != nil {
 		return nil, fmt.Errorf("--chunk: %w", err)
 	}
-	msg, err := parseSize(o.message)
+	msg, err := units.ParseSize(o.message)
 	if err != nil {
 		return nil, fmt.Errorf("--message: %w", err)
 	}
@@ -334,7 +335,7 @@ func (o collectiveOpts) systemSpec() (systems.System, error) {
 	}
 	var bw *big.Rat
 	if o.commMemBW != "" {
-		if bw, err = parseBandwidth(o.commMemBW); err != nil {
+		if bw, err = units.ParseBandwidth(o.commMemBW); err != nil {
 			return sys, fmt.Errorf("--comm-mem-bw: %w", err)
 		}
 	}

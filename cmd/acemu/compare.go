@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/big"
 	"os"
 	"slices"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/acemu/acemu/compare"
 	"github.com/acemu/acemu/contend"
+	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/workload"
@@ -36,16 +36,18 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	topo := fs.String("topo", "4x4x4", "torus shape LxVxH")
 	wl := fs.String("workload", "", "built-in workload ("+strings.Join(workload.BuiltinNames(), ", ")+") or an ASTRA-sim workload file")
 	sysList := fs.String("systems", strings.Join(systems.Names()[:5], ","), "systems to compare, comma-separated")
-	iters := fs.Int("iterations", 2, "training iterations")
-	prio := fs.String("priority", "lifo", "order of collectives competing for the network: lifo or fifo")
+	fs.Int("iterations", platform.Default().Iterations, "training iterations")
+	fs.String("priority", defaultOf("training.priority"), "order of collectives competing for the network: lifo or fifo")
 	format := fs.String("format", "table", "output: table or json")
 	workers := fs.Int("workers", 0, "systems simulated at once (default GOMAXPROCS)")
 	full := fs.Bool("full", false, "simulate every NPU even where one can stand for all (same results, slower; for checking)")
 	series := fs.String("timeseries", "", "write each system's network utilisation per 1000-cycle window to this CSV file")
-	memPolicy := fs.String("memory-policy", contend.Policies()[0], "how compute and communication share each NPU's memory and SMs: "+strings.Join(contend.Policies(), " or ")+" (docs/memory-system.md)")
+	fs.String("memory-policy", defaultOf("training.memory_policy"), "how compute and communication share each NPU's memory and SMs: "+strings.Join(contend.Policies(), " or ")+" (docs/memory-system.md)")
 	var af aceFlags
 	af.register(fs)
-	aceMem := fs.String("ace-mem-bw", "", "memory bandwidth given to ACE's DMA, each way (default: Table VI's 128GB/s); compute gets the rest of 900 GB/s")
+	fs.String("ace-mem-bw", defaultOf("ace.mem_bw"), "memory bandwidth given to ACE's DMA, each way (Table VI); compute gets the rest of 900 GB/s")
+	var pf platformFlags
+	pf.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), compareUsage, strings.Join(workload.BuiltinNames(), ", "))
 		fmt.Fprint(fs.Output(), fs.FlagUsages())
@@ -63,16 +65,6 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if *format != "table" && *format != "json" {
 		return fail(fmt.Errorf("--format %q: use table or json", *format))
 	}
-	if *prio != "lifo" && *prio != "fifo" {
-		return fail(fmt.Errorf("--priority %q: use lifo or fifo", *prio))
-	}
-	if *iters < 1 {
-		return fail(fmt.Errorf("--iterations %d: at least 1", *iters))
-	}
-	mp, err := contend.ParsePolicy(*memPolicy)
-	if err != nil {
-		return fail(fmt.Errorf("--memory-policy: %w", err))
-	}
 	shape, err := torus.Parse(*topo)
 	if err != nil {
 		return fail(fmt.Errorf("--topo: %w", err))
@@ -81,15 +73,14 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	acfg, err := af.config()
+	// The platform: defaults, --config, --set, then the named flags given.
+	p, err := pf.build(fs)
 	if err != nil {
 		return fail(err)
 	}
-	var aceBW *big.Rat
-	if *aceMem != "" {
-		if aceBW, err = parseBandwidth(*aceMem); err != nil {
-			return fail(fmt.Errorf("--ace-mem-bw: %w", err))
-		}
+	links, err := p.Links()
+	if err != nil {
+		return fail(err)
 	}
 	var ss []systems.System
 	for _, n := range splitList(*sysList) {
@@ -97,9 +88,9 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(fmt.Errorf("--systems: %w", err))
 		}
-		if s.Kind == systems.ACE && aceBW != nil {
-			if s, err = s.With(0, aceBW); err != nil {
-				return fail(fmt.Errorf("--ace-mem-bw: %w", err))
+		if s.Kind == systems.ACE && s.CommMemGBps.Cmp(p.ACE.CommMemGBps) != 0 {
+			if s, err = s.With(0, p.ACE.CommMemGBps); err != nil {
+				return fail(fmt.Errorf("ace.mem_bw: %w", err))
 			}
 		}
 		if err := s.Validate(); err != nil {
@@ -115,8 +106,9 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 	}
-	rep, err := compare.Run(compare.Options{Shape: shape, Workload: w, Systems: ss, Iterations: *iters,
-		FIFO: *prio == "fifo", ACE: acfg, Workers: *workers, Full: *full, Series: *series != "", Memory: mp})
+	rep, err := compare.Run(compare.Options{Shape: shape, Workload: w, Systems: ss, Iterations: p.Iterations,
+		FIFO: !p.LIFO, ACE: p.ACE, Workers: *workers, Full: *full, Series: *series != "", Memory: p.Memory,
+		Links: &links, ChunkBytes: p.ChunkBytes, MessageBytes: p.MessageBytes, MemBoundShare: p.MemBoundShare})
 	if err != nil {
 		return fail(err)
 	}
@@ -160,7 +152,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if rep.Folded {
 		how = "one NPU simulated for all (symmetric; --full to simulate each)"
 	}
-	fmt.Fprintf(stdout, "%s on %s (%d NPUs), %d iterations, %s priority, memory policy %s; cycles at 1245 MHz; %s\n", rep.Workload, rep.Topology, rep.NPUs, *iters, rep.Policy, rep.Memory, how)
+	fmt.Fprintf(stdout, "%s on %s (%d NPUs), %d iterations, %s priority, memory policy %s; cycles at 1245 MHz; %s\n", rep.Workload, rep.Topology, rep.NPUs, p.Iterations, rep.Policy, rep.Memory, how)
 	return 0
 }
 

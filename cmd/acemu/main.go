@@ -34,7 +34,10 @@ Usage:
                              train workload W on Table VI's systems and compare them
   acemu collective [flags]   simulate one collective on the torus
   acemu microcode [flags]    print the microcode one NPU's FSMs run for a collective
-  acemu reproduce fig5|fig6|fig9a  rerun the paper's Fig. 5 (memory bandwidth), Fig. 6 (SMs) or Fig. 9(a) (SRAM × FSMs) sweep
+  acemu reproduce fig4|fig5|fig6|fig9a  rerun the paper's Fig. 4(a) (contention), Fig. 5 (memory bandwidth),
+                             Fig. 6 (SMs) or Fig. 9(a) (SRAM × FSMs)
+  acemu config dump          print the platform configuration (every parameter, its unit and source),
+                             in the format --config FILE reads
   acemu help [command]       show help
 
 Run 'acemu collective --help' for the flags.
@@ -59,6 +62,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runMicrocode(args[1:], stdout, stderr)
 	case "reproduce":
 		return runReproduce(args[1:], stdout, stderr)
+	case "config":
+		return runConfig(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		if len(args) > 1 && args[1] == "collective" {
 			return runCollective([]string{"--help"}, stdout, stderr)
@@ -68,6 +73,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		if len(args) > 1 && args[1] == "reproduce" {
 			return runReproduce([]string{"--help"}, stdout, stderr)
+		}
+		if len(args) > 1 && args[1] == "config" {
+			return runConfig([]string{"--help"}, stdout, stderr)
 		}
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/units"
 	"github.com/stretchr/testify/require"
 )
 
@@ -255,7 +256,7 @@ func TestFlagsThatWouldBeIgnoredAreRefused(t *testing.T) {
 
 func TestParseBandwidth(t *testing.T) {
 	for in, want := range map[string]string{"128GB/s": "128", "128 GB/s": "128", "450": "450", "12.5GBps": "25/2"} {
-		r, err := parseBandwidth(in)
+		r, err := units.ParseBandwidth(in)
 		require.NoError(t, err, in)
 		require.Equal(t, want, r.RatString(), in)
 	}
@@ -396,9 +397,9 @@ func TestCompareCommand(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"--fsms", "2"}, "use at least 3"},
+		{[]string{"--fsms", "2"}, "give 3 to 1024"},
 		{[]string{"--sram", "64KiB"}, "too small"},
-		{[]string{"--partition", "even"}, "use little or paper"},
+		{[]string{"--partition", "even"}, "use one of little, paper"},
 		{[]string{"--ace-mem-bw", "950GB/s"}, "--ace-mem-bw"},
 		{[]string{"--systems", "ideal", "--sram", "8MiB"}, "--sram is for ACE, which --systems does not include"},
 		{[]string{"--memory-policy", "fair"}, "use one of share, partition"},
@@ -422,4 +423,39 @@ func TestNoArgumentsRunsTheDefaultComparison(t *testing.T) {
 		require.Contains(t, out, s)
 	}
 	require.Contains(t, out, "one NPU simulated for all")
+}
+
+// acemu config dump prints every parameter; the dump, given back with
+// --config, gives the default output of the workload command byte for
+// byte, and --set and a changed file change it.
+func TestConfigDumpRoundTripsThroughTheCommands(t *testing.T) {
+	code, dump, errOut := runCLI("config", "dump")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, dump, "sram: \"4MiB\"")
+	path := filepath.Join(t.TempDir(), "platform.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(dump), 0o644))
+	code, again, errOut := runCLI("config", "dump", "--config", path)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, dump, again)
+
+	args := []string{"--topo", "4x2x1", "--workload", "../../testdata/astrasim/DLRM_HybridParallel.txt", "--iterations", "1", "--format", "json"}
+	code, plain, errOut := runCLI(args...)
+	require.Equal(t, 0, code, errOut)
+	code, withFile, errOut := runCLI(append(args, "--config", path)...)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, plain, withFile)
+
+	code, set, errOut := runCLI(append(args, "--set", "links.inter.latency=1000")...)
+	require.Equal(t, 0, code, errOut)
+	require.NotEqual(t, plain, set)
+	code, _, errOut = runCLI(append(args, "--set", "ace.sram")...)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "give KEY=VALUE")
+	code, _, errOut = runCLI(append(args, "--set", "ace.sramm=4MiB")...)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "keys under ace: ace.sram")
+	// A named flag wins over the file.
+	code, dumped, errOut := runCLI("config", "dump", "--config", path, "--set", "ace.fsms=20")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, dumped, "fsms: \"20\"")
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/acemu/acemu/contend"
 	"github.com/acemu/acemu/reproduce"
+	"github.com/acemu/acemu/units"
 )
 
 const reproduceUsage = `Usage: acemu reproduce fig4|fig5|fig6|fig9a [flags]
@@ -88,7 +89,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	if fs.Arg(0) == "fig4" && !fs.Changed("size") {
 		*size = "100MB"
 	}
-	n, err := parseSize(*size)
+	n, err := units.ParseSize(*size)
 	if err != nil {
 		return fail(fmt.Errorf("--size: %w", err))
 	}
@@ -163,7 +164,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		}
 		o.SRAM = o.SRAM[:0]
 		for _, x := range splitList(*sramList) {
-			v, err := parseSize(x)
+			v, err := units.ParseSize(x)
 			if err != nil {
 				return fail(fmt.Errorf("--sram: %w", err))
 			}

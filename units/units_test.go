@@ -1,4 +1,4 @@
-package main
+package units
 
 import (
 	"testing"
@@ -25,7 +25,7 @@ func TestParseSize(t *testing.T) {
 		{"64M", 64 << 20},
 	}
 	for _, tc := range good {
-		got, err := parseSize(tc.in)
+		got, err := ParseSize(tc.in)
 		require.NoError(t, err, tc.in)
 		require.Equal(t, tc.want, got, tc.in)
 	}
@@ -42,7 +42,7 @@ func TestParseSize(t *testing.T) {
 		{"NaN", "not a number"},
 	}
 	for _, tc := range bad {
-		_, err := parseSize(tc.in)
+		_, err := ParseSize(tc.in)
 		require.ErrorContains(t, err, tc.msg, tc.in)
 	}
 }

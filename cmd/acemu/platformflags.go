@@ -1,0 +1,124 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/acemu/acemu/platform"
+)
+
+// platformFlags are --config and --set: the platform configuration
+// (docs/cli.md, "Platform configuration").
+type platformFlags struct {
+	config string
+	sets   []string
+}
+
+func (pf *platformFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&pf.config, "config", "", "platform configuration file, YAML or JSON (acemu config dump writes one to start from)")
+	fs.StringArrayVar(&pf.sets, "set", nil, "set one platform parameter, KEY=VALUE (e.g. --set ace.sram=8MiB; repeatable; acemu config dump lists the keys)")
+}
+
+// flagKeys maps the named flags to the platform parameters they set.
+var flagKeys = map[string]string{
+	"sram": "ace.sram", "fsms": "ace.fsms", "sram-port-bytes": "ace.port_bytes", "sram-ports": "ace.ports_per_bank",
+	"partition": "ace.partition", "notice": "ace.notice", "prefetch": "ace.prefetch", "fsm-split": "ace.fsm_split",
+	"ace-mem-bw": "ace.mem_bw", "iterations": "training.iterations", "priority": "training.priority",
+	"memory-policy": "training.memory_policy",
+}
+
+// build is the platform of a run: the defaults, then the file, then each
+// --set in order, then the named flags given on the command line.
+func (pf platformFlags) build(fs *pflag.FlagSet) (platform.Platform, error) {
+	p := platform.Default()
+	if pf.config != "" {
+		f, err := os.Open(pf.config)
+		if err != nil {
+			return p, fmt.Errorf("--config: %w", err)
+		}
+		data, err := io.ReadAll(io.LimitReader(f, 1<<20+1))
+		f.Close()
+		if err != nil {
+			return p, fmt.Errorf("--config: %w", err)
+		}
+		if err := p.Load(pf.config, data); err != nil {
+			return p, fmt.Errorf("--config %w", err)
+		}
+	}
+	for _, s := range pf.sets {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok {
+			return p, fmt.Errorf("--set %q: give KEY=VALUE, e.g. --set ace.sram=8MiB", s)
+		}
+		if err := p.Set(strings.TrimSpace(k), v); err != nil {
+			return p, fmt.Errorf("--set: %w", err)
+		}
+	}
+	var err error
+	fs.Visit(func(f *pflag.Flag) {
+		if key, ok := flagKeys[f.Name]; ok && err == nil {
+			if e := p.Set(key, f.Value.String()); e != nil {
+				err = fmt.Errorf("--%s: %w", f.Name, e)
+			}
+		}
+	})
+	if err != nil {
+		return p, err
+	}
+	if err := p.Validate(); err != nil {
+		return p, err
+	}
+	return p, nil
+}
+
+// defaultOf is a parameter's default as the file writes it, for a flag's
+// help.
+func defaultOf(key string) string {
+	q, _ := platform.Lookup(key)
+	d := platform.Default()
+	return q.Get(&d)
+}
+
+const configUsage = `Usage: acemu config dump [--config FILE] [--set KEY=VALUE ...]
+
+Print the platform configuration: every parameter with its value, unit and
+source (the ACE paper's table or section, or a [choice] and its docs/ page),
+in the format --config reads (YAML; JSON is read too). With --config and
+--set, the configuration they make. Edit a dump and pass it back with
+--config FILE to any command that takes it.
+
+Flags:
+`
+
+// runConfig is `acemu config dump`.
+func runConfig(args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("config", pflag.ContinueOnError)
+	var pf platformFlags
+	pf.register(fs)
+	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s%s", configUsage, fs.FlagUsages()) }
+	if len(args) > 0 && args[0] == "dump" {
+		args = args[1:]
+	} else if len(args) == 0 || (args[0] != "-h" && args[0] != "--help") {
+		fmt.Fprintf(stderr, "acemu config: say dump, e.g. acemu config dump > platform.yaml\n\n%s%s", configUsage, fs.FlagUsages())
+		return 2
+	}
+	if done, code := parseFlags(fs, args, stdout, stderr); done {
+		return code
+	}
+	p, err := pf.build(fs)
+	if err != nil {
+		fmt.Fprintf(stderr, "acemu config: %v\n", err)
+		return 1
+	}
+	b, err := p.Dump()
+	if err != nil {
+		fmt.Fprintf(stderr, "acemu config: %v\n", err)
+		return 1
+	}
+	_, _ = stdout.Write(b)
+	return 0
+}

@@ -1,0 +1,259 @@
+// Package platform holds every parameter of the modelled platform in one
+// typed, documented set: its value, unit, default and source (the ACE
+// paper's table or section, or a [choice] with its docs/ page). A
+// configuration file (YAML or JSON, `--config FILE`) and `--set KEY=VALUE`
+// flags override the defaults; `acemu config dump` prints the set in the
+// file's format, so that a user can start from it and edit it.
+package platform
+
+import (
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/acemu/acemu/ace"
+	"github.com/acemu/acemu/contend"
+	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/rtl"
+	"github.com/acemu/acemu/torus"
+	"github.com/acemu/acemu/units"
+)
+
+// Platform is one configuration of the platform.
+type Platform struct {
+	// IntraGBps and InterGBps are the raw bandwidths of intra- and
+	// inter-package links per direction, IntraLatency and InterLatency
+	// their latencies in cycles; Efficiency is the share of a link's raw
+	// bandwidth that carries payload.
+	IntraGBps, InterGBps       *big.Rat
+	IntraLatency, InterLatency int64
+	Efficiency                 *big.Rat
+	// TxBuffer and RxBuffer are a link's output and input buffers in
+	// packets (the input buffer is its credit count).
+	TxBuffer, RxBuffer int
+	// ChunkBytes and MessageBytes are the AFI's initial chunk and largest
+	// message.
+	ChunkBytes, MessageBytes int64
+	// ACE is ACE's design point (its memory share is CommMemGBps).
+	ACE ace.Config
+	// Iterations, LIFO, Memory and MemBoundShare say how training runs.
+	Iterations    int
+	LIFO          bool
+	Memory        contend.Policy
+	MemBoundShare *big.Rat
+}
+
+// Default is the platform of the ACE paper (Tables III–VI) with acemu's
+// documented choices.
+func Default() Platform {
+	return Platform{
+		IntraGBps: big.NewRat(200, 1), InterGBps: big.NewRat(25, 1),
+		IntraLatency: 90, InterLatency: 500, Efficiency: big.NewRat(94, 100),
+		TxBuffer: 32, RxBuffer: 128,
+		ChunkBytes: 64 << 10, MessageBytes: 8 << 10,
+		ACE:        ace.Default(),
+		Iterations: 2, LIFO: true, Memory: contend.Share, MemBoundShare: big.NewRat(1, 1),
+	}
+}
+
+// Links is the torus's links (credits return in one link latency).
+func (p Platform) Links() (torus.LinkConfig, error) {
+	var c torus.LinkConfig
+	for _, l := range []struct {
+		name string
+		gbps *big.Rat
+		lat  int64
+		out  *fabric.LinkParams
+	}{{"intra", p.IntraGBps, p.IntraLatency, &c.Intra}, {"inter", p.InterGBps, p.InterLatency, &c.Inter}} {
+		r, err := rtl.RateGBps(l.gbps, p.Efficiency)
+		if err != nil {
+			return c, fmt.Errorf("links.%s.bandwidth: %w", l.name, err)
+		}
+		*l.out = fabric.LinkParams{Name: l.name, Rate: r, Latency: rtl.Cycle(l.lat), TxBuffer: p.TxBuffer, RxBuffer: p.RxBuffer, CreditLatency: rtl.Cycle(l.lat)}
+	}
+	return c, nil
+}
+
+// Param is one parameter: its key in the file and in --set, its unit, its
+// source and what it is.
+type Param struct {
+	Key    string
+	Unit   string
+	Source string
+	Doc    string
+	get    func(*Platform) string
+	set    func(*Platform, string) error
+}
+
+// Params lists every parameter, in the file's order.
+func Params() []Param { return params }
+
+// Lookup finds a parameter by key.
+func Lookup(key string) (Param, bool) {
+	for _, p := range params {
+		if p.Key == key {
+			return p, true
+		}
+	}
+	return Param{}, false
+}
+
+// Get returns the parameter's value in p, as the file writes it.
+func (q Param) Get(p *Platform) string { return q.get(p) }
+
+// Set sets key to the value text in p, or says what is wrong and what
+// the key takes.
+func (p *Platform) Set(key, value string) error {
+	q, ok := Lookup(key)
+	if !ok {
+		return fmt.Errorf("unknown parameter %q; %s", key, near(key))
+	}
+	if err := q.set(p, strings.TrimSpace(value)); err != nil {
+		return fmt.Errorf("%s = %q: %w", key, value, err)
+	}
+	return nil
+}
+
+// Validate checks the whole platform (what one parameter cannot check
+// alone).
+func (p Platform) Validate() error {
+	if _, err := p.Links(); err != nil {
+		return err
+	}
+	if p.MessageBytes > p.ChunkBytes {
+		return fmt.Errorf("afi.message %s is larger than afi.chunk %s: a message is a piece of a chunk", units.FormatSize(p.MessageBytes), units.FormatSize(p.ChunkBytes))
+	}
+	if err := p.ACE.Validate(); err != nil {
+		return fmt.Errorf("ace: %w", err)
+	}
+	return nil
+}
+
+// near lists the keys that share the unknown key's first part, or all
+// sections.
+func near(key string) string {
+	sec, _, _ := strings.Cut(key, ".")
+	var keys []string
+	for _, p := range params {
+		if strings.HasPrefix(p.Key, sec+".") {
+			keys = append(keys, p.Key)
+		}
+	}
+	if len(keys) == 0 {
+		return "the sections are links, afi, ace, training and npu (acemu config dump lists every key)"
+	}
+	return "keys under " + sec + ": " + strings.Join(keys, ", ")
+}
+
+// Setters by kind of value.
+
+func bandwidth(min, max int64, f func(*Platform) **big.Rat) (func(*Platform) string, func(*Platform, string) error) {
+	return func(p *Platform) string { return units.FormatBandwidth(*f(p)) },
+		func(p *Platform, s string) error {
+			r, err := units.ParseBandwidth(s)
+			if err != nil {
+				return err
+			}
+			if r.Cmp(big.NewRat(min, 1)) < 0 || r.Cmp(big.NewRat(max, 1)) > 0 {
+				return fmt.Errorf("out of range: give %d to %d GB/s", min, max)
+			}
+			*f(p) = r
+			return nil
+		}
+}
+
+func size(min, max int64, f func(*Platform) *int64) (func(*Platform) string, func(*Platform, string) error) {
+	return func(p *Platform) string { return units.FormatSize(*f(p)) },
+		func(p *Platform, s string) error {
+			n, err := units.ParseSize(s)
+			if err != nil {
+				return err
+			}
+			if n < min || n > max {
+				return fmt.Errorf("out of range: give %s to %s", units.FormatSize(min), units.FormatSize(max))
+			}
+			*f(p) = n
+			return nil
+		}
+}
+
+func count(min, max int64, f func(*Platform) *int64) (func(*Platform) string, func(*Platform, string) error) {
+	return func(p *Platform) string { return strconv.FormatInt(*f(p), 10) },
+		func(p *Platform, s string) error {
+			n, err := strconv.ParseInt(s, 10, 64)
+			if err != nil {
+				return fmt.Errorf("not a whole number")
+			}
+			if n < min || n > max {
+				return fmt.Errorf("out of range: give %d to %d", min, max)
+			}
+			*f(p) = n
+			return nil
+		}
+}
+
+func intCount(min, max int64, f func(*Platform) *int) (func(*Platform) string, func(*Platform, string) error) {
+	get, set := count(min, max, func(p *Platform) *int64 { v := int64(*f(p)); return &v })
+	return get, func(p *Platform, s string) error {
+		var v int64
+		if err := set(&Platform{}, s); err != nil {
+			return err
+		}
+		v, _ = strconv.ParseInt(s, 10, 64)
+		*f(p) = int(v)
+		return nil
+	}
+}
+
+func choice(names []string, f func(*Platform) *string) (func(*Platform) string, func(*Platform, string) error) {
+	return func(p *Platform) string { return *f(p) },
+		func(p *Platform, s string) error {
+			for _, n := range names {
+				if strings.EqualFold(s, n) {
+					*f(p) = n
+					return nil
+				}
+			}
+			return fmt.Errorf("use one of %s", strings.Join(names, ", "))
+		}
+}
+
+func fraction(f func(*Platform) **big.Rat) (func(*Platform) string, func(*Platform, string) error) {
+	return func(p *Platform) string {
+			r := *f(p)
+			s := r.FloatString(6)
+			if x, ok := new(big.Rat).SetString(s); ok && x.Cmp(r) == 0 {
+				return strings.TrimRight(strings.TrimRight(s, "0"), ".")
+			}
+			return r.RatString()
+		},
+		func(p *Platform, s string) error {
+			t := strings.TrimSpace(s)
+			pct := strings.HasSuffix(t, "%")
+			r, ok := new(big.Rat).SetString(strings.TrimSpace(strings.TrimSuffix(t, "%")))
+			if !ok {
+				return fmt.Errorf("not a number; give a fraction such as 0.94, 47/50 or 94%%")
+			}
+			if pct {
+				r.Quo(r, big.NewRat(100, 1))
+			}
+			if r.Sign() <= 0 || r.Cmp(big.NewRat(1, 1)) > 0 {
+				return fmt.Errorf("out of range: give a fraction in (0, 1]")
+			}
+			*f(p) = r
+			return nil
+		}
+}
+
+// fixed is a parameter this version does not let change: the value is
+// written in the file for the record, and another value is refused.
+func fixed(value string) (func(*Platform) string, func(*Platform, string) error) {
+	return func(*Platform) string { return value },
+		func(_ *Platform, s string) error {
+			if s != value {
+				return fmt.Errorf("fixed at %s in this version of acemu (the NPU's model is built on it); remove the key or give %s", value, value)
+			}
+			return nil
+		}
+}

@@ -1,0 +1,108 @@
+package platform
+
+import (
+	"math/big"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/acemu/acemu/ace"
+	"github.com/acemu/acemu/afi"
+	"github.com/acemu/acemu/torus"
+	"github.com/acemu/acemu/train"
+	"github.com/stretchr/testify/require"
+)
+
+// No default lives in two places: the platform's defaults are the
+// components' own.
+func TestDefaultsAreTheComponentsDefaults(t *testing.T) {
+	p := Default()
+	l, err := p.Links()
+	require.NoError(t, err)
+	require.Equal(t, torus.DefaultLinks(), l)
+	a := afi.DefaultConfig(torus.Shape{L: 1, V: 1, H: 1})
+	require.Equal(t, a.ChunkBytes, p.ChunkBytes)
+	require.Equal(t, a.MessageBytes, p.MessageBytes)
+	require.Equal(t, ace.Default(), p.ACE)
+	require.Equal(t, train.DefaultIterations, p.Iterations)
+	require.NoError(t, p.Validate())
+}
+
+// Dumping, loading the dump and dumping again gives the same bytes, from
+// the defaults and from a platform with every kind of value changed.
+func TestDumpRoundTrips(t *testing.T) {
+	changed := Default()
+	for k, v := range map[string]string{
+		"links.inter.bandwidth": "50GB/s", "links.efficiency": "47/50", "afi.chunk": "128KiB",
+		"ace.ports_per_bank": "3", "ace.partition": "paper", "ace.mem_bw": "256.5GB/s",
+		"training.priority": "fifo", "training.memory_policy": "partition", "training.mem_bound_share": "0.25",
+	} {
+		require.NoError(t, changed.Set(k, v), k)
+	}
+	for _, p := range []Platform{Default(), changed} {
+		b1, err := p.Dump()
+		require.NoError(t, err)
+		q := Default()
+		require.NoError(t, q.Load("dump.yaml", b1))
+		b2, err := q.Dump()
+		require.NoError(t, err)
+		require.Equal(t, string(b1), string(b2))
+	}
+	require.Equal(t, big.NewRat(513, 2), changed.ACE.CommMemGBps)
+	require.False(t, changed.LIFO)
+}
+
+// Every key of the dump is a parameter of docs/model-choices.md's
+// platform table, and every parameter is in the dump.
+func TestEveryParameterIsDumped(t *testing.T) {
+	b, err := Default().Dump()
+	require.NoError(t, err)
+	for _, q := range Params() {
+		leaf := q.Key[strings.LastIndex(q.Key, ".")+1:]
+		require.Contains(t, string(b), "  "+leaf+": ", q.Key)
+		require.NotEmpty(t, q.Source, q.Key)
+		require.NotEmpty(t, q.Unit, q.Key)
+	}
+}
+
+// Bad files and values are refused with the file, the line, the key and
+// what it takes.
+func TestBadConfigurationsAreRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name, text, msg string
+	}{
+		{"unknown key", "ace:\n  sram: 4MiB\n  fsm: 20\n", "cfg.yaml:3: unknown parameter \"ace.fsm\"; keys under ace: ace.sram"},
+		{"unknown section", "acee:\n  fsms: 20\n", "the sections are links, afi, ace, training and npu"},
+		{"wrong unit", "ace:\n  sram: 4 furlongs\n", "cfg.yaml:2: ace.sram = \"4 furlongs\": size"},
+		{"out of range", "ace:\n  fsms: 2\n", "out of range: give 3 to 1024"},
+		{"bandwidth", "links:\n  inter:\n    bandwidth: fast\n", "cfg.yaml:3: links.inter.bandwidth = \"fast\": bandwidth \"fast\": not a number of GB/s"},
+		{"fixed", "npu:\n  sms: 100\n", "fixed at 80 in this version"},
+		{"twice", "ace:\n  fsms: 20\n  fsms: 16\n", "given twice"},
+		{"list", "ace:\n  fsms: [16, 20]\n", "give one value"},
+		{"section as value", "ace: 4MiB\n", "unknown parameter \"ace\""},
+		{"not a mapping", "- a\n- b\n", "must be a mapping of sections"},
+		{"not yaml", "ace: [\n", "not YAML or JSON"},
+		{"message over chunk", "afi:\n  chunk: 4KiB\n  message: 8KiB\n", "afi.message 8KiB is larger than afi.chunk 4KiB"},
+		{"policy", "training:\n  memory_policy: fair\n", "use one of share, partition"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := Default()
+			err := p.Load("cfg.yaml", []byte(tc.text))
+			require.ErrorContains(t, err, tc.msg)
+		})
+	}
+	p := Default()
+	require.NoError(t, p.Load("cfg.json", []byte(`{"ace": {"fsms": "20", "sram": "8MiB"}, "training": {"iterations": 1}}`)))
+	require.Equal(t, 20, p.ACE.FSMs)
+	require.Equal(t, int64(8<<20), p.ACE.SRAMBytes)
+	require.Equal(t, 1, p.Iterations)
+	require.NoError(t, p.Load("empty.yaml", nil))
+}
+
+// docs/model-choices.md carries the parameter table as the code has it,
+// so that no default is written twice and out of step.
+func TestModelChoicesListsEveryParameter(t *testing.T) {
+	doc, err := os.ReadFile("../docs/model-choices.md")
+	require.NoError(t, err)
+	require.Contains(t, string(doc), Table(), "regenerate the table in docs/model-choices.md from platform.Table()")
+}

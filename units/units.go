@@ -1,0 +1,102 @@
+// Package units reads and writes the quantities of acemu's parameters and
+// flags: byte counts (64MiB, 8KB) and bandwidths in GB/s (10^9 B/s, as the
+// ACE paper counts), exactly.
+package units
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+)
+
+// sizeUnits are the suffixes ParseSize accepts: binary (KiB = 1024) and
+// decimal (KB = 1000) prefixes, case-insensitive, with or without a space.
+var sizeUnits = []struct {
+	suffix string
+	mult   int64
+}{
+	{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40},
+	{"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"tb", 1e12},
+	{"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30},
+	{"b", 1},
+}
+
+// ParseSize reads a byte count such as "64MiB", "8 KiB", "1.5GB" or "4096".
+// KiB, MiB, GiB are powers of 1024; KB, MB, GB powers of 1000; a bare K, M,
+// G is binary. The result must be a whole number of bytes.
+func ParseSize(s string) (int64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	if t == "" {
+		return 0, fmt.Errorf("size is empty; give bytes with an optional unit, e.g. 64MiB or 8KiB")
+	}
+	mult := int64(1)
+	for _, u := range sizeUnits {
+		if strings.HasSuffix(t, u.suffix) {
+			mult = u.mult
+			t = strings.TrimSpace(strings.TrimSuffix(t, u.suffix))
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("size %q: not a number with a unit; use e.g. 64MiB, 8KiB, 1GB or 4096", s)
+	}
+	b := v * float64(mult)
+	if b < 1 {
+		return 0, fmt.Errorf("size %q: must be at least 1 byte", s)
+	}
+	if b > 1<<50 {
+		return 0, fmt.Errorf("size %q: more than 1 PiB is not a size this model can run", s)
+	}
+	if b != math.Trunc(b) {
+		return 0, fmt.Errorf("size %q is %g bytes: not a whole number of bytes", s, b)
+	}
+	return int64(b), nil
+}
+
+// ParseBandwidth reads a bandwidth in GB/s (10^9 B/s, as the paper counts):
+// "128GB/s", "128 GB/s", "128GBps" or a bare "128". It returns an exact
+// fraction.
+func ParseBandwidth(s string) (*big.Rat, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	for _, suf := range []string{"gb/s", "gbps", "gbs"} {
+		t = strings.TrimSpace(strings.TrimSuffix(t, suf))
+	}
+	r, ok := new(big.Rat).SetString(t)
+	if !ok || t == "" {
+		return nil, fmt.Errorf("bandwidth %q: not a number of GB/s; write e.g. 128GB/s", s)
+	}
+	if r.Sign() <= 0 {
+		return nil, fmt.Errorf("bandwidth %q: must be positive", s)
+	}
+	return r, nil
+}
+
+// FormatSize writes n bytes as ParseSize reads them back: in the largest
+// binary unit (GiB, MiB, KiB) it is a whole number of, or in B.
+func FormatSize(n int64) string {
+	for _, u := range []struct {
+		s string
+		m int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n != 0 && n%u.m == 0 {
+			return fmt.Sprintf("%d%s", n/u.m, u.s)
+		}
+	}
+	return fmt.Sprintf("%dB", n)
+}
+
+// FormatBandwidth writes a bandwidth in GB/s as ParseBandwidth reads it
+// back: a decimal when it has one of at most 9 digits, else a fraction.
+func FormatBandwidth(r *big.Rat) string {
+	if r.IsInt() {
+		return r.Num().String() + "GB/s"
+	}
+	s := r.FloatString(9)
+	if x, ok := new(big.Rat).SetString(s); ok && x.Cmp(r) == 0 {
+		return strings.TrimRight(strings.TrimRight(s, "0"), ".") + "GB/s"
+	}
+	return r.RatString() + "GB/s"
+}
