@@ -121,9 +121,6 @@ func (p Platform) Validate() error {
 	if _, err := p.Links(); err != nil {
 		return err
 	}
-	if p.MessageBytes > p.ChunkBytes {
-		return fmt.Errorf("afi.message %s is larger than afi.chunk %s: a message is a piece of a chunk", units.FormatSize(p.MessageBytes), units.FormatSize(p.ChunkBytes))
-	}
 	if err := p.ACE.Validate(); err != nil {
 		return fmt.Errorf("ace: %w", err)
 	}

@@ -82,7 +82,6 @@ func TestBadConfigurationsAreRefused(t *testing.T) {
 		{"section as value", "ace: 4MiB\n", "unknown parameter \"ace\""},
 		{"not a mapping", "- a\n- b\n", "must be a mapping of sections"},
 		{"not yaml", "ace: [\n", "not YAML or JSON"},
-		{"message over chunk", "afi:\n  chunk: 4KiB\n  message: 8KiB\n", "afi.message 8KiB is larger than afi.chunk 4KiB"},
 		{"policy", "training:\n  memory_policy: fair\n", "use one of share, partition"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

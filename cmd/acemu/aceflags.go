@@ -2,12 +2,10 @@ package main
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/spf13/pflag"
 
 	"github.com/acemu/acemu/ace"
-	"github.com/acemu/acemu/units"
 )
 
 // aceFlags are ACE's design-point flags, shared by the collective and
@@ -34,34 +32,6 @@ func (a *aceFlags) registerDesign(fs *pflag.FlagSet) {
 	fs.StringVar(&a.notice, "notice", d.Notice, "when an ACE tells its senders it is ready for a chunk's phase: room (when it holds room for it, granted ahead) or fsm (when the phase's FSM takes the chunk up)")
 	fs.StringVar(&a.prefetch, "prefetch", d.Prefetch, "how far ahead ACE loads chunks and moves them into a phase: fsm (while fewer wait for that phase's FSMs than it has) or room (whenever the partition has room)")
 	fs.StringVar(&a.fsmSplit, "fsm-split", d.FSMSplit, "how ACE's FSMs are divided among phases: latency or even")
-}
-
-// config builds the ACE design point from the flags (the memory share of
-// its DMA is the system's, set by the caller).
-func (a aceFlags) config() (ace.Config, error) {
-	cfg := ace.Default()
-	sram, err := units.ParseSize(a.sram)
-	if err != nil {
-		return cfg, fmt.Errorf("--sram: %w", err)
-	}
-	cfg.SRAMBytes, cfg.FSMs, cfg.FSMSplit, cfg.Partition, cfg.Notice, cfg.Prefetch = sram, a.fsms, a.fsmSplit, a.partition, a.notice, a.prefetch
-	cfg.PortBytes = int64(a.portBytes)
-	switch a.ports {
-	case "derived":
-		cfg.PortsPerBank = 0
-	case "literal":
-		cfg.PortsPerBank = 1
-	default:
-		n, err := strconv.Atoi(a.ports)
-		if err != nil || n < 1 {
-			return cfg, fmt.Errorf("--sram-ports %q: use derived, literal or a number of ports per bank (1 or more)", a.ports)
-		}
-		cfg.PortsPerBank = n
-	}
-	if err := cfg.Validate(); err != nil {
-		return cfg, err
-	}
-	return cfg, nil
 }
 
 // aceFlagNames are the flags of ACE's design point.

@@ -14,6 +14,7 @@ import (
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/npu"
+	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/torus"
@@ -90,8 +91,8 @@ func (o *planOpts) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.factors, "factors", "", "BlueConnect factorisation of the NPU count, lowest tier first, e.g. 3x2x2 (default: the torus dimensions)")
 	fs.BoolVar(&o.unidirectional, "unidirectional", false, "run ring phases one way only (default: both ways, half the data each)")
 	fs.StringVar(&o.size, "size", "64MiB", "collective size per NPU (KiB/MiB/GiB are powers of 1024, KB/MB/GB of 1000)")
-	fs.StringVar(&o.chunk, "chunk", "64KiB", "initial chunk size, the unit of pipelining (Table III)")
-	fs.StringVar(&o.message, "message", "8KiB", "largest message (Table V)")
+	fs.StringVar(&o.chunk, "chunk", defaultOf("afi.chunk"), "initial chunk size, the unit of pipelining (Table III)")
+	fs.StringVar(&o.message, "message", defaultOf("afi.message"), "largest message (Table V)")
 }
 
 func algorithmHelp() string {
@@ -156,6 +157,8 @@ type collectiveOpts struct {
 	planOpts
 	system, format, microcode string
 	aceFlags
+	pf                   platformFlags
+	p                    platform.Platform
 	commMemBW            string
 	commSMs              int
 	traceHash, checkData bool
@@ -175,6 +178,7 @@ func runCollective(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.full, "full", false, "simulate every NPU even where one can stand for all (same results, slower)")
 	fs.StringVar(&o.microcode, "microcode", "", "run the programs in this microcode file instead of the built-in ones (see docs/microcode.md)")
 	fs.BoolVar(&o.traceHash, "trace-hash", false, "also print a hash of the full packet trace (for determinism checks)")
+	o.pf.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: acemu collective [flags]\n\nSimulate one collective on the 3D torus and report time and bandwidth.\n\nFlags:\n%s", fs.FlagUsages())
 	}
@@ -187,6 +191,12 @@ func runCollective(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
+	p, err := o.pf.build(fs)
+	if err != nil {
+		fmt.Fprintf(stderr, "acemu collective: %v\n", err)
+		return 1
+	}
+	o.p, o.chunk, o.message = p, units.FormatSize(p.ChunkBytes), units.FormatSize(p.MessageBytes)
 	rep, err := simulateCollective(o)
 	if err != nil {
 		fmt.Fprintf(stderr, "acemu collective: %v\n", err)
@@ -222,7 +232,11 @@ func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
 	// trace hash of every link) and the plan allows it: the same numbers
 	// (docs/architecture.md "Folding").
 	folded := !o.full && !o.checkData && !o.traceHash && collectives.CheckEquivariant(plan) == nil
-	net, err := torus.Build(k, shape, torus.DefaultLinks(), folded)
+	links, err := o.p.Links()
+	if err != nil {
+		return nil, err
+	}
+	net, err := torus.Build(k, shape, links, folded)
 	if err != nil {
 		return nil, err
 	}
@@ -342,6 +356,9 @@ func (o collectiveOpts) systemSpec() (systems.System, error) {
 	if o.commSMs < 0 {
 		return sys, fmt.Errorf("--comm-sms %d: must not be negative", o.commSMs)
 	}
+	if bw == nil && sys.Kind == systems.ACE && o.p.ACE.CommMemGBps != nil && o.p.ACE.CommMemGBps.Cmp(sys.CommMemGBps) != 0 {
+		bw = o.p.ACE.CommMemGBps // ace.mem_bw from --config or --set
+	}
 	return sys.With(o.commSMs, bw)
 }
 
@@ -359,10 +376,7 @@ func systemHelp() string {
 
 // aceConfig builds the ACE design point from the flags and the system.
 func (o collectiveOpts) aceConfig(sys systems.System) (ace.Config, error) {
-	cfg, err := o.aceFlags.config()
-	if err != nil {
-		return cfg, err
-	}
+	cfg := o.p.ACE
 	cfg.CommMemGBps = sys.CommMemGBps // the system's share, checked again
 	return cfg, cfg.Validate()
 }

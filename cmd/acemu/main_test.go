@@ -72,7 +72,7 @@ func TestCollectiveErrors(t *testing.T) {
 		{[]string{"collective", "--bogus"}, 2, "unknown flag"},
 		{[]string{"collective", "extra"}, 2, "unexpected argument"},
 		{[]string{"frobnicate"}, 2, "unknown command"},
-		{[]string{"collective", "--size", "1GiB", "--chunk", "1B"}, 1, "chunks"},
+		{[]string{"collective", "--size", "1GiB", "--chunk", "1B"}, 1, "afi.chunk = \"1B\": out of range: give 256B to 1GiB"},
 	}
 	for _, tc := range tests {
 		code, _, errOut := runCLI(tc.args...)
@@ -215,16 +215,17 @@ func TestCollectiveOnACE(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"--sram", "64KiB"}, "SRAM of 65536 bytes is too small"},
-		{[]string{"--fsms", "2"}, "use at least 4"},
+		{[]string{"--fsms", "2"}, "give 3 to 1024"},
+		{[]string{"--fsms", "3"}, "use at least 4"},
 		{[]string{"--comm-mem-bw", "fast"}, "--comm-mem-bw"},
 		{[]string{"--comm-mem-bw", "-5GB/s"}, "positive"},
-		{[]string{"--fsm-split", "random"}, "latency or even"},
+		{[]string{"--fsm-split", "random"}, "use one of latency, even"},
 		{[]string{"--sram-ports", "many"}, "use derived, literal or a number"},
 		{[]string{"--sram-ports", "0"}, "use derived, literal or a number"},
-		{[]string{"--sram-ports", "1000"}, "use 1 to 64"},
-		{[]string{"--partition", "even"}, "use little or paper"},
-		{[]string{"--notice", "never"}, "use room or fsm"},
-		{[]string{"--prefetch", "all"}, "use fsm or room"},
+		{[]string{"--sram-ports", "1000"}, "ports from 1 to 64"},
+		{[]string{"--partition", "even"}, "use one of little, paper"},
+		{[]string{"--notice", "never"}, "use one of room, fsm"},
+		{[]string{"--prefetch", "all"}, "use one of fsm, room"},
 	}
 	for _, tc := range tests {
 		code, _, errOut := runCLI(append([]string{"collective", "--system", "ace", "--topo", "4x2x2", "--size", "256KiB"}, tc.args...)...)
@@ -454,6 +455,19 @@ func TestConfigDumpRoundTripsThroughTheCommands(t *testing.T) {
 	code, _, errOut = runCLI(append(args, "--set", "ace.sramm=4MiB")...)
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "keys under ace: ace.sram")
+	// The collective command takes them too; reproduce refuses what it
+	// would not use.
+	code, c1, errOut := runCLI("collective", "--topo", "4x2x2", "--size", "1MiB", "--format", "json", "--config", path)
+	require.Equal(t, 0, code, errOut)
+	code, c2, errOut := runCLI("collective", "--topo", "4x2x2", "--size", "1MiB", "--format", "json")
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, c2, c1)
+	code, c3, errOut := runCLI("collective", "--topo", "4x2x2", "--size", "1MiB", "--format", "json", "--set", "afi.chunk=32KiB")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, c3, `"chunk_bytes": 32768`)
+	code, _, errOut = runCLI("reproduce", "fig5", "--set", "links.inter.latency=1000")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "links.inter.latency = 1000: acemu reproduce does not use it")
 	// A named flag wins over the file.
 	code, dumped, errOut := runCLI("config", "dump", "--config", path, "--set", "ace.fsms=20")
 	require.Equal(t, 0, code, errOut)

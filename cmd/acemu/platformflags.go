@@ -28,12 +28,17 @@ var flagKeys = map[string]string{
 	"sram": "ace.sram", "fsms": "ace.fsms", "sram-port-bytes": "ace.port_bytes", "sram-ports": "ace.ports_per_bank",
 	"partition": "ace.partition", "notice": "ace.notice", "prefetch": "ace.prefetch", "fsm-split": "ace.fsm_split",
 	"ace-mem-bw": "ace.mem_bw", "iterations": "training.iterations", "priority": "training.priority",
-	"memory-policy": "training.memory_policy",
+	"memory-policy": "training.memory_policy", "chunk": "afi.chunk", "message": "afi.message",
 }
 
 // build is the platform of a run: the defaults, then the file, then each
 // --set in order, then the named flags given on the command line.
 func (pf platformFlags) build(fs *pflag.FlagSet) (platform.Platform, error) {
+	return pf.buildWith(fs, flagKeys)
+}
+
+// buildWith is build with the named flags keys maps to parameters.
+func (pf platformFlags) buildWith(fs *pflag.FlagSet, keys map[string]string) (platform.Platform, error) {
 	p := platform.Default()
 	if pf.config != "" {
 		f, err := os.Open(pf.config)
@@ -60,7 +65,7 @@ func (pf platformFlags) build(fs *pflag.FlagSet) (platform.Platform, error) {
 	}
 	var err error
 	fs.Visit(func(f *pflag.Flag) {
-		if key, ok := flagKeys[f.Name]; ok && err == nil {
+		if key, ok := keys[f.Name]; ok && err == nil {
 			if e := p.Set(key, f.Value.String()); e != nil {
 				err = fmt.Errorf("--%s: %w", f.Name, e)
 			}
@@ -121,4 +126,19 @@ func runConfig(args []string, stdout, stderr io.Writer) int {
 	}
 	_, _ = stdout.Write(b)
 	return 0
+}
+
+// unusedParams fails when p sets any parameter under the given prefixes away
+// from its default: the command does not use it, so it would be silently
+// ignored.
+func unusedParams(p platform.Platform, what string, prefixes ...string) error {
+	d := platform.Default()
+	for _, q := range platform.Params() {
+		for _, pre := range prefixes {
+			if strings.HasPrefix(q.Key, pre) && q.Get(&p) != q.Get(&d) {
+				return fmt.Errorf("%s = %s: %s does not use it; drop it", q.Key, q.Get(&p), what)
+			}
+		}
+	}
+	return nil
 }

@@ -42,7 +42,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	topos := fs.String("topos", "4x2x2,4x4x4", "torus shapes, comma-separated (16 and 64 NPUs in the paper; fig9a: 4x4x4,4x8x4)")
 	wlList := fs.String("workloads", "", "fig9a: workloads (built-in names or ASTRA-sim files), comma-separated (default resnet50,gnmt,dlrm and testdata/astrasim's two files)")
 	size := fs.String("size", "64MiB", "all-reduce size per NPU (fig4: default 100MB, the paper's)")
-	memPolicy := fs.String("memory-policy", contend.Policies()[0], "fig4, fig9a: how compute and communication share each NPU: "+strings.Join(contend.Policies(), " or ")+" (docs/memory-system.md)")
+	fs.String("memory-policy", defaultOf("training.memory_policy"), "fig4, fig9a: how compute and communication share each NPU: "+strings.Join(contend.Policies(), " or ")+" (docs/memory-system.md)")
 	sysList := fs.String("systems", "", "fig4: systems, comma-separated (default baseline-commopt,baseline-compopt,ace,ideal)")
 	mem := fs.String("mem", "", "fig5: memory bandwidths for communication in GB/s, comma-separated (default 32,64,…,900)")
 	sms := fs.String("sms", "", "fig6: communication SM counts, comma-separated (default 1,…,8,10,12,16)")
@@ -51,6 +51,8 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	workers := fs.Int("workers", 0, "simulations run at once (default: GOMAXPROCS; results do not depend on it)")
 	var af aceFlags
 	af.registerDesign(fs)
+	var pf platformFlags
+	pf.register(fs)
 	sramList := fs.String("sram", "", "ACE SRAM size; fig9a: sizes, comma-separated (default 4MiB; fig9a 1MiB,2MiB,4MiB,8MiB)")
 	fsmList := fs.String("fsms", "", "ACE FSM count; fig9a: counts, comma-separated (default 16; fig9a 4,8,12,16,20)")
 	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s%s", reproduceUsage, fs.FlagUsages()) }
@@ -93,10 +95,21 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(fmt.Errorf("--size: %w", err))
 	}
-	mp, err := contend.ParsePolicy(*memPolicy)
-	if err != nil {
-		return fail(fmt.Errorf("--memory-policy: %w", err))
+	// The platform: --sram and --fsms are lists for fig9a, read below.
+	keys := map[string]string{}
+	for f, k := range flagKeys {
+		if f != "sram" && f != "fsms" {
+			keys[f] = k
+		}
 	}
+	p, err := pf.buildWith(fs, keys)
+	if err != nil {
+		return fail(err)
+	}
+	if err := unusedParams(p, "acemu reproduce", "links.", "afi.", "training.iterations", "training.priority", "training.mem_bound_share"); err != nil {
+		return fail(err)
+	}
+	mp := p.Memory
 	tl := splitList(*topos)
 	if len(tl) == 0 {
 		return fail(fmt.Errorf("--topos is empty; give shapes like 4x2x2,4x4x4"))
@@ -106,18 +119,20 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 			return fail(fmt.Errorf("--sram and --fsms take lists only with fig9a; give %s one SRAM size and one FSM count", fs.Arg(0)))
 		}
 		if *sramList != "" {
-			af.sram = *sramList
-		}
-		if *fsmList != "" {
-			if af.fsms, err = strconv.Atoi(*fsmList); err != nil {
-				return fail(fmt.Errorf("--fsms %q: give a whole number", *fsmList))
+			if err := p.Set("ace.sram", *sramList); err != nil {
+				return fail(fmt.Errorf("--sram: %w", err))
 			}
 		}
+		if *fsmList != "" {
+			if err := p.Set("ace.fsms", *fsmList); err != nil {
+				return fail(fmt.Errorf("--fsms: %w", err))
+			}
+		}
+		if err := p.Validate(); err != nil {
+			return fail(err)
+		}
 	}
-	acfg, err := af.config()
-	if err != nil {
-		return fail(err)
-	}
+	acfg := p.ACE
 	var out any
 	var header []string
 	var rows [][]string
