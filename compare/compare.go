@@ -14,9 +14,8 @@ import (
 	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/contend"
-	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/endpoint"
 	"github.com/acemu/acemu/internal/par"
-	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/torus"
@@ -231,7 +230,7 @@ func Fold(cfg afi.Config, w *workload.Workload) (bool, error) {
 			if err != nil {
 				return false, fmt.Errorf("layer %s: %w", l.Name, err)
 			}
-			if collectives.CheckEquivariant(plan) != nil {
+			if !endpoint.Foldable(plan) {
 				return false, nil
 			}
 		}
@@ -252,102 +251,6 @@ func (c comm) Issue(now rtl.Cycle, t workload.CommType, bytes int64, done func(n
 	}
 	_, err = c.a.Issue(now, op, PaddedBytes(bytes, c.npus), done)
 	return err
-}
-
-// Endpoint is one system's collective engine on a network, with what it
-// measures.
-type Endpoint struct {
-	Engine afi.Engine
-	npu    *npu.Engine
-	ace    *ace.Engine
-}
-
-// NewEndpoint builds sys's engine on net (a shape network driven by k):
-// the ideal or baseline endpoints, or ACE laid out for layout (plans of
-// the kind ACE will be given) with aceCfg and sys's memory bandwidth.
-// lifo chooses how collectives in flight share the network.
-func NewEndpoint(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, sys systems.System, aceCfg ace.Config,
-	layout *collectives.Plan, lifo bool) (*Endpoint, error) {
-	e := &Endpoint{}
-	var err error
-	switch sys.Kind {
-	case systems.Ideal:
-		e.npu, err = npu.NewIdealEngine(k, net, shape, npu.DefaultIdeal())
-	case systems.Baseline:
-		e.npu, err = npu.NewBaselineEngine(k, net, shape, npu.DefaultBaseline(sys.CommSMs, sys.CommMemGBps))
-	case systems.ACE:
-		aceCfg.CommMemGBps = sys.CommMemGBps
-		if e.ace, err = ace.NewEngine(k, net, layout, aceCfg, nil); err == nil {
-			e.ace.SetLIFO(lifo)
-			e.Engine = e.ace
-		}
-		return e, err
-	default:
-		return nil, fmt.Errorf("system %s of unknown kind %v", sys.Name, sys.Kind)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if lifo {
-		e.npu.SetPolicy(npu.LIFO)
-	}
-	e.Engine = e.npu
-	return e, nil
-}
-
-// Issue starts plan's collective on the endpoint's engine (afi.Engine).
-func (e *Endpoint) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.Cycle)) error {
-	return e.Engine.Issue(now, plan, done)
-}
-
-// Stuck is nil when every collective issued has finished, and otherwise
-// says what waits on what.
-func (e *Endpoint) Stuck() error {
-	if e.npu != nil {
-		return e.npu.Stuck()
-	}
-	return e.ace.Stuck()
-}
-
-// Side is communication's side of each NPU for sys on this endpoint
-// (docs/memory-system.md): the SMs it holds while a collective is in
-// flight, its memory allotment, and the most its reads and writes can
-// use: the baseline's loads by its SMs (CommSMs × 64 B/cycle, Table V) and
-// its writes by the RX DMA over the NPU–AFI bus plus the SMs' stores; ACE's
-// TX and RX DMA at their rate. The ideal endpoint uses no memory.
-func (e *Endpoint) Side(sys systems.System) contend.Comm {
-	c := contend.Comm{SMs: sys.CommSMs, GBps: new(big.Rat)}
-	if sys.Kind == systems.Ideal || sys.CommMemGBps == nil {
-		return c
-	}
-	c.GBps.Set(sys.CommMemGBps)
-	if e.ace != nil {
-		dma := npu.MemBytesPerCycle(sys.CommMemGBps)
-		c.ReadLimit, c.WriteLimit, c.Apply = dma, dma, e.ace.SetMemoryRates
-		c.Memory, c.NPUs = e.ace.Memory()
-		return c
-	}
-	b := npu.DefaultBaseline(sys.CommSMs, sys.CommMemGBps)
-	sms := big.NewRat(int64(sys.CommSMs)*b.SMBytes, 1)
-	c.ReadLimit = sms
-	c.WriteLimit = new(big.Rat).Add(npu.MemBytesPerCycle(b.BusGBps), sms)
-	c.Apply = e.npu.SetMemoryRates
-	c.Memory, c.NPUs = e.npu.Memory()
-	return c
-}
-
-// Traffic is what the endpoint measured over a run of cycles: means over
-// NPUs of bytes sent and of memory read and written by communication, the
-// communication SMs' busy share (baselines) and ACE's utilisation (nil
-// for the others).
-func (e *Endpoint) Traffic(cycles rtl.Cycle) (sent, memRead, memWrite int64, smBusy float64, aceUtil *float64) {
-	if e.npu != nil {
-		s, r, w := e.npu.Traffic()
-		return rtl.Mean(s), rtl.Mean(r), rtl.Mean(w), e.npu.SMBusy(cycles), nil
-	}
-	st := e.ace.Stats(cycles)
-	u := st.Utilization
-	return rtl.Mean(st.BytesSent), rtl.Mean(st.MemRead), rtl.Mean(st.MemWrite), 0, &u
 }
 
 // runSystem runs the workload on one system.
@@ -377,7 +280,7 @@ func runSystem(o Options, sys systems.System, fold bool) (SystemResult, error) {
 	if acfg.SRAMBytes == 0 {
 		acfg = ace.Default()
 	}
-	ep, err := NewEndpoint(k, net, o.Shape, sys, acfg, layout, !o.FIFO)
+	ep, err := endpoint.New(k, net, o.Shape, sys, endpoint.Options{ACE: acfg, Layout: layout, LIFO: !o.FIFO})
 	if err != nil {
 		return r, err
 	}
@@ -385,7 +288,7 @@ func runSystem(o Options, sys systems.System, fold bool) (SystemResult, error) {
 	if err != nil {
 		return r, err
 	}
-	tc := train.Config{Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations, Policy: o.Memory, Comm: ep.Side(sys), MemBoundShare: o.MemBoundShare}
+	tc := train.Config{Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations, Policy: o.Memory, Comm: ep.Side(), MemBoundShare: o.MemBoundShare}
 	m, err := train.Run(k, o.Workload, tc, comm{a, o.Shape.N()})
 	if err != nil {
 		if serr := ep.Stuck(); serr != nil {
@@ -407,7 +310,12 @@ func runSystem(o Options, sys systems.System, fold bool) (SystemResult, error) {
 	}
 	r.Collectives, r.CollectiveBytes = m.Collectives, m.CollectiveBytes
 	cycles := rtl.Cycle(m.TotalCycles)
-	r.BytesSentPerNPU, r.MemReadPerNPU, r.MemWritePerNPU, r.CommSMBusy, r.ACEUtilization = ep.Traffic(cycles)
+	em := ep.Metrics(cycles)
+	r.BytesSentPerNPU, r.MemReadPerNPU, r.MemWritePerNPU, r.CommSMBusy = em.BytesSent, em.MemRead, em.MemWrite, em.CommSMBusy
+	if em.ACE != nil {
+		u := em.ACE.Utilization
+		r.ACEUtilization = &u
+	}
 	if cycles > 0 {
 		secs := float64(cycles) / rtl.ClockHz
 		r.NetworkGBps = float64(r.BytesSentPerNPU) / secs / 1e9

@@ -9,6 +9,7 @@ import (
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/compare"
 	"github.com/acemu/acemu/contend"
+	"github.com/acemu/acemu/endpoint"
 	"github.com/acemu/acemu/internal/par"
 	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/rtl"
@@ -177,11 +178,11 @@ func fig4One(o Fig4Options, topo string, sys systems.System, kernel *Fig4Kernel)
 		return r, err
 	}
 	k := rtl.NewKernel()
-	net, err := torus.Build(k, shape, torus.DefaultLinks(), collectives.CheckEquivariant(plan) == nil)
+	net, err := torus.Build(k, shape, torus.DefaultLinks(), endpoint.Foldable(plan))
 	if err != nil {
 		return r, err
 	}
-	ep, err := compare.NewEndpoint(k, net, shape, sys, o.ACE, layout, true)
+	ep, err := endpoint.New(k, net, shape, sys, endpoint.Options{ACE: o.ACE, Layout: layout, LIFO: true})
 	if err != nil {
 		return r, err
 	}
@@ -189,7 +190,7 @@ func fig4One(o Fig4Options, topo string, sys systems.System, kernel *Fig4Kernel)
 	if err != nil {
 		return r, err
 	}
-	sh, err := contend.New(k, contend.Config{Policy: o.Policy, Compute: sys.Compute(), Comm: ep.Side(sys)})
+	sh, err := contend.New(k, contend.Config{Policy: o.Policy, Compute: sys.Compute(), Comm: ep.Side()})
 	if err != nil {
 		return r, err
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/acemu/acemu/ace"
 	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/collectives"
-	"github.com/acemu/acemu/compare"
+	"github.com/acemu/acemu/endpoint"
 	"github.com/acemu/acemu/internal/par"
 	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/rtl"
@@ -103,7 +103,7 @@ func one(s Spec) (Point, error) {
 	k := rtl.NewKernel()
 	// One NPU stands for all when the plan allows it (the same numbers,
 	// docs/architecture.md "Folding").
-	net, err := torus.Build(k, shape, torus.DefaultLinks(), collectives.CheckEquivariant(plan) == nil)
+	net, err := torus.Build(k, shape, torus.DefaultLinks(), endpoint.Foldable(plan))
 	if err != nil {
 		return p, err
 	}
@@ -111,7 +111,7 @@ func one(s Spec) (Point, error) {
 	if acfg.SRAMBytes == 0 {
 		acfg = ace.Default()
 	}
-	ep, err := compare.NewEndpoint(k, net, shape, sys, acfg, plan, false)
+	ep, err := endpoint.New(k, net, shape, sys, endpoint.Options{ACE: acfg, Layout: plan})
 	if err != nil {
 		return p, err
 	}
@@ -119,8 +119,9 @@ func one(s Spec) (Point, error) {
 	if err != nil {
 		return p, err
 	}
-	var sent int64
-	sent, p.MemRead, p.MemWrite, p.CommSMBusy, _ = ep.Traffic(cycles)
+	m := ep.Metrics(cycles)
+	sent := m.BytesSent
+	p.MemRead, p.MemWrite, p.CommSMBusy = m.MemRead, m.MemWrite, m.CommSMBusy
 	p.Cycles = int64(cycles)
 	if cycles > 0 {
 		p.NetworkGBps = float64(sent) / (float64(cycles) / rtl.ClockHz) / 1e9

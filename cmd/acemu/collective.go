@@ -11,7 +11,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/acemu/acemu/ace"
+	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/endpoint"
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/platform"
@@ -231,7 +233,7 @@ func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
 	// One NPU stands for all when nothing needs every NPU (data checks, the
 	// trace hash of every link) and the plan allows it: the same numbers
 	// (docs/architecture.md "Folding").
-	folded := !o.full && !o.checkData && !o.traceHash && collectives.CheckEquivariant(plan) == nil
+	folded := !o.full && !o.checkData && !o.traceHash && endpoint.Foldable(plan)
 	links, err := o.p.Links()
 	if err != nil {
 		return nil, err
@@ -260,24 +262,32 @@ func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
 	if sys.CommMemGBps != nil {
 		rep.CommMemGBps, _ = sys.CommMemGBps.Float64()
 	}
-	var cycles rtl.Cycle
-	switch sys.Kind {
-	case systems.ACE:
-		cfg, err := o.aceConfig(sys)
-		if err != nil {
+	opts := endpoint.Options{Layout: plan}
+	if dc != nil {
+		opts.Data = &npu.DataHooks{Init: dc.Init, Done: dc.Done}
+	}
+	var cfg ace.Config
+	if sys.Kind == systems.ACE {
+		if cfg, err = o.aceConfig(sys); err != nil {
 			return nil, err
 		}
-		hooks := &ace.Hooks{}
-		if dc != nil {
-			hooks.Init, hooks.Done = dc.Init, dc.Done
-		}
-		res, err := ace.Run(k, net, plan, cfg, hooks)
-		if err != nil {
-			return nil, err
-		}
-		cycles = res.Cycles
-		rep.Events = res.Events
-		rep.BytesSentPerNPU, rep.MemReadPerNPU, rep.MemWritePerNPU = rtl.Mean(res.BytesSent), rtl.Mean(res.MemRead), rtl.Mean(res.MemWrite)
+		opts.ACE = cfg
+	}
+	ep, err := endpoint.New(k, net, shape, sys, opts)
+	if err != nil {
+		return nil, err
+	}
+	cycles, err := afi.RunOne(k, ep, plan)
+	if err != nil {
+		return nil, err
+	}
+	m := ep.Metrics(cycles)
+	rep.Events = m.Events
+	rep.BytesSentPerNPU, rep.MemReadPerNPU, rep.MemWritePerNPU = m.BytesSent, m.MemRead, m.MemWrite
+	if sys.Kind == systems.Baseline {
+		rep.CommSMBusy = m.CommSMBusy
+	}
+	if res := m.ACE; res != nil {
 		u := res.Utilization
 		rep.ACEUtilization = &u
 		bw, _ := cfg.CommMemGBps.Float64()
@@ -285,31 +295,6 @@ func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
 			SRAMReadBusy: res.SRAMRead, SRAMWriteBusy: res.SRAMWrite, ALUBusy: res.ALU, DMABusy: res.DMA, FSMBusy: res.FSM, FSMBlocked: res.FSMBlocked,
 			PartitionBytes: res.Partitions, Partition: cfg.Partition, FSMsPerPhase: res.FSMsPerPhase,
 			SRAMReadPorts: res.ReadPorts, SRAMWritePorts: res.WritePorts, SRAMPortBytes: int(cfg.PortBytes)}
-	case systems.Baseline:
-		bcfg := npu.DefaultBaseline(sys.CommSMs, sys.CommMemGBps)
-		if dc != nil {
-			bcfg.Data = &npu.DataHooks{Init: dc.Init, Done: dc.Done}
-		}
-		res, err := npu.RunBaseline(k, net, plan, bcfg)
-		if err != nil {
-			return nil, err
-		}
-		cycles = res.Cycles
-		rep.Events = res.Events
-		rep.BytesSentPerNPU, rep.MemReadPerNPU, rep.MemWritePerNPU = rtl.Mean(res.BytesSent), rtl.Mean(res.MemRead), rtl.Mean(res.MemWrite)
-		rep.CommSMBusy = res.CommSMBusy
-	default:
-		icfg := npu.DefaultIdeal()
-		if dc != nil {
-			icfg.Data = &npu.DataHooks{Init: dc.Init, Done: dc.Done}
-		}
-		res, err := npu.RunIdeal(k, net, plan, icfg)
-		if err != nil {
-			return nil, err
-		}
-		cycles = res.Cycles
-		rep.Events = res.Events
-		rep.BytesSentPerNPU = rtl.Mean(res.BytesSent)
 	}
 	rep.Cycles = int64(cycles)
 	for ph := 0; ph < plan.NumPhases(); ph++ {

@@ -1,0 +1,204 @@
+// Package endpoint builds any system's collective engine from one factory:
+// a registry of endpoint kinds (the ideal endpoint, the SM-driven
+// baseline, ACE) by name, each a constructor of an afi.Engine, and one
+// metrics type for what any of them measured. Every command builds its
+// endpoints here.
+package endpoint
+
+import (
+	"fmt"
+	"math/big"
+	"sort"
+	"strings"
+
+	"github.com/acemu/acemu/ace"
+	"github.com/acemu/acemu/afi"
+	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/contend"
+	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/npu"
+	"github.com/acemu/acemu/rtl"
+	"github.com/acemu/acemu/systems"
+	"github.com/acemu/acemu/torus"
+)
+
+// Options are what an endpoint may need beyond its system.
+type Options struct {
+	// ACE is ACE's design point; its memory share is the system's.
+	ACE ace.Config
+	// Layout is the kind of plan ACE will be given (it lays out its SRAM
+	// and FSMs for it); ignored by the others.
+	Layout *collectives.Plan
+	// LIFO serves the newest collective first (the ACE paper, Section V).
+	LIFO bool
+	// Data, when set, makes the run carry values: every chunk starts from
+	// Init and Done gets each chunk's values when it is finished on an NPU.
+	Data *npu.DataHooks
+	// Trace, when set, gets ACE's sub-steps (ACE only).
+	Trace func(ace.SubStep)
+}
+
+// Endpoint is one system's collective engine on a network.
+type Endpoint struct {
+	afi.Engine
+	sys systems.System
+	k   *rtl.Kernel
+	npu *npu.Engine
+	ace *ace.Engine
+}
+
+// Constructor builds an endpoint kind's engine.
+type Constructor func(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, sys systems.System, o Options) (*Endpoint, error)
+
+var registry = map[string]Constructor{}
+
+// Register adds an endpoint kind under name (the systems.Kind's name).
+func Register(name string, c Constructor) {
+	if _, dup := registry[name]; dup {
+		panic("endpoint: " + name + " registered twice")
+	}
+	registry[name] = c
+}
+
+// Kinds lists the registered kinds.
+func Kinds() []string {
+	var ks []string
+	for k := range registry {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+func init() {
+	Register(systems.Ideal.String(), func(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, _ systems.System, o Options) (*Endpoint, error) {
+		cfg := npu.DefaultIdeal()
+		cfg.Data = o.Data
+		e, err := npu.NewIdealEngine(k, net, shape, cfg)
+		return npuEndpoint(e, err, o)
+	})
+	Register(systems.Baseline.String(), func(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, sys systems.System, o Options) (*Endpoint, error) {
+		cfg := npu.DefaultBaseline(sys.CommSMs, sys.CommMemGBps)
+		cfg.Data = o.Data
+		e, err := npu.NewBaselineEngine(k, net, shape, cfg)
+		return npuEndpoint(e, err, o)
+	})
+	Register(systems.ACE.String(), func(k *rtl.Kernel, net *fabric.Network, _ torus.Shape, sys systems.System, o Options) (*Endpoint, error) {
+		if o.Layout == nil {
+			return nil, fmt.Errorf("ACE needs the kind of plan it will run to lay out its SRAM")
+		}
+		cfg := o.ACE
+		cfg.CommMemGBps = sys.CommMemGBps
+		h := &ace.Hooks{Trace: o.Trace}
+		if o.Data != nil {
+			h.Init, h.Done = o.Data.Init, o.Data.Done
+		}
+		e, err := ace.NewEngine(k, net, o.Layout, cfg, h)
+		if err != nil {
+			return nil, err
+		}
+		e.SetLIFO(o.LIFO)
+		return &Endpoint{Engine: e, ace: e}, nil
+	})
+}
+
+func npuEndpoint(e *npu.Engine, err error, o Options) (*Endpoint, error) {
+	if err != nil {
+		return nil, err
+	}
+	if o.LIFO {
+		e.SetPolicy(npu.LIFO)
+	}
+	return &Endpoint{Engine: e, npu: e}, nil
+}
+
+// New builds sys's engine on net (a shape network driven by k).
+func New(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, sys systems.System, o Options) (*Endpoint, error) {
+	c, ok := registry[sys.Kind.String()]
+	if !ok {
+		return nil, fmt.Errorf("system %s: no endpoint of kind %s (kinds: %s)", sys.Name, sys.Kind, strings.Join(Kinds(), ", "))
+	}
+	e, err := c(k, net, shape, sys, o)
+	if err != nil {
+		return nil, err
+	}
+	e.sys, e.k = sys, k
+	return e, nil
+}
+
+// Stuck is nil when every collective issued has finished, and otherwise
+// says what waits on what.
+func (e *Endpoint) Stuck() error {
+	if e.npu != nil {
+		return e.npu.Stuck()
+	}
+	return e.ace.Stuck()
+}
+
+// Metrics is what an endpoint measured over a run: means over NPUs.
+type Metrics struct {
+	Cycles rtl.Cycle
+	Events uint64
+	// BytesSent is the bytes an NPU injected as a source; MemRead and
+	// MemWrite what its communication read from and wrote to memory.
+	BytesSent, MemRead, MemWrite int64
+	// CommSMBusy is the share of the run the communication SMs were busy
+	// (baselines).
+	CommSMBusy float64
+	// ACE is ACE's own statistics (nil for the others).
+	ACE *ace.Result
+}
+
+// Metrics is what the endpoint measured over a run of cycles.
+func (e *Endpoint) Metrics(cycles rtl.Cycle) Metrics {
+	m := Metrics{Cycles: cycles, Events: e.k.Events()}
+	if e.npu != nil {
+		s, r, w := e.npu.Traffic()
+		m.BytesSent, m.MemRead, m.MemWrite, m.CommSMBusy = rtl.Mean(s), rtl.Mean(r), rtl.Mean(w), e.npu.SMBusy(cycles)
+		return m
+	}
+	st := e.ace.Stats(cycles)
+	m.BytesSent, m.MemRead, m.MemWrite, m.ACE = rtl.Mean(st.BytesSent), rtl.Mean(st.MemRead), rtl.Mean(st.MemWrite), st
+	return m
+}
+
+// Side is communication's side of each NPU on this endpoint
+// (docs/memory-system.md): the SMs it holds while a collective is in
+// flight, its memory allotment, and the most its reads and writes can
+// use: the baseline's loads by its SMs (CommSMs × 64 B/cycle, Table V) and
+// its writes by the RX DMA over the NPU–AFI bus plus the SMs' stores; ACE's
+// TX and RX DMA at their rate. The ideal endpoint uses no memory.
+func (e *Endpoint) Side() contend.Comm {
+	sys := e.sys
+	c := contend.Comm{SMs: sys.CommSMs, GBps: new(big.Rat)}
+	if sys.Kind == systems.Ideal || sys.CommMemGBps == nil {
+		return c
+	}
+	c.GBps.Set(sys.CommMemGBps)
+	if e.ace != nil {
+		dma := npu.MemBytesPerCycle(sys.CommMemGBps)
+		c.ReadLimit, c.WriteLimit, c.Apply = dma, dma, e.ace.SetMemoryRates
+		c.Memory, c.NPUs = e.ace.Memory()
+		return c
+	}
+	b := npu.DefaultBaseline(sys.CommSMs, sys.CommMemGBps)
+	sms := big.NewRat(int64(sys.CommSMs)*b.SMBytes, 1)
+	c.ReadLimit = sms
+	c.WriteLimit = new(big.Rat).Add(npu.MemBytesPerCycle(b.BusGBps), sms)
+	c.Apply = e.npu.SetMemoryRates
+	c.Memory, c.NPUs = e.npu.Memory()
+	return c
+}
+
+// Foldable reports whether one NPU can stand for every NPU for these plans:
+// each runs the same program on every NPU up to a translation of the torus
+// (collectives.CheckEquivariant; docs/architecture.md, "Folding"). The one
+// fold decision every command makes.
+func Foldable(plans ...*collectives.Plan) bool {
+	for _, p := range plans {
+		if collectives.CheckEquivariant(p) != nil {
+			return false
+		}
+	}
+	return true
+}
