@@ -37,7 +37,7 @@ func (nd *node) dmaStep(now rtl.Cycle, q *[]*chunk, part int, kind int32, name s
 	if ch.dma == total {
 		*q = (*q)[1:]
 	}
-	nd.trace(SubStep{Start: now, End: end, Chunk: int(ch.id), Phase: min(part, nd.r.phases-1), Op: -1, Kind: name, Bytes: n})
+	nd.trace(subStep{Start: now, End: end, Chunk: int(ch.id), Phase: min(part, nd.r.phases-1), Op: -1, Kind: name, Bytes: n})
 	nd.after(end, effect{kind: kind, c: ch, bytes: n})
 	return -1
 }

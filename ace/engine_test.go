@@ -7,6 +7,7 @@ import (
 
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/verify"
@@ -246,8 +247,8 @@ func BenchmarkACEAllReduce16MiB4x4x4(b *testing.B) {
 func TestACEIsDeterministic(t *testing.T) {
 	hash := func() (uint64, rtl.Cycle) {
 		k, net, plan := setup(t, "4x2x2", collectives.OpAllReduce, "hierarchical", 1<<20, 65536)
-		tr := fabric.NewHashTracer()
-		net.SetTracer(tr)
+		tr := observe.NewHash(observe.PacketSent, observe.PacketReceived)
+		net.SetObserver(tr)
 		res, err := Run(k, net, plan, Default(), nil)
 		require.NoError(t, err)
 		return tr.Sum(), res.Cycles

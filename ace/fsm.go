@@ -39,7 +39,7 @@ func (nd *node) fsmStep(now rtl.Cycle, c *chunk) rtl.Cycle {
 			pkt := fabric.PacketOf(c.msgs[op], c.progress[op])
 			c.progress[op]++
 			nd.out[p].reserved++
-			nd.trace(SubStep{Start: now, End: end, Chunk: int(c.id), Phase: int(c.phase), Op: int(op), Kind: "send", Bytes: b})
+			nd.trace(subStep{Start: now, End: end, Chunk: int(c.id), Phase: int(c.phase), Op: int(op), Kind: "send", Bytes: b})
 			nd.after(end, effect{kind: fxSend, c: c, op: op, pkt: pkt, port: p})
 			if c.progress[op] == c.pi.packets[op] {
 				nd.dropWork(c, op)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/torus"
 	"github.com/stretchr/testify/require"
@@ -55,16 +56,16 @@ func fig8cGolden(t *testing.T, cfg Config, shift rtl.Cycle) {
 		n                         int
 	}
 	got := map[string]*agg{}
-	res, err := Run(k, net, plan, cfg, &Hooks{Trace: func(x SubStep) {
-		key := fmt.Sprintf("%d %d %s", x.NPU, x.Op, x.Kind)
+	res, err := Run(k, net, plan, cfg, &Hooks{Observer: observe.Func(func(x observe.Event) {
+		key := fmt.Sprintf("%d %d %s", x.NPU, x.Op, x.What)
 		a := got[key]
 		if a == nil {
-			a = &agg{first: x.Start}
+			a = &agg{first: x.Cycle}
 			got[key] = a
 		}
-		a.lastStart, a.lastEnd = x.Start, x.End
+		a.lastStart, a.lastEnd = x.Cycle, x.End
 		a.n++
-	}})
+	})})
 	require.NoError(t, err)
 	require.Equal(t, rtl.Cycle(1004)+shift, res.Cycles)
 

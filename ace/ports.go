@@ -82,7 +82,7 @@ func (nd *node) takeInput(now rtl.Cycle, l *fabric.Link) rtl.Cycle {
 		return t
 	}
 	l.Receive()
-	nd.trace(SubStep{Start: now, End: end, Chunk: int(c.id), Phase: int(m.Phase), Op: int(op), Kind: "absorb", Bytes: b})
+	nd.trace(subStep{Start: now, End: end, Chunk: int(c.id), Phase: int(m.Phase), Op: int(op), Kind: "absorb", Bytes: b})
 	nd.after(end, effect{kind: fxAbsorb, c: c, op: op, pkt: pkt, absorb: m.Phase})
 	return -1
 }
@@ -144,7 +144,7 @@ func (nd *node) beginRecv(now, end rtl.Cycle, c *chunk, op int32, pkt fabric.Pac
 	} else {
 		kind += "-store"
 	}
-	nd.trace(SubStep{Start: now, End: end, Chunk: int(c.id), Phase: int(c.phase), Op: int(op), Kind: kind, Bytes: int64(pkt.Bytes)})
+	nd.trace(subStep{Start: now, End: end, Chunk: int(c.id), Phase: int(c.phase), Op: int(op), Kind: kind, Bytes: int64(pkt.Bytes)})
 	nd.after(end, effect{kind: fxRecv, c: c, op: op, pkt: pkt, fwd: c.pi.flow.Forwards[op]})
 }
 

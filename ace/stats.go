@@ -5,6 +5,7 @@ package ace
 import (
 	"math/big"
 
+	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
 )
 
@@ -15,16 +16,17 @@ type Hooks struct {
 	// values when it is written back on an NPU.
 	Init func(npu, chunk int) []int64
 	Done func(npu, chunk int, vals []int64)
-	// Trace, when set, gets every sub-step as it starts.
-	Trace func(SubStep)
+	// Observer, when set, sees every sub-step as it starts
+	// (observe.SubStep: What is its kind, Op -1 for the DMA).
+	Observer observe.Observer
 	// Interrupt, when set, is the completion interrupt ACE raises to its
 	// NPU (Section IV-G): once per chunk when its result is back in memory,
 	// and once for the whole collective (chunk = -1) after the last chunk.
 	Interrupt func(npu, chunk int, at rtl.Cycle)
 }
 
-// SubStep is one unit of ACE work, for traces and golden tests.
-type SubStep struct {
+// subStep is one unit of ACE work, as observers see it.
+type subStep struct {
 	Start, End   rtl.Cycle
 	NPU          int
 	Chunk, Phase int
@@ -58,10 +60,9 @@ type Result struct {
 	ReadPorts, WritePorts int
 }
 
-func (nd *node) trace(s SubStep) {
-	if t := nd.r.hooks.Trace; t != nil {
-		s.NPU = nd.id
-		t(s)
+func (nd *node) trace(s subStep) {
+	if o := nd.r.hooks.Observer; o != nil {
+		o.Observe(observe.Event{Kind: observe.SubStep, Cycle: s.Start, End: s.End, NPU: nd.id, Chunk: s.Chunk, Phase: s.Phase, Op: s.Op, What: s.Kind, Bytes: s.Bytes})
 	}
 }
 

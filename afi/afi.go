@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/torus"
 )
@@ -44,7 +45,13 @@ type Interface struct {
 	plans    map[planKey]*collectives.Plan
 	issued   int
 	inFlight int
+	obs      observe.Observer
 }
+
+// SetObserver makes o see every collective issued and completed
+// (observe.CollectiveIssued, observe.CollectiveDone: Coll is its handle,
+// Bytes its size per NPU, What its operation).
+func (a *Interface) SetObserver(o observe.Observer) { a.obs = o }
 
 type planKey struct {
 	op    collectives.CollectiveOp
@@ -99,8 +106,14 @@ func (a *Interface) Issue(now rtl.Cycle, op collectives.CollectiveOp, bytes int6
 		return -1, err
 	}
 	h := Handle(a.issued)
+	if a.obs != nil {
+		a.obs.Observe(observe.Event{Kind: observe.CollectiveIssued, Cycle: now, Coll: int(h), Bytes: bytes, What: op.String()})
+	}
 	err = a.eng.Issue(now, p, func(t rtl.Cycle) {
 		a.inFlight--
+		if a.obs != nil {
+			a.obs.Observe(observe.Event{Kind: observe.CollectiveDone, Cycle: t, Coll: int(h), Bytes: bytes, What: op.String()})
+		}
 		if done != nil {
 			done(t)
 		}

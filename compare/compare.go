@@ -16,6 +16,7 @@ import (
 	"github.com/acemu/acemu/contend"
 	"github.com/acemu/acemu/endpoint"
 	"github.com/acemu/acemu/internal/par"
+	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/torus"
@@ -50,6 +51,10 @@ type Options struct {
 	// MemBoundShare is the memory-bound share of ASTRA-sim compute times
 	// (train.Config.MemBoundShare; nil: 1).
 	MemBoundShare *big.Rat
+	// Observe, when set, gives each system's run its observer (systems run
+	// in parallel, each its own): it sees the links' packets, the
+	// endpoint's work, the collectives and the compute kernels.
+	Observe func(system string) observe.Observer
 }
 
 // afiConfig is the AFI's configuration on shape.
@@ -280,7 +285,12 @@ func runSystem(o Options, sys systems.System, fold bool) (SystemResult, error) {
 	if acfg.SRAMBytes == 0 {
 		acfg = ace.Default()
 	}
-	ep, err := endpoint.New(k, net, o.Shape, sys, endpoint.Options{ACE: acfg, Layout: layout, LIFO: !o.FIFO})
+	var obs observe.Observer
+	if o.Observe != nil {
+		obs = o.Observe(sys.Name)
+		net.SetObserver(obs)
+	}
+	ep, err := endpoint.New(k, net, o.Shape, sys, endpoint.Options{ACE: acfg, Layout: layout, LIFO: !o.FIFO, Observer: obs})
 	if err != nil {
 		return r, err
 	}
@@ -288,7 +298,8 @@ func runSystem(o Options, sys systems.System, fold bool) (SystemResult, error) {
 	if err != nil {
 		return r, err
 	}
-	tc := train.Config{Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations, Policy: o.Memory, Comm: ep.Side(), MemBoundShare: o.MemBoundShare}
+	a.SetObserver(obs)
+	tc := train.Config{Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations, Policy: o.Memory, Comm: ep.Side(), MemBoundShare: o.MemBoundShare, Observer: obs}
 	m, err := train.Run(k, o.Workload, tc, comm{a, o.Shape.N()})
 	if err != nil {
 		if serr := ep.Stuck(); serr != nil {

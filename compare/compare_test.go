@@ -8,11 +8,13 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/acemu/acemu/ace"
 	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/contend"
+	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/workload"
@@ -275,4 +277,39 @@ func TestSharingLeavesTheIdealAlone(t *testing.T) {
 	require.Less(t, share[1].TotalCompute, part[1].TotalCompute)
 	require.Greater(t, share[1].TotalCompute, share[2].TotalCompute, "ACE's DMA takes some memory from compute")
 	require.Equal(t, "share", got[contend.Share].Memory)
+}
+
+// Each system's run has its own observer, which sees the training loop's
+// kernels and collectives: every kernel that starts ends, every collective
+// issued completes, and the ideal system computes exactly its compute
+// cycles between kernel starts and ends.
+func TestEachSystemIsObserved(t *testing.T) {
+	w, err := workload.Load("../testdata/astrasim/DLRM_HybridParallel.txt")
+	require.NoError(t, err)
+	shape, err := torus.Parse("4x2x1")
+	require.NoError(t, err)
+	counts := map[string]map[observe.Kind]int64{}
+	var mu sync.Mutex
+	rep, err := Run(Options{Shape: shape, Workload: w, Systems: presets(t, "ace", "ideal"), Iterations: 1, Memory: contend.Share,
+		Observe: func(name string) observe.Observer {
+			c := map[observe.Kind]int64{}
+			mu.Lock()
+			counts[name] = c
+			mu.Unlock()
+			return observe.Func(func(e observe.Event) {
+				c[e.Kind]++
+				if e.Kind == observe.KernelEnd {
+					c[0] += int64(e.End - e.Cycle)
+				}
+			})
+		}})
+	require.NoError(t, err)
+	for _, s := range rep.Systems {
+		c := counts[s.Name]
+		require.Positive(t, c[observe.KernelStart], s.Name)
+		require.Equal(t, c[observe.KernelStart], c[observe.KernelEnd], s.Name)
+		require.Equal(t, int64(s.Collectives), c[observe.CollectiveIssued], s.Name)
+		require.Equal(t, c[observe.CollectiveIssued], c[observe.CollectiveDone], s.Name)
+		require.Equal(t, s.TotalCompute, c[0], s.Name)
+	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/acemu/acemu/memsys"
 	"github.com/acemu/acemu/npu"
+	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
 )
 
@@ -128,6 +129,9 @@ type Config struct {
 	// Compute is what compute keeps under Partition (Table VI).
 	Compute npu.Compute
 	Comm    Comm
+	// Observer, when set, sees every kernel start and end
+	// (observe.KernelStart, observe.KernelEnd).
+	Observer observe.Observer
 }
 
 // NPU shares one NPU between its compute kernels and communication.
@@ -151,6 +155,7 @@ type NPU struct {
 	pendEnd   *big.Rat // when the last of them ends
 	gen       int64
 	done      func(rtl.Cycle)
+	started   rtl.Cycle
 }
 
 // New returns the sharing of one NPU driven by k.
@@ -224,6 +229,10 @@ func (n *NPU) Run(now rtl.Cycle, w Kernel, done func(now rtl.Cycle)) error {
 	n.commUsed(now) // what communication moved before the kernel is not its business
 	n.running, n.kern, n.done = true, w, done
 	n.at.SetInt64(int64(now))
+	n.started = now
+	if o := n.cfg.Observer; o != nil {
+		o.Observe(observe.Event{Kind: observe.KernelStart, Cycle: now})
+	}
 	n.load(0)
 	n.settle(now)
 	return nil
@@ -329,6 +338,9 @@ func (n *NPU) settle(now rtl.Cycle) {
 	n.gen++
 	if n.running && n.seg >= len(n.kern) {
 		n.running, n.kern = false, nil
+		if o := n.cfg.Observer; o != nil {
+			o.Observe(observe.Event{Kind: observe.KernelEnd, Cycle: n.started, End: now})
+		}
 		n.done(now) // may start the next kernel, which arbitrates
 		if !n.running {
 			n.arbitrate()

@@ -17,6 +17,7 @@ import (
 	"github.com/acemu/acemu/contend"
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/npu"
+	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/torus"
@@ -34,8 +35,9 @@ type Options struct {
 	// Data, when set, makes the run carry values: every chunk starts from
 	// Init and Done gets each chunk's values when it is finished on an NPU.
 	Data *npu.DataHooks
-	// Trace, when set, gets ACE's sub-steps (ACE only).
-	Trace func(ace.SubStep)
+	// Observer, when set, sees the endpoint's work: ops on the ideal and
+	// baseline endpoints, sub-steps on ACE (observe).
+	Observer observe.Observer
 }
 
 // Endpoint is one system's collective engine on a network.
@@ -73,13 +75,13 @@ func Kinds() []string {
 func init() {
 	Register(systems.Ideal.String(), func(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, _ systems.System, o Options) (*Endpoint, error) {
 		cfg := npu.DefaultIdeal()
-		cfg.Data = o.Data
+		cfg.Data, cfg.Observer = o.Data, o.Observer
 		e, err := npu.NewIdealEngine(k, net, shape, cfg)
 		return npuEndpoint(e, err, o)
 	})
 	Register(systems.Baseline.String(), func(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, sys systems.System, o Options) (*Endpoint, error) {
 		cfg := npu.DefaultBaseline(sys.CommSMs, sys.CommMemGBps)
-		cfg.Data = o.Data
+		cfg.Data, cfg.Observer = o.Data, o.Observer
 		e, err := npu.NewBaselineEngine(k, net, shape, cfg)
 		return npuEndpoint(e, err, o)
 	})
@@ -89,7 +91,7 @@ func init() {
 		}
 		cfg := o.ACE
 		cfg.CommMemGBps = sys.CommMemGBps
-		h := &ace.Hooks{Trace: o.Trace}
+		h := &ace.Hooks{Observer: o.Observer}
 		if o.Data != nil {
 			h.Init, h.Done = o.Data.Init, o.Data.Done
 		}

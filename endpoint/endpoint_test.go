@@ -6,6 +6,7 @@ import (
 	"github.com/acemu/acemu/ace"
 	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/torus"
@@ -47,3 +48,40 @@ func TestOneFactoryRunsEveryKind(t *testing.T) {
 }
 
 func defaultACE() ace.Config { return ace.Default() }
+
+// One observer sees the AFI's collectives, the endpoint's work and the
+// links' packets: every collective issued completes, every packet sent
+// arrives, and each endpoint reports its own unit of work (ops on the
+// ideal endpoint, sub-steps on ACE).
+func TestOneObserverSeesEveryLayer(t *testing.T) {
+	shape := torus.Shape{L: 4, V: 1, H: 1}
+	cfg := afi.DefaultConfig(shape)
+	plan, err := cfg.Plan(collectives.OpAllReduce, 4096)
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		system string
+		work   observe.Kind
+	}{{"ideal", observe.OpDone}, {"ace", observe.SubStep}} {
+		count := map[observe.Kind]int{}
+		o := observe.Func(func(e observe.Event) { count[e.Kind]++ })
+		sys, err := systems.Lookup(tc.system)
+		require.NoError(t, err)
+		k := rtl.NewKernel()
+		net, err := torus.Build(k, shape, torus.DefaultLinks(), false)
+		require.NoError(t, err)
+		net.SetObserver(o)
+		ep, err := New(k, net, shape, sys, Options{ACE: defaultACE(), Layout: plan, Observer: o})
+		require.NoError(t, err)
+		a, err := afi.New(cfg, ep)
+		require.NoError(t, err)
+		a.SetObserver(o)
+		_, err = a.Issue(0, collectives.OpAllReduce, 4096, nil)
+		require.NoError(t, err)
+		k.Run()
+		require.Equal(t, 1, count[observe.CollectiveIssued], tc.system)
+		require.Equal(t, 1, count[observe.CollectiveDone], tc.system)
+		require.Positive(t, count[observe.PacketSent], tc.system)
+		require.Equal(t, count[observe.PacketSent], count[observe.PacketReceived], tc.system)
+		require.Positive(t, count[tc.work], tc.system)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 
+	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
 )
 
@@ -42,15 +43,6 @@ type Endpoint interface {
 	SpaceAvailable(now rtl.Cycle, l *Link)
 }
 
-// Tracer observes packets on links. A nil tracer costs one comparison.
-type Tracer interface {
-	// PacketSent is called when a packet starts on l; its last byte leaves
-	// by cycle end.
-	PacketSent(now rtl.Cycle, l *Link, p Packet, end rtl.Cycle)
-	// PacketReceived is called when a packet is wholly in l's receive buffer.
-	PacketReceived(now rtl.Cycle, l *Link, p Packet)
-}
-
 type txEntry struct {
 	p     Packet
 	ready rtl.Cycle // cycle it entered the transmit buffer
@@ -85,7 +77,7 @@ type Link struct {
 	returned *rtl.FIFO[rtl.Cycle] // cycles at which used credits come back, in order
 
 	sender, receiver Endpoint
-	tracer           Tracer
+	obs              observe.Observer
 	windows          *rtl.Windows // busy time per window, when tracked (Network.TrackWindows)
 
 	txPending     bool // an evTransmit is scheduled
@@ -120,8 +112,16 @@ func NewLink(k *rtl.Kernel, id, src, dst, port int, p LinkParams) (*Link, error)
 // Attach sets the endpoints at the two ends.
 func (l *Link) Attach(sender, receiver Endpoint) { l.sender, l.receiver = sender, receiver }
 
-// SetTracer installs a tracer (nil removes it).
-func (l *Link) SetTracer(t Tracer) { l.tracer = t }
+// SetObserver installs an observer of the link's packets (nil removes
+// it; with none, a packet costs one comparison).
+func (l *Link) SetObserver(o observe.Observer) { l.obs = o }
+
+// observe tells the observer of packet event kind.
+func (l *Link) observe(kind observe.Kind, now rtl.Cycle, p Packet, end rtl.Cycle) {
+	m := p.Msg
+	l.obs.Observe(observe.Event{Kind: kind, Cycle: now, End: end, NPU: l.Src, Link: l.ID, Src: int(m.Src), Dst: int(m.Dst),
+		Coll: int(m.Coll), Chunk: int(m.Chunk), Phase: int(m.Phase), Op: int(m.Op), Index: int(p.Index), Bytes: int64(p.Bytes)})
+}
 
 // TxSpace returns how many packets the transmit buffer can take now.
 func (l *Link) TxSpace() int { return l.tx.Space() }
@@ -206,8 +206,8 @@ func (l *Link) transmit(now rtl.Cycle) {
 		}
 		l.packets++
 		l.bytes += int64(e.p.Bytes)
-		if l.tracer != nil {
-			l.tracer.PacketSent(now, l, e.p, end)
+		if l.obs != nil {
+			l.observe(observe.PacketSent, now, e.p, end)
 		}
 		l.wire.Push(flight{p: e.p, arrive: end + l.Params.Latency})
 		if !l.arrivePending {
@@ -263,8 +263,8 @@ func (l *Link) arrive(now rtl.Cycle) {
 		if !l.rx.Push(p) {
 			panic(fmt.Sprintf("fabric: link %d overran its receive buffer: credit accounting is broken", l.ID))
 		}
-		if l.tracer != nil {
-			l.tracer.PacketReceived(now, l, p)
+		if l.obs != nil {
+			l.observe(observe.PacketReceived, now, p, 0)
 		}
 		l.receiver.PacketArrived(now, l)
 	}

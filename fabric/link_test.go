@@ -4,6 +4,7 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
 	"github.com/stretchr/testify/require"
 )
@@ -175,20 +176,26 @@ func TestPacketOf(t *testing.T) {
 	require.False(t, PacketOf(m, 1).Last())
 }
 
-func TestNetworkRegistersLinkStatistics(t *testing.T) {
+func TestNetworkObserversSeeEveryPacket(t *testing.T) {
 	k, l, _ := newTestLink(t, params("inter", interRate, 500, 32, 128))
 	net := NewNetwork(2, 1)
 	require.NoError(t, net.Add(l))
 	require.Error(t, net.Add(l), "a port takes one link")
-	sink := rtl.NewSink()
-	net.Register(sink)
+	var sent, received int
+	net.SetObserver(observe.Func(func(e observe.Event) {
+		switch e.Kind {
+		case observe.PacketSent:
+			sent++
+			require.Equal(t, int64(256), e.Bytes)
+			require.Greater(t, e.End, e.Cycle)
+		case observe.PacketReceived:
+			received++
+		}
+	}))
 	sendAt(k, 0, l, NewMessage(0, 1, 512))
 	k.Run()
-	snap := sink.Snapshot()
-	require.Len(t, snap, 3)
-	// Sorted by name: busy_cycles, bytes, packets. Busy: 2·63744/4700 cycles.
-	require.Equal(t, "link.0000.busy_cycles", snap[0].Name)
-	require.Equal(t, big.NewRat(2*63744, 4700), snap[0].Value)
-	require.Equal(t, "512", snap[1].Value.RatString())
-	require.Equal(t, "2", snap[2].Value.RatString())
+	require.Equal(t, 2, sent)
+	require.Equal(t, 2, received)
+	// Busy: 2 packets of 256 B at 4700/249 B/cycle, 2·63744/4700 cycles.
+	require.Equal(t, big.NewRat(2*63744, 4700), l.BusyCycles())
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
 )
 
@@ -147,22 +148,11 @@ func (n *Network) LinkUtilization(cycles rtl.Cycle) []float64 {
 	return out
 }
 
-// SetTracer installs t on every link.
-func (n *Network) SetTracer(t Tracer) {
+// SetObserver installs o on every link (nil removes it): it sees every
+// packet sent and received (observe.PacketSent, observe.PacketReceived).
+func (n *Network) SetObserver(o observe.Observer) {
 	for _, l := range n.Links {
-		l.SetTracer(t)
-	}
-}
-
-// Register puts every link's statistics into sink as probes: packets and
-// bytes sent, and exact busy (serialising) cycles, under "link.<id>.…".
-func (n *Network) Register(sink *rtl.Sink) {
-	for _, l := range n.Links {
-		l := l
-		prefix := fmt.Sprintf("link.%04d.", l.ID)
-		sink.Probe(prefix+"packets", func() *big.Rat { return new(big.Rat).SetInt64(l.packets) })
-		sink.Probe(prefix+"bytes", func() *big.Rat { return new(big.Rat).SetInt64(l.bytes) })
-		sink.Probe(prefix+"busy_cycles", l.BusyCycles)
+		l.SetObserver(o)
 	}
 }
 

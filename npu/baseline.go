@@ -6,6 +6,7 @@ import (
 
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
 )
 
@@ -25,9 +26,9 @@ type BaselineConfig struct {
 	CommMemGBps *big.Rat
 	// BusGBps is the NPU–AFI bus, per direction (Table V: 500 GB/s).
 	BusGBps *big.Rat
-	// Data and Trace are as in IdealConfig.
-	Data  *DataHooks
-	Trace func(OpEvent)
+	// Data and Observer are as in IdealConfig.
+	Data     *DataHooks
+	Observer observe.Observer
 }
 
 // DefaultBaseline is a baseline endpoint with the given communication SMs
@@ -77,7 +78,7 @@ func RunBaseline(k *rtl.Kernel, net *fabric.Network, plan *collectives.Plan, cfg
 	if err != nil {
 		return nil, err
 	}
-	return execute(k, net, plan, IdealConfig{Data: cfg.Data, Trace: cfg.Trace}, rates)
+	return execute(k, net, plan, IdealConfig{Data: cfg.Data, Observer: cfg.Observer}, rates)
 }
 
 // baseNode is one NPU's baseline resources and counters.

@@ -66,7 +66,7 @@ func NewBaselineEngine(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, cf
 	if err != nil {
 		return nil, err
 	}
-	return newEngine(k, net, shape, IdealConfig{Data: cfg.Data, Trace: cfg.Trace}, rates)
+	return newEngine(k, net, shape, IdealConfig{Data: cfg.Data, Observer: cfg.Observer}, rates)
 }
 
 func newEngine(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, cfg IdealConfig, base *baseRates) (*Engine, error) {

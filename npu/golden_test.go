@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/verify"
@@ -44,13 +45,13 @@ func TestFig8GoldenTraceIdeal(t *testing.T) {
 	require.NoError(t, err)
 	var got []string
 	icfg := DefaultIdeal()
-	icfg.Trace = func(e OpEvent) {
+	icfg.Observer = observe.Func(func(e observe.Event) {
 		ev := "issue"
-		if e.Complete {
+		if e.Kind == observe.OpDone {
 			ev = "complete"
 		}
-		got = append(got, fmt.Sprintf("%d %d %d %d %s %d %s", e.Cycle, e.NPU, e.Phase, e.Op, e.Kind, e.Step, ev))
-	}
+		got = append(got, fmt.Sprintf("%d %d %d %d %s %d %s", e.Cycle, e.NPU, e.Phase, e.Op, collectives.Kind(e.OpKind), e.Step, ev))
+	})
 	res, err := RunIdeal(k, net, plan, icfg)
 	require.NoError(t, err)
 	require.Equal(t, rtl.Cycle(584), res.Cycles)

@@ -3,9 +3,11 @@ package npu
 import (
 	"container/heap"
 	"fmt"
-	"github.com/acemu/acemu/afi"
 	"sort"
 	"strings"
+
+	"github.com/acemu/acemu/afi"
+	"github.com/acemu/acemu/observe"
 
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
@@ -23,26 +25,16 @@ type IdealConfig struct {
 	// or store them, and Data.Done gets each chunk's values when it finishes
 	// on an NPU.
 	Data *DataHooks
-	// Trace, when set, is called for every op as it is issued (sends) and
-	// as it completes (sends and receives).
-	Trace func(OpEvent)
+	// Observer, when set, sees every op as it is issued (sends,
+	// observe.OpStart) and as it completes (sends and receives,
+	// observe.OpDone).
+	Observer observe.Observer
 }
 
 // DataHooks supply and collect real values (one int64 per payload byte).
 type DataHooks struct {
 	Init func(npu, chunk int) []int64
 	Done func(npu, chunk int, vals []int64)
-}
-
-// OpEvent is one step of a program's execution, for traces and golden tests.
-type OpEvent struct {
-	Cycle        rtl.Cycle
-	NPU          int
-	Chunk, Phase int
-	Op           int
-	Kind         collectives.Kind
-	Step         int32
-	Complete     bool // false: a send issued; true: the op completed
 }
 
 // DefaultIdeal is Table VI's ideal endpoint.
@@ -334,8 +326,8 @@ func (nd *node) issue(now rtl.Cycle, c, i int32) {
 		m.Values = collectives.Gather(cs.vals, cs.prog.View, op.Data)
 	}
 	nd.sent += op.Data.Len
-	if t := nd.r.cfg.Trace; t != nil {
-		t(OpEvent{Cycle: now, NPU: nd.id, Chunk: int(c), Phase: int(cs.phase), Op: int(i), Kind: op.Kind, Step: op.Step})
+	if o := nd.r.cfg.Observer; o != nil {
+		o.Observe(observe.Event{Kind: observe.OpStart, Cycle: now, NPU: nd.id, Chunk: int(c), Phase: int(cs.phase), Op: int(i), OpKind: int(op.Kind), Step: int(op.Step)})
 	}
 	pidx := int(op.Port)
 	if op.Port == collectives.RouteXYZ {
@@ -481,8 +473,8 @@ func (nd *node) complete(now rtl.Cycle, c, i int32) {
 			delete(cs.pending, i)
 		}
 	}
-	if t := nd.r.cfg.Trace; t != nil {
-		t(OpEvent{Cycle: now, NPU: nd.id, Chunk: int(c), Phase: int(cs.phase), Op: int(i), Kind: op.Kind, Step: op.Step, Complete: true})
+	if o := nd.r.cfg.Observer; o != nil {
+		o.Observe(observe.Event{Kind: observe.OpDone, Cycle: now, NPU: nd.id, Chunk: int(c), Phase: int(cs.phase), Op: int(i), OpKind: int(op.Kind), Step: int(op.Step)})
 	}
 	for _, d := range cs.pi.dependents[i] {
 		cs.deps[d]--

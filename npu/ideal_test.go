@@ -6,6 +6,7 @@ import (
 
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/verify"
@@ -88,8 +89,8 @@ func TestIdealReachesTheBandwidthBound(t *testing.T) {
 
 func traceHash(t testing.TB, topo string, payload int64) (uint64, rtl.Cycle) {
 	k, net, plan := setup(t, topo, payload, 65536, 8192)
-	tr := fabric.NewHashTracer()
-	net.SetTracer(tr)
+	tr := observe.NewHash(observe.PacketSent, observe.PacketReceived)
+	net.SetObserver(tr)
 	res, err := RunIdeal(k, net, plan, DefaultIdeal())
 	require.NoError(t, err)
 	require.Positive(t, tr.Events)

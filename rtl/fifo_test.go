@@ -42,14 +42,3 @@ func TestFIFOUnboundedGrowsInOrder(t *testing.T) {
 	require.Equal(t, 34, p)
 	require.Equal(t, 66, f.Len())
 }
-
-func TestSinkSnapshotSorted(t *testing.T) {
-	s := NewSink()
-	s.Counter("b").Add(5)
-	s.Counter("a").Inc()
-	s.Counter("b").Inc()
-	snap := s.Snapshot()
-	require.Len(t, snap, 2)
-	require.Equal(t, "a", snap[0].Name)
-	require.Equal(t, "6", snap[1].Value.RatString())
-}

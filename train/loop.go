@@ -8,6 +8,7 @@ import (
 
 	"github.com/acemu/acemu/contend"
 	"github.com/acemu/acemu/npu"
+	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/workload"
 )
@@ -53,6 +54,8 @@ type Config struct {
 	Policy contend.Policy
 	// Comm is communication's side of the NPU under contend.Share.
 	Comm contend.Comm
+	// Observer, when set, sees every compute kernel start and end.
+	Observer observe.Observer
 }
 
 // Pass is a kind of compute the loop runs.
@@ -389,7 +392,7 @@ func newLoop(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*loop,
 	if err != nil {
 		return nil, err
 	}
-	sh, err := contend.New(k, contend.Config{Policy: cfg.Policy, Compute: cfg.Compute, Comm: cfg.Comm})
+	sh, err := contend.New(k, contend.Config{Policy: cfg.Policy, Compute: cfg.Compute, Comm: cfg.Comm, Observer: cfg.Observer})
 	if err != nil {
 		return nil, err
 	}

@@ -14,8 +14,8 @@ import (
 	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/endpoint"
-	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/npu"
+	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/systems"
@@ -242,10 +242,10 @@ func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	var tr *fabric.HashTracer
+	var tr *observe.Hash
 	if o.traceHash {
-		tr = fabric.NewHashTracer()
-		net.SetTracer(tr)
+		tr = observe.NewHash(observe.PacketSent, observe.PacketReceived)
+		net.SetObserver(tr)
 	}
 	var dc *verify.DataCheck
 	if o.checkData {
