@@ -5,6 +5,7 @@ package ace
 import (
 	"fmt"
 
+	"github.com/acemu/acemu/admit"
 	"github.com/acemu/acemu/afi"
 
 	"github.com/acemu/acemu/collectives"
@@ -59,7 +60,7 @@ func NewEngine(k *rtl.Kernel, net *fabric.Network, layout *collectives.Plan, cfg
 	}
 	r := &run{k: k, net: net, layout: layout, shape: layout.Shape, cfg: cfg, hooks: hooks,
 		info: map[*collectives.Program]*progInfo{}, phases: layout.NumPhases(),
-		fold: net.Folded(), checked: map[*collectives.Plan]bool{}}
+		fold: net.Folded(), gate: admit.New("ACE", k, layout.Shape, net.Folded())}
 	nodes := n
 	if r.fold {
 		if hooks.Init != nil || hooks.Done != nil {
@@ -106,20 +107,12 @@ func (e *Engine) SetLIFO(lifo bool) { e.r.lifo = lifo }
 func (e *Engine) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.Cycle)) error {
 	r := e.r
 	l := r.layout
-	switch {
-	case plan.Shape != l.Shape:
-		return fmt.Errorf("ACE: collective planned for %s on an engine for %s", plan.Shape, l.Shape)
-	case !r.serves(plan):
+	if plan.Shape == l.Shape && !r.serves(plan) {
 		return fmt.Errorf("ACE: a %s (%s, %d phases) on an engine laid out for %s (%s, %d phases): it serves collectives like its layout, and single-phase all-to-alls beside them",
 			plan.Op, plan.Algorithm, plan.NumPhases(), l.Op, l.Algorithm, l.NumPhases())
-	case now < r.k.Now():
-		return fmt.Errorf("ACE: collective issued at cycle %d, before the current cycle %d", now, r.k.Now())
 	}
-	if r.fold && !r.checked[plan] {
-		if err := collectives.CheckEquivariant(plan); err != nil {
-			return fmt.Errorf("ACE on a folded network: %w", err)
-		}
-		r.checked[plan] = true
+	if err := r.gate.Admit(now, plan); err != nil {
+		return err
 	}
 	co := &aceColl{id: len(r.colls), plan: plan, done: done, pending: len(r.nodes) * plan.NumChunks()}
 	r.colls = append(r.colls, co)
@@ -264,9 +257,9 @@ type run struct {
 	waiters [][][]int32
 	lat     [][]rtl.Cycle
 	// fold: the network is folded and the one node stands for every NPU;
-	// checked holds the plans found equivariant.
-	fold    bool
-	checked map[*collectives.Plan]bool
+	// gate makes the checks of an issue.
+	fold bool
+	gate *admit.Gate
 }
 
 // row is the node, and rendezvous row, that stands for NPU npu.

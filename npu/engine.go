@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 
+	"github.com/acemu/acemu/admit"
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/rtl"
@@ -75,7 +76,7 @@ func newEngine(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, cfg IdealC
 		return nil, fmt.Errorf("plan for %d NPUs on a network of %d", n, net.NPUs())
 	}
 	r := &run{k: k, net: net, shape: shape, cfg: cfg, base: base, info: map[*collectives.Program]*progInfo{},
-		fold: net.Folded(), checked: map[*collectives.Plan]bool{}}
+		fold: net.Folded(), gate: admit.New("", k, shape, net.Folded())}
 	if r.fold {
 		if cfg.Data != nil {
 			return nil, fmt.Errorf("a folded network runs one NPU for all: it cannot carry every NPU's data; check data on a full network")
@@ -110,17 +111,8 @@ func (e *Engine) SetPolicy(p Policy) { e.r.policy = p }
 // at the cycle its last chunk finishes on the last NPU.
 func (e *Engine) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.Cycle)) error {
 	r := e.r
-	if plan.Shape != r.shape {
-		return fmt.Errorf("collective planned for %s on an engine for %s", plan.Shape, r.shape)
-	}
-	if now < r.k.Now() {
-		return fmt.Errorf("collective issued at cycle %d, before the current cycle %d", now, r.k.Now())
-	}
-	if r.fold && !r.checked[plan] {
-		if err := collectives.CheckEquivariant(plan); err != nil {
-			return fmt.Errorf("on a folded network: %w", err)
-		}
-		r.checked[plan] = true
+	if err := r.gate.Admit(now, plan); err != nil {
+		return err
 	}
 	nc := plan.NumChunks()
 	if int64(r.chunks)+int64(nc) > 1<<31-1 {

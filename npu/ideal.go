@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/acemu/acemu/admit"
 	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/observe"
 
@@ -104,9 +105,9 @@ type run struct {
 	// the same on every NPU, and messages carry them.
 	chunks int32
 	// fold: the network is folded and the one node stands for every NPU;
-	// checked holds the plans found equivariant.
-	fold    bool
-	checked map[*collectives.Plan]bool
+	// gate makes the checks of an issue.
+	fold bool
+	gate *admit.Gate
 }
 
 // collState is one collective in flight.
