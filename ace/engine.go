@@ -63,7 +63,7 @@ func NewEngine(k *rtl.Kernel, net *fabric.Network, layout *collectives.Plan, cfg
 		fold: net.Folded(), gate: admit.New("ACE", k, layout.Shape, net.Folded())}
 	nodes := n
 	if r.fold {
-		if hooks.Init != nil || hooks.Done != nil {
+		if hooks.Init != nil {
 			return nil, fmt.Errorf("ACE on a folded network runs one NPU for all: it cannot carry every NPU's data; check data on a full network")
 		}
 		if err := collectives.CheckEquivariant(layout); err != nil {

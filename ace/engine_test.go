@@ -31,7 +31,7 @@ func runChecked(t *testing.T, topo string, op collectives.CollectiveOp, alg stri
 	k, net, plan := setup(t, topo, op, alg, payload, chunk)
 	dc, err := verify.NewDataCheck(plan)
 	require.NoError(t, err)
-	res, err := Run(k, net, plan, Default(), &Hooks{Init: dc.Init, Done: dc.Done})
+	res, err := Run(k, net, plan, Default(), &Hooks{Init: dc.Init, Observer: dc})
 	require.NoError(t, err)
 	require.NoError(t, dc.Result())
 	return res

@@ -57,6 +57,9 @@ func fig8cGolden(t *testing.T, cfg Config, shift rtl.Cycle) {
 	}
 	got := map[string]*agg{}
 	res, err := Run(k, net, plan, cfg, &Hooks{Observer: observe.Func(func(x observe.Event) {
+		if x.Kind != observe.SubStep {
+			return
+		}
 		key := fmt.Sprintf("%d %d %s", x.NPU, x.Op, x.What)
 		a := got[key]
 		if a == nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/torus"
 )
@@ -314,10 +315,10 @@ func (nd *node) finish(now rtl.Cycle, e effect) {
 		if c.dmaDone == nd.viewOf(c, nd.r.phases) {
 			nd.release(c, nd.r.phases)
 			c.state = csDone
-			if nd.r.hooks.Done != nil {
-				nd.r.hooks.Done(nd.id, int(c.local), c.vals)
-				c.vals = nil
+			if o := nd.r.hooks.Observer; o != nil {
+				o.Observe(observe.Event{Kind: observe.ChunkDone, Cycle: now, NPU: nd.id, Chunk: int(c.local), Values: c.vals})
 			}
+			c.vals = nil
 			nd.inACE--
 			if nd.inACE == 0 {
 				nd.utilCycles += int64(now - nd.utilFrom)

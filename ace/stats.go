@@ -11,11 +11,10 @@ import (
 
 // Hooks let a run carry real values and trace sub-steps.
 type Hooks struct {
-	// Init and Done, when set, make the run carry values (one int64 per
-	// payload byte): every chunk starts from Init and Done gets each chunk's
-	// values when it is written back on an NPU.
+	// Init, when set, makes the run carry values (one int64 per payload
+	// byte): every chunk starts from Init, and the Observer sees each
+	// chunk's values when it is written back on an NPU (observe.ChunkDone).
 	Init func(npu, chunk int) []int64
-	Done func(npu, chunk int, vals []int64)
 	// Observer, when set, sees every sub-step as it starts
 	// (observe.SubStep: What is its kind, Op -1 for the DMA).
 	Observer observe.Observer

@@ -33,7 +33,8 @@ type Options struct {
 	// LIFO serves the newest collective first (the ACE paper, Section V).
 	LIFO bool
 	// Data, when set, makes the run carry values: every chunk starts from
-	// Init and Done gets each chunk's values when it is finished on an NPU.
+	// Init, and the Observer sees each chunk's final values
+	// (observe.ChunkDone).
 	Data *npu.DataHooks
 	// Observer, when set, sees the endpoint's work: ops on the ideal and
 	// baseline endpoints, sub-steps on ACE (observe).
@@ -93,7 +94,7 @@ func init() {
 		cfg.CommMemGBps = sys.CommMemGBps
 		h := &ace.Hooks{Observer: o.Observer}
 		if o.Data != nil {
-			h.Init, h.Done = o.Data.Init, o.Data.Done
+			h.Init = o.Data.Init
 		}
 		e, err := ace.NewEngine(k, net, o.Layout, cfg, h)
 		if err != nil {

@@ -46,6 +46,9 @@ func TestFig8GoldenTraceIdeal(t *testing.T) {
 	var got []string
 	icfg := DefaultIdeal()
 	icfg.Observer = observe.Func(func(e observe.Event) {
+		if e.Kind != observe.OpStart && e.Kind != observe.OpDone {
+			return
+		}
 		ev := "issue"
 		if e.Kind == observe.OpDone {
 			ev = "complete"
@@ -120,7 +123,7 @@ func TestIdealDataCheckCatchesAWrongProgram(t *testing.T) {
 	net, err := torus.BuildNetwork(k, s, torus.DefaultLinks())
 	require.NoError(t, err)
 	cfg := DefaultIdeal()
-	cfg.Data = &DataHooks{Init: dc.Init, Done: dc.Done}
+	cfg.Data, cfg.Observer = &DataHooks{Init: dc.Init}, dc
 	_, err = RunIdeal(k, net, plan, cfg)
 	require.NoError(t, err)
 	require.ErrorContains(t, dc.Result(), "want")
@@ -160,7 +163,7 @@ func requireDataOK(t *testing.T, plan *collectives.Plan) {
 	net, err := torus.BuildNetwork(k, plan.Shape, torus.DefaultLinks())
 	require.NoError(t, err)
 	cfg := DefaultIdeal()
-	cfg.Data = &DataHooks{Init: dc.Init, Done: dc.Done}
+	cfg.Data, cfg.Observer = &DataHooks{Init: dc.Init}, dc
 	_, err = RunIdeal(k, net, plan, cfg)
 	require.NoError(t, err)
 	require.NoError(t, dc.Result())

@@ -23,8 +23,8 @@ type IdealConfig struct {
 	ProcessCycles rtl.Cycle
 	// Data, when set, makes the run carry real values: every chunk starts
 	// from Data.Init, sends carry the values of their ranges, receives add
-	// or store them, and Data.Done gets each chunk's values when it finishes
-	// on an NPU.
+	// or store them, and the Observer sees each chunk's values when it
+	// finishes on an NPU (observe.ChunkDone).
 	Data *DataHooks
 	// Observer, when set, sees every op as it is issued (sends,
 	// observe.OpStart) and as it completes (sends and receives,
@@ -32,10 +32,11 @@ type IdealConfig struct {
 	Observer observe.Observer
 }
 
-// DataHooks supply and collect real values (one int64 per payload byte).
+// DataHooks supply real values (one int64 per payload byte): Init gives a
+// chunk's initial values on an NPU. The final values go to the observer
+// (observe.ChunkDone; verify.DataCheck is one).
 type DataHooks struct {
 	Init func(npu, chunk int) []int64
-	Done func(npu, chunk int, vals []int64)
 }
 
 // DefaultIdeal is Table VI's ideal endpoint.
@@ -264,10 +265,10 @@ func (nd *node) enterPhase(now rtl.Cycle, c, ph int32) {
 	co := cs.coll
 	if int(ph) == co.plan.NumPhases() {
 		cs.prog, cs.pi, cs.deps, cs.arrived, cs.done = nil, nil, nil, nil, nil
-		if d := nd.r.cfg.Data; d != nil {
-			d.Done(nd.id, int(cs.local), cs.vals)
-			cs.vals = nil
+		if o := nd.r.cfg.Observer; o != nil {
+			o.Observe(observe.Event{Kind: observe.ChunkDone, Cycle: now, NPU: nd.id, Chunk: int(cs.local), Values: cs.vals})
 		}
+		cs.vals = nil
 		nd.chunks[c] = nil
 		co.pending--
 		if co.pending == 0 && co.done != nil {

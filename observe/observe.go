@@ -37,6 +37,9 @@ const (
 	// KernelStart and KernelEnd: a compute kernel on the NPU.
 	KernelStart
 	KernelEnd
+	// ChunkDone: a chunk is finished on an NPU; in a run that carries
+	// values, Values are its final values (one per payload byte).
+	ChunkDone
 )
 
 // Event is one observation. Fields that do not apply to a kind are zero
@@ -56,10 +59,13 @@ type Event struct {
 	OpKind                 int   // an op's collectives.Kind
 	Bytes                  int64 // a packet's or sub-step's bytes, a collective's size
 	What                   string
+	// Values are a finished chunk's values (ChunkDone, when the run
+	// carries values); an observer reads them during the call only.
+	Values []int64
 }
 
-// Observer receives events. Observe must not keep e's pointers past the
-// call (there are none today).
+// Observer receives events. Observe must not keep e's slices past the
+// call.
 type Observer interface {
 	Observe(e Event)
 }

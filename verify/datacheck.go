@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/observe"
 )
 
 // MaxCheckValues bounds the values a data check may hold at once (one int64
@@ -55,6 +56,14 @@ func (d *DataCheck) Init(npu, chunk int) []int64 {
 	v := e.Init[npu]
 	e.Init[npu] = nil // handed over; the run owns it now
 	return v
+}
+
+// Observe checks the final values of every chunk an NPU finishes
+// (observe.ChunkDone): the data check is an observer.
+func (d *DataCheck) Observe(e observe.Event) {
+	if e.Kind == observe.ChunkDone && e.Values != nil {
+		d.Done(e.NPU, e.Chunk, e.Values)
+	}
 }
 
 // Done checks NPU npu's final values of a chunk.

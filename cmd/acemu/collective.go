@@ -264,7 +264,7 @@ func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
 	}
 	opts := endpoint.Options{Layout: plan}
 	if dc != nil {
-		opts.Data = &npu.DataHooks{Init: dc.Init, Done: dc.Done}
+		opts.Data, opts.Observer = &npu.DataHooks{Init: dc.Init}, dc
 	}
 	var cfg ace.Config
 	if sys.Kind == systems.ACE {
