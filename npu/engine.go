@@ -9,6 +9,7 @@ import (
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/torus"
+	"github.com/acemu/acemu/xcore"
 )
 
 // Policy orders the collectives in flight when their messages compete for a
@@ -75,7 +76,7 @@ func newEngine(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, cfg IdealC
 	if net.NPUs() != n {
 		return nil, fmt.Errorf("plan for %d NPUs on a network of %d", n, net.NPUs())
 	}
-	r := &run{k: k, net: net, shape: shape, cfg: cfg, base: base, info: map[*collectives.Program]*progInfo{},
+	r := &run{k: k, net: net, shape: shape, cfg: cfg, base: base, info: xcore.Infos{}, colls: xcore.NewCollectives(k),
 		fold: net.Folded(), gate: admit.New("", k, shape, net.Folded())}
 	if r.fold {
 		if cfg.Data != nil {
@@ -118,12 +119,11 @@ func (e *Engine) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.
 	if int64(r.chunks)+int64(nc) > 1<<31-1 {
 		return fmt.Errorf("too many chunks in flight over the run (%d + %d)", r.chunks, nc)
 	}
-	co := &collState{id: len(r.colls), plan: plan, first: r.chunks, pending: len(r.nodes) * nc, done: done}
-	co.prio = int64(co.id)
+	co := &collState{Collective: r.colls.Add(plan, len(r.nodes), r.chunks, done)}
+	co.prio = int64(co.ID)
 	if r.policy == LIFO {
 		co.prio = -co.prio
 	}
-	r.colls = append(r.colls, co)
 	r.chunks += int32(nc)
 	for _, nd := range r.nodes {
 		nd.chunks = append(nd.chunks, make([]*chunkState, nc)...)
@@ -131,7 +131,7 @@ func (e *Engine) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.
 	r.k.ScheduleClass(now, rtl.ClassSystem, rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) {
 		for _, nd := range r.nodes {
 			for c := 0; c < nc; c++ {
-				g := co.first + int32(c)
+				g := co.First + int32(c)
 				cs := &chunkState{coll: co, local: int32(c), len: plan.ChunkLen(c)}
 				if r.cfg.Data != nil {
 					cs.vals = r.cfg.Data.Init(nd.id, c)
@@ -146,13 +146,7 @@ func (e *Engine) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.
 
 // Unfinished returns how many issued collectives have not finished.
 func (e *Engine) Unfinished() int {
-	n := 0
-	for _, co := range e.r.colls {
-		if co.pending > 0 {
-			n++
-		}
-	}
-	return n
+	return e.r.colls.Unfinished()
 }
 
 // Stuck returns nil when every issued collective has finished, and

@@ -9,6 +9,7 @@ import (
 	"github.com/acemu/acemu/admit"
 	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/observe"
+	"github.com/acemu/acemu/xcore"
 
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
@@ -97,8 +98,8 @@ type run struct {
 	cfg    IdealConfig
 	base   *baseRates // nil for the ideal endpoint
 	nodes  []*node
-	info   map[*collectives.Program]*progInfo
-	colls  []*collState
+	info   xcore.Infos
+	colls  *xcore.Collectives
 	policy Policy
 	seq    uint64
 	// chunks counts the chunks of every collective issued so far: a
@@ -111,52 +112,25 @@ type run struct {
 	gate *admit.Gate
 }
 
-// collState is one collective in flight.
+// collState is one collective in flight, with its port priority.
 type collState struct {
-	id      int
-	plan    *collectives.Plan
-	first   int32 // global number of its chunk 0
-	pending int   // chunk × NPU pairs not finished
-	done    func(now rtl.Cycle)
-	prio    int64 // port queues serve lower values first
-}
-
-// progInfo is derived once per program: how many dependences each op has and
-// which ops depend on it.
-type progInfo struct {
-	ndeps      []int16
-	dependents [][]int32
-	flow       collectives.Flow // baseline only: which sends forward, which receives store
-}
-
-func (r *run) infoOf(p *collectives.Program) *progInfo {
-	if pi, ok := r.info[p]; ok {
-		return pi
-	}
-	pi := &progInfo{}
-	pi.ndeps, pi.dependents = p.DepGraph()
-	if r.base != nil {
-		pi.flow = collectives.Analyze(p)
-	}
-	r.info[p] = pi
-	return pi
+	*xcore.Collective
+	prio int64 // port queues serve lower values first
 }
 
 // chunkState is one chunk's progress on one NPU.
 type chunkState struct {
-	coll      *collState
-	local     int32 // the chunk's number within its collective
-	len       int64
-	vals      []int64 // real values when checking data, chunk-indexed
-	phase     int32   // current phase; len(plan.Phases) when finished
-	prog      *collectives.Program
-	pi        *progInfo
-	deps      []int16 // unmet dependences per op
-	arrived   []bool  // a Recv's message has been processed
-	done      []bool
-	pending   map[int32][]int64 // values of received messages not yet applied
-	remaining int
-	early     []earlyMsg // messages for later phases that came first
+	coll    *collState
+	local   int32 // the chunk's number within its collective
+	len     int64
+	vals    []int64 // real values when checking data, chunk-indexed
+	phase   int32   // current phase; len(plan.Phases) when finished
+	prog    *collectives.Program
+	pi      *xcore.Info
+	ops     xcore.Ops         // the current phase's ops: unmet dependences, done
+	arrived []bool            // a Recv's message has been processed
+	pending map[int32][]int64 // values of received messages not yet applied
+	early   []earlyMsg        // messages for later phases that came first
 }
 
 type earlyMsg struct {
@@ -263,34 +237,29 @@ func (nd *node) enterPhase(now rtl.Cycle, c, ph int32) {
 	cs := nd.chunks[c]
 	cs.phase = ph
 	co := cs.coll
-	if int(ph) == co.plan.NumPhases() {
-		cs.prog, cs.pi, cs.deps, cs.arrived, cs.done = nil, nil, nil, nil, nil
+	if int(ph) == co.Plan.NumPhases() {
+		cs.prog, cs.pi, cs.arrived = nil, nil, nil
+		cs.ops.Clear()
 		if o := nd.r.cfg.Observer; o != nil {
 			o.Observe(observe.Event{Kind: observe.ChunkDone, Cycle: now, NPU: nd.id, Chunk: int(cs.local), Values: cs.vals})
 		}
 		cs.vals = nil
 		nd.chunks[c] = nil
-		co.pending--
-		if co.pending == 0 && co.done != nil {
-			// After every NPU's events of the cycle (rtl.ClassSystem).
-			nd.r.k.ScheduleClass(now, rtl.ClassSystem, rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) { co.done(now) }), 0, 0)
-		}
+		nd.r.colls.Finish(now, co.Collective)
 		return
 	}
-	prog := co.plan.Program(nd.id, int(ph), cs.len)
-	pi := nd.r.infoOf(prog)
+	prog := co.Plan.Program(nd.id, int(ph), cs.len)
+	pi := nd.r.info.Of(prog)
 	cs.prog, cs.pi = prog, pi
-	cs.deps = append(cs.deps[:0], pi.ndeps...)
+	cs.ops.Begin(pi, len(prog.Ops))
 	cs.arrived = make([]bool, len(prog.Ops))
-	cs.done = make([]bool, len(prog.Ops))
-	cs.remaining = len(prog.Ops)
-	if cs.remaining == 0 {
+	if cs.ops.Remaining == 0 {
 		nd.enterPhase(now, c, ph+1)
 		return
 	}
 	var ready []int32
 	for i := range prog.Ops {
-		if cs.deps[i] == 0 && prog.Ops[i].Kind == collectives.Send {
+		if cs.ops.Ready(int32(i)) && prog.Ops[i].Kind == collectives.Send {
 			ready = append(ready, int32(i))
 		}
 	}
@@ -321,7 +290,7 @@ func (nd *node) issue(now rtl.Cycle, c, i int32) {
 	m := fabric.NewMessage(nd.id, int(op.Peer), op.Data.Len)
 	m.Chunk, m.Phase, m.Op = c, cs.phase, op.Match
 	reads := int64(1)
-	if r := cs.pi.flow.ForwardOf; r != nil && r[i] >= 0 && cs.prog.Ops[r[i]].Reduce && !cs.pi.flow.Store[r[i]] {
+	if r := cs.pi.Flow.ForwardOf; r != nil && r[i] >= 0 && cs.prog.Ops[r[i]].Reduce && !cs.pi.Flow.Store[r[i]] {
 		reads = 2 // the SMs reduce as they forward: local and received operands
 	}
 	if cs.vals != nil {
@@ -441,7 +410,7 @@ func (nd *node) received(now rtl.Cycle, c, ph, op int32, vals []int64) {
 		}
 		cs.pending[op] = vals
 	}
-	if cs.deps[op] == 0 {
+	if cs.ops.Ready(op) {
 		nd.recvReady(now, c, op)
 	}
 }
@@ -453,7 +422,7 @@ func (nd *node) received(now rtl.Cycle, c, ph, op int32, vals []int64) {
 func (nd *node) recvReady(now rtl.Cycle, c, op int32) {
 	if nd.b != nil {
 		cs := nd.chunks[c]
-		if cs.prog.Ops[op].Reduce && cs.pi.flow.Store[op] {
+		if cs.prog.Ops[op].Reduce && cs.pi.Flow.Store[op] {
 			nd.queueReduce(now, c, op, cs.prog.Ops[op].Data.Len)
 			return
 		}
@@ -466,8 +435,6 @@ func (nd *node) recvReady(now rtl.Cycle, c, op int32) {
 func (nd *node) complete(now rtl.Cycle, c, i int32) {
 	cs := nd.chunks[c]
 	ph := cs.phase
-	cs.done[i] = true
-	cs.remaining--
 	op := &cs.prog.Ops[i]
 	if op.Kind == collectives.Recv && cs.pending != nil {
 		if v, ok := cs.pending[i]; ok {
@@ -478,20 +445,17 @@ func (nd *node) complete(now rtl.Cycle, c, i int32) {
 	if o := nd.r.cfg.Observer; o != nil {
 		o.Observe(observe.Event{Kind: observe.OpDone, Cycle: now, NPU: nd.id, Chunk: int(c), Phase: int(cs.phase), Op: int(i), OpKind: int(op.Kind), Step: int(op.Step)})
 	}
-	for _, d := range cs.pi.dependents[i] {
-		cs.deps[d]--
-		if cs.deps[d] == 0 {
-			switch cs.prog.Ops[d].Kind {
-			case collectives.Send:
-				nd.issue(now, c, d)
-			case collectives.Recv:
-				if cs.arrived[d] {
-					nd.recvReady(now, c, d)
-				}
+	cs.ops.Complete(i, func(d int32) {
+		switch cs.prog.Ops[d].Kind {
+		case collectives.Send:
+			nd.issue(now, c, d)
+		case collectives.Recv:
+			if cs.arrived[d] {
+				nd.recvReady(now, c, d)
 			}
 		}
-	}
-	if cs.remaining == 0 && cs.phase == ph {
+	})
+	if cs.ops.Remaining == 0 && cs.phase == ph {
 		nd.enterPhase(now, c, cs.phase+1)
 	}
 }
@@ -500,10 +464,7 @@ func (nd *node) complete(now rtl.Cycle, c, i int32) {
 // run that stopped making progress.
 func (r *run) stuck() error {
 	var lines []string
-	pending := 0
-	for _, co := range r.colls {
-		pending += co.pending
-	}
+	pending := r.colls.PendingChunks()
 	if pending == 0 {
 		return nil
 	}
@@ -514,12 +475,12 @@ func (r *run) stuck() error {
 			}
 			var waits []string
 			for i, op := range cs.prog.Ops {
-				if cs.done[i] {
+				if cs.ops.Done[i] {
 					continue
 				}
 				switch {
-				case cs.deps[i] > 0:
-					waits = append(waits, fmt.Sprintf("op %d (%s NPU %d) waits on %d earlier ops", i, op.Kind, op.Peer, cs.deps[i]))
+				case cs.ops.Deps[i] > 0:
+					waits = append(waits, fmt.Sprintf("op %d (%s NPU %d) waits on %d earlier ops", i, op.Kind, op.Peer, cs.ops.Deps[i]))
 				case op.Kind == collectives.Recv:
 					waits = append(waits, fmt.Sprintf("op %d waits for a message from NPU %d", i, op.Peer))
 				default:
@@ -527,11 +488,11 @@ func (r *run) stuck() error {
 				}
 			}
 			where := fmt.Sprintf("chunk %d", c)
-			if len(r.colls) > 1 {
-				where = fmt.Sprintf("collective %d chunk %d", cs.coll.id, cs.local)
+			if len(r.colls.All()) > 1 {
+				where = fmt.Sprintf("collective %d chunk %d", cs.coll.ID, cs.local)
 			}
 			lines = append(lines, fmt.Sprintf("NPU %d %s phase %d (%s): %s", nd.id, where, cs.phase+1,
-				cs.coll.plan.PhaseName(int(cs.phase)), strings.Join(waits, "; ")))
+				cs.coll.Plan.PhaseName(int(cs.phase)), strings.Join(waits, "; ")))
 		}
 	}
 	sort.Strings(lines)

@@ -1,0 +1,134 @@
+// Package xcore is the collective executor core every endpoint shares:
+// the collectives in flight and their completion, what is derived once per
+// program (dependences, data flow), and one chunk's progress through its
+// current phase's operations (unmet dependences, completion, release of
+// what waited). The endpoints (the ideal and baseline executors in npu,
+// ACE in ace) keep only their own datapath: what an operation costs and
+// when it may start.
+package xcore
+
+import (
+	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/rtl"
+)
+
+// Collective is one collective in flight on an engine.
+type Collective struct {
+	ID   int
+	Plan *collectives.Plan
+	// First is the global number of its chunk 0: a collective's chunks
+	// have the numbers [First, First+NumChunks), the same on every NPU.
+	First int32
+	// Pending counts the chunk × NPU pairs not finished.
+	Pending int
+	done    func(now rtl.Cycle)
+}
+
+// Collectives are an engine's collectives, in the order issued.
+type Collectives struct {
+	k    *rtl.Kernel
+	list []*Collective
+}
+
+// NewCollectives returns an empty list driven by k.
+func NewCollectives(k *rtl.Kernel) *Collectives { return &Collectives{k: k} }
+
+// Add records a collective of plan on nodes NPUs, its chunks numbered from
+// first; done is called when the last chunk finishes on the last NPU.
+func (c *Collectives) Add(plan *collectives.Plan, nodes int, first int32, done func(now rtl.Cycle)) *Collective {
+	co := &Collective{ID: len(c.list), Plan: plan, First: first, Pending: nodes * plan.NumChunks(), done: done}
+	c.list = append(c.list, co)
+	return co
+}
+
+// All returns the collectives issued, in order.
+func (c *Collectives) All() []*Collective { return c.list }
+
+// Finish counts one chunk of co finished on one NPU at cycle now; the
+// last one calls co's done after every NPU's events of the cycle
+// (rtl.ClassSystem).
+func (c *Collectives) Finish(now rtl.Cycle, co *Collective) {
+	co.Pending--
+	if co.Pending == 0 && co.done != nil {
+		c.k.ScheduleClass(now, rtl.ClassSystem, rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) { co.done(now) }), 0, 0)
+	}
+}
+
+// Unfinished returns how many collectives have chunks not finished.
+func (c *Collectives) Unfinished() int {
+	n := 0
+	for _, co := range c.list {
+		if co.Pending > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// PendingChunks returns the chunk × NPU pairs not finished, over all.
+func (c *Collectives) PendingChunks() int {
+	n := 0
+	for _, co := range c.list {
+		n += co.Pending
+	}
+	return n
+}
+
+// Info is what is derived once per program: how many dependences each op
+// has, which ops depend on it, and its data flow (which sends forward a
+// reduction, which receives store their result).
+type Info struct {
+	NDeps      []int16
+	Dependents [][]int32
+	Flow       collectives.Flow
+}
+
+// Infos caches Info per program.
+type Infos map[*collectives.Program]*Info
+
+// Of returns p's Info, derived at its first use.
+func (s Infos) Of(p *collectives.Program) *Info {
+	if in, ok := s[p]; ok {
+		return in
+	}
+	in := &Info{Flow: collectives.Analyze(p)}
+	in.NDeps, in.Dependents = p.DepGraph()
+	s[p] = in
+	return in
+}
+
+// Ops is one chunk's progress through its current phase's ops.
+type Ops struct {
+	info      *Info
+	Deps      []int16 // unmet dependences per op
+	Done      []bool
+	Remaining int
+}
+
+// Begin starts a phase of n ops described by info.
+func (o *Ops) Begin(info *Info, n int) {
+	o.info = info
+	o.Deps = append(o.Deps[:0], info.NDeps...)
+	o.Done = make([]bool, n)
+	o.Remaining = n
+}
+
+// Clear drops the phase's state (the chunk is finished).
+func (o *Ops) Clear() { o.info, o.Deps, o.Done = nil, nil, nil }
+
+// Ready reports whether op i's dependences are met.
+func (o *Ops) Ready(i int32) bool { return o.Deps[i] == 0 }
+
+// Complete marks op i done and releases the ops that waited on it: ready
+// is called, in order, for each whose last dependence this was (it may
+// complete further ops).
+func (o *Ops) Complete(i int32, ready func(d int32)) {
+	o.Done[i] = true
+	o.Remaining--
+	for _, d := range o.info.Dependents[i] {
+		o.Deps[d]--
+		if o.Deps[d] == 0 {
+			ready(d)
+		}
+	}
+}
