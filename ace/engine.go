@@ -7,6 +7,7 @@ import (
 
 	"github.com/acemu/acemu/admit"
 	"github.com/acemu/acemu/afi"
+	"github.com/acemu/acemu/xcore"
 
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
@@ -59,7 +60,7 @@ func NewEngine(k *rtl.Kernel, net *fabric.Network, layout *collectives.Plan, cfg
 		hooks = &Hooks{}
 	}
 	r := &run{k: k, net: net, layout: layout, shape: layout.Shape, cfg: cfg, hooks: hooks,
-		info: map[*collectives.Program]*progInfo{}, phases: layout.NumPhases(),
+		info: map[*collectives.Program]*progInfo{}, infos: xcore.Infos{}, colls: xcore.NewCollectives(k), phases: layout.NumPhases(),
 		fold: net.Folded(), gate: admit.New("ACE", k, layout.Shape, net.Folded())}
 	nodes := n
 	if r.fold {
@@ -114,8 +115,7 @@ func (e *Engine) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.
 	if err := r.gate.Admit(now, plan); err != nil {
 		return err
 	}
-	co := &aceColl{id: len(r.colls), plan: plan, done: done, pending: len(r.nodes) * plan.NumChunks()}
-	r.colls = append(r.colls, co)
+	co := r.colls.Add(plan, len(r.nodes), 0, done) // its chunks are numbered when created
 	r.k.ScheduleClass(now, rtl.ClassSystem, rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) { r.create(now, co) }), 0, 0)
 	return nil
 }
@@ -140,10 +140,10 @@ func (r *run) serves(plan *collectives.Plan) bool {
 // which chunks take SRAM room: last (FIFO), or right after every chunk any
 // NPU has already loaded (LIFO). Either way the order is the same on every
 // NPU, which keeps the chunk flow deadlock-free (docs/ace-model.md).
-func (r *run) create(now rtl.Cycle, co *aceColl) {
-	nc := co.plan.NumChunks()
+func (r *run) create(now rtl.Cycle, co *xcore.Collective) {
+	nc := co.Plan.NumChunks()
 	first := int32(len(r.rank))
-	co.first = first
+	co.First = first
 	at := len(r.order)
 	if r.lifo {
 		at = 0
@@ -171,7 +171,7 @@ func (r *run) create(now rtl.Cycle, co *aceColl) {
 	}
 	for _, nd := range r.nodes {
 		for c := 0; c < nc; c++ {
-			nd.chunks = append(nd.chunks, &chunk{id: first + int32(c), coll: co, local: int32(c), len: co.plan.ChunkLen(c),
+			nd.chunks = append(nd.chunks, &chunk{id: first + int32(c), coll: co, local: int32(c), len: co.Plan.ChunkLen(c),
 				reserved: make([]bool, r.phases+1), fsm: make([]int, r.phases), buffered: map[int64][]fabric.Packet{}})
 		}
 		nd.kick(now)
@@ -180,13 +180,7 @@ func (r *run) create(now rtl.Cycle, co *aceColl) {
 
 // Unfinished returns how many issued collectives have not finished.
 func (e *Engine) Unfinished() int {
-	n := 0
-	for _, co := range e.r.colls {
-		if co.pending > 0 {
-			n++
-		}
-	}
-	return n
+	return e.r.colls.Unfinished()
 }
 
 // Stuck returns nil when every issued collective has finished and
@@ -222,15 +216,6 @@ func (e *Engine) Memory() ([]*rtl.Serializer, int) {
 	return ss, len(e.r.nodes)
 }
 
-// aceColl is one collective in flight.
-type aceColl struct {
-	id      int
-	plan    *collectives.Plan
-	first   int32 // global number of its chunk 0
-	pending int   // chunk × NPU pairs not written back
-	done    func(now rtl.Cycle)
-}
-
 type run struct {
 	k      *rtl.Kernel
 	net    *fabric.Network
@@ -240,8 +225,9 @@ type run struct {
 	hooks  *Hooks
 	nodes  []*node
 	info   map[*collectives.Program]*progInfo
+	infos  xcore.Infos
 	phases int
-	colls  []*aceColl
+	colls  *xcore.Collectives
 	lifo   bool
 	// order is the global numbers of every chunk issued, in the order they
 	// take SRAM room; rank[id] is a chunk's place in it.
@@ -271,27 +257,21 @@ func (r *run) row(npu int) int {
 }
 
 func (r *run) pending() int {
-	n := 0
-	for _, co := range r.colls {
-		n += co.pending
-	}
-	return n
+	return r.colls.PendingChunks()
 }
 
-// progInfo is derived once per program.
+// progInfo is derived once per program: the executor core's, and the
+// packets of each op's message.
 type progInfo struct {
-	ndeps      []int16
-	dependents [][]int32
-	flow       collectives.Flow
-	packets    []int32
+	*xcore.Info
+	packets []int32
 }
 
 func (r *run) infoOf(p *collectives.Program) *progInfo {
 	if pi, ok := r.info[p]; ok {
 		return pi
 	}
-	pi := &progInfo{flow: collectives.Analyze(p), packets: make([]int32, len(p.Ops))}
-	pi.ndeps, pi.dependents = p.DepGraph()
+	pi := &progInfo{Info: r.infos.Of(p), packets: make([]int32, len(p.Ops))}
 	for i, op := range p.Ops {
 		pi.packets[i] = int32(fabric.PacketCount(op.Data.Len))
 	}

@@ -132,7 +132,7 @@ func (nd *node) startFSM(now rtl.Cycle, f int) {
 
 // activate makes c the chunk its FSM works on.
 func (nd *node) activate(now rtl.Cycle, c *chunk) {
-	prog := c.coll.plan.Program(nd.id, int(c.phase), c.len)
+	prog := c.coll.Plan.Program(nd.id, int(c.phase), c.len)
 	pi := nd.r.infoOf(prog)
 	c.active, c.prog, c.pi = true, prog, pi
 	nd.wait(c, int(c.phase), -1)
@@ -143,18 +143,16 @@ func (nd *node) activate(now rtl.Cycle, c *chunk) {
 	if nd.r.cfg.Notice == NoticeFSM {
 		nd.announce(c, int(c.phase))
 	}
-	c.deps = append(c.deps[:0], pi.ndeps...)
-	c.done = make([]bool, len(prog.Ops))
+	c.ops.Begin(pi.Info, len(prog.Ops))
 	c.progress = make([]int32, len(prog.Ops))
 	c.msgs = make([]*fabric.Message, len(prog.Ops))
-	c.remaining = len(prog.Ops)
 	c.work = c.work[:0]
-	if c.remaining == 0 {
+	if c.ops.Remaining == 0 {
 		nd.phaseDone(now, c)
 		return
 	}
 	for i := range prog.Ops {
-		if c.deps[i] == 0 {
+		if c.ops.Ready(int32(i)) {
 			nd.ready(c, int32(i))
 		}
 	}
@@ -164,7 +162,7 @@ func (nd *node) activate(now rtl.Cycle, c *chunk) {
 func (nd *node) ready(c *chunk, i int32) {
 	o := &c.prog.Ops[i]
 	switch {
-	case o.Kind == collectives.Send && c.pi.flow.ForwardOf[i] < 0:
+	case o.Kind == collectives.Send && c.pi.Flow.ForwardOf[i] < 0:
 		nd.addWork(c, i)
 	case o.Kind == collectives.Recv && len(c.buffered[bufKey(c.phase, i)]) > 0:
 		nd.addWork(c, i)
@@ -174,20 +172,15 @@ func (nd *node) ready(c *chunk, i int32) {
 // complete finishes op i of c's current phase.
 func (nd *node) complete(now rtl.Cycle, c *chunk, i int32) {
 	ph := c.phase
-	c.done[i] = true
-	c.remaining--
-	for _, d := range c.pi.dependents[i] {
-		c.deps[d]--
-		if c.deps[d] == 0 {
-			if c.pi.flow.ForwardOf[d] >= 0 && c.progress[d] == c.pi.packets[d] {
-				nd.complete(now, c, d) // a forward that streamed with its receive
-				continue
-			}
-			nd.ready(c, d)
+	c.ops.Complete(i, func(d int32) {
+		if c.pi.Flow.ForwardOf[d] >= 0 && c.progress[d] == c.pi.packets[d] {
+			nd.complete(now, c, d) // a forward that streamed with its receive
+			return
 		}
-	}
+		nd.ready(c, d)
+	})
 	// A nested completion may already have moved the chunk on.
-	if c.remaining == 0 && c.phase == ph && c.active && !c.blocked {
+	if c.ops.Remaining == 0 && c.phase == ph && c.active && !c.blocked {
 		nd.phaseDone(now, c)
 	}
 }

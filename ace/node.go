@@ -11,6 +11,7 @@ import (
 	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/torus"
+	"github.com/acemu/acemu/xcore"
 )
 
 // Chunk states.
@@ -24,28 +25,26 @@ const (
 
 // chunk is one chunk's state on one NPU.
 type chunk struct {
-	id        int32 // global number (the same on every NPU)
-	coll      *aceColl
-	local     int32 // number within its collective
-	len       int64
-	state     int
-	phase     int32
-	fsm       []int // assigned FSM per phase
-	active    bool  // heads its FSM's queue in its phase
-	blocked   bool  // phase done, waiting for room in the next partition
-	reserved  []bool
-	dma       int64 // bytes the DMA has started moving
-	dmaDone   int64 // bytes the DMA has finished moving
-	prog      *collectives.Program
-	pi        *progInfo
-	deps      []int16
-	done      []bool
-	progress  []int32 // packets sent (sends) or processed (receives)
-	msgs      []*fabric.Message
-	remaining int
-	work      []int32                   // ops with something to start: ready sends, receives with buffered packets
-	buffered  map[int64][]fabric.Packet // (phase, op) → packets absorbed before the op could take them
-	vals      []int64
+	id       int32 // global number (the same on every NPU)
+	coll     *xcore.Collective
+	local    int32 // number within its collective
+	len      int64
+	state    int
+	phase    int32
+	fsm      []int // assigned FSM per phase
+	active   bool  // heads its FSM's queue in its phase
+	blocked  bool  // phase done, waiting for room in the next partition
+	reserved []bool
+	dma      int64 // bytes the DMA has started moving
+	dmaDone  int64 // bytes the DMA has finished moving
+	prog     *collectives.Program
+	pi       *progInfo
+	ops      xcore.Ops // the current phase's ops: unmet dependences, done
+	progress []int32   // packets sent (sends) or processed (receives)
+	msgs     []*fabric.Message
+	work     []int32                   // ops with something to start: ready sends, receives with buffered packets
+	buffered map[int64][]fabric.Packet // (phase, op) → packets absorbed before the op could take them
+	vals     []int64
 }
 
 // doneChunk stands for every chunk written back, so its state can be freed.
@@ -327,10 +326,10 @@ func (nd *node) finish(now rtl.Cycle, e effect) {
 			if nd.finishedOf == nil {
 				nd.finishedOf = map[int]int{}
 			}
-			nd.finishedOf[co.id]++
-			all := nd.finishedOf[co.id] == co.plan.NumChunks()
+			nd.finishedOf[co.ID]++
+			all := nd.finishedOf[co.ID] == co.Plan.NumChunks()
 			if all {
-				delete(nd.finishedOf, co.id)
+				delete(nd.finishedOf, co.ID)
 			}
 			if irq := nd.r.hooks.Interrupt; irq != nil {
 				irq(nd.id, int(c.local), now)
@@ -339,11 +338,7 @@ func (nd *node) finish(now rtl.Cycle, e effect) {
 				}
 			}
 			nd.chunks[c.id] = doneChunk // free the chunk's state
-			co.pending--
-			if co.pending == 0 && co.done != nil {
-				// After every NPU's events of the cycle (rtl.ClassSystem).
-				nd.r.k.ScheduleClass(now, rtl.ClassSystem, rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) { co.done(now) }), 0, 0)
-			}
+			nd.r.colls.Finish(now, co)
 		}
 	case fxSend:
 		nd.push(e.port, e.pkt)
@@ -357,7 +352,7 @@ func (nd *node) finish(now rtl.Cycle, e effect) {
 	case fxAbsorb:
 		key := bufKey(e.absorb, e.op)
 		c.buffered[key] = append(c.buffered[key], e.pkt)
-		if c.state == csPhase && c.active && c.phase == e.absorb && c.deps[e.op] == 0 {
+		if c.state == csPhase && c.active && c.phase == e.absorb && c.ops.Ready(e.op) {
 			nd.addWork(c, e.op)
 		}
 	case fxRecv:

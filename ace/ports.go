@@ -55,7 +55,7 @@ func (nd *node) takeInput(now rtl.Cycle, l *fabric.Link) rtl.Cycle {
 	// move per message, the forward's packets are numbered as they go), so a
 	// packet may be processed directly even when earlier ones of its message
 	// were absorbed.
-	if c.state == csPhase && c.active && c.phase == m.Phase && c.deps[op] == 0 {
+	if c.state == csPhase && c.active && c.phase == m.Phase && c.ops.Ready(op) {
 		needs, ports, t, ok := nd.recvNeeds(c, op, b, false)
 		if ok {
 			end, ok, t := rtl.StartAll(now, needs...)
@@ -109,11 +109,11 @@ func (nd *node) recvNeeds(c *chunk, op int32, b int64, fromSRAM bool) ([]rtl.Nee
 	if read > 0 {
 		needs = append(needs, rtl.Need{S: nd.sramRd, Bytes: read})
 	}
-	if c.pi.flow.Store[op] && (o.Reduce || !fromSRAM) {
+	if c.pi.Flow.Store[op] && (o.Reduce || !fromSRAM) {
 		needs = append(needs, rtl.Need{S: nd.sramWr, Bytes: b})
 	}
 	var ports []int
-	for _, f := range c.pi.flow.Forwards[op] {
+	for _, f := range c.pi.Flow.Forwards[op] {
 		if ok, t := nd.peerReady(c, c.phase, c.prog.Ops[f].Peer); !ok {
 			return nil, nil, t, false
 		}
@@ -145,7 +145,7 @@ func (nd *node) beginRecv(now, end rtl.Cycle, c *chunk, op int32, pkt fabric.Pac
 		kind += "-store"
 	}
 	nd.trace(subStep{Start: now, End: end, Chunk: int(c.id), Phase: int(c.phase), Op: int(op), Kind: kind, Bytes: int64(pkt.Bytes)})
-	nd.after(end, effect{kind: fxRecv, c: c, op: op, pkt: pkt, fwd: c.pi.flow.Forwards[op]})
+	nd.after(end, effect{kind: fxRecv, c: c, op: op, pkt: pkt, fwd: c.pi.Flow.Forwards[op]})
 }
 
 func (nd *node) sendPort(c *chunk, op int32) int {
@@ -165,7 +165,7 @@ func (nd *node) sendMsg(c *chunk, op int32) *fabric.Message {
 	o := &c.prog.Ops[op]
 	m := fabric.NewMessage(nd.id, int(o.Peer), o.Data.Len)
 	m.Chunk, m.Phase, m.Op = c.id, c.phase, o.Match
-	if c.vals != nil && c.pi.flow.ForwardOf[op] < 0 {
+	if c.vals != nil && c.pi.Flow.ForwardOf[op] < 0 {
 		m.Values = collectives.Gather(c.vals, c.prog.View, o.Data)
 	}
 	nd.sent += o.Data.Len

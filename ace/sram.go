@@ -17,7 +17,7 @@ func (nd *node) admit(now rtl.Cycle) {
 		// chunk (one phase) takes every FSM in turn. Each FSM works on its
 		// chunks in that order.
 		rk := int(r.rank[c.id])
-		if c.coll.plan.NumPhases() == r.phases {
+		if c.coll.Plan.NumPhases() == r.phases {
 			for ph, n := range nd.split {
 				c.fsm[ph] = nd.firstFSM[ph] + rk%n
 			}
@@ -27,7 +27,7 @@ func (nd *node) admit(now rtl.Cycle) {
 		if !nd.mayQueue(c, 0) || !nd.reserve(c, 0) {
 			return
 		}
-		for ph := 0; ph < c.coll.plan.NumPhases(); ph++ {
+		for ph := 0; ph < c.coll.Plan.NumPhases(); ph++ {
 			nd.fsmNext[c.fsm[ph]].Push(int32(rk))
 		}
 		c.state = csDMAIn
@@ -102,7 +102,7 @@ func (nd *node) reserveAhead(now rtl.Cycle) {
 func (nd *node) skipUnused(ph int) {
 	r := nd.r
 	for ph > 0 && ph < r.phases && int(nd.nextIn[ph]) < nd.nextAdmit {
-		if x := nd.chunks[r.order[nd.nextIn[ph]]]; x != doneChunk && x.coll.plan.NumPhases() > ph {
+		if x := nd.chunks[r.order[nd.nextIn[ph]]]; x != doneChunk && x.coll.Plan.NumPhases() > ph {
 			return
 		}
 		nd.nextIn[ph]++
@@ -112,7 +112,7 @@ func (nd *node) skipUnused(ph int) {
 // viewOf returns the bytes partition ph must hold for chunk c (the terminal
 // partition holds its result).
 func (nd *node) viewOf(c *chunk, ph int) int64 {
-	plan := c.coll.plan
+	plan := c.coll.Plan
 	key := viewKey{plan.Op, c.len}
 	v, ok := nd.views[key]
 	if !ok {
@@ -139,7 +139,7 @@ type viewKey struct {
 // nextPart is the partition chunk c goes to after its current phase: the
 // next phase's, or the terminal one after its plan's last phase.
 func (nd *node) nextPart(c *chunk) int {
-	if next := int(c.phase) + 1; next < c.coll.plan.NumPhases() {
+	if next := int(c.phase) + 1; next < c.coll.Plan.NumPhases() {
 		return next
 	}
 	return nd.r.phases
@@ -165,7 +165,7 @@ func (nd *node) reserve(c *chunk, ph int) bool {
 	nd.used[ph] += v
 	c.reserved[ph] = true
 	nd.nextIn[ph]++
-	if r.cfg.Notice == NoticeRoom && ph < r.phases && ph < c.coll.plan.NumPhases() {
+	if r.cfg.Notice == NoticeRoom && ph < r.phases && ph < c.coll.Plan.NumPhases() {
 		nd.announce(c, ph)
 	}
 	return true

@@ -43,12 +43,12 @@ func (r *run) stuck() error {
 				default:
 					var waits []string
 					for i, o := range c.prog.Ops {
-						if c.done[i] {
+						if c.ops.Done[i] {
 							continue
 						}
 						switch {
-						case c.deps[i] > 0:
-							waits = append(waits, fmt.Sprintf("op %d waits on %d earlier ops", i, c.deps[i]))
+						case c.ops.Deps[i] > 0:
+							waits = append(waits, fmt.Sprintf("op %d waits on %d earlier ops", i, c.ops.Deps[i]))
 						case o.Kind == collectives.Recv:
 							waits = append(waits, fmt.Sprintf("op %d waits for packets from NPU %d (%d of %d processed)", i, o.Peer, c.progress[i], c.pi.packets[i]))
 						default:

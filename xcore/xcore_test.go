@@ -1,0 +1,69 @@
+package xcore
+
+import (
+	"testing"
+
+	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/rtl"
+	"github.com/acemu/acemu/torus"
+	"github.com/stretchr/testify/require"
+)
+
+func ringPlan(t *testing.T) *collectives.Plan {
+	p, err := collectives.NewPlan(collectives.Config{Shape: torus.Shape{L: 4, V: 1, H: 1}, Op: collectives.OpAllReduce, MessageBytes: 8192}, "ring", 4*8192, 2*8192)
+	require.NoError(t, err)
+	return p
+}
+
+// A collective of 2 chunks on 3 NPUs is done after its 6th chunk finishes,
+// once, after the cycle's other events; another stays unfinished.
+func TestACollectiveIsDoneWhenItsLastChunkFinishes(t *testing.T) {
+	k := rtl.NewKernel()
+	cs := NewCollectives(k)
+	p := ringPlan(t)
+	require.Equal(t, 2, p.NumChunks())
+	var doneAt []rtl.Cycle
+	a := cs.Add(p, 3, 0, func(now rtl.Cycle) { doneAt = append(doneAt, now) })
+	cs.Add(p, 3, 2, nil)
+	require.Equal(t, 12, cs.PendingChunks())
+	for i := 0; i < 6; i++ {
+		k.Schedule(rtl.Cycle(10+i), rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) { cs.Finish(now, a) }), 0, 0)
+	}
+	k.Run()
+	require.Equal(t, []rtl.Cycle{15}, doneAt)
+	require.Equal(t, 1, cs.Unfinished())
+	require.Equal(t, 6, cs.PendingChunks())
+	require.Equal(t, int32(2), cs.All()[1].First)
+}
+
+// Ops: completing an op releases each op whose last dependence it was, in
+// the program's order, and the phase's count reaches zero with the last.
+func TestOpsReleaseWhatWaited(t *testing.T) {
+	p := ringPlan(t)
+	prog := p.Program(0, 0, p.ChunkLen(0))
+	infos := Infos{}
+	in := infos.Of(prog)
+	require.Same(t, in, infos.Of(prog), "derived once")
+	var o Ops
+	o.Begin(in, len(prog.Ops))
+	require.Equal(t, len(prog.Ops), o.Remaining)
+	var order []int32
+	var ready []int32
+	for i := range prog.Ops {
+		if o.Ready(int32(i)) {
+			ready = append(ready, int32(i))
+		}
+	}
+	require.NotEmpty(t, ready)
+	for len(ready) > 0 {
+		i := ready[0]
+		ready = ready[1:]
+		order = append(order, i)
+		o.Complete(i, func(d int32) { ready = append(ready, d) })
+	}
+	require.Len(t, order, len(prog.Ops), "every op runs once, each after its dependences")
+	require.Zero(t, o.Remaining)
+	for _, d := range o.Deps {
+		require.Zero(t, d)
+	}
+}
