@@ -3,6 +3,8 @@ package ace
 // This file: the TX and RX DMA engines between memory and the SRAM.
 
 import (
+	"math/big"
+
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/rtl"
 )
@@ -40,4 +42,11 @@ func (nd *node) dmaStep(now rtl.Cycle, q *[]*chunk, part int, kind int32, name s
 	nd.trace(subStep{Start: now, End: end, Chunk: int(ch.id), Phase: min(part, nd.r.phases-1), Op: -1, Kind: name, Bytes: n})
 	nd.after(end, effect{kind: kind, c: ch, bytes: n})
 	return -1
+}
+
+// dmaBusy is the time the TX DMA (reads) and the RX DMA (writes) spent
+// moving bytes, summed (exact).
+func (nd *node) dmaBusy() *big.Rat {
+	b := nd.memRd.BusyCycles()
+	return b.Add(b, nd.memWr.BusyCycles())
 }

@@ -3,6 +3,7 @@ package ace
 // This file: the FSM control unit and the ALU datapath it drives: phases, steps and their completion.
 
 import (
+	"math/big"
 	"sort"
 
 	"github.com/acemu/acemu/collectives"
@@ -233,4 +234,29 @@ func (nd *node) unblock(now rtl.Cycle) {
 			nd.phaseDone(now, c)
 		}
 	}
+}
+
+// fsmBusy is the mean over the FSMs of the time each had a chunk to work on,
+// and of the part of it spent holding a chunk that may not move on yet.
+func (nd *node) fsmBusy() (busy, blocked *big.Rat) {
+	n := int64(len(nd.fsmQ))
+	return big.NewRat(nd.fsmCycles, n), big.NewRat(nd.blockedCycles, n)
+}
+
+// fsmsPerPhase counts the FSMs serving each phase.
+func (nd *node) fsmsPerPhase() []int {
+	counts := make([]int, nd.r.phases)
+	for _, ph := range nd.fsmPhase {
+		counts[ph]++
+	}
+	return counts
+}
+
+// aluBusy is the mean over the ALUs of their busy time (exact).
+func (nd *node) aluBusy() *big.Rat {
+	t := new(big.Rat)
+	for _, a := range nd.alus {
+		t.Add(t, new(big.Rat).Quo(a.BusyCycles(), big.NewRat(int64(len(nd.alus)), 1)))
+	}
+	return t
 }

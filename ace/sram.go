@@ -3,6 +3,8 @@ package ace
 // This file: the SRAM and its partitions: admission of chunks, room reserved per phase, release.
 
 import (
+	"math/big"
+
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/rtl"
 )
@@ -177,4 +179,16 @@ func (nd *node) release(c *chunk, ph int) {
 		c.reserved[ph] = false
 		nd.freed = true
 	}
+}
+
+// sramBusy is the time the SRAM's read and write ports spent moving bytes,
+// in port-cycles over all the ports of a kind (exact).
+func (nd *node) sramBusy() (read, write *big.Rat) {
+	return nd.sramRd.BusyCycles(), nd.sramWr.BusyCycles()
+}
+
+// sramLayout is the SRAM's partitions and its read and write ports per
+// bank.
+func (nd *node) sramLayout() (partitions []int64, readPorts, writePorts int) {
+	return nd.part, nd.ports[0], nd.ports[1]
 }

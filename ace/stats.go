@@ -69,21 +69,21 @@ func (r *run) result(cycles rtl.Cycle) *Result {
 	res := &Result{Cycles: cycles, Events: r.k.Events()}
 	// Busy times are summed exactly over NPUs and divided once, so the
 	// means do not depend on how many NPUs were simulated (a folded run).
+	// Each component reports its own busy time (sram.go, dma.go, fsm.go).
 	var util, fsm, blocked, rd, wr, dma, alu big.Rat
 	for _, nd := range r.nodes {
 		res.BytesSent = append(res.BytesSent, nd.sent)
 		res.MemRead = append(res.MemRead, nd.memRead)
 		res.MemWrite = append(res.MemWrite, nd.memWrite)
 		util.Add(&util, new(big.Rat).SetInt64(nd.utilCycles))
-		fsm.Add(&fsm, big.NewRat(nd.fsmCycles, int64(len(nd.fsmQ))))
-		blocked.Add(&blocked, big.NewRat(nd.blockedCycles, int64(len(nd.fsmQ))))
-		rd.Add(&rd, nd.sramRd.BusyCycles())
-		wr.Add(&wr, nd.sramWr.BusyCycles())
-		dma.Add(&dma, nd.memRd.BusyCycles())
-		dma.Add(&dma, nd.memWr.BusyCycles())
-		for _, a := range nd.alus {
-			alu.Add(&alu, new(big.Rat).Quo(a.BusyCycles(), big.NewRat(int64(len(nd.alus)), 1)))
-		}
+		f, b := nd.fsmBusy()
+		fsm.Add(&fsm, f)
+		blocked.Add(&blocked, b)
+		sr, sw := nd.sramBusy()
+		rd.Add(&rd, sr)
+		wr.Add(&wr, sw)
+		dma.Add(&dma, nd.dmaBusy())
+		alu.Add(&alu, nd.aluBusy())
 	}
 	share := func(b *big.Rat, per int64) float64 {
 		if cycles <= 0 {
@@ -94,12 +94,7 @@ func (r *run) result(cycles rtl.Cycle) *Result {
 	}
 	res.Utilization, res.FSM, res.FSMBlocked = share(&util, 1), share(&fsm, 1), share(&blocked, 1)
 	res.SRAMRead, res.SRAMWrite, res.DMA, res.ALU = share(&rd, 1), share(&wr, 1), share(&dma, 2), share(&alu, 1)
-	res.Partitions = r.nodes[0].part
-	counts := make([]int, r.phases)
-	for _, ph := range r.nodes[0].fsmPhase {
-		counts[ph]++
-	}
-	res.FSMsPerPhase = counts
-	res.ReadPorts, res.WritePorts = r.nodes[0].ports[0], r.nodes[0].ports[1]
+	res.Partitions, res.ReadPorts, res.WritePorts = r.nodes[0].sramLayout()
+	res.FSMsPerPhase = r.nodes[0].fsmsPerPhase()
 	return res
 }
