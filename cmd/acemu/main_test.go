@@ -468,6 +468,12 @@ func TestConfigDumpRoundTripsThroughTheCommands(t *testing.T) {
 	code, _, errOut = runCLI("reproduce", "fig5", "--set", "links.inter.latency=1000")
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "links.inter.latency = 1000: acemu reproduce does not use it")
+	code, mc, errOut := runCLI("microcode", "--topo", "4x1x1", "--set", "afi.chunk=128KiB")
+	require.Equal(t, 0, code, errOut)
+	require.NotEmpty(t, mc)
+	code, _, errOut = runCLI("microcode", "--topo", "4x1x1", "--set", "ace.fsms=20")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "acemu microcode does not use it")
 	// A named flag wins over the file.
 	code, dumped, errOut := runCLI("config", "dump", "--config", path, "--set", "ace.fsms=20")
 	require.Equal(t, 0, code, errOut)

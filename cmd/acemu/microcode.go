@@ -9,6 +9,7 @@ import (
 
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/collectives/microcode"
+	"github.com/acemu/acemu/units"
 )
 
 // runMicrocode prints the microcode one NPU's FSMs run for a collective.
@@ -17,12 +18,25 @@ func runMicrocode(args []string, stdout, stderr io.Writer) int {
 	var o planOpts
 	o.register(fs)
 	npu := fs.Int("npu", 0, "the NPU whose microcode to print")
+	var pf platformFlags
+	pf.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: acemu microcode [flags]\n\nPrint the microcode NPU --npu's FSMs run for a collective (docs/microcode.md).\nThe listing can be edited and run with 'acemu collective --microcode FILE'.\n\nFlags:\n%s", fs.FlagUsages())
 	}
 	if done, code := parseFlags(fs, args, stdout, stderr); done {
 		return code
 	}
+	// The platform gives the chunk and message (afi.*); microcode uses
+	// nothing else of it.
+	p, err := pf.build(fs)
+	if err == nil {
+		err = unusedParams(p, "acemu microcode", "links.", "ace.", "training.")
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "acemu microcode: %v\n", err)
+		return 1
+	}
+	o.chunk, o.message = units.FormatSize(p.ChunkBytes), units.FormatSize(p.MessageBytes)
 	plan, err := o.plan()
 	if err != nil {
 		fmt.Fprintf(stderr, "acemu microcode: %v\n", err)
