@@ -6,7 +6,6 @@ import (
 
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/rtl"
-	"github.com/acemu/acemu/torus"
 )
 
 // Config is one ACE design point.
@@ -155,7 +154,7 @@ func (c Config) Ports(net *fabric.Network, npu int) (read, write int, err error)
 		return 0, 0, err
 	}
 	out, in := rt.dma(), rt.dma()
-	for p := 0; p < torus.NumPorts; p++ {
+	for p := 0; p < net.Ports(); p++ {
 		if l := net.Out(npu, p); l != nil {
 			out.Add(out, l.Params.Rate.Rat())
 		}

@@ -7,12 +7,12 @@ import (
 
 	"github.com/acemu/acemu/admit"
 	"github.com/acemu/acemu/afi"
+	"github.com/acemu/acemu/topology"
 	"github.com/acemu/acemu/xcore"
 
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/rtl"
-	"github.com/acemu/acemu/torus"
 )
 
 // Run executes plan on every NPU of net with ACE endpoints, from the
@@ -220,7 +220,7 @@ type run struct {
 	k      *rtl.Kernel
 	net    *fabric.Network
 	layout *collectives.Plan
-	shape  torus.Shape
+	shape  topology.Topology
 	cfg    Config
 	hooks  *Hooks
 	nodes  []*node

@@ -10,7 +10,6 @@ import (
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
-	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/xcore"
 )
 
@@ -70,7 +69,7 @@ type node struct {
 	waiting                 []int // per phase, chunks that wait for one of its FSMs (loading, or queued behind the FSM's current chunk)
 	txq, rxq                []*chunk
 	in                      []*fabric.Link
-	out                     [torus.NumPorts]*outPort
+	out                     []*outPort
 	kicks                   []rtl.Cycle         // cycles with a kick scheduled, ascending
 	freed                   bool                // a partition released room since the last kick
 	startedAt               rtl.Cycle           // the last cycle a sub-step was started
@@ -143,7 +142,8 @@ func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 	nd.blockedFrom = make([]rtl.Cycle, len(nd.fsmPhase))
 	nd.firstFSM, nd.split = first, split
 	nd.waiting = make([]int, len(split))
-	for p := 0; p < torus.NumPorts; p++ {
+	nd.out = make([]*outPort, net.Ports())
+	for p := range nd.out {
 		if l := net.Out(id, p); l != nil {
 			nd.out[p] = &outPort{link: l, transit: rtl.NewFIFO[fabric.Packet](0)}
 		}

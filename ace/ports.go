@@ -45,8 +45,8 @@ func (nd *node) takeInput(now rtl.Cycle, l *fabric.Link) rtl.Cycle {
 			return t
 		}
 		l.Receive()
-		hop, _ := nd.r.shape.NextHop(nd.id, dst)
-		nd.after(end, effect{kind: fxTransitIn, pkt: pkt, port: hop.Index()})
+		hop, _ := nd.r.shape.NextPort(nd.id, dst)
+		nd.after(end, effect{kind: fxTransitIn, pkt: pkt, port: hop})
 		return -1
 	}
 	c := nd.chunks[m.Chunk]
@@ -151,8 +151,8 @@ func (nd *node) beginRecv(now, end rtl.Cycle, c *chunk, op int32, pkt fabric.Pac
 func (nd *node) sendPort(c *chunk, op int32) int {
 	o := &c.prog.Ops[op]
 	if o.Port == collectives.RouteXYZ {
-		hop, _ := nd.r.shape.NextHop(nd.id, int(o.Peer))
-		return hop.Index()
+		hop, _ := nd.r.shape.NextPort(nd.id, int(o.Peer))
+		return hop
 	}
 	return int(o.Port)
 }

@@ -61,6 +61,9 @@ func (n *Network) Add(l *Link) error {
 	return nil
 }
 
+// Ports returns the number of ports of each NPU.
+func (n *Network) Ports() int { return len(n.out[0]) }
+
 // NPUs returns the number of NPUs (those a folded network stands for).
 func (n *Network) NPUs() int { return n.npus }
 

@@ -88,7 +88,8 @@ func newEngine(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, cfg IdealC
 	eps := make([]fabric.Endpoint, n)
 	for i := range r.nodes {
 		nd := &node{id: i, r: r, inbox: map[int64][]int64{}}
-		for p := 0; p < torus.NumPorts; p++ {
+		nd.ports = make([]port, net.Ports())
+		for p := range nd.ports {
 			nd.ports[p].link = net.Out(i, p)
 			nd.ports[p].idx = p
 		}

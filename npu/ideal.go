@@ -9,12 +9,12 @@ import (
 	"github.com/acemu/acemu/admit"
 	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/observe"
+	"github.com/acemu/acemu/topology"
 	"github.com/acemu/acemu/xcore"
 
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/rtl"
-	"github.com/acemu/acemu/torus"
 )
 
 // IdealConfig parameterises the ideal endpoint.
@@ -94,7 +94,7 @@ func execute(k *rtl.Kernel, net *fabric.Network, plan *collectives.Plan, cfg Ide
 type run struct {
 	k      *rtl.Kernel
 	net    *fabric.Network
-	shape  torus.Shape
+	shape  topology.Topology
 	cfg    IdealConfig
 	base   *baseRates // nil for the ideal endpoint
 	nodes  []*node
@@ -191,7 +191,7 @@ type port struct {
 type node struct {
 	id     int
 	r      *run
-	ports  [torus.NumPorts]port
+	ports  []port
 	chunks []*chunkState
 	sent   int64
 	// inbox holds the values of messages between arrival and processing,
@@ -302,8 +302,7 @@ func (nd *node) issue(now rtl.Cycle, c, i int32) {
 	}
 	pidx := int(op.Port)
 	if op.Port == collectives.RouteXYZ {
-		p, _ := nd.r.shape.NextHop(nd.id, int(op.Peer))
-		pidx = p.Index()
+		pidx, _ = nd.r.shape.NextPort(nd.id, int(op.Peer))
 	}
 	nd.r.seq++
 	heap.Push(&nd.ports[pidx].queue, &outMsg{msg: m, chunk: c, prio: cs.coll.prio, op: i, seq: nd.r.seq, reads: reads})
@@ -383,13 +382,13 @@ func (nd *node) PacketArrived(now rtl.Cycle, l *fabric.Link) {
 
 // passOn queues a packet for another NPU on the port of its next hop.
 func (nd *node) passOn(now rtl.Cycle, pkt fabric.Packet) {
-	p, _ := nd.r.shape.NextHop(nd.id, nd.r.shape.PacketDst(pkt))
-	pt := &nd.ports[p.Index()]
+	p, _ := nd.r.shape.NextPort(nd.id, nd.r.shape.PacketDst(pkt))
+	pt := &nd.ports[p]
 	if pt.forward == nil {
 		pt.forward = rtl.NewFIFO[fabric.Packet](0)
 	}
 	pt.forward.Push(pkt)
-	nd.pump(now, p.Index())
+	nd.pump(now, p)
 }
 
 // received marks Recv op of chunk c, phase ph as having its message (with

@@ -70,3 +70,9 @@ func (s Shape) Distance(src, dst int) int {
 	}
 	return total
 }
+
+// NextPort is NextHop's port as an index (topology.Topology).
+func (s Shape) NextPort(cur, dst int) (int, bool) {
+	p, ok := s.NextHop(cur, dst)
+	return p.Index(), ok
+}
