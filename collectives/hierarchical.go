@@ -104,7 +104,11 @@ func (h *Hierarchical) Phases() []string {
 }
 
 func (h *Hierarchical) spec(npu int, p HPhase, viewLen int64) GroupSpec {
-	return p.Tier.Spec(npu, p.Kind, viewLen, h.cfg.MessageBytes, !h.cfg.Unidirectional)
+	s := p.Tier.Spec(npu, p.Kind, viewLen, h.cfg.MessageBytes, !h.cfg.Unidirectional)
+	if h.cfg.Routed {
+		s.OnRing = false // no torus rings: the network routes every message
+	}
+	return s
 }
 
 // mirror returns the views of the reduce-scatter chain that the leading

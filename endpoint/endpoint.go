@@ -20,6 +20,7 @@ import (
 	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/systems"
+	"github.com/acemu/acemu/topology"
 	"github.com/acemu/acemu/torus"
 )
 
@@ -39,6 +40,9 @@ type Options struct {
 	// Observer, when set, sees the endpoint's work: ops on the ideal and
 	// baseline endpoints, sub-steps on ACE (observe).
 	Observer observe.Observer
+	// Topology is the network's shape when it is not the torus (a topology
+	// read from a file); ACE runs on the torus only.
+	Topology topology.Topology
 }
 
 // Endpoint is one system's collective engine on a network.
@@ -76,19 +80,22 @@ func Kinds() []string {
 func init() {
 	Register(systems.Ideal.String(), func(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, _ systems.System, o Options) (*Endpoint, error) {
 		cfg := npu.DefaultIdeal()
-		cfg.Data, cfg.Observer = o.Data, o.Observer
+		cfg.Data, cfg.Observer, cfg.Topology = o.Data, o.Observer, o.Topology
 		e, err := npu.NewIdealEngine(k, net, shape, cfg)
 		return npuEndpoint(e, err, o)
 	})
 	Register(systems.Baseline.String(), func(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, sys systems.System, o Options) (*Endpoint, error) {
 		cfg := npu.DefaultBaseline(sys.CommSMs, sys.CommMemGBps)
-		cfg.Data, cfg.Observer = o.Data, o.Observer
+		cfg.Data, cfg.Observer, cfg.Topology = o.Data, o.Observer, o.Topology
 		e, err := npu.NewBaselineEngine(k, net, shape, cfg)
 		return npuEndpoint(e, err, o)
 	})
 	Register(systems.ACE.String(), func(k *rtl.Kernel, net *fabric.Network, _ torus.Shape, sys systems.System, o Options) (*Endpoint, error) {
 		if o.Layout == nil {
 			return nil, fmt.Errorf("ACE needs the kind of plan it will run to lay out its SRAM")
+		}
+		if o.Topology != nil {
+			return nil, fmt.Errorf("ACE runs on the 3D torus only (its SRAM layout follows the torus's phases); use --system ideal or a baseline on %s", o.Topology)
 		}
 		cfg := o.ACE
 		cfg.CommMemGBps = sys.CommMemGBps

@@ -8,6 +8,7 @@ import (
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
+	"github.com/acemu/acemu/topology"
 )
 
 // BaselineConfig parameterises the SM-driven baseline endpoint (the paper's
@@ -29,6 +30,8 @@ type BaselineConfig struct {
 	// Data and Observer are as in IdealConfig.
 	Data     *DataHooks
 	Observer observe.Observer
+	// Topology is as in IdealConfig.
+	Topology topology.Topology
 }
 
 // DefaultBaseline is a baseline endpoint with the given communication SMs
@@ -78,7 +81,7 @@ func RunBaseline(k *rtl.Kernel, net *fabric.Network, plan *collectives.Plan, cfg
 	if err != nil {
 		return nil, err
 	}
-	return execute(k, net, plan, IdealConfig{Data: cfg.Data, Observer: cfg.Observer}, rates)
+	return execute(k, net, plan, IdealConfig{Data: cfg.Data, Observer: cfg.Observer, Topology: cfg.Topology}, rates)
 }
 
 // baseNode is one NPU's baseline resources and counters.

@@ -8,6 +8,7 @@ import (
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/rtl"
+	"github.com/acemu/acemu/topology"
 	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/xcore"
 )
@@ -68,7 +69,7 @@ func NewBaselineEngine(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, cf
 	if err != nil {
 		return nil, err
 	}
-	return newEngine(k, net, shape, IdealConfig{Data: cfg.Data, Observer: cfg.Observer}, rates)
+	return newEngine(k, net, shape, IdealConfig{Data: cfg.Data, Observer: cfg.Observer, Topology: cfg.Topology}, rates)
 }
 
 func newEngine(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, cfg IdealConfig, base *baseRates) (*Engine, error) {
@@ -76,7 +77,11 @@ func newEngine(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, cfg IdealC
 	if net.NPUs() != n {
 		return nil, fmt.Errorf("plan for %d NPUs on a network of %d", n, net.NPUs())
 	}
-	r := &run{k: k, net: net, shape: shape, cfg: cfg, base: base, info: xcore.Infos{}, colls: xcore.NewCollectives(k),
+	var top topology.Topology = shape
+	if cfg.Topology != nil {
+		top = cfg.Topology
+	}
+	r := &run{k: k, net: net, shape: top, cfg: cfg, base: base, info: xcore.Infos{}, colls: xcore.NewCollectives(k),
 		fold: net.Folded(), gate: admit.New("", k, shape, net.Folded())}
 	if r.fold {
 		if cfg.Data != nil {

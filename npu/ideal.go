@@ -31,6 +31,9 @@ type IdealConfig struct {
 	// observe.OpStart) and as it completes (sends and receives,
 	// observe.OpDone).
 	Observer observe.Observer
+	// Topology is the network's shape as the endpoint routes on it; nil:
+	// the torus of the engine's shape.
+	Topology topology.Topology
 }
 
 // DataHooks supply real values (one int64 per payload byte): Init gives a

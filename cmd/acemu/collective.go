@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"os"
 	"strconv"
 	"strings"
 
@@ -14,11 +15,13 @@ import (
 	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/endpoint"
+	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/systems"
+	"github.com/acemu/acemu/topology"
 	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/units"
 	"github.com/acemu/acemu/verify"
@@ -83,10 +86,11 @@ type aceReport struct {
 type planOpts struct {
 	topo, op, algorithm, phases, factors, size, chunk, message string
 	unidirectional                                             bool
+	file                                                       *topology.File // --topo names a topology file
 }
 
 func (o *planOpts) register(fs *pflag.FlagSet) {
-	fs.StringVar(&o.topo, "topo", "4x4x4", "torus shape LxVxH: L NPUs per package ring, V×H packages")
+	fs.StringVar(&o.topo, "topo", "4x4x4", "torus shape LxVxH (L NPUs per package ring, V×H packages), or a topology file (docs/topology.md; acemu topology dump writes one)")
 	fs.StringVar(&o.op, "op", "allreduce", "collective: allreduce, reduce-scatter, all-gather, all-to-all")
 	fs.StringVar(&o.algorithm, "algorithm", "", "algorithm (default: hierarchical; direct for all-to-all); one of:\n"+algorithmHelp())
 	fs.StringVar(&o.phases, "phases", "", "hierarchical phases, kind:dimension[:algorithm] comma-separated,\ne.g. rs:local:ring,ar:vertical:ring,ar:horizontal:ring,ag:local:ring")
@@ -110,11 +114,20 @@ func algorithmHelp() string {
 	return b.String()
 }
 
-// plan builds the collective's plan from the flags.
+// plan builds the collective's plan from the flags: on the torus --topo
+// names, or on the topology read from the file it names (whose NPUs are
+// numbered as N×1×1 and whose messages are all routed).
 func (o *planOpts) plan() (*collectives.Plan, error) {
 	shape, err := torus.Parse(o.topo)
 	if err != nil {
-		return nil, err
+		f, ferr := loadTopology(o.topo)
+		if ferr != nil {
+			return nil, ferr
+		}
+		if f == nil {
+			return nil, err
+		}
+		o.file, shape = f, torus.Shape{L: f.N(), V: 1, H: 1}
 	}
 	op, err := collectives.ParseOp(o.op)
 	if err != nil {
@@ -132,7 +145,7 @@ func (o *planOpts) plan() (*collectives.Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--message: %w", err)
 	}
-	cfg := collectives.Config{Shape: shape, Op: op, MessageBytes: msg, Unidirectional: o.unidirectional, PhaseSpec: o.phases}
+	cfg := collectives.Config{Shape: shape, Op: op, MessageBytes: msg, Unidirectional: o.unidirectional, PhaseSpec: o.phases, Routed: o.file != nil}
 	if o.factors != "" {
 		for _, f := range strings.FieldsFunc(o.factors, func(r rune) bool { return r == 'x' || r == 'X' || r == ',' }) {
 			v, err := strconv.Atoi(strings.TrimSpace(f))
@@ -233,12 +246,17 @@ func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
 	// One NPU stands for all when nothing needs every NPU (data checks, the
 	// trace hash of every link) and the plan allows it: the same numbers
 	// (docs/architecture.md "Folding").
-	folded := !o.full && !o.checkData && !o.traceHash && endpoint.Foldable(plan)
-	links, err := o.p.Links()
-	if err != nil {
-		return nil, err
+	folded := !o.full && !o.checkData && !o.traceHash && o.file == nil && endpoint.Foldable(plan)
+	var net *fabric.Network
+	if o.file != nil {
+		net, err = o.file.Build(k, o.p.Efficiency, o.p.TxBuffer, o.p.RxBuffer)
+	} else {
+		links, lerr := o.p.Links()
+		if lerr != nil {
+			return nil, lerr
+		}
+		net, err = torus.Build(k, shape, links, folded)
 	}
-	net, err := torus.Build(k, shape, links, folded)
 	if err != nil {
 		return nil, err
 	}
@@ -263,6 +281,9 @@ func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
 		rep.CommMemGBps, _ = sys.CommMemGBps.Float64()
 	}
 	opts := endpoint.Options{Layout: plan}
+	if o.file != nil {
+		opts.Topology = o.file
+	}
 	if dc != nil {
 		opts.Data, opts.Observer = &npu.DataHooks{Init: dc.Init}, dc
 	}
@@ -305,12 +326,17 @@ func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
 	if cycles > 0 {
 		rep.NetworkGBpsPerNPU = float64(rep.BytesSentPerNPU) / secs / 1e9
 	}
-	if isPaperAllReduce(o) {
-		b, _ := verify.HierarchicalAllReduceBound(shape).Float64()
-		rep.BoundGBpsPerNPU = &b
-	}
-	for _, u := range torus.LinkUtilization(shape, net, cycles) {
-		rep.LinkUtilization[u.Dim.String()] = u.Share
+	if o.file != nil {
+		rep.Topology = o.file.String()
+		rep.LinkUtilization["all"] = meanLinkUtilization(net, cycles)
+	} else {
+		if isPaperAllReduce(o) {
+			b, _ := verify.HierarchicalAllReduceBound(shape).Float64()
+			rep.BoundGBpsPerNPU = &b
+		}
+		for _, u := range torus.LinkUtilization(shape, net, cycles) {
+			rep.LinkUtilization[u.Dim.String()] = u.Share
+		}
 	}
 	if dc != nil {
 		ok := dc.Result() == nil
@@ -433,4 +459,39 @@ func writeCollective(w io.Writer, format string, r *collectiveReport) error {
 		}
 	}
 	return t.Render()
+}
+
+// loadTopology reads the topology file named arg, or returns nil, nil when
+// arg names no file (it was meant as a torus shape).
+func loadTopology(arg string) (*topology.File, error) {
+	st, err := os.Stat(arg)
+	if err != nil || st.IsDir() {
+		if strings.ContainsAny(arg, "/.") {
+			return nil, fmt.Errorf("--topo %q: no such topology file (a torus is LxVxH, e.g. 4x4x4)", arg)
+		}
+		return nil, nil
+	}
+	data, err := os.ReadFile(arg)
+	if err != nil {
+		return nil, fmt.Errorf("--topo: %w", err)
+	}
+	f, err := topology.Load(arg, data)
+	if err != nil {
+		return nil, fmt.Errorf("--topo: %w", err)
+	}
+	return f, nil
+}
+
+// meanLinkUtilization is the share of link time spent carrying packets,
+// over every link of net.
+func meanLinkUtilization(net *fabric.Network, cycles rtl.Cycle) float64 {
+	if cycles <= 0 || len(net.Links) == 0 {
+		return 0
+	}
+	t := new(big.Rat)
+	for _, l := range net.Links {
+		t.Add(t, l.BusyCycles())
+	}
+	f, _ := t.Quo(t, big.NewRat(int64(cycles)*int64(len(net.Links)), 1)).Float64()
+	return f
 }

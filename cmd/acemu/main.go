@@ -38,6 +38,8 @@ Usage:
                              Fig. 6 (SMs) or Fig. 9(a) (SRAM × FSMs)
   acemu config dump          print the platform configuration (every parameter, its unit and source),
                              in the format --config FILE reads
+  acemu topology dump --topo LxVxH|FILE
+                             print a topology as a file that --topo FILE reads (edit it to make your own)
   acemu help [command]       show help
 
 Run 'acemu collective --help' for the flags.
@@ -64,6 +66,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runReproduce(args[1:], stdout, stderr)
 	case "config":
 		return runConfig(args[1:], stdout, stderr)
+	case "topology":
+		return runTopology(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		if len(args) > 1 && args[1] == "collective" {
 			return runCollective([]string{"--help"}, stdout, stderr)
@@ -76,6 +80,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		if len(args) > 1 && args[1] == "config" {
 			return runConfig([]string{"--help"}, stdout, stderr)
+		}
+		if len(args) > 1 && args[1] == "topology" {
+			return runTopology([]string{"--help"}, stdout, stderr)
 		}
 		fmt.Fprint(stdout, usage)
 		return 0

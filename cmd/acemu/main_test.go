@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -478,4 +479,51 @@ func TestConfigDumpRoundTripsThroughTheCommands(t *testing.T) {
 	code, dumped, errOut := runCLI("config", "dump", "--config", path, "--set", "ace.fsms=20")
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, dumped, "fsms: \"20\"")
+}
+
+// A topology read from a file, not a torus: five NPUs on a ring with one
+// chord. The ring (hierarchical over all NPUs, routed), tree, double-tree
+// and direct all-to-all run on it with their data checked, on the ideal
+// endpoint and a baseline; ACE is refused. And the file form of a torus
+// runs a tree in exactly the torus's cycles (the same links and routes).
+func TestCollectivesRunOnAFileTopology(t *testing.T) {
+	dir := t.TempDir()
+	five := filepath.Join(dir, "five.yaml")
+	var b strings.Builder
+	b.WriteString("nodes: 5\nlinks:\n")
+	for i := 0; i < 5; i++ {
+		fmt.Fprintf(&b, "  - {from: %d, to: %d, bandwidth: 100GB/s, latency: 50}\n", i, (i+1)%5)
+		fmt.Fprintf(&b, "  - {from: %d, to: %d, bandwidth: 100GB/s, latency: 50}\n", (i+1)%5, i)
+	}
+	b.WriteString("  - {from: 0, to: 2, bandwidth: 25GB/s, latency: 500}\n  - {from: 2, to: 0, bandwidth: 25GB/s, latency: 500}\n")
+	require.NoError(t, os.WriteFile(five, []byte(b.String()), 0o644))
+	for _, sys := range []string{"ideal", "baseline-commopt"} {
+		for _, args := range [][]string{{"--algorithm", "hierarchical"}, {"--algorithm", "tree"}, {"--algorithm", "double-tree"}, {"--op", "all-to-all"}} {
+			code, out, errOut := runCLI(append([]string{"collective", "--topo", five, "--system", sys, "--size", "100KiB", "--check-data", "--format", "json"}, args...)...)
+			require.Equal(t, 0, code, "%s %v: %s", sys, args, errOut)
+			var r map[string]any
+			require.NoError(t, json.Unmarshal([]byte(out), &r))
+			require.Equal(t, true, r["data_ok"], "%s %v", sys, args)
+			require.Equal(t, float64(5), r["npus"])
+		}
+	}
+	code, _, errOut := runCLI("collective", "--topo", five, "--system", "ace")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "ACE runs on the 3D torus only")
+	code, _, errOut = runCLI("collective", "--topo", filepath.Join(dir, "missing.yaml"))
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "no such topology file")
+
+	code, dump, errOut := runCLI("topology", "dump", "--topo", "4x2x1")
+	require.Equal(t, 0, code, errOut)
+	file := filepath.Join(dir, "torus.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(dump), 0o644))
+	cycles := func(topo string) float64 {
+		code, out, errOut := runCLI("collective", "--topo", topo, "--algorithm", "tree", "--size", "256KiB", "--format", "json")
+		require.Equal(t, 0, code, errOut)
+		var r map[string]any
+		require.NoError(t, json.Unmarshal([]byte(out), &r))
+		return r["cycles"].(float64)
+	}
+	require.Equal(t, cycles("4x2x1"), cycles(file))
 }

@@ -105,13 +105,7 @@ func runConfig(args []string, stdout, stderr io.Writer) int {
 	var pf platformFlags
 	pf.register(fs)
 	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s%s", configUsage, fs.FlagUsages()) }
-	if len(args) > 0 && args[0] == "dump" {
-		args = args[1:]
-	} else if len(args) == 0 || (args[0] != "-h" && args[0] != "--help") {
-		fmt.Fprintf(stderr, "acemu config: say dump, e.g. acemu config dump > platform.yaml\n\n%s%s", configUsage, fs.FlagUsages())
-		return 2
-	}
-	if done, code := parseFlags(fs, args, stdout, stderr); done {
+	if done, code := parseDump(fs, args, "acemu config dump > platform.yaml", configUsage, stdout, stderr); done {
 		return code
 	}
 	p, err := pf.build(fs)
@@ -141,4 +135,16 @@ func unusedParams(p platform.Platform, what string, prefixes ...string) error {
 		}
 	}
 	return nil
+}
+
+// parseDump parses the flags of a command whose one verb is dump (config,
+// topology), naming an example when the verb is missing.
+func parseDump(fs *pflag.FlagSet, args []string, example, usage string, stdout, stderr io.Writer) (done bool, code int) {
+	if len(args) > 0 && args[0] == "dump" {
+		args = args[1:]
+	} else if len(args) == 0 || (args[0] != "-h" && args[0] != "--help") {
+		fmt.Fprintf(stderr, "acemu %s: say dump, e.g. %s\n\n%s%s", fs.Name(), example, usage, fs.FlagUsages())
+		return true, 2
+	}
+	return parseFlags(fs, args, stdout, stderr)
 }

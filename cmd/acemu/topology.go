@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/pflag"
+
+	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/rtl"
+	"github.com/acemu/acemu/topology"
+	"github.com/acemu/acemu/torus"
+)
+
+const topologyUsage = `Usage: acemu topology dump --topo LxVxH|FILE [--config FILE] [--set KEY=VALUE ...]
+
+Print a topology in the file format --topo FILE reads (docs/topology.md): its
+nodes and its directed links with their raw bandwidth and latency. Start from
+a torus, edit the links, and run a collective on it:
+
+  acemu topology dump --topo 4x2x1 > ring.yaml
+  acemu collective --topo ring.yaml --algorithm tree --check-data
+
+Flags:
+`
+
+// runTopology is `acemu topology dump`.
+func runTopology(args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("topology", pflag.ContinueOnError)
+	topo := fs.String("topo", "4x4x4", "torus shape LxVxH or a topology file")
+	var pf platformFlags
+	pf.register(fs)
+	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s%s", topologyUsage, fs.FlagUsages()) }
+	if done, code := parseDump(fs, args, "acemu topology dump --topo 4x2x2 > topo.yaml", topologyUsage, stdout, stderr); done {
+		return code
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "acemu topology: %v\n", err)
+		return 1
+	}
+	p, err := pf.build(fs)
+	if err != nil {
+		return fail(err)
+	}
+	k := rtl.NewKernel()
+	var net *fabric.Network
+	if shape, perr := torus.Parse(*topo); perr == nil {
+		links, err := p.Links()
+		if err != nil {
+			return fail(err)
+		}
+		if net, err = torus.BuildNetwork(k, shape, links); err != nil {
+			return fail(err)
+		}
+	} else {
+		f, err := loadTopology(*topo)
+		if err != nil {
+			return fail(err)
+		}
+		if f == nil {
+			return fail(fmt.Errorf("--topo: %w", perr))
+		}
+		if net, err = f.Build(k, p.Efficiency, p.TxBuffer, p.RxBuffer); err != nil {
+			return fail(err)
+		}
+	}
+	b, err := topology.Dump(net, p.Efficiency)
+	if err != nil {
+		return fail(err)
+	}
+	_, _ = stdout.Write(b)
+	return 0
+}

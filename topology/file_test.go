@@ -1,0 +1,80 @@
+package topology
+
+import (
+	"math/big"
+	"testing"
+
+	"github.com/acemu/acemu/rtl"
+	"github.com/acemu/acemu/torus"
+	"github.com/stretchr/testify/require"
+)
+
+// A line 0 – 1 – 2 – 3 (links both ways) with a chord 0 → 3: from 0, node 3
+// is one hop by the chord (port 1, 0's second link); from 3, node 0 is three
+// hops back along the line (no chord that way), first to 2 (port 0); from
+// 1, node 3 is two hops either way (by 2, or by 0 and the chord): the lower
+// next node, 0 (port 0).
+const line = `nodes: 4
+links:
+  - {from: 0, to: 1, bandwidth: 100GB/s, latency: 10}
+  - {from: 0, to: 3, bandwidth: 25GB/s, latency: 500}
+  - {from: 1, to: 0, bandwidth: 100GB/s, latency: 10}
+  - {from: 1, to: 2, bandwidth: 100GB/s, latency: 10}
+  - {from: 2, to: 1, bandwidth: 100GB/s, latency: 10}
+  - {from: 2, to: 3, bandwidth: 100GB/s, latency: 10}
+  - {from: 3, to: 2, bandwidth: 100GB/s, latency: 10}
+`
+
+func TestAFileTopologyRoutesOnShortestPaths(t *testing.T) {
+	f, err := Load("line.yaml", []byte(line))
+	require.NoError(t, err)
+	var top Topology = f
+	require.Equal(t, 4, top.N())
+	for _, tc := range []struct{ cur, dst, port int }{
+		{0, 3, 1}, {0, 2, 0}, {0, 1, 0}, {3, 0, 0}, {2, 0, 0}, {1, 3, 0}, {1, 2, 1},
+	} {
+		p, ok := top.NextPort(tc.cur, tc.dst)
+		require.True(t, ok)
+		require.Equal(t, tc.port, p, "%d → %d", tc.cur, tc.dst)
+	}
+	net, err := f.Build(rtl.NewKernel(), big.NewRat(94, 100), 32, 128)
+	require.NoError(t, err)
+	require.Len(t, net.Links, 7)
+	require.Equal(t, 2, net.Ports())
+}
+
+func TestBadTopologyFilesAreRefused(t *testing.T) {
+	for _, tc := range []struct{ name, text, msg string }{
+		{"unreachable", "nodes: 3\nlinks:\n  - {from: 0, to: 1, bandwidth: 1GB/s, latency: 1}\n  - {from: 1, to: 0, bandwidth: 1GB/s, latency: 1}\n", "node 2 cannot reach node 0"},
+		{"node out of range", "nodes: 2\nlinks:\n  - {from: 0, to: 2, bandwidth: 1GB/s, latency: 1}\n", "link 1 (0 → 2): nodes are 0 to 1"},
+		{"self", "nodes: 2\nlinks:\n  - {from: 1, to: 1, bandwidth: 1GB/s, latency: 1}\n", "joins two different nodes"},
+		{"bandwidth", "nodes: 2\nlinks:\n  - {from: 0, to: 1, bandwidth: fast, latency: 1}\n", "not a number of GB/s"},
+		{"unknown field", "nodes: 2\nlinkz: []\n", "field linkz not found"},
+		{"too few", "nodes: 1\n", "nodes 1: give 2 to 4096"},
+		{"latency", "nodes: 2\nlinks:\n  - {from: 0, to: 1, bandwidth: 1GB/s, latency: -5}\n", "latency -5 cycles"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load("t.yaml", []byte(tc.text))
+			require.ErrorContains(t, err, tc.msg)
+		})
+	}
+}
+
+// A torus's network dumped and read back has the same links (ends,
+// bandwidth, latency) in the same port order.
+func TestATorusDumpReadsBack(t *testing.T) {
+	k := rtl.NewKernel()
+	s := torus.Shape{L: 4, V: 2, H: 2}
+	net, err := torus.BuildNetwork(k, s, torus.DefaultLinks())
+	require.NoError(t, err)
+	b, err := Dump(net, big.NewRat(94, 100))
+	require.NoError(t, err)
+	f, err := Load("dump.yaml", b)
+	require.NoError(t, err)
+	back, err := f.Build(rtl.NewKernel(), big.NewRat(94, 100), torus.DefaultTxBuffer, torus.DefaultRxBuffer)
+	require.NoError(t, err)
+	require.Len(t, back.Links, len(net.Links))
+	b2, err := Dump(back, big.NewRat(94, 100))
+	require.NoError(t, err)
+	require.Equal(t, string(b), string(b2))
+}
