@@ -2,6 +2,8 @@ package topology
 
 import (
 	"math/big"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/acemu/acemu/rtl"
@@ -77,4 +79,26 @@ func TestATorusDumpReadsBack(t *testing.T) {
 	b2, err := Dump(back, big.NewRat(94, 100))
 	require.NoError(t, err)
 	require.Equal(t, string(b), string(b2))
+}
+
+// --topo specs: a torus, a file, and neither (the error names every kind).
+func TestParseFindsTheKindOfTopology(t *testing.T) {
+	s, err := Parse("4x2x1")
+	require.NoError(t, err)
+	require.True(t, s.CanFold)
+	require.False(t, s.Routed)
+	require.Equal(t, 8, s.Topology.N())
+	path := filepath.Join(t.TempDir(), "line.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(line), 0o644))
+	s, err = Parse(path)
+	require.NoError(t, err)
+	require.True(t, s.Routed)
+	require.False(t, s.CanFold)
+	require.Equal(t, torus.Shape{L: 4, V: 1, H: 1}, s.Plan)
+	_, err = Parse("resnet")
+	require.ErrorContains(t, err, "give a torus LxVxH (e.g. 4x4x4) or a topology file")
+	_, err = Parse("4x4")
+	require.Error(t, err)
+	_, err = Parse("nowhere/t.yaml")
+	require.ErrorContains(t, err, "no such topology file")
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	"os"
 	"strconv"
 	"strings"
 
@@ -86,7 +85,7 @@ type aceReport struct {
 type planOpts struct {
 	topo, op, algorithm, phases, factors, size, chunk, message string
 	unidirectional                                             bool
-	file                                                       *topology.File // --topo names a topology file
+	spec                                                       *topology.Spec // what --topo names
 }
 
 func (o *planOpts) register(fs *pflag.FlagSet) {
@@ -114,21 +113,16 @@ func algorithmHelp() string {
 	return b.String()
 }
 
-// plan builds the collective's plan from the flags: on the torus --topo
-// names, or on the topology read from the file it names (whose NPUs are
+// plan builds the collective's plan from the flags, on the topology --topo
+// names (topology.Parse: a torus, or a topology file whose NPUs are
 // numbered as N×1×1 and whose messages are all routed).
 func (o *planOpts) plan() (*collectives.Plan, error) {
-	shape, err := torus.Parse(o.topo)
+	spec, err := topology.Parse(o.topo)
 	if err != nil {
-		f, ferr := loadTopology(o.topo)
-		if ferr != nil {
-			return nil, ferr
-		}
-		if f == nil {
-			return nil, err
-		}
-		o.file, shape = f, torus.Shape{L: f.N(), V: 1, H: 1}
+		return nil, err
 	}
+	o.spec = spec
+	shape := spec.Plan
 	op, err := collectives.ParseOp(o.op)
 	if err != nil {
 		return nil, fmt.Errorf("--op: %w", err)
@@ -145,7 +139,7 @@ func (o *planOpts) plan() (*collectives.Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--message: %w", err)
 	}
-	cfg := collectives.Config{Shape: shape, Op: op, MessageBytes: msg, Unidirectional: o.unidirectional, PhaseSpec: o.phases, Routed: o.file != nil}
+	cfg := collectives.Config{Shape: shape, Op: op, MessageBytes: msg, Unidirectional: o.unidirectional, PhaseSpec: o.phases, Routed: spec.Routed}
 	if o.factors != "" {
 		for _, f := range strings.FieldsFunc(o.factors, func(r rune) bool { return r == 'x' || r == 'X' || r == ',' }) {
 			v, err := strconv.Atoi(strings.TrimSpace(f))
@@ -246,17 +240,12 @@ func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
 	// One NPU stands for all when nothing needs every NPU (data checks, the
 	// trace hash of every link) and the plan allows it: the same numbers
 	// (docs/architecture.md "Folding").
-	folded := !o.full && !o.checkData && !o.traceHash && o.file == nil && endpoint.Foldable(plan)
-	var net *fabric.Network
-	if o.file != nil {
-		net, err = o.file.Build(k, o.p.Efficiency, o.p.TxBuffer, o.p.RxBuffer)
-	} else {
-		links, lerr := o.p.Links()
-		if lerr != nil {
-			return nil, lerr
-		}
-		net, err = torus.Build(k, shape, links, folded)
+	folded := !o.full && !o.checkData && !o.traceHash && o.spec.CanFold && endpoint.Foldable(plan)
+	settings, err := linkSettings(o.p)
+	if err != nil {
+		return nil, err
 	}
+	net, err := o.spec.Build(k, settings, folded)
 	if err != nil {
 		return nil, err
 	}
@@ -281,8 +270,8 @@ func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
 		rep.CommMemGBps, _ = sys.CommMemGBps.Float64()
 	}
 	opts := endpoint.Options{Layout: plan}
-	if o.file != nil {
-		opts.Topology = o.file
+	if o.spec.Routed {
+		opts.Topology = o.spec.Topology
 	}
 	if dc != nil {
 		opts.Data, opts.Observer = &npu.DataHooks{Init: dc.Init}, dc
@@ -326,8 +315,8 @@ func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
 	if cycles > 0 {
 		rep.NetworkGBpsPerNPU = float64(rep.BytesSentPerNPU) / secs / 1e9
 	}
-	if o.file != nil {
-		rep.Topology = o.file.String()
+	if o.spec.Routed {
+		rep.Topology = o.spec.Topology.String()
 		rep.LinkUtilization["all"] = meanLinkUtilization(net, cycles)
 	} else {
 		if isPaperAllReduce(o) {
@@ -461,25 +450,10 @@ func writeCollective(w io.Writer, format string, r *collectiveReport) error {
 	return t.Render()
 }
 
-// loadTopology reads the topology file named arg, or returns nil, nil when
-// arg names no file (it was meant as a torus shape).
-func loadTopology(arg string) (*topology.File, error) {
-	st, err := os.Stat(arg)
-	if err != nil || st.IsDir() {
-		if strings.ContainsAny(arg, "/.") {
-			return nil, fmt.Errorf("--topo %q: no such topology file (a torus is LxVxH, e.g. 4x4x4)", arg)
-		}
-		return nil, nil
-	}
-	data, err := os.ReadFile(arg)
-	if err != nil {
-		return nil, fmt.Errorf("--topo: %w", err)
-	}
-	f, err := topology.Load(arg, data)
-	if err != nil {
-		return nil, fmt.Errorf("--topo: %w", err)
-	}
-	return f, nil
+// linkSettings are the platform's links for building any topology.
+func linkSettings(p platform.Platform) (topology.LinkSettings, error) {
+	t, err := p.Links()
+	return topology.LinkSettings{Torus: t, Efficiency: p.Efficiency, TxBuffer: p.TxBuffer, RxBuffer: p.RxBuffer}, err
 }
 
 // meanLinkUtilization is the share of link time spent carrying packets,

@@ -6,10 +6,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/topology"
-	"github.com/acemu/acemu/torus"
 )
 
 const topologyUsage = `Usage: acemu topology dump --topo LxVxH|FILE [--config FILE] [--set KEY=VALUE ...]
@@ -42,27 +40,17 @@ func runTopology(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	k := rtl.NewKernel()
-	var net *fabric.Network
-	if shape, perr := torus.Parse(*topo); perr == nil {
-		links, err := p.Links()
-		if err != nil {
-			return fail(err)
-		}
-		if net, err = torus.BuildNetwork(k, shape, links); err != nil {
-			return fail(err)
-		}
-	} else {
-		f, err := loadTopology(*topo)
-		if err != nil {
-			return fail(err)
-		}
-		if f == nil {
-			return fail(fmt.Errorf("--topo: %w", perr))
-		}
-		if net, err = f.Build(k, p.Efficiency, p.TxBuffer, p.RxBuffer); err != nil {
-			return fail(err)
-		}
+	spec, err := topology.Parse(*topo)
+	if err != nil {
+		return fail(err)
+	}
+	settings, err := linkSettings(p)
+	if err != nil {
+		return fail(err)
+	}
+	net, err := spec.Build(rtl.NewKernel(), settings, false)
+	if err != nil {
+		return fail(err)
 	}
 	b, err := topology.Dump(net, p.Efficiency)
 	if err != nil {
