@@ -220,7 +220,7 @@ type run struct {
 	k      *rtl.Kernel
 	net    *fabric.Network
 	layout *collectives.Plan
-	shape  topology.Topology
+	shape  topology.Folder // ACE runs on the torus, which folds
 	cfg    Config
 	hooks  *Hooks
 	nodes  []*node

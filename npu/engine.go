@@ -81,6 +81,9 @@ func newEngine(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, cfg IdealC
 	if cfg.Topology != nil {
 		top = cfg.Topology
 	}
+	if _, folds := top.(topology.Folder); net.Folded() && !folds {
+		return nil, fmt.Errorf("a folded network on %s, which has no symmetry to fold by: build its full network", top)
+	}
 	r := &run{k: k, net: net, shape: top, cfg: cfg, base: base, info: xcore.Infos{}, colls: xcore.NewCollectives(k),
 		fold: net.Folded(), gate: admit.New("", k, shape, net.Folded())}
 	if r.fold {

@@ -58,12 +58,6 @@ func (f *File) Arrived(_ *fabric.Network, _ *fabric.Link, p fabric.Packet) fabri
 // PacketDst is p's destination.
 func (f *File) PacketDst(p fabric.Packet) int { return int(p.Msg.Dst) }
 
-// Displacement is not defined: a file topology has no translations to
-// fold by. It panics (no folded network is built for one).
-func (f *File) Displacement(a, b int) int {
-	panic("topology: a file topology is never folded")
-}
-
 // Ports is the most outgoing links of a node.
 func (f *File) Ports() int {
 	m := 0

@@ -30,7 +30,8 @@ type Spec struct {
 	// not a torus, planned over N×1×1.
 	Plan   torus.Shape
 	Routed bool
-	// CanFold says the topology has the symmetry folding needs.
+	// CanFold says the topology has the symmetry folding needs (it is a
+	// Folder).
 	CanFold bool
 	// Build returns its network driven by k (folded: one node's links
 	// standing for all; only when CanFold).
@@ -77,6 +78,7 @@ func init() {
 			}
 			return nil, false, nil
 		}
+		var _ Folder = shape
 		return &Spec{Topology: shape, Plan: shape, CanFold: true, Build: func(k *rtl.Kernel, l LinkSettings, folded bool) (*fabric.Network, error) {
 			return torus.Build(k, shape, l.Torus, folded)
 		}}, true, nil

@@ -22,6 +22,14 @@ type Topology interface {
 	Arrived(net *fabric.Network, l *fabric.Link, p fabric.Packet) fabric.Packet
 	// PacketDst is the node p is for, in the frame of the node holding it.
 	PacketDst(p fabric.Packet) int
+}
+
+// Folder is a topology one node can stand for: a translation takes any
+// node to any other and maps the network onto itself (the torus). Folding
+// is this capability, not an assumption: a topology without it is never
+// folded.
+type Folder interface {
+	Topology
 	// Displacement is the translation that takes node a to node b (a
 	// folded network's frames).
 	Displacement(a, b int) int

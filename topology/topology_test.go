@@ -22,5 +22,8 @@ func TestTheTorusIsATopology(t *testing.T) {
 	}
 	_, ok := top.NextPort(5, 5)
 	require.False(t, ok)
-	require.Equal(t, 5, top.Displacement(0, 5))
+	var f Folder = torus.Shape{L: 4, V: 4, H: 4}
+	require.Equal(t, 5, f.Displacement(0, 5))
+	_, folds := Topology(&File{}).(Folder)
+	require.False(t, folds, "a file topology does not fold")
 }
