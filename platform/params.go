@@ -13,64 +13,65 @@ import (
 	"github.com/acemu/acemu/units"
 )
 
-// param builds a Param from its getter and setter.
-func param(key, unit, source, doc string, gs func() (func(*Platform) string, func(*Platform, string) error)) Param {
+// param builds a Param from its default (as the file writes it; "" for a
+// fixed value, which is its own default), getter and setter.
+func param(key, def, unit, source, doc string, gs func() (func(*Platform) string, func(*Platform, string) error)) Param {
 	g, s := gs()
-	return Param{Key: key, Unit: unit, Source: source, Doc: doc, get: g, set: s}
+	return Param{Key: key, Default: def, Unit: unit, Source: source, Doc: doc, get: g, set: s}
 }
 
 // params is every parameter. Sources name the ACE paper's tables and
 // sections, or the docs/ page of a [choice].
 var params = []Param{
-	param("links.intra.bandwidth", "GB/s", "Table V", "raw bandwidth of an intra-package link, per direction",
+	param("links.intra.bandwidth", "200GB/s", "GB/s", "Table V", "raw bandwidth of an intra-package link, per direction",
 		func() (func(*Platform) string, func(*Platform, string) error) {
 			return bandwidth(1, 100000, func(p *Platform) **big.Rat { return &p.IntraGBps })
 		}),
-	param("links.intra.latency", "cycles", "Table V", "latency of an intra-package link",
+	param("links.intra.latency", "90", "cycles", "Table V", "latency of an intra-package link",
 		func() (func(*Platform) string, func(*Platform, string) error) {
 			return count(0, 1_000_000, func(p *Platform) *int64 { return &p.IntraLatency })
 		}),
-	param("links.inter.bandwidth", "GB/s", "Table V", "raw bandwidth of an inter-package link, per direction",
+	param("links.inter.bandwidth", "25GB/s", "GB/s", "Table V", "raw bandwidth of an inter-package link, per direction",
 		func() (func(*Platform) string, func(*Platform, string) error) {
 			return bandwidth(1, 100000, func(p *Platform) **big.Rat { return &p.InterGBps })
 		}),
-	param("links.inter.latency", "cycles", "Table V", "latency of an inter-package link",
+	param("links.inter.latency", "500", "cycles", "Table V", "latency of an inter-package link",
 		func() (func(*Platform) string, func(*Platform, string) error) {
 			return count(0, 1_000_000, func(p *Platform) *int64 { return &p.InterLatency })
 		}),
-	param("links.efficiency", "fraction", "Table V", "share of a link's raw bandwidth that carries payload",
+	param("links.efficiency", "0.94", "fraction", "Table V", "share of a link's raw bandwidth that carries payload",
 		func() (func(*Platform) string, func(*Platform, string) error) {
 			return fraction(func(p *Platform) **big.Rat { return &p.Efficiency })
 		}),
-	param("links.tx_buffer", "packets", "[choice] docs/topology.md", "a link's output port buffer",
+	param("links.tx_buffer", "32", "packets", "[choice] docs/topology.md", "a link's output port buffer",
 		func() (func(*Platform) string, func(*Platform, string) error) {
 			return intCount(1, 1<<16, func(p *Platform) *int { return &p.TxBuffer })
 		}),
-	param("links.rx_buffer", "packets", "[choice] docs/topology.md", "a link's input buffer: its credits",
+	param("links.rx_buffer", "128", "packets", "[choice] docs/topology.md", "a link's input buffer: its credits",
 		func() (func(*Platform) string, func(*Platform, string) error) {
 			return intCount(1, 1<<16, func(p *Platform) *int { return &p.RxBuffer })
 		}),
-	param("afi.chunk", "bytes", "Table III", "initial chunk a collective is cut into",
+	param("afi.chunk", "64KiB", "bytes", "Table III", "initial chunk a collective is cut into",
 		func() (func(*Platform) string, func(*Platform, string) error) {
 			return size(256, 1<<30, func(p *Platform) *int64 { return &p.ChunkBytes })
 		}),
-	param("afi.message", "bytes", "Table V (Table III: 4 KB)", "largest message of a chunk's step",
+	param("afi.message", "8KiB", "bytes", "Table V (Table III: 4 KB)", "largest message of a chunk's step",
 		func() (func(*Platform) string, func(*Platform, string) error) {
 			return size(256, 1<<30, func(p *Platform) *int64 { return &p.MessageBytes })
 		}),
-	param("ace.sram", "bytes", "Table IV (4 × 1 MB)", "ACE's SRAM",
+	param("ace.sram", "4MiB", "bytes", "Table IV (4 × 1 MB)", "ACE's SRAM",
 		func() (func(*Platform) string, func(*Platform, string) error) {
 			return size(64<<10, 1<<30, func(p *Platform) *int64 { return &p.ACE.SRAMBytes })
 		}),
-	param("ace.banks", "banks", "Table IV", "SRAM banks",
+	param("ace.banks", "4", "banks", "Table IV", "SRAM banks",
 		func() (func(*Platform) string, func(*Platform, string) error) {
 			return intCount(1, 64, func(p *Platform) *int { return &p.ACE.Banks })
 		}),
-	param("ace.port_bytes", "bytes/cycle", "Section VI (64 B buses)", "width of one SRAM port",
+	param("ace.port_bytes", "64", "bytes/cycle", "Section VI (64 B buses)", "width of one SRAM port",
 		func() (func(*Platform) string, func(*Platform, string) error) {
 			return count(1, 4096, func(p *Platform) *int64 { return &p.ACE.PortBytes })
 		}),
-	param("ace.ports_per_bank", "ports", "[choice] docs/ace-model.md", "read ports, and write ports, per bank: derived (as the links and DMA need), literal (1) or a number",
+	param("ace.ports_per_bank", "derived", "ports", "[choice] docs/ace-model.md", "read ports, and write ports, per bank: derived (as the links and DMA need), literal (1) or a number",
 		func() (func(*Platform) string, func(*Platform, string) error) {
 			return func(p *Platform) string {
 					switch p.ACE.PortsPerBank {
@@ -96,47 +97,47 @@ var params = []Param{
 					return nil
 				}
 		}),
-	param("ace.partition", "rule", "[choice] docs/ace-model.md", "how the SRAM is split among phases: little or paper",
+	param("ace.partition", "little", "rule", "[choice] docs/ace-model.md", "how the SRAM is split among phases: little or paper",
 		func() (func(*Platform) string, func(*Platform, string) error) {
 			return choice([]string{ace.PartitionLittle, ace.PartitionPaper}, func(p *Platform) *string { return &p.ACE.Partition })
 		}),
-	param("ace.notice", "rule", "[choice] docs/ace-model.md", "when a receiver says it is ready for a chunk's phase: room or fsm",
+	param("ace.notice", "room", "rule", "[choice] docs/ace-model.md", "when a receiver says it is ready for a chunk's phase: room or fsm",
 		func() (func(*Platform) string, func(*Platform, string) error) {
 			return choice([]string{ace.NoticeRoom, ace.NoticeFSM}, func(p *Platform) *string { return &p.ACE.Notice })
 		}),
-	param("ace.prefetch", "rule", "[choice] docs/ace-model.md", "how far ahead chunks load and move: fsm or room",
+	param("ace.prefetch", "fsm", "rule", "[choice] docs/ace-model.md", "how far ahead chunks load and move: fsm or room",
 		func() (func(*Platform) string, func(*Platform, string) error) {
 			return choice([]string{ace.PrefetchFSM, ace.PrefetchRoom}, func(p *Platform) *string { return &p.ACE.Prefetch })
 		}),
-	param("ace.alus", "ALUs", "Table IV", "ALUs",
+	param("ace.alus", "4", "ALUs", "Table IV", "ALUs",
 		func() (func(*Platform) string, func(*Platform, string) error) {
 			return intCount(1, 256, func(p *Platform) *int { return &p.ACE.ALUs })
 		}),
-	param("ace.alu_bytes", "bytes/cycle", "Table IV (32 × FP16)", "what one ALU reduces per cycle",
+	param("ace.alu_bytes", "64", "bytes/cycle", "Table IV (32 × FP16)", "what one ALU reduces per cycle",
 		func() (func(*Platform) string, func(*Platform, string) error) {
 			return count(1, 4096, func(p *Platform) *int64 { return &p.ACE.ALUBytes })
 		}),
-	param("ace.fsms", "FSMs", "Table IV", "programmable FSMs",
+	param("ace.fsms", "16", "FSMs", "Table IV", "programmable FSMs",
 		func() (func(*Platform) string, func(*Platform, string) error) {
 			return intCount(3, 1024, func(p *Platform) *int { return &p.ACE.FSMs })
 		}),
-	param("ace.fsm_split", "rule", "[choice] docs/ace-model.md", "how the FSMs are divided among phases: latency or even",
+	param("ace.fsm_split", "latency", "rule", "[choice] docs/ace-model.md", "how the FSMs are divided among phases: latency or even",
 		func() (func(*Platform) string, func(*Platform, string) error) {
 			return choice([]string{"latency", "even"}, func(p *Platform) *string { return &p.ACE.FSMSplit })
 		}),
-	param("ace.mem_bw", "GB/s", "Table VI", "memory bandwidth of ACE's DMA, each way",
+	param("ace.mem_bw", "128GB/s", "GB/s", "Table VI", "memory bandwidth of ACE's DMA, each way",
 		func() (func(*Platform) string, func(*Platform, string) error) {
 			return bandwidth(1, 900, func(p *Platform) **big.Rat { return &p.ACE.CommMemGBps })
 		}),
-	param("ace.bus", "GB/s", "Table V", "NPU–AFI bus, per direction",
+	param("ace.bus", "500GB/s", "GB/s", "Table V", "NPU–AFI bus, per direction",
 		func() (func(*Platform) string, func(*Platform, string) error) {
 			return bandwidth(1, 100000, func(p *Platform) **big.Rat { return &p.ACE.BusGBps })
 		}),
-	param("training.iterations", "iterations", "Section V", "training iterations simulated",
+	param("training.iterations", "2", "iterations", "Section V", "training iterations simulated",
 		func() (func(*Platform) string, func(*Platform, string) error) {
 			return intCount(1, 1000, func(p *Platform) *int { return &p.Iterations })
 		}),
-	param("training.priority", "rule", "Section V", "which collective in flight goes first: lifo or fifo",
+	param("training.priority", "lifo", "rule", "Section V", "which collective in flight goes first: lifo or fifo",
 		func() (func(*Platform) string, func(*Platform, string) error) {
 			return func(p *Platform) string {
 					if p.LIFO {
@@ -155,7 +156,7 @@ var params = []Param{
 					return nil
 				}
 		}),
-	param("training.memory_policy", "policy", "[choice] docs/memory-system.md", "how compute and communication share each NPU: share or partition",
+	param("training.memory_policy", "share", "policy", "[choice] docs/memory-system.md", "how compute and communication share each NPU: share or partition",
 		func() (func(*Platform) string, func(*Platform, string) error) {
 			return func(p *Platform) string { return p.Memory.String() }, func(p *Platform, s string) error {
 				m, err := contend.ParsePolicy(s)
@@ -166,7 +167,7 @@ var params = []Param{
 				return nil
 			}
 		}),
-	param("training.mem_bound_share", "fraction", "[choice] docs/astrasim-workloads.md", "memory-bound share of ASTRA-sim compute times",
+	param("training.mem_bound_share", "1", "fraction", "[choice] docs/astrasim-workloads.md", "memory-bound share of ASTRA-sim compute times",
 		func() (func(*Platform) string, func(*Platform, string) error) {
 			get, set := fraction(func(p *Platform) **big.Rat { return &p.MemBoundShare })
 			return get, func(p *Platform, s string) error {
@@ -177,22 +178,22 @@ var params = []Param{
 				return set(p, s)
 			}
 		}),
-	param("npu.sms", "SMs", "Table V", "streaming multiprocessors", func() (func(*Platform) string, func(*Platform, string) error) {
+	param("npu.sms", "", "SMs", "Table V", "streaming multiprocessors", func() (func(*Platform) string, func(*Platform, string) error) {
 		return fixed(strconv.Itoa(npu.SMs))
 	}),
-	param("npu.clock", "MHz", "Table V", "NPU clock; one cycle is the unit of time", func() (func(*Platform) string, func(*Platform, string) error) {
+	param("npu.clock", "", "MHz", "Table V", "NPU clock; one cycle is the unit of time", func() (func(*Platform) string, func(*Platform, string) error) {
 		return fixed(strconv.Itoa(npu.ClockHz / 1_000_000))
 	}),
-	param("npu.peak", "TFLOPS", "Table V", "FP16 peak", func() (func(*Platform) string, func(*Platform, string) error) {
+	param("npu.peak", "", "TFLOPS", "Table V", "FP16 peak", func() (func(*Platform) string, func(*Platform, string) error) {
 		return fixed(strconv.Itoa(int(npu.PeakFLOPS / 1e12)))
 	}),
-	param("npu.memory", "GB/s", "Table V", "NPU–memory bandwidth", func() (func(*Platform) string, func(*Platform, string) error) {
+	param("npu.memory", "", "GB/s", "Table V", "NPU–memory bandwidth", func() (func(*Platform) string, func(*Platform, string) error) {
 		return fixed(strconv.Itoa(npu.MemoryGBps) + "GB/s")
 	}),
-	param("npu.sm_bytes", "bytes/cycle", "Section III", "what an SM loads, and stores, per cycle", func() (func(*Platform) string, func(*Platform, string) error) {
+	param("npu.sm_bytes", "", "bytes/cycle", "Section III", "what an SM loads, and stores, per cycle", func() (func(*Platform) string, func(*Platform, string) error) {
 		return fixed(strconv.Itoa(npu.SMLoadStoreBytes))
 	}),
-	param("npu.packet", "bytes", "Table V", "packet and flit", func() (func(*Platform) string, func(*Platform, string) error) {
+	param("npu.packet", "", "bytes", "Table V", "packet and flit", func() (func(*Platform) string, func(*Platform, string) error) {
 		return fixed(units.FormatSize(fabric.PacketBytes))
 	}),
 }

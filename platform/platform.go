@@ -45,16 +45,20 @@ type Platform struct {
 }
 
 // Default is the platform of the ACE paper (Tables III–VI) with acemu's
-// documented choices.
+// documented choices: every parameter at the default its entry in Params
+// gives (the one place a default is written; a test checks that they are
+// the components' own).
 func Default() Platform {
-	return Platform{
-		IntraGBps: big.NewRat(200, 1), InterGBps: big.NewRat(25, 1),
-		IntraLatency: 90, InterLatency: 500, Efficiency: big.NewRat(94, 100),
-		TxBuffer: 32, RxBuffer: 128,
-		ChunkBytes: 64 << 10, MessageBytes: 8 << 10,
-		ACE:        ace.Default(),
-		Iterations: 2, LIFO: true, Memory: contend.Share, MemBoundShare: big.NewRat(1, 1),
+	var p Platform
+	for _, q := range params {
+		if q.Default == "" {
+			continue // fixed
+		}
+		if err := q.set(&p, q.Default); err != nil {
+			panic("platform: the default of " + q.Key + ": " + err.Error())
+		}
 	}
+	return p
 }
 
 // Links is the torus's links (credits return in one link latency).
@@ -78,12 +82,13 @@ func (p Platform) Links() (torus.LinkConfig, error) {
 // Param is one parameter: its key in the file and in --set, its unit, its
 // source and what it is.
 type Param struct {
-	Key    string
-	Unit   string
-	Source string
-	Doc    string
-	get    func(*Platform) string
-	set    func(*Platform, string) error
+	Key     string
+	Default string // as the file writes it; "" for a fixed value
+	Unit    string
+	Source  string
+	Doc     string
+	get     func(*Platform) string
+	set     func(*Platform, string) error
 }
 
 // Params lists every parameter, in the file's order.

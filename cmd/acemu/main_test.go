@@ -475,6 +475,18 @@ func TestConfigDumpRoundTripsThroughTheCommands(t *testing.T) {
 	code, _, errOut = runCLI("microcode", "--topo", "4x1x1", "--set", "ace.fsms=20")
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "acemu microcode does not use it")
+	// Every command gives its default output with the dump as --config.
+	for _, cmd := range [][]string{
+		{"reproduce", "fig5", "--topos", "4x2x1", "--size", "128KiB", "--mem", "64", "--format", "json"},
+		{"microcode", "--topo", "4x1x1"},
+		{"topology", "dump", "--topo", "4x1x1"},
+	} {
+		code, want, errOut := runCLI(cmd...)
+		require.Equal(t, 0, code, errOut)
+		code, got, errOut := runCLI(append(cmd, "--config", path)...)
+		require.Equal(t, 0, code, errOut)
+		require.Equal(t, want, got, cmd)
+	}
 	// A named flag wins over the file.
 	code, dumped, errOut := runCLI("config", "dump", "--config", path, "--set", "ace.fsms=20")
 	require.Equal(t, 0, code, errOut)
