@@ -7,7 +7,9 @@
 //	acemu --workload W [--topo T] [flags]  train W on Table VI's systems and compare them
 //	acemu collective [flags]               simulate one collective
 //	acemu microcode [flags]                print one NPU's microcode
-//	acemu reproduce fig5|fig6|fig9a [flags] rerun the paper's Fig. 5 / 6 / 9(a) sweeps
+//	acemu reproduce fig4|fig5|fig6|fig9a [flags] rerun the paper's Fig. 4(a) / 5 / 6 / 9(a)
+//	acemu config dump [flags]              print the platform configuration
+//	acemu topology dump --topo SPEC        print a topology as a file
 //	acemu help
 package main
 
