@@ -40,10 +40,10 @@ type Config struct {
 	// "rs:local:ring,ar:vertical:ring,ar:horizontal:ring,ag:local:ring";
 	// empty means the paper's default for the collective.
 	PhaseSpec string
-	// Routed says the NPUs are not on a torus (a topology read from a
-	// file): Shape is then N×1×1, only for numbering, and every group's
-	// messages are routed by the network (RouteXYZ), none takes a ring port.
-	Routed bool
+	// Axes are the dimensions the collectives are built over; nil means
+	// the torus's (TorusAxes of Shape). A topology that is not a torus (read
+	// from a file) gives its own and numbers its NPUs as Shape N×1×1.
+	Axes []Axis
 }
 
 // Factory builds an algorithm for a configuration.

@@ -19,12 +19,12 @@ type GroupSpec struct {
 	ViewLen int64
 	// MessageBytes is the largest message.
 	MessageBytes int64
-	// OnRing: Members are a torus ring along Dim, in ring order, so
-	// Members[(i+1)%p] is the Plus neighbour of Members[i] and messages
-	// between neighbours leave by the ring's ports. Otherwise messages are
-	// routed (RouteXYZ).
-	OnRing bool
-	Dim    torus.Dim
+	// OnRing: Members are a ring of links in ring order, so
+	// Members[(i+1)%p] is the neighbour a member reaches by port Plus, and
+	// Members[i-1] by port Minus. Otherwise messages are routed
+	// (RouteXYZ).
+	OnRing      bool
+	Plus, Minus int8
 	// Bidirectional splits a ring algorithm's data over both directions.
 	Bidirectional bool
 }
@@ -70,11 +70,11 @@ func init() {
 // Tier is a way of cutting the NPUs into equal groups: every NPU belongs to
 // exactly one group of the tier.
 type Tier struct {
-	Name   string
-	Size   int
-	OnRing bool      // groups are torus rings along Dim
-	Dim    torus.Dim // valid when OnRing
-	stride int       // mixed-radix place value of the tier's digit
+	Name        string
+	Size        int
+	OnRing      bool // groups are rings of links, reached by ports Plus and Minus
+	Plus, Minus int8 // valid when OnRing
+	stride      int  // mixed-radix place value of the tier's digit
 }
 
 // Group returns npu's group (ids in group order) and its position in it.
@@ -88,46 +88,41 @@ func (t Tier) Group(npu int) ([]int, int) {
 	return out, digit
 }
 
-// DimTier is the tier whose groups are the rings of dimension d.
-func DimTier(s torus.Shape, d torus.Dim) Tier {
-	stride := 1
-	for x := torus.Dim(0); x < d; x++ {
-		stride *= s.Size(x)
-	}
-	return Tier{Name: d.String(), Size: s.Size(d), OnRing: true, Dim: d, stride: stride}
-}
+// DimTier is the tier whose groups are the rings of torus dimension d.
+func DimTier(s torus.Shape, d torus.Dim) Tier { return AxisTier(TorusAxes(s)[d]) }
 
-// FactorTiers cuts the NPUs by a mixed-radix factorisation of their ids,
+// FactorTiers cuts the n NPUs by a mixed-radix factorisation of their ids,
 // lowest digit first (BlueConnect's tiers). Factors of 1 are dropped. Where
-// a tier coincides with a torus dimension (same size and place value), its
-// groups are that dimension's rings.
-func FactorTiers(s torus.Shape, factors []int) ([]Tier, error) {
+// a tier coincides with an axis (same size and place value), its groups are
+// that axis's.
+func FactorTiers(axes []Axis, n int, factors []int) ([]Tier, error) {
 	prod := 1
 	var out []Tier
 	for i, f := range factors {
 		if f < 1 {
 			return nil, fmt.Errorf("factor %d is %d: factors must be at least 1", i+1, f)
 		}
-		if prod > s.N() {
+		if prod > n {
 			break
 		}
 		if f > 1 {
 			t := Tier{Name: fmt.Sprintf("tier %d (size %d)", len(out), f), Size: f, stride: prod}
-			for d := torus.Dim(0); d < torus.NumDims; d++ {
-				if dt := DimTier(s, d); dt.Size == f && dt.stride == prod {
-					t.OnRing, t.Dim, t.Name = true, d, fmt.Sprintf("tier %d (%s)", len(out), d)
+			for _, a := range axes {
+				if a.Size == f && a.Stride == prod {
+					t = AxisTier(a)
+					t.Name = fmt.Sprintf("tier %d (%s)", len(out), a.Name)
 				}
 			}
 			out = append(out, t)
 		}
 		prod *= f
 	}
-	if prod != s.N() {
+	if prod != n {
 		parts := make([]string, len(factors))
 		for i, f := range factors {
 			parts[i] = fmt.Sprint(f)
 		}
-		return nil, fmt.Errorf("factors %s multiply to %d, not the %d NPUs of %s", strings.Join(parts, "x"), prod, s.N(), s)
+		return nil, fmt.Errorf("factors %s multiply to %d, not the %d NPUs", strings.Join(parts, "x"), prod, n)
 	}
 	return out, nil
 }
@@ -136,5 +131,5 @@ func FactorTiers(s torus.Shape, factors []int) ([]Tier, error) {
 func (t Tier) Spec(npu int, kind PhaseKind, viewLen, msg int64, bidir bool) GroupSpec {
 	members, pos := t.Group(npu)
 	return GroupSpec{Kind: kind, Members: members, Pos: pos, ViewLen: viewLen, MessageBytes: msg,
-		OnRing: t.OnRing, Dim: t.Dim, Bidirectional: bidir}
+		OnRing: t.OnRing, Plus: t.Plus, Minus: t.Minus, Bidirectional: bidir}
 }

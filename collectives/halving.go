@@ -3,8 +3,6 @@ package collectives
 import (
 	"fmt"
 	"sort"
-
-	"github.com/acemu/acemu/torus"
 )
 
 // HalvingDoublingProgram returns recursive halving-doubling (Thakur,
@@ -150,9 +148,9 @@ func hdPort(s GroupSpec, from, to int) int8 {
 	if s.OnRing {
 		switch to {
 		case (from + 1) % p:
-			return int8(torus.Port{Dim: s.Dim, Dir: torus.Plus}.Index())
+			return s.Plus
 		case (from - 1 + p) % p:
-			return int8(torus.Port{Dim: s.Dim, Dir: torus.Minus}.Index())
+			return s.Minus
 		}
 	}
 	return RouteXYZ
@@ -237,12 +235,7 @@ func init() {
 			if n&(n-1) != 0 {
 				return nil, fmt.Errorf("halving-doubling needs a power-of-two number of NPUs; %s has %d: use ring", cfg.Shape, n)
 			}
-			t := Tier{Name: "all NPUs", Size: n, stride: 1}
-			for d := torus.Dim(0); d < torus.NumDims; d++ {
-				if cfg.Shape.Size(d) == n {
-					t = DimTier(cfg.Shape, d)
-				}
-			}
+			t := allTier(cfg)
 			kind := map[CollectiveOp]PhaseKind{OpAllReduce: AllReduce, OpReduceScatter: ReduceScatter, OpAllGather: AllGather}[cfg.Op]
 			return NewHierarchical(cfg, []HPhase{{Kind: kind, Tier: t, Algo: "halving-doubling"}})
 		})

@@ -181,7 +181,8 @@ func TestHalvingDoublingPorts(t *testing.T) {
 	}
 	for _, tc := range tests {
 		prog, err := HalvingDoublingProgram(GroupSpec{Kind: ReduceScatter, Members: hdGroup(tc.p), Pos: tc.pos, OnRing: tc.onRing,
-			Dim: torus.Vertical, ViewLen: 1 << 10, MessageBytes: 1 << 20})
+			Plus: int8(torus.Port{Dim: torus.Vertical, Dir: torus.Plus}.Index()), Minus: int8(torus.Port{Dim: torus.Vertical, Dir: torus.Minus}.Index()),
+			ViewLen: 1 << 10, MessageBytes: 1 << 20})
 		require.NoError(t, err)
 		var got []int8
 		for _, op := range prog.Ops {

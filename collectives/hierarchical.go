@@ -3,8 +3,6 @@ package collectives
 import (
 	"fmt"
 	"strings"
-
-	"github.com/acemu/acemu/torus"
 )
 
 // HPhase is one phase of a hierarchical collective: a group collective in
@@ -104,11 +102,7 @@ func (h *Hierarchical) Phases() []string {
 }
 
 func (h *Hierarchical) spec(npu int, p HPhase, viewLen int64) GroupSpec {
-	s := p.Tier.Spec(npu, p.Kind, viewLen, h.cfg.MessageBytes, !h.cfg.Unidirectional)
-	if h.cfg.Routed {
-		s.OnRing = false // no torus rings: the network routes every message
-	}
-	return s
+	return p.Tier.Spec(npu, p.Kind, viewLen, h.cfg.MessageBytes, !h.cfg.Unidirectional)
 }
 
 // mirror returns the views of the reduce-scatter chain that the leading
@@ -181,30 +175,40 @@ func (h *Hierarchical) Output(npu int, chunkLen int64) []Range {
 	return mapRanges(last.View, last.Out)
 }
 
-// DefaultPhases returns the paper's hierarchical scheme for op on a torus,
-// ring algorithm in every phase; dimensions of size 1 are left out.
+// DefaultPhases returns the paper's hierarchical scheme for op over axes
+// (the torus's: local, vertical, horizontal), ring algorithm in every
+// phase; axes of size 1 are left out.
 //
-//	all-reduce:     RS local, AR vertical, AR horizontal, AG local (Section V)
-//	reduce-scatter: RS local, RS vertical, RS horizontal
-//	all-gather:     AG horizontal, AG vertical, AG local
-func DefaultPhases(s torus.Shape, op CollectiveOp) []HPhase {
-	var kinds []PhaseKind
-	var dims []torus.Dim
+//	all-reduce:     RS first axis, AR each other axis, AG first axis (Section V:
+//	                RS local, AR vertical, AR horizontal, AG local)
+//	reduce-scatter: RS each axis in order
+//	all-gather:     AG each axis in reverse order
+func DefaultPhases(axes []Axis, op CollectiveOp) []HPhase {
+	type step struct {
+		kind PhaseKind
+		axis int
+	}
+	var steps []step
 	switch op {
 	case OpReduceScatter:
-		kinds = []PhaseKind{ReduceScatter, ReduceScatter, ReduceScatter}
-		dims = []torus.Dim{torus.Local, torus.Vertical, torus.Horizontal}
+		for i := range axes {
+			steps = append(steps, step{ReduceScatter, i})
+		}
 	case OpAllGather:
-		kinds = []PhaseKind{AllGather, AllGather, AllGather}
-		dims = []torus.Dim{torus.Horizontal, torus.Vertical, torus.Local}
+		for i := len(axes) - 1; i >= 0; i-- {
+			steps = append(steps, step{AllGather, i})
+		}
 	default:
-		kinds = []PhaseKind{ReduceScatter, AllReduce, AllReduce, AllGather}
-		dims = []torus.Dim{torus.Local, torus.Vertical, torus.Horizontal, torus.Local}
+		steps = append(steps, step{ReduceScatter, 0})
+		for i := 1; i < len(axes); i++ {
+			steps = append(steps, step{AllReduce, i})
+		}
+		steps = append(steps, step{AllGather, 0})
 	}
 	var out []HPhase
-	for i, d := range dims {
-		if s.Size(d) > 1 {
-			out = append(out, HPhase{Kind: kinds[i], Tier: DimTier(s, d), Algo: "ring"})
+	for _, st := range steps {
+		if a := axes[st.axis]; a.Size > 1 {
+			out = append(out, HPhase{Kind: st.kind, Tier: AxisTier(a), Algo: "ring"})
 		}
 	}
 	return out
@@ -212,9 +216,10 @@ func DefaultPhases(s torus.Shape, op CollectiveOp) []HPhase {
 
 // ParsePhases reads a phase list such as
 // "rs:local:ring,ar:vertical,ar:horizontal:halving-doubling,ag:local:ring":
-// kind (rs, ag, ar), torus dimension (local, vertical, horizontal or l, v,
-// h), and optionally the per-phase algorithm (default ring).
-func ParsePhases(s torus.Shape, spec string) ([]HPhase, error) {
+// kind (rs, ag, ar), axis (on the torus local, vertical, horizontal or l,
+// v, h), and optionally the per-phase algorithm (default ring). where
+// names the NPUs' arrangement in messages.
+func ParsePhases(axes []Axis, where string, spec string) ([]HPhase, error) {
 	var out []HPhase
 	for i, item := range strings.Split(spec, ",") {
 		f := strings.Split(strings.TrimSpace(item), ":")
@@ -232,21 +237,21 @@ func ParsePhases(s torus.Shape, spec string) ([]HPhase, error) {
 		default:
 			return nil, fmt.Errorf("phase %d %q: kind %q is not rs, ag or ar", i+1, item, f[0])
 		}
-		var d torus.Dim
-		switch strings.ToLower(f[1]) {
-		case "local", "l":
-			d = torus.Local
-		case "vertical", "v":
-			d = torus.Vertical
-		case "horizontal", "h":
-			d = torus.Horizontal
-		default:
-			return nil, fmt.Errorf("phase %d %q: dimension %q is not local, vertical or horizontal", i+1, item, f[1])
+		a := -1
+		var names []string
+		for j, x := range axes {
+			if strings.EqualFold(f[1], x.Name) || strings.EqualFold(f[1], x.Short) {
+				a = j
+			}
+			names = append(names, x.Name)
 		}
-		if s.Size(d) < 2 {
-			return nil, fmt.Errorf("phase %d %q: the %s dimension of %s has size 1, so it has no links; leave the phase out", i+1, item, d, s)
+		if a < 0 {
+			return nil, fmt.Errorf("phase %d %q: dimension %q is not %s", i+1, item, f[1], orList(names))
 		}
-		p.Tier = DimTier(s, d)
+		if axes[a].Size < 2 {
+			return nil, fmt.Errorf("phase %d %q: the %s dimension of %s has size 1, so it has no links; leave the phase out", i+1, item, axes[a].Name, where)
+		}
+		p.Tier = AxisTier(axes[a])
 		p.Algo = "ring"
 		if len(f) == 3 {
 			p.Algo = f[2]
@@ -278,10 +283,10 @@ func init() {
 	Register("hierarchical", []CollectiveOp{OpAllReduce, OpReduceScatter, OpAllGather},
 		"the paper's multi-phase scheme over torus dimensions (all-reduce: RS local, AR vertical, AR horizontal, AG local), ring in each phase; --phases picks the phases and per-phase algorithms",
 		func(cfg Config) (Algorithm, error) {
-			phases := DefaultPhases(cfg.Shape, cfg.Op)
+			phases := DefaultPhases(cfg.axes(), cfg.Op)
 			if cfg.PhaseSpec != "" {
 				var err error
-				if phases, err = ParsePhases(cfg.Shape, cfg.PhaseSpec); err != nil {
+				if phases, err = ParsePhases(cfg.axes(), cfg.Shape.String(), cfg.PhaseSpec); err != nil {
 					return nil, err
 				}
 			}
@@ -294,7 +299,7 @@ func init() {
 			if len(factors) == 0 {
 				factors = []int{cfg.Shape.L, cfg.Shape.V, cfg.Shape.H}
 			}
-			tiers, err := FactorTiers(cfg.Shape, factors)
+			tiers, err := FactorTiers(cfg.axes(), cfg.Shape.N(), factors)
 			if err != nil {
 				return nil, err
 			}
@@ -303,13 +308,28 @@ func init() {
 	Register("ring", []CollectiveOp{OpAllReduce, OpReduceScatter, OpAllGather},
 		"one ring through all NPUs in id order (neighbouring ids need not be torus neighbours: messages are routed); on an Lx1x1 or 1xVx1 torus it is the ring of links",
 		func(cfg Config) (Algorithm, error) {
-			t := Tier{Name: "all NPUs", Size: cfg.Shape.N(), stride: 1}
-			for d := torus.Dim(0); d < torus.NumDims; d++ {
-				if cfg.Shape.Size(d) == cfg.Shape.N() {
-					t = DimTier(cfg.Shape, d)
-				}
-			}
+			t := allTier(cfg)
 			kind := map[CollectiveOp]PhaseKind{OpAllReduce: AllReduce, OpReduceScatter: ReduceScatter, OpAllGather: AllGather}[cfg.Op]
 			return NewHierarchical(cfg, []HPhase{{Kind: kind, Tier: t, Algo: "ring"}})
 		})
+}
+
+// allTier is the tier of all NPUs in id order: an axis's, when one axis
+// holds them all (its ring), else routed.
+func allTier(cfg Config) Tier {
+	t := Tier{Name: "all NPUs", Size: cfg.Shape.N(), stride: 1}
+	for _, a := range cfg.axes() {
+		if a.Size == cfg.Shape.N() {
+			t = AxisTier(a)
+		}
+	}
+	return t
+}
+
+// orList writes names as "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }

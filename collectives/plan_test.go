@@ -24,13 +24,13 @@ func TestDefaultPhasesDropSizeOneDims(t *testing.T) {
 		return out
 	}
 	require.Equal(t, []string{"reduce-scatter on local (ring)", "all-reduce on vertical (ring)", "all-reduce on horizontal (ring)", "all-gather on local (ring)"},
-		names(DefaultPhases(torus.Shape{L: 4, V: 4, H: 4}, OpAllReduce)))
+		names(DefaultPhases(TorusAxes(torus.Shape{L: 4, V: 4, H: 4}), OpAllReduce)))
 	require.Equal(t, []string{"reduce-scatter on local (ring)", "all-gather on local (ring)"},
-		names(DefaultPhases(torus.Shape{L: 8, V: 1, H: 1}, OpAllReduce)))
+		names(DefaultPhases(TorusAxes(torus.Shape{L: 8, V: 1, H: 1}), OpAllReduce)))
 	require.Equal(t, []string{"all-reduce on vertical (ring)"},
-		names(DefaultPhases(torus.Shape{L: 1, V: 4, H: 1}, OpAllReduce)))
+		names(DefaultPhases(TorusAxes(torus.Shape{L: 1, V: 4, H: 1}), OpAllReduce)))
 	require.Equal(t, []string{"all-gather on horizontal (ring)", "all-gather on vertical (ring)", "all-gather on local (ring)"},
-		names(DefaultPhases(torus.Shape{L: 2, V: 2, H: 2}, OpAllGather)))
+		names(DefaultPhases(TorusAxes(torus.Shape{L: 2, V: 2, H: 2}), OpAllGather)))
 }
 
 // On 4x4x4 one NPU sends, per 64 KB chunk, 3/4·64 KB in the local
@@ -98,7 +98,7 @@ func TestChunking(t *testing.T) {
 // 12/p_i groups: 4, 6, 6 (BlueConnect paper, Section 3), on N, N/3, N/6 bytes.
 func TestBlueConnectGroups(t *testing.T) {
 	c := cfg("3x2x2", OpAllReduce)
-	tiers, err := FactorTiers(c.Shape, []int{3, 2, 2})
+	tiers, err := FactorTiers(TorusAxes(c.Shape), c.Shape.N(), []int{3, 2, 2})
 	require.NoError(t, err)
 	require.Len(t, tiers, 3)
 	for i, want := range []int{4, 6, 6} {

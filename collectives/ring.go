@@ -2,8 +2,6 @@ package collectives
 
 import (
 	"fmt"
-
-	"github.com/acemu/acemu/torus"
 )
 
 // RingProgram returns the ring algorithm for one group member (the group is
@@ -47,23 +45,23 @@ func RingProgram(s GroupSpec) (*Program, error) {
 	case AllReduce:
 		rsSteps, agSteps = p-1, p-1
 	}
-	dirs := []torus.Dir{torus.Plus}
+	dirs := []int{+1}
 	if s.Bidirectional {
-		dirs = append(dirs, torus.Minus)
+		dirs = append(dirs, -1)
 	}
 	mod := func(i int) int { return ((i % p) + p) % p }
 	r := s.Pos
 	for li, lane := range split(0, s.ViewLen, len(dirs)) {
 		dir := dirs[li]
-		sigma := 1
-		if dir == torus.Minus {
-			sigma = -1
-		}
+		sigma := dir
 		next := int32(s.Members[mod(r+sigma)])
 		prev := int32(s.Members[mod(r-sigma)])
 		port := int8(RouteXYZ)
 		if s.OnRing {
-			port = int8(torus.Port{Dim: s.Dim, Dir: dir}.Index())
+			port = s.Plus
+			if dir < 0 {
+				port = s.Minus
+			}
 		}
 		rounds := int((lane.Len + int64(p)*s.MessageBytes - 1) / (int64(p) * s.MessageBytes))
 		if rounds < 1 {

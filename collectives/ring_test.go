@@ -43,7 +43,7 @@ func TestRingProgramStepsAndBytes(t *testing.T) {
 				ring[i] = 10 + i
 			}
 			for pos := 0; pos < tc.p; pos++ {
-				prog, err := RingProgram(GroupSpec{Kind: tc.kind, Dim: torus.Local, OnRing: true, Members: ring, Pos: pos,
+				prog, err := RingProgram(GroupSpec{Kind: tc.kind, OnRing: true, Plus: localPlus, Minus: localMinus, Members: ring, Pos: pos,
 					ViewLen: tc.view, MessageBytes: tc.msg, Bidirectional: tc.bidir})
 				require.NoError(t, err)
 				require.NoError(t, prog.Validate())
@@ -65,7 +65,7 @@ func TestRingProgramStepsAndBytes(t *testing.T) {
 // Reduce-scatter leaves NPU r owning block r of each lane and round: on a
 // uni-directional ring of 4 over 4 KB, NPU 2 owns bytes [2048, 3072).
 func TestRingReduceScatterOwnsBlockR(t *testing.T) {
-	prog, err := RingProgram(GroupSpec{Kind: ReduceScatter, Dim: torus.Local, OnRing: true, Members: []int{0, 1, 2, 3}, Pos: 2,
+	prog, err := RingProgram(GroupSpec{Kind: ReduceScatter, OnRing: true, Plus: localPlus, Minus: localMinus, Members: []int{0, 1, 2, 3}, Pos: 2,
 		ViewLen: 4096, MessageBytes: 8192})
 	require.NoError(t, err)
 	require.Equal(t, []Range{{2048, 1024}}, prog.Out)
@@ -88,3 +88,6 @@ func TestMapRanges(t *testing.T) {
 	require.Equal(t, []Range{{105, 5}, {200, 3}}, mapRanges(view, []Range{{5, 8}}))
 	require.Equal(t, []Range{{300, 10}}, mapRanges(view, []Range{{20, 10}}))
 }
+
+// The local ring's ports, as TorusAxes gives them.
+var localPlus, localMinus = int8(torus.Port{Dim: torus.Local, Dir: torus.Plus}.Index()), int8(torus.Port{Dim: torus.Local, Dir: torus.Minus}.Index())

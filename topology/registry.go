@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/torus"
@@ -25,10 +26,12 @@ type LinkSettings struct {
 // and how its network is built.
 type Spec struct {
 	Topology Topology
-	// Plan is the shape collectives are planned over; Routed says they
-	// route every message (no torus ring ports), as on a topology that is
-	// not a torus, planned over N×1×1.
+	// Plan numbers the NPUs for collectives (a torus's own shape; N×1×1
+	// for a topology that is not one), and Axes are the dimensions the
+	// collectives are built over (nil: the torus's). Routed says the
+	// topology is not a torus: its collectives route every message.
 	Plan   torus.Shape
+	Axes   []collectives.Axis
 	Routed bool
 	// CanFold says the topology has the symmetry folding needs (it is a
 	// Folder).
@@ -99,7 +102,9 @@ func init() {
 		if err != nil {
 			return nil, false, fmt.Errorf("--topo: %w", err)
 		}
-		return &Spec{Topology: f, Plan: torus.Shape{L: f.N(), V: 1, H: 1}, Routed: true, Build: func(k *rtl.Kernel, l LinkSettings, _ bool) (*fabric.Network, error) {
+		// One axis of all the NPUs, not a ring of links: messages are routed.
+		all := []collectives.Axis{{Name: "all", Short: "a", Size: f.N(), Stride: 1}}
+		return &Spec{Topology: f, Plan: torus.Shape{L: f.N(), V: 1, H: 1}, Axes: all, Routed: true, Build: func(k *rtl.Kernel, l LinkSettings, _ bool) (*fabric.Network, error) {
 			return f.Build(k, l.Efficiency, l.TxBuffer, l.RxBuffer)
 		}}, true, nil
 	})

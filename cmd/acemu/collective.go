@@ -139,7 +139,7 @@ func (o *planOpts) plan() (*collectives.Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--message: %w", err)
 	}
-	cfg := collectives.Config{Shape: shape, Op: op, MessageBytes: msg, Unidirectional: o.unidirectional, PhaseSpec: o.phases, Routed: spec.Routed}
+	cfg := collectives.Config{Shape: shape, Op: op, MessageBytes: msg, Unidirectional: o.unidirectional, PhaseSpec: o.phases, Axes: spec.Axes}
 	if o.factors != "" {
 		for _, f := range strings.FieldsFunc(o.factors, func(r rune) bool { return r == 'x' || r == 'X' || r == ',' }) {
 			v, err := strconv.Atoi(strings.TrimSpace(f))
