@@ -59,7 +59,7 @@ func NewEngine(k *rtl.Kernel, net *fabric.Network, layout *collectives.Plan, cfg
 	if hooks == nil {
 		hooks = &Hooks{}
 	}
-	r := &run{k: k, net: net, layout: layout, shape: layout.Shape, cfg: cfg, hooks: hooks,
+	r := &run{k: k, net: net, layout: layout, shape: layout.Shape.Table(), cfg: cfg, hooks: hooks,
 		info: map[*collectives.Program]*progInfo{}, infos: xcore.Infos{}, colls: xcore.NewCollectives(k), phases: layout.NumPhases(),
 		fold: net.Folded(), gate: admit.New("ACE", k, layout.Shape, net.Folded())}
 	nodes := n

@@ -77,7 +77,7 @@ func newEngine(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, cfg IdealC
 	if net.NPUs() != n {
 		return nil, fmt.Errorf("plan for %d NPUs on a network of %d", n, net.NPUs())
 	}
-	var top topology.Topology = shape
+	var top topology.Topology = shape.Table() // the torus, answered without division
 	if cfg.Topology != nil {
 		top = cfg.Topology
 	}
