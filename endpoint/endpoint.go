@@ -212,3 +212,19 @@ func Foldable(plans ...*collectives.Plan) bool {
 	}
 	return true
 }
+
+// OnTorus builds what a lone collective of plan needs on the torus shape:
+// a kernel, the network (one NPU standing for all when plan allows it:
+// the same numbers, docs/architecture.md "Folding") and sys's endpoint.
+func OnTorus(shape torus.Shape, links torus.LinkConfig, plan *collectives.Plan, sys systems.System, o Options) (*rtl.Kernel, *fabric.Network, *Endpoint, error) {
+	k := rtl.NewKernel()
+	net, err := torus.Build(k, shape, links, Foldable(plan))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ep, err := New(k, net, shape, sys, o)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return k, net, ep, nil
+}

@@ -177,12 +177,7 @@ func fig4One(o Fig4Options, topo string, sys systems.System, kernel *Fig4Kernel)
 	if err != nil {
 		return r, err
 	}
-	k := rtl.NewKernel()
-	net, err := torus.Build(k, shape, torus.DefaultLinks(), endpoint.Foldable(plan))
-	if err != nil {
-		return r, err
-	}
-	ep, err := endpoint.New(k, net, shape, sys, endpoint.Options{ACE: o.ACE, Layout: layout, LIFO: true})
+	k, _, ep, err := endpoint.OnTorus(shape, torus.DefaultLinks(), plan, sys, endpoint.Options{ACE: o.ACE, Layout: layout, LIFO: true})
 	if err != nil {
 		return r, err
 	}

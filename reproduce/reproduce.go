@@ -100,18 +100,11 @@ func one(s Spec) (Point, error) {
 	if err != nil {
 		return p, err
 	}
-	k := rtl.NewKernel()
-	// One NPU stands for all when the plan allows it (the same numbers,
-	// docs/architecture.md "Folding").
-	net, err := torus.Build(k, shape, torus.DefaultLinks(), endpoint.Foldable(plan))
-	if err != nil {
-		return p, err
-	}
 	acfg := s.ACE
 	if acfg.SRAMBytes == 0 {
 		acfg = ace.Default()
 	}
-	ep, err := endpoint.New(k, net, shape, sys, endpoint.Options{ACE: acfg, Layout: plan})
+	k, _, ep, err := endpoint.OnTorus(shape, torus.DefaultLinks(), plan, sys, endpoint.Options{ACE: acfg, Layout: plan})
 	if err != nil {
 		return p, err
 	}
