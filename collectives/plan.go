@@ -50,6 +50,11 @@ type Plan struct {
 
 	phases []string
 	cache  map[progKey][]*Program
+	flows  map[*Program]*Flow // Analyze of the reference programs CheckEquivariant compares against
+	// equiv is CheckEquivariant's answer, found while the plan was built
+	// (equivKnown) and forgotten when SetProgram changes a program.
+	equiv      error
+	equivKnown bool
 }
 
 type progKey struct {
@@ -84,9 +89,19 @@ func NewPlan(cfg Config, algorithm string, payload, chunkBytes int64) (*Plan, er
 	if last := p.ChunkLen(p.NumChunks() - 1); last != lens[0] {
 		lens = append(lens, last)
 	}
+	// Every NPU's programs are built and checked; only NPU 0's are kept
+	// (the others are built again when a run on a full network asks), so a
+	// plan holds one NPU's programs, whatever the NPU count. The same pass
+	// finds whether every NPU runs NPU 0's programs translated
+	// (CheckEquivariant), so that a folded run does not build them again.
+	s := cfg.Shape.Table()
+	p.equivKnown = true
 	for _, l := range lens {
 		for npu := 0; npu < cfg.Shape.N(); npu++ {
-			progs, err := p.programs(npu, l)
+			progs, _, err := p.look(npu, l)
+			if npu == 0 && err == nil {
+				progs, err = p.programs(0, l)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("%s %s on %s: NPU %d: %w", algorithm, cfg.Op, cfg.Shape, npu, err)
 			}
@@ -94,6 +109,9 @@ func NewPlan(cfg Config, algorithm string, payload, chunkBytes int64) (*Plan, er
 				if err := prog.Validate(); err != nil {
 					return nil, fmt.Errorf("%s %s on %s: phase %d: %w", algorithm, cfg.Op, cfg.Shape, ph+1, err)
 				}
+			}
+			if npu > 0 && p.equiv == nil {
+				p.equiv = p.translatesFrom0(s, npu, l, progs)
 			}
 		}
 	}
@@ -130,22 +148,32 @@ func (p *Plan) Program(npu, ph int, chunkLen int64) *Program {
 }
 
 func (p *Plan) programs(npu int, chunkLen int64) ([]*Program, error) {
-	key := progKey{npu, chunkLen}
-	if progs, ok := p.cache[key]; ok {
-		return progs, nil
+	progs, cached, err := p.look(npu, chunkLen)
+	if err == nil && !cached {
+		p.cache[progKey{npu, chunkLen}] = progs
+		p.equivKnown = false
 	}
-	progs, err := p.Algo.Build(npu, chunkLen)
+	return progs, err
+}
+
+// look returns NPU npu's programs for a chunk length: the cached ones
+// (built before, or set by SetProgram), or newly built ones it does not
+// keep (cached false).
+func (p *Plan) look(npu int, chunkLen int64) (progs []*Program, cached bool, err error) {
+	if progs, ok := p.cache[progKey{npu, chunkLen}]; ok {
+		return progs, true, nil
+	}
+	progs, err = p.Algo.Build(npu, chunkLen)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if len(progs) != len(p.phases) {
-		return nil, fmt.Errorf("built %d programs for %d phases", len(progs), len(p.phases))
+		return nil, false, fmt.Errorf("built %d programs for %d phases", len(progs), len(p.phases))
 	}
 	for _, prog := range progs {
 		prog.NPU = npu
 	}
-	p.cache[key] = progs
-	return progs, nil
+	return progs, false, nil
 }
 
 // SetProgram replaces NPU npu's programs for a chunk length: for user
@@ -155,5 +183,19 @@ func (p *Plan) SetProgram(npu int, chunkLen int64, progs []*Program) error {
 		return fmt.Errorf("NPU %d: %d programs for %d phases", npu, len(progs), len(p.phases))
 	}
 	p.cache[progKey{npu, chunkLen}] = progs
+	p.equivKnown = false
 	return nil
+}
+
+// flow is Analyze(prog), worked out once per program.
+func (p *Plan) flow(prog *Program) *Flow {
+	if f, ok := p.flows[prog]; ok {
+		return f
+	}
+	if p.flows == nil {
+		p.flows = map[*Program]*Flow{}
+	}
+	f := Analyze(prog)
+	p.flows[prog] = &f
+	return &f
 }

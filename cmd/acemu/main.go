@@ -18,12 +18,24 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/pflag"
 )
 
+// gcPercent is the garbage collector's target when GOGC is not set: a
+// simulation allocates many short-lived values (programs, messages) over a
+// small live heap (tens of MB), where Go's default of 100 would collect
+// thousands of times a run; 400 lets the heap grow to five times what is
+// live between collections (measured: ResNet-50 on 2048 NPUs 13.6 → 11.5 s
+// at 20 → 36 MB; the main job 2.3–2.7 → 2.1 s at 26 → 78 MB).
+const gcPercent = 400
+
 func main() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
