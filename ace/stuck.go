@@ -41,20 +41,12 @@ func (r *run) stuck() error {
 					next, _ := nd.fsmNext[f].Peek()
 					what = fmt.Sprintf("is queued in phase %d at FSM %d, which works on chunk %d next", c.phase+1, f, r.order[next])
 				default:
-					var waits []string
-					for i, o := range c.prog.Ops {
-						if c.ops.Done[i] {
-							continue
+					waits := c.ops.Waits(c.prog, func(i int, o *collectives.Op) string {
+						if o.Kind == collectives.Recv {
+							return fmt.Sprintf("op %d waits for packets from NPU %d (%d of %d processed)", i, o.Peer, c.progress[i], c.pi.packets[i])
 						}
-						switch {
-						case c.ops.Deps[i] > 0:
-							waits = append(waits, fmt.Sprintf("op %d waits on %d earlier ops", i, c.ops.Deps[i]))
-						case o.Kind == collectives.Recv:
-							waits = append(waits, fmt.Sprintf("op %d waits for packets from NPU %d (%d of %d processed)", i, o.Peer, c.progress[i], c.pi.packets[i]))
-						default:
-							waits = append(waits, fmt.Sprintf("op %d (send to NPU %d) has sent %d of %d packets", i, o.Peer, c.progress[i], c.pi.packets[i]))
-						}
-					}
+						return fmt.Sprintf("op %d (send to NPU %d) has sent %d of %d packets", i, o.Peer, c.progress[i], c.pi.packets[i])
+					})
 					what = fmt.Sprintf("in phase %d: %s", c.phase+1, strings.Join(waits, "; "))
 				}
 			}

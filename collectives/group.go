@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/acemu/acemu/torus"
 )
 
 // GroupSpec describes one phase of a hierarchical collective for one member
@@ -87,9 +85,6 @@ func (t Tier) Group(npu int) ([]int, int) {
 	}
 	return out, digit
 }
-
-// DimTier is the tier whose groups are the rings of torus dimension d.
-func DimTier(s torus.Shape, d torus.Dim) Tier { return AxisTier(TorusAxes(s)[d]) }
 
 // FactorTiers cuts the n NPUs by a mixed-radix factorisation of their ids,
 // lowest digit first (BlueConnect's tiers). Factors of 1 are dropped. Where

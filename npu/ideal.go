@@ -475,20 +475,12 @@ func (r *run) stuck() error {
 			if cs == nil {
 				continue
 			}
-			var waits []string
-			for i, op := range cs.prog.Ops {
-				if cs.ops.Done[i] {
-					continue
+			waits := cs.ops.Waits(cs.prog, func(i int, op *collectives.Op) string {
+				if op.Kind == collectives.Recv {
+					return fmt.Sprintf("op %d waits for a message from NPU %d", i, op.Peer)
 				}
-				switch {
-				case cs.ops.Deps[i] > 0:
-					waits = append(waits, fmt.Sprintf("op %d (%s NPU %d) waits on %d earlier ops", i, op.Kind, op.Peer, cs.ops.Deps[i]))
-				case op.Kind == collectives.Recv:
-					waits = append(waits, fmt.Sprintf("op %d waits for a message from NPU %d", i, op.Peer))
-				default:
-					waits = append(waits, fmt.Sprintf("op %d (send to NPU %d) is queued at its port", i, op.Peer))
-				}
-			}
+				return fmt.Sprintf("op %d (send to NPU %d) is queued at its port", i, op.Peer)
+			})
 			where := fmt.Sprintf("chunk %d", c)
 			if len(r.colls.All()) > 1 {
 				where = fmt.Sprintf("collective %d chunk %d", cs.coll.ID, cs.local)

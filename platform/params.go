@@ -14,186 +14,114 @@ import (
 )
 
 // param builds a Param from its default (as the file writes it; "" for a
-// fixed value, which is its own default), getter and setter.
-func param(key, def, unit, source, doc string, gs func() (func(*Platform) string, func(*Platform, string) error)) Param {
-	g, s := gs()
-	return Param{Key: key, Default: def, Unit: unit, Source: source, Doc: doc, get: g, set: s}
+// fixed value, which is its own default) and how its value is read and
+// written.
+func param(key, def, unit, source, doc string, v value) Param {
+	return Param{Key: key, Default: def, Unit: unit, Source: source, Doc: doc, get: v.get, set: v.set}
 }
 
 // params is every parameter. Sources name the ACE paper's tables and
 // sections, or the docs/ page of a [choice].
 var params = []Param{
 	param("links.intra.bandwidth", "200GB/s", "GB/s", "Table V", "raw bandwidth of an intra-package link, per direction",
-		func() (func(*Platform) string, func(*Platform, string) error) {
-			return bandwidth(1, 100000, func(p *Platform) **big.Rat { return &p.IntraGBps })
-		}),
+		bandwidth(1, 100000, func(p *Platform) **big.Rat { return &p.IntraGBps })),
 	param("links.intra.latency", "90", "cycles", "Table V", "latency of an intra-package link",
-		func() (func(*Platform) string, func(*Platform, string) error) {
-			return count(0, 1_000_000, func(p *Platform) *int64 { return &p.IntraLatency })
-		}),
+		count(0, 1_000_000, func(p *Platform) *int64 { return &p.IntraLatency })),
 	param("links.inter.bandwidth", "25GB/s", "GB/s", "Table V", "raw bandwidth of an inter-package link, per direction",
-		func() (func(*Platform) string, func(*Platform, string) error) {
-			return bandwidth(1, 100000, func(p *Platform) **big.Rat { return &p.InterGBps })
-		}),
+		bandwidth(1, 100000, func(p *Platform) **big.Rat { return &p.InterGBps })),
 	param("links.inter.latency", "500", "cycles", "Table V", "latency of an inter-package link",
-		func() (func(*Platform) string, func(*Platform, string) error) {
-			return count(0, 1_000_000, func(p *Platform) *int64 { return &p.InterLatency })
-		}),
+		count(0, 1_000_000, func(p *Platform) *int64 { return &p.InterLatency })),
 	param("links.efficiency", "0.94", "fraction", "Table V", "share of a link's raw bandwidth that carries payload",
-		func() (func(*Platform) string, func(*Platform, string) error) {
-			return fraction(func(p *Platform) **big.Rat { return &p.Efficiency })
-		}),
+		fraction(false, func(p *Platform) **big.Rat { return &p.Efficiency })),
 	param("links.tx_buffer", "32", "packets", "[choice] docs/topology.md", "a link's output port buffer",
-		func() (func(*Platform) string, func(*Platform, string) error) {
-			return intCount(1, 1<<16, func(p *Platform) *int { return &p.TxBuffer })
-		}),
+		intCount(1, 1<<16, func(p *Platform) *int { return &p.TxBuffer })),
 	param("links.rx_buffer", "128", "packets", "[choice] docs/topology.md", "a link's input buffer: its credits",
-		func() (func(*Platform) string, func(*Platform, string) error) {
-			return intCount(1, 1<<16, func(p *Platform) *int { return &p.RxBuffer })
-		}),
+		intCount(1, 1<<16, func(p *Platform) *int { return &p.RxBuffer })),
 	param("afi.chunk", "64KiB", "bytes", "Table III", "initial chunk a collective is cut into",
-		func() (func(*Platform) string, func(*Platform, string) error) {
-			return size(256, 1<<30, func(p *Platform) *int64 { return &p.ChunkBytes })
-		}),
+		size(256, 1<<30, func(p *Platform) *int64 { return &p.ChunkBytes })),
 	param("afi.message", "8KiB", "bytes", "Table V (Table III: 4 KB)", "largest message of a chunk's step",
-		func() (func(*Platform) string, func(*Platform, string) error) {
-			return size(256, 1<<30, func(p *Platform) *int64 { return &p.MessageBytes })
-		}),
+		size(256, 1<<30, func(p *Platform) *int64 { return &p.MessageBytes })),
 	param("ace.sram", "4MiB", "bytes", "Table IV (4 × 1 MB)", "ACE's SRAM",
-		func() (func(*Platform) string, func(*Platform, string) error) {
-			return size(64<<10, 1<<30, func(p *Platform) *int64 { return &p.ACE.SRAMBytes })
-		}),
+		size(64<<10, 1<<30, func(p *Platform) *int64 { return &p.ACE.SRAMBytes })),
 	param("ace.banks", "4", "banks", "Table IV", "SRAM banks",
-		func() (func(*Platform) string, func(*Platform, string) error) {
-			return intCount(1, 64, func(p *Platform) *int { return &p.ACE.Banks })
-		}),
+		intCount(1, 64, func(p *Platform) *int { return &p.ACE.Banks })),
 	param("ace.port_bytes", "64", "bytes/cycle", "Section VI (64 B buses)", "width of one SRAM port",
-		func() (func(*Platform) string, func(*Platform, string) error) {
-			return count(1, 4096, func(p *Platform) *int64 { return &p.ACE.PortBytes })
-		}),
+		count(1, 4096, func(p *Platform) *int64 { return &p.ACE.PortBytes })),
 	param("ace.ports_per_bank", "derived", "ports", "[choice] docs/ace-model.md", "read ports, and write ports, per bank: derived (as the links and DMA need), literal (1) or a number",
-		func() (func(*Platform) string, func(*Platform, string) error) {
-			return func(p *Platform) string {
-					switch p.ACE.PortsPerBank {
-					case 0:
-						return "derived"
-					case 1:
-						return "literal"
-					}
-					return strconv.Itoa(p.ACE.PortsPerBank)
-				}, func(p *Platform, s string) error {
-					switch strings.ToLower(s) {
-					case "derived":
-						p.ACE.PortsPerBank = 0
-					case "literal":
-						p.ACE.PortsPerBank = 1
-					default:
-						n, err := strconv.Atoi(s)
-						if err != nil || n < 1 || n > 64 {
-							return fmt.Errorf("use derived, literal or a number of ports from 1 to 64")
-						}
-						p.ACE.PortsPerBank = n
-					}
-					return nil
+		value{func(p *Platform) string {
+			switch p.ACE.PortsPerBank {
+			case 0:
+				return "derived"
+			case 1:
+				return "literal"
+			}
+			return strconv.Itoa(p.ACE.PortsPerBank)
+		}, func(p *Platform, s string) error {
+			switch strings.ToLower(s) {
+			case "derived":
+				p.ACE.PortsPerBank = 0
+			case "literal":
+				p.ACE.PortsPerBank = 1
+			default:
+				n, err := strconv.Atoi(s)
+				if err != nil || n < 1 || n > 64 {
+					return fmt.Errorf("use derived, literal or a number of ports from 1 to 64")
 				}
-		}),
+				p.ACE.PortsPerBank = n
+			}
+			return nil
+		}}),
 	param("ace.partition", "little", "rule", "[choice] docs/ace-model.md", "how the SRAM is split among phases: little or paper",
-		func() (func(*Platform) string, func(*Platform, string) error) {
-			return choice([]string{ace.PartitionLittle, ace.PartitionPaper}, func(p *Platform) *string { return &p.ACE.Partition })
-		}),
+		choice([]string{ace.PartitionLittle, ace.PartitionPaper}, func(p *Platform) *string { return &p.ACE.Partition })),
 	param("ace.notice", "room", "rule", "[choice] docs/ace-model.md", "when a receiver says it is ready for a chunk's phase: room or fsm",
-		func() (func(*Platform) string, func(*Platform, string) error) {
-			return choice([]string{ace.NoticeRoom, ace.NoticeFSM}, func(p *Platform) *string { return &p.ACE.Notice })
-		}),
+		choice([]string{ace.NoticeRoom, ace.NoticeFSM}, func(p *Platform) *string { return &p.ACE.Notice })),
 	param("ace.prefetch", "fsm", "rule", "[choice] docs/ace-model.md", "how far ahead chunks load and move: fsm or room",
-		func() (func(*Platform) string, func(*Platform, string) error) {
-			return choice([]string{ace.PrefetchFSM, ace.PrefetchRoom}, func(p *Platform) *string { return &p.ACE.Prefetch })
-		}),
+		choice([]string{ace.PrefetchFSM, ace.PrefetchRoom}, func(p *Platform) *string { return &p.ACE.Prefetch })),
 	param("ace.alus", "4", "ALUs", "Table IV", "ALUs",
-		func() (func(*Platform) string, func(*Platform, string) error) {
-			return intCount(1, 256, func(p *Platform) *int { return &p.ACE.ALUs })
-		}),
+		intCount(1, 256, func(p *Platform) *int { return &p.ACE.ALUs })),
 	param("ace.alu_bytes", "64", "bytes/cycle", "Table IV (32 × FP16)", "what one ALU reduces per cycle",
-		func() (func(*Platform) string, func(*Platform, string) error) {
-			return count(1, 4096, func(p *Platform) *int64 { return &p.ACE.ALUBytes })
-		}),
+		count(1, 4096, func(p *Platform) *int64 { return &p.ACE.ALUBytes })),
 	param("ace.fsms", "16", "FSMs", "Table IV", "programmable FSMs",
-		func() (func(*Platform) string, func(*Platform, string) error) {
-			return intCount(3, 1024, func(p *Platform) *int { return &p.ACE.FSMs })
-		}),
+		intCount(3, 1024, func(p *Platform) *int { return &p.ACE.FSMs })),
 	param("ace.fsm_split", "latency", "rule", "[choice] docs/ace-model.md", "how the FSMs are divided among phases: latency or even",
-		func() (func(*Platform) string, func(*Platform, string) error) {
-			return choice([]string{"latency", "even"}, func(p *Platform) *string { return &p.ACE.FSMSplit })
-		}),
+		choice([]string{"latency", "even"}, func(p *Platform) *string { return &p.ACE.FSMSplit })),
 	param("ace.mem_bw", "128GB/s", "GB/s", "Table VI", "memory bandwidth of ACE's DMA, each way",
-		func() (func(*Platform) string, func(*Platform, string) error) {
-			return bandwidth(1, 900, func(p *Platform) **big.Rat { return &p.ACE.CommMemGBps })
-		}),
+		bandwidth(1, 900, func(p *Platform) **big.Rat { return &p.ACE.CommMemGBps })),
 	param("ace.bus", "500GB/s", "GB/s", "Table V", "NPU–AFI bus, per direction",
-		func() (func(*Platform) string, func(*Platform, string) error) {
-			return bandwidth(1, 100000, func(p *Platform) **big.Rat { return &p.ACE.BusGBps })
-		}),
+		bandwidth(1, 100000, func(p *Platform) **big.Rat { return &p.ACE.BusGBps })),
 	param("training.iterations", "2", "iterations", "Section V", "training iterations simulated",
-		func() (func(*Platform) string, func(*Platform, string) error) {
-			return intCount(1, 1000, func(p *Platform) *int { return &p.Iterations })
-		}),
+		intCount(1, 1000, func(p *Platform) *int { return &p.Iterations })),
 	param("training.priority", "lifo", "rule", "Section V", "which collective in flight goes first: lifo or fifo",
-		func() (func(*Platform) string, func(*Platform, string) error) {
-			return func(p *Platform) string {
-					if p.LIFO {
-						return "lifo"
-					}
-					return "fifo"
-				}, func(p *Platform, s string) error {
-					switch strings.ToLower(s) {
-					case "lifo":
-						p.LIFO = true
-					case "fifo":
-						p.LIFO = false
-					default:
-						return fmt.Errorf("use lifo or fifo")
-					}
-					return nil
-				}
-		}),
+		value{func(p *Platform) string {
+			if p.LIFO {
+				return "lifo"
+			}
+			return "fifo"
+		}, func(p *Platform, s string) error {
+			switch strings.ToLower(s) {
+			case "lifo":
+				p.LIFO = true
+			case "fifo":
+				p.LIFO = false
+			default:
+				return fmt.Errorf("use lifo or fifo")
+			}
+			return nil
+		}}),
 	param("training.memory_policy", "share", "policy", "[choice] docs/memory-system.md", "how compute and communication share each NPU: share or partition",
-		func() (func(*Platform) string, func(*Platform, string) error) {
-			return func(p *Platform) string { return p.Memory.String() }, func(p *Platform, s string) error {
-				m, err := contend.ParsePolicy(s)
-				if err != nil {
-					return err
-				}
+		value{func(p *Platform) string { return p.Memory.String() }, func(p *Platform, s string) error {
+			m, err := contend.ParsePolicy(s)
+			if err == nil {
 				p.Memory = m
-				return nil
 			}
-		}),
+			return err
+		}}),
 	param("training.mem_bound_share", "1", "fraction", "[choice] docs/astrasim-workloads.md", "memory-bound share of ASTRA-sim compute times",
-		func() (func(*Platform) string, func(*Platform, string) error) {
-			get, set := fraction(func(p *Platform) **big.Rat { return &p.MemBoundShare })
-			return get, func(p *Platform, s string) error {
-				if strings.TrimSpace(s) == "0" {
-					p.MemBoundShare = new(big.Rat)
-					return nil
-				}
-				return set(p, s)
-			}
-		}),
-	param("npu.sms", "", "SMs", "Table V", "streaming multiprocessors", func() (func(*Platform) string, func(*Platform, string) error) {
-		return fixed(strconv.Itoa(npu.SMs))
-	}),
-	param("npu.clock", "", "MHz", "Table V", "NPU clock; one cycle is the unit of time", func() (func(*Platform) string, func(*Platform, string) error) {
-		return fixed(strconv.Itoa(npu.ClockHz / 1_000_000))
-	}),
-	param("npu.peak", "", "TFLOPS", "Table V", "FP16 peak", func() (func(*Platform) string, func(*Platform, string) error) {
-		return fixed(strconv.Itoa(int(npu.PeakFLOPS / 1e12)))
-	}),
-	param("npu.memory", "", "GB/s", "Table V", "NPU–memory bandwidth", func() (func(*Platform) string, func(*Platform, string) error) {
-		return fixed(strconv.Itoa(npu.MemoryGBps) + "GB/s")
-	}),
-	param("npu.sm_bytes", "", "bytes/cycle", "Section III", "what an SM loads, and stores, per cycle", func() (func(*Platform) string, func(*Platform, string) error) {
-		return fixed(strconv.Itoa(npu.SMLoadStoreBytes))
-	}),
-	param("npu.packet", "", "bytes", "Table V", "packet and flit", func() (func(*Platform) string, func(*Platform, string) error) {
-		return fixed(units.FormatSize(fabric.PacketBytes))
-	}),
+		fraction(true, func(p *Platform) **big.Rat { return &p.MemBoundShare })),
+	param("npu.sms", "", "SMs", "Table V", "streaming multiprocessors", fixed(strconv.Itoa(npu.SMs))),
+	param("npu.clock", "", "MHz", "Table V", "NPU clock; one cycle is the unit of time", fixed(strconv.Itoa(npu.ClockHz/1_000_000))),
+	param("npu.peak", "", "TFLOPS", "Table V", "FP16 peak", fixed(strconv.Itoa(int(npu.PeakFLOPS/1e12)))),
+	param("npu.memory", "", "GB/s", "Table V", "NPU–memory bandwidth", fixed(strconv.Itoa(npu.MemoryGBps)+"GB/s")),
+	param("npu.sm_bytes", "", "bytes/cycle", "Section III", "what an SM loads, and stores, per cycle", fixed(strconv.Itoa(npu.SMLoadStoreBytes))),
+	param("npu.packet", "", "bytes", "Table V", "packet and flit", fixed(units.FormatSize(fabric.PacketBytes))),
 }

@@ -148,10 +148,16 @@ func near(key string) string {
 	return "keys under " + sec + ": " + strings.Join(keys, ", ")
 }
 
-// Setters by kind of value.
+// value is how a parameter is read from a platform and written into one.
+type value struct {
+	get func(*Platform) string
+	set func(*Platform, string) error
+}
 
-func bandwidth(min, max int64, f func(*Platform) **big.Rat) (func(*Platform) string, func(*Platform, string) error) {
-	return func(p *Platform) string { return units.FormatBandwidth(*f(p)) },
+// Values by kind.
+
+func bandwidth(min, max int64, f func(*Platform) **big.Rat) value {
+	return value{func(p *Platform) string { return units.FormatBandwidth(*f(p)) },
 		func(p *Platform, s string) error {
 			r, err := units.ParseBandwidth(s)
 			if err != nil {
@@ -162,11 +168,11 @@ func bandwidth(min, max int64, f func(*Platform) **big.Rat) (func(*Platform) str
 			}
 			*f(p) = r
 			return nil
-		}
+		}}
 }
 
-func size(min, max int64, f func(*Platform) *int64) (func(*Platform) string, func(*Platform, string) error) {
-	return func(p *Platform) string { return units.FormatSize(*f(p)) },
+func size(min, max int64, f func(*Platform) *int64) value {
+	return value{func(p *Platform) string { return units.FormatSize(*f(p)) },
 		func(p *Platform, s string) error {
 			n, err := units.ParseSize(s)
 			if err != nil {
@@ -177,39 +183,45 @@ func size(min, max int64, f func(*Platform) *int64) (func(*Platform) string, fun
 			}
 			*f(p) = n
 			return nil
-		}
+		}}
 }
 
-func count(min, max int64, f func(*Platform) *int64) (func(*Platform) string, func(*Platform, string) error) {
-	return func(p *Platform) string { return strconv.FormatInt(*f(p), 10) },
-		func(p *Platform, s string) error {
-			n, err := strconv.ParseInt(s, 10, 64)
-			if err != nil {
-				return fmt.Errorf("not a whole number")
-			}
-			if n < min || n > max {
-				return fmt.Errorf("out of range: give %d to %d", min, max)
-			}
-			*f(p) = n
-			return nil
-		}
-}
-
-func intCount(min, max int64, f func(*Platform) *int) (func(*Platform) string, func(*Platform, string) error) {
-	get, set := count(min, max, func(p *Platform) *int64 { v := int64(*f(p)); return &v })
-	return get, func(p *Platform, s string) error {
-		var v int64
-		if err := set(&Platform{}, s); err != nil {
-			return err
-		}
-		v, _ = strconv.ParseInt(s, 10, 64)
-		*f(p) = int(v)
-		return nil
+// parseCount reads a whole number in [min, max].
+func parseCount(s string, min, max int64) (int64, error) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("not a whole number")
 	}
+	if n < min || n > max {
+		return 0, fmt.Errorf("out of range: give %d to %d", min, max)
+	}
+	return n, nil
 }
 
-func choice(names []string, f func(*Platform) *string) (func(*Platform) string, func(*Platform, string) error) {
-	return func(p *Platform) string { return *f(p) },
+func count(min, max int64, f func(*Platform) *int64) value {
+	return value{func(p *Platform) string { return strconv.FormatInt(*f(p), 10) },
+		func(p *Platform, s string) error {
+			n, err := parseCount(s, min, max)
+			if err == nil {
+				*f(p) = n
+			}
+			return err
+		}}
+}
+
+func intCount(min, max int64, f func(*Platform) *int) value {
+	return value{func(p *Platform) string { return strconv.Itoa(*f(p)) },
+		func(p *Platform, s string) error {
+			n, err := parseCount(s, min, max)
+			if err == nil {
+				*f(p) = int(n)
+			}
+			return err
+		}}
+}
+
+func choice(names []string, f func(*Platform) *string) value {
+	return value{func(p *Platform) string { return *f(p) },
 		func(p *Platform, s string) error {
 			for _, n := range names {
 				if strings.EqualFold(s, n) {
@@ -218,18 +230,19 @@ func choice(names []string, f func(*Platform) *string) (func(*Platform) string, 
 				}
 			}
 			return fmt.Errorf("use one of %s", strings.Join(names, ", "))
-		}
+		}}
 }
 
-func fraction(f func(*Platform) **big.Rat) (func(*Platform) string, func(*Platform, string) error) {
-	return func(p *Platform) string {
-			r := *f(p)
-			s := r.FloatString(6)
-			if x, ok := new(big.Rat).SetString(s); ok && x.Cmp(r) == 0 {
-				return strings.TrimRight(strings.TrimRight(s, "0"), ".")
-			}
-			return r.RatString()
-		},
+// fraction is a share in (0, 1], or [0, 1] when zeroOK.
+func fraction(zeroOK bool, f func(*Platform) **big.Rat) value {
+	return value{func(p *Platform) string {
+		r := *f(p)
+		s := r.FloatString(6)
+		if x, ok := new(big.Rat).SetString(s); ok && x.Cmp(r) == 0 {
+			return strings.TrimRight(strings.TrimRight(s, "0"), ".")
+		}
+		return r.RatString()
+	},
 		func(p *Platform, s string) error {
 			t := strings.TrimSpace(s)
 			pct := strings.HasSuffix(t, "%")
@@ -240,22 +253,25 @@ func fraction(f func(*Platform) **big.Rat) (func(*Platform) string, func(*Platfo
 			if pct {
 				r.Quo(r, big.NewRat(100, 1))
 			}
-			if r.Sign() <= 0 || r.Cmp(big.NewRat(1, 1)) > 0 {
+			if r.Sign() < 0 || (r.Sign() == 0 && !zeroOK) || r.Cmp(big.NewRat(1, 1)) > 0 {
+				if zeroOK {
+					return fmt.Errorf("out of range: give a fraction in [0, 1]")
+				}
 				return fmt.Errorf("out of range: give a fraction in (0, 1]")
 			}
 			*f(p) = r
 			return nil
-		}
+		}}
 }
 
 // fixed is a parameter this version does not let change: the value is
 // written in the file for the record, and another value is refused.
-func fixed(value string) (func(*Platform) string, func(*Platform, string) error) {
-	return func(*Platform) string { return value },
+func fixed(v string) value {
+	return value{func(*Platform) string { return v },
 		func(_ *Platform, s string) error {
-			if s != value {
-				return fmt.Errorf("fixed at %s in this version of acemu (the NPU's model is built on it); remove the key or give %s", value, value)
+			if s != v {
+				return fmt.Errorf("fixed at %s in this version of acemu (the NPU's model is built on it); remove the key or give %s", v, v)
 			}
 			return nil
-		}
+		}}
 }

@@ -105,3 +105,15 @@ func TestModelChoicesListsEveryParameter(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(doc), Table(), "regenerate the table in docs/model-choices.md from platform.Table()")
 }
+
+// Shares: a link's efficiency is in (0, 1], the memory-bound share of
+// ASTRA-sim times in [0, 1] (0: all SM-bound).
+func TestFractionRanges(t *testing.T) {
+	p := Default()
+	require.NoError(t, p.Set("training.mem_bound_share", "0"))
+	require.Zero(t, p.MemBoundShare.Sign())
+	require.ErrorContains(t, p.Set("training.mem_bound_share", "1.5"), "give a fraction in [0, 1]")
+	require.ErrorContains(t, p.Set("links.efficiency", "0"), "give a fraction in (0, 1]")
+	require.NoError(t, p.Set("links.efficiency", "94%"))
+	require.Zero(t, p.Efficiency.Cmp(big.NewRat(47, 50)))
+}

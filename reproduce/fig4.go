@@ -129,6 +129,9 @@ func Fig4(o Fig4Options) (*Fig4Result, error) {
 	for _, t := range o.Topos {
 		for _, name := range o.Systems {
 			s, err := systems.Lookup(name)
+			if err == nil {
+				s, err = s.WithACEMemory(o.ACE.CommMemGBps)
+			}
 			if err != nil {
 				return nil, err
 			}

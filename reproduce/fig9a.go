@@ -124,6 +124,9 @@ func Fig9a(o Fig9aOptions) (*Fig9aResult, error) {
 		wls[i] = w
 	}
 	sys, err := systems.Lookup("ace")
+	if err == nil {
+		sys, err = sys.WithACEMemory(o.ACE.CommMemGBps)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -293,3 +293,13 @@ func fmtGBps(r *big.Rat) string {
 	}
 	return d + " (" + r.RatString() + ")"
 }
+
+// WithACEMemory is s with ACE's memory share gbps when s is ACE (the
+// platform's ace.mem_bw), and s unchanged otherwise: the one place the
+// ACE design point's memory reaches the system that runs it.
+func (s System) WithACEMemory(gbps *big.Rat) (System, error) {
+	if s.Kind != ACE || gbps == nil || (s.CommMemGBps != nil && s.CommMemGBps.Cmp(gbps) == 0) {
+		return s, nil
+	}
+	return s.With(0, gbps)
+}

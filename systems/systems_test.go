@@ -228,3 +228,19 @@ func TestFmtGBps(t *testing.T) {
 	require.Equal(t, "133.5", fmtGBps(big.NewRat(267, 2)))
 	require.Equal(t, "0.333333 (1/3)", fmtGBps(big.NewRat(1, 3)))
 }
+
+// ACE's memory share comes from its design point: ACE takes it (compute
+// keeps the rest of 900 GB/s), the others ignore it.
+func TestWithACEMemory(t *testing.T) {
+	a, err := Lookup("ace")
+	require.NoError(t, err)
+	got, err := a.WithACEMemory(big.NewRat(200, 1))
+	require.NoError(t, err)
+	require.Zero(t, got.CommMemGBps.Cmp(big.NewRat(200, 1)))
+	require.Zero(t, got.ComputeMemGBps.Cmp(big.NewRat(700, 1)))
+	c, err := Lookup("baseline-commopt")
+	require.NoError(t, err)
+	same, err := c.WithACEMemory(big.NewRat(200, 1))
+	require.NoError(t, err)
+	require.Zero(t, same.CommMemGBps.Cmp(big.NewRat(450, 1)))
+}

@@ -28,18 +28,24 @@ type Spec struct {
 	Topology Topology
 	// Plan numbers the NPUs for collectives (a torus's own shape; N×1×1
 	// for a topology that is not one), and Axes are the dimensions the
-	// collectives are built over (nil: the torus's). Routed says the
-	// topology is not a torus: its collectives route every message.
-	Plan   torus.Shape
-	Axes   []collectives.Axis
-	Routed bool
-	// CanFold says the topology has the symmetry folding needs (it is a
-	// Folder).
-	CanFold bool
+	// collectives are built over (nil: the torus's).
+	Plan torus.Shape
+	Axes []collectives.Axis
 	// Build returns its network driven by k (folded: one node's links
-	// standing for all; only when CanFold).
+	// standing for all; only when it can fold).
 	Build func(k *rtl.Kernel, l LinkSettings, folded bool) (*fabric.Network, error)
 }
+
+// CanFold reports whether the topology has the symmetry folding needs
+// (it is a Folder).
+func (s *Spec) CanFold() bool {
+	_, ok := s.Topology.(Folder)
+	return ok
+}
+
+// Torus reports whether the topology is the 3D torus (collectives on its
+// rings, ACE beside every NPU); the others route every message.
+func (s *Spec) Torus() bool { return s.Axes == nil }
 
 // Parser recognises a --topo spec: ok is false when the spec is not its
 // kind's (another kind may take it).
@@ -81,8 +87,7 @@ func init() {
 			}
 			return nil, false, nil
 		}
-		var _ Folder = shape
-		return &Spec{Topology: shape, Plan: shape, CanFold: true, Build: func(k *rtl.Kernel, l LinkSettings, folded bool) (*fabric.Network, error) {
+		return &Spec{Topology: shape, Plan: shape, Build: func(k *rtl.Kernel, l LinkSettings, folded bool) (*fabric.Network, error) {
 			return torus.Build(k, shape, l.Torus, folded)
 		}}, true, nil
 	})
@@ -104,7 +109,7 @@ func init() {
 		}
 		// One axis of all the NPUs, not a ring of links: messages are routed.
 		all := []collectives.Axis{{Name: "all", Short: "a", Size: f.N(), Stride: 1}}
-		return &Spec{Topology: f, Plan: torus.Shape{L: f.N(), V: 1, H: 1}, Axes: all, Routed: true, Build: func(k *rtl.Kernel, l LinkSettings, _ bool) (*fabric.Network, error) {
+		return &Spec{Topology: f, Plan: torus.Shape{L: f.N(), V: 1, H: 1}, Axes: all, Build: func(k *rtl.Kernel, l LinkSettings, _ bool) (*fabric.Network, error) {
 			return f.Build(k, l.Efficiency, l.TxBuffer, l.RxBuffer)
 		}}, true, nil
 	})

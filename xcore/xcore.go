@@ -8,6 +8,8 @@
 package xcore
 
 import (
+	"fmt"
+
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/rtl"
 )
@@ -131,4 +133,23 @@ func (o *Ops) Complete(i int32, ready func(d int32)) {
 			ready(d)
 		}
 	}
+}
+
+// Waits describes the phase's unfinished ops of program prog, for the
+// report of a run that stopped making progress: an op whose dependences
+// are not met says so; for one that may run, ready says what it waits on
+// (the endpoint's business: a message, packets, its port).
+func (o *Ops) Waits(prog *collectives.Program, ready func(i int, op *collectives.Op) string) []string {
+	var waits []string
+	for i := range prog.Ops {
+		op := &prog.Ops[i]
+		switch {
+		case o.Done[i]:
+		case o.Deps[i] > 0:
+			waits = append(waits, fmt.Sprintf("op %d (%s NPU %d) waits on %d earlier ops", i, op.Kind, op.Peer, o.Deps[i]))
+		default:
+			waits = append(waits, ready(i, op))
+		}
+	}
+	return waits
 }

@@ -165,13 +165,12 @@ func (o *planOpts) plan() (*collectives.Plan, error) {
 type collectiveOpts struct {
 	planOpts
 	system, format, microcode string
-	aceFlags
-	pf                   platformFlags
-	p                    platform.Platform
-	commMemBW            string
-	commSMs              int
-	traceHash, checkData bool
-	full                 bool
+	pf                        platformFlags
+	p                         platform.Platform
+	commMemBW                 string
+	commSMs                   int
+	traceHash, checkData      bool
+	full                      bool
 }
 
 func runCollective(args []string, stdout, stderr io.Writer) int {
@@ -179,7 +178,7 @@ func runCollective(args []string, stdout, stderr io.Writer) int {
 	var o collectiveOpts
 	o.planOpts.register(fs)
 	fs.StringVar(&o.system, "system", "ideal", "endpoint, one of the paper's Table VI systems:\n"+systemHelp())
-	o.aceFlags.register(fs)
+	registerACEFlags(fs)
 	fs.StringVar(&o.commMemBW, "comm-mem-bw", "", "memory bandwidth given to communication, each way (default: the system's, Table VI)")
 	fs.IntVar(&o.commSMs, "comm-sms", 0, "SMs given to communication on a baseline (default: the system's, Table VI)")
 	fs.StringVar(&o.format, "format", "table", "output: table or json")
@@ -240,7 +239,7 @@ func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
 	// One NPU stands for all when nothing needs every NPU (data checks, the
 	// trace hash of every link) and the plan allows it: the same numbers
 	// (docs/architecture.md "Folding").
-	folded := !o.full && !o.checkData && !o.traceHash && o.spec.CanFold && endpoint.Foldable(plan)
+	folded := !o.full && !o.checkData && !o.traceHash && o.spec.CanFold() && endpoint.Foldable(plan)
 	settings, err := linkSettings(o.p)
 	if err != nil {
 		return nil, err
@@ -270,7 +269,7 @@ func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
 		rep.CommMemGBps, _ = sys.CommMemGBps.Float64()
 	}
 	opts := endpoint.Options{Layout: plan}
-	if o.spec.Routed {
+	if !o.spec.Torus() {
 		opts.Topology = o.spec.Topology
 	}
 	if dc != nil {
@@ -315,7 +314,7 @@ func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
 	if cycles > 0 {
 		rep.NetworkGBpsPerNPU = float64(rep.BytesSentPerNPU) / secs / 1e9
 	}
-	if o.spec.Routed {
+	if !o.spec.Torus() {
 		rep.Topology = o.spec.Topology.String()
 		rep.LinkUtilization["all"] = meanLinkUtilization(net, cycles)
 	} else {
@@ -356,8 +355,8 @@ func (o collectiveOpts) systemSpec() (systems.System, error) {
 	if o.commSMs < 0 {
 		return sys, fmt.Errorf("--comm-sms %d: must not be negative", o.commSMs)
 	}
-	if bw == nil && sys.Kind == systems.ACE && o.p.ACE.CommMemGBps != nil && o.p.ACE.CommMemGBps.Cmp(sys.CommMemGBps) != 0 {
-		bw = o.p.ACE.CommMemGBps // ace.mem_bw from --config or --set
+	if sys, err = sys.WithACEMemory(o.p.ACE.CommMemGBps); err != nil { // ace.mem_bw, --comm-mem-bw winning
+		return sys, err
 	}
 	return sys.With(o.commSMs, bw)
 }

@@ -43,8 +43,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	full := fs.Bool("full", false, "simulate every NPU even where one can stand for all (same results, slower; for checking)")
 	series := fs.String("timeseries", "", "write each system's network utilisation per 1000-cycle window to this CSV file")
 	fs.String("memory-policy", defaultOf("training.memory_policy"), "how compute and communication share each NPU's memory and SMs: "+strings.Join(contend.Policies(), " or ")+" (docs/memory-system.md)")
-	var af aceFlags
-	af.register(fs)
+	registerACEFlags(fs)
 	fs.String("ace-mem-bw", defaultOf("ace.mem_bw"), "memory bandwidth given to ACE's DMA, each way (Table VI); compute gets the rest of 900 GB/s")
 	var pf platformFlags
 	pf.register(fs)
@@ -88,10 +87,8 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(fmt.Errorf("--systems: %w", err))
 		}
-		if s.Kind == systems.ACE && s.CommMemGBps.Cmp(p.ACE.CommMemGBps) != 0 {
-			if s, err = s.With(0, p.ACE.CommMemGBps); err != nil {
-				return fail(fmt.Errorf("ace.mem_bw: %w", err))
-			}
+		if s, err = s.WithACEMemory(p.ACE.CommMemGBps); err != nil {
+			return fail(fmt.Errorf("ace.mem_bw: %w", err))
 		}
 		if err := s.Validate(); err != nil {
 			return fail(fmt.Errorf("--systems: %w", err))

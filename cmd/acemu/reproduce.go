@@ -49,8 +49,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	fig6Mem := fs.Int64("fig6-mem", 900, "fig6: memory bandwidth given to the baseline's communication, GB/s")
 	format := fs.String("format", "table", "output: table, csv or json")
 	workers := fs.Int("workers", 0, "simulations run at once (default: GOMAXPROCS; results do not depend on it)")
-	var af aceFlags
-	af.registerDesign(fs)
+	registerACEDesignFlags(fs)
 	var pf platformFlags
 	pf.register(fs)
 	sramList := fs.String("sram", "", "ACE SRAM size; fig9a: sizes, comma-separated (default 4MiB; fig9a 1MiB,2MiB,4MiB,8MiB)")
@@ -106,7 +105,15 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	if err := unusedParams(p, "acemu reproduce", "links.", "afi.", "training.iterations", "training.priority", "training.mem_bound_share"); err != nil {
+	// The sweeps build their own runs on Table V's links and AFI; fig5
+	// sweeps ACE's memory itself, and figs. 5 and 6 run no compute.
+	ignored := map[string][]string{
+		"fig4":  {"links.", "afi.", "training.iterations", "training.priority", "training.mem_bound_share"},
+		"fig5":  {"links.", "afi.", "training.", "ace.mem_bw"},
+		"fig6":  {"links.", "afi.", "training.", "ace."},
+		"fig9a": {"links.", "afi.", "training.iterations", "training.priority", "training.mem_bound_share"},
+	}[fs.Arg(0)]
+	if err := unusedParams(p, "acemu reproduce "+fs.Arg(0), ignored...); err != nil {
 		return fail(err)
 	}
 	mp := p.Memory
