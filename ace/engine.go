@@ -171,7 +171,7 @@ func (r *run) create(now rtl.Cycle, co *xcore.Collective) {
 	}
 	for _, nd := range r.nodes {
 		for c := 0; c < nc; c++ {
-			nd.chunks = append(nd.chunks, &chunk{id: first + int32(c), coll: co, local: int32(c), len: co.Plan.ChunkLen(c),
+			nd.chunks = append(nd.chunks, &chunk{Chunk: xcore.NewChunk(co, int32(c)), id: first + int32(c),
 				reserved: make([]bool, r.phases+1), fsm: make([]int, r.phases), buffered: map[int64][]fabric.Packet{}})
 		}
 		nd.kick(now)

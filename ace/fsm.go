@@ -17,9 +17,9 @@ import (
 func (nd *node) fsmStep(now rtl.Cycle, c *chunk) rtl.Cycle {
 	retry := rtl.Cycle(-1)
 	for _, op := range c.work {
-		o := &c.prog.Ops[op]
+		o := &c.Prog.Ops[op]
 		if o.Kind == collectives.Send {
-			if ok, t := nd.peerReady(c, c.phase, o.Peer); !ok {
+			if ok, t := nd.peerReady(c, c.Phase, o.Peer); !ok {
 				if t > 0 && (retry < 0 || t < retry) {
 					retry = t
 				}
@@ -40,14 +40,14 @@ func (nd *node) fsmStep(now rtl.Cycle, c *chunk) rtl.Cycle {
 			pkt := fabric.PacketOf(c.msgs[op], c.progress[op])
 			c.progress[op]++
 			nd.out[p].reserved++
-			nd.trace(subStep{Start: now, End: end, Chunk: int(c.id), Phase: int(c.phase), Op: int(op), Kind: "send", Bytes: b})
+			nd.trace(subStep{Start: now, End: end, Chunk: int(c.id), Phase: int(c.Phase), Op: int(op), Kind: "send", Bytes: b})
 			nd.after(end, effect{kind: fxSend, c: c, op: op, pkt: pkt, port: p})
 			if c.progress[op] == c.pi.packets[op] {
 				nd.dropWork(c, op)
 			}
 			return -1
 		}
-		key := bufKey(c.phase, op)
+		key := bufKey(c.Phase, op)
 		q := c.buffered[key]
 		if len(q) == 0 {
 			continue
@@ -103,7 +103,7 @@ func (nd *node) enterPhase(now rtl.Cycle, c *chunk, ph int32) {
 	if ph > 0 {
 		nd.wait(c, int(ph), 1) // (admission counted phase 1)
 	}
-	c.state, c.phase, c.blocked = csPhase, ph, false
+	c.state, c.Phase, c.blocked = csPhase, ph, false
 	f := c.fsm[ph]
 	// The FSM's queue is in creation order: it works on its chunks in the
 	// order they were created (Section IV-F), so a chunk that comes early
@@ -133,27 +133,26 @@ func (nd *node) startFSM(now rtl.Cycle, f int) {
 
 // activate makes c the chunk its FSM works on.
 func (nd *node) activate(now rtl.Cycle, c *chunk) {
-	prog := c.coll.Plan.Program(nd.id, int(c.phase), c.len)
-	pi := nd.r.infoOf(prog)
-	c.active, c.prog, c.pi = true, prog, pi
-	nd.wait(c, int(c.phase), -1)
+	c.Load(nd.id, nd.r.infos)
+	prog := c.Prog
+	c.active, c.pi = true, nd.r.infoOf(prog)
+	nd.wait(c, int(c.Phase), -1)
 	if nd.r.cfg.Prefetch == PrefetchFSM {
 		nd.freed = true // a chunk may now load, or enter this phase
 		nd.scheduleKick(now)
 	}
 	if nd.r.cfg.Notice == NoticeFSM {
-		nd.announce(c, int(c.phase))
+		nd.announce(c, int(c.Phase))
 	}
-	c.ops.Begin(pi.Info, len(prog.Ops))
 	c.progress = make([]int32, len(prog.Ops))
 	c.msgs = make([]*fabric.Message, len(prog.Ops))
 	c.work = c.work[:0]
-	if c.ops.Remaining == 0 {
+	if c.Ops.Remaining == 0 {
 		nd.phaseDone(now, c)
 		return
 	}
 	for i := range prog.Ops {
-		if c.ops.Ready(int32(i)) {
+		if c.Ops.Ready(int32(i)) {
 			nd.ready(c, int32(i))
 		}
 	}
@@ -161,19 +160,19 @@ func (nd *node) activate(now rtl.Cycle, c *chunk) {
 
 // ready notes that op i's dependences are met.
 func (nd *node) ready(c *chunk, i int32) {
-	o := &c.prog.Ops[i]
+	o := &c.Prog.Ops[i]
 	switch {
 	case o.Kind == collectives.Send && c.pi.Flow.ForwardOf[i] < 0:
 		nd.addWork(c, i)
-	case o.Kind == collectives.Recv && len(c.buffered[bufKey(c.phase, i)]) > 0:
+	case o.Kind == collectives.Recv && len(c.buffered[bufKey(c.Phase, i)]) > 0:
 		nd.addWork(c, i)
 	}
 }
 
 // complete finishes op i of c's current phase.
 func (nd *node) complete(now rtl.Cycle, c *chunk, i int32) {
-	ph := c.phase
-	c.ops.Complete(i, func(d int32) {
+	ph := c.Phase
+	c.Ops.Complete(i, func(d int32) {
 		if c.pi.Flow.ForwardOf[d] >= 0 && c.progress[d] == c.pi.packets[d] {
 			nd.complete(now, c, d) // a forward that streamed with its receive
 			return
@@ -181,7 +180,7 @@ func (nd *node) complete(now rtl.Cycle, c *chunk, i int32) {
 		nd.ready(c, d)
 	})
 	// A nested completion may already have moved the chunk on.
-	if c.ops.Remaining == 0 && c.phase == ph && c.active && !c.blocked {
+	if c.Ops.Remaining == 0 && c.Phase == ph && c.active && !c.blocked {
 		nd.phaseDone(now, c)
 	}
 }
@@ -191,7 +190,7 @@ func (nd *node) complete(now rtl.Cycle, c *chunk, i int32) {
 // its FSM, which then serves nobody else.
 func (nd *node) phaseDone(now rtl.Cycle, c *chunk) {
 	next := nd.nextPart(c)
-	f := c.fsm[c.phase]
+	f := c.fsm[c.Phase]
 	if next < nd.r.phases && !nd.mayQueue(c, next) || !nd.reserve(c, next) {
 		if !c.blocked {
 			c.blocked = true
@@ -202,7 +201,7 @@ func (nd *node) phaseDone(now rtl.Cycle, c *chunk) {
 	if c.blocked {
 		nd.blockedCycles += int64(now - nd.blockedFrom[f])
 	}
-	nd.release(c, int(c.phase))
+	nd.release(c, int(c.Phase))
 	nd.fsmQ[f] = nd.fsmQ[f][1:]
 	nd.fsmCycles += int64(now - nd.fsmFrom[f])
 	c.active = false

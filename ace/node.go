@@ -8,7 +8,6 @@ import (
 
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
-	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/xcore"
 )
@@ -22,28 +21,23 @@ const (
 	csDone
 )
 
-// chunk is one chunk's state on one NPU.
+// chunk is one chunk's state on one NPU: the executor core's
+// (xcore.Chunk) and ACE's.
 type chunk struct {
+	xcore.Chunk
 	id       int32 // global number (the same on every NPU)
-	coll     *xcore.Collective
-	local    int32 // number within its collective
-	len      int64
 	state    int
-	phase    int32
 	fsm      []int // assigned FSM per phase
 	active   bool  // heads its FSM's queue in its phase
 	blocked  bool  // phase done, waiting for room in the next partition
 	reserved []bool
 	dma      int64 // bytes the DMA has started moving
 	dmaDone  int64 // bytes the DMA has finished moving
-	prog     *collectives.Program
 	pi       *progInfo
-	ops      xcore.Ops // the current phase's ops: unmet dependences, done
-	progress []int32   // packets sent (sends) or processed (receives)
+	progress []int32 // packets sent (sends) or processed (receives)
 	msgs     []*fabric.Message
 	work     []int32                   // ops with something to start: ready sends, receives with buffered packets
 	buffered map[int64][]fabric.Packet // (phase, op) → packets absorbed before the op could take them
-	vals     []int64
 }
 
 // doneChunk stands for every chunk written back, so its state can be freed.
@@ -313,15 +307,12 @@ func (nd *node) finish(now rtl.Cycle, e effect) {
 		if c.dmaDone == nd.viewOf(c, nd.r.phases) {
 			nd.release(c, nd.r.phases)
 			c.state = csDone
-			if o := nd.r.hooks.Observer; o != nil {
-				o.Observe(observe.Event{Kind: observe.ChunkDone, Cycle: now, NPU: nd.id, Chunk: int(c.local), Values: c.vals})
-			}
-			c.vals = nil
+			c.Done(now, nd.id, nd.r.hooks.Observer, nd.r.colls)
 			nd.inACE--
 			if nd.inACE == 0 {
 				nd.utilCycles += int64(now - nd.utilFrom)
 			}
-			co := c.coll
+			co := c.Coll
 			if nd.finishedOf == nil {
 				nd.finishedOf = map[int]int{}
 			}
@@ -331,13 +322,12 @@ func (nd *node) finish(now rtl.Cycle, e effect) {
 				delete(nd.finishedOf, co.ID)
 			}
 			if irq := nd.r.hooks.Interrupt; irq != nil {
-				irq(nd.id, int(c.local), now)
+				irq(nd.id, int(c.Local), now)
 				if all {
 					irq(nd.id, -1, now)
 				}
 			}
 			nd.chunks[c.id] = doneChunk // free the chunk's state
-			nd.r.colls.Finish(now, co)
 		}
 	case fxSend:
 		nd.push(e.port, e.pkt)
@@ -351,7 +341,7 @@ func (nd *node) finish(now rtl.Cycle, e effect) {
 	case fxAbsorb:
 		key := bufKey(e.absorb, e.op)
 		c.buffered[key] = append(c.buffered[key], e.pkt)
-		if c.state == csPhase && c.active && c.phase == e.absorb && c.ops.Ready(e.op) {
+		if c.state == csPhase && c.active && c.Phase == e.absorb && c.Ops.Ready(e.op) {
 			nd.addWork(c, e.op)
 		}
 	case fxRecv:
@@ -363,11 +353,11 @@ func (nd *node) finish(now rtl.Cycle, e effect) {
 			c.progress[f]++
 		}
 		if c.progress[op] == c.pi.packets[op] {
-			if c.vals != nil {
-				o := &c.prog.Ops[op]
-				collectives.Scatter(c.vals, c.prog.View, o.Data, c.msgs[op].Values, o.Reduce)
+			if c.Vals != nil {
+				o := &c.Prog.Ops[op]
+				collectives.Scatter(c.Vals, c.Prog.View, o.Data, c.msgs[op].Values, o.Reduce)
 				for _, f := range e.fwd {
-					c.msgs[f].Values = collectives.Gather(c.vals, c.prog.View, c.prog.Ops[f].Data)
+					c.msgs[f].Values = collectives.Gather(c.Vals, c.Prog.View, c.Prog.Ops[f].Data)
 				}
 			}
 			nd.complete(now, c, op)

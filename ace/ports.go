@@ -55,7 +55,7 @@ func (nd *node) takeInput(now rtl.Cycle, l *fabric.Link) rtl.Cycle {
 	// move per message, the forward's packets are numbered as they go), so a
 	// packet may be processed directly even when earlier ones of its message
 	// were absorbed.
-	if c.state == csPhase && c.active && c.phase == m.Phase && c.ops.Ready(op) {
+	if c.state == csPhase && c.active && c.Phase == m.Phase && c.Ops.Ready(op) {
 		needs, ports, t, ok := nd.recvNeeds(c, op, b, false)
 		if ok {
 			end, ok, t := rtl.StartAll(now, needs...)
@@ -92,7 +92,7 @@ func (nd *node) takeInput(now rtl.Cycle, l *fabric.Link) rtl.Cycle {
 // result is live, a slot on every forward's port. fromSRAM adds the read of
 // a packet absorbed earlier.
 func (nd *node) recvNeeds(c *chunk, op int32, b int64, fromSRAM bool) ([]rtl.Need, []int, rtl.Cycle, bool) {
-	o := &c.prog.Ops[op]
+	o := &c.Prog.Ops[op]
 	var needs []rtl.Need
 	read := int64(0)
 	if fromSRAM {
@@ -114,7 +114,7 @@ func (nd *node) recvNeeds(c *chunk, op int32, b int64, fromSRAM bool) ([]rtl.Nee
 	}
 	var ports []int
 	for _, f := range c.pi.Flow.Forwards[op] {
-		if ok, t := nd.peerReady(c, c.phase, c.prog.Ops[f].Peer); !ok {
+		if ok, t := nd.peerReady(c, c.Phase, c.Prog.Ops[f].Peer); !ok {
 			return nil, nil, t, false
 		}
 		p := nd.sendPort(c, f)
@@ -139,17 +139,17 @@ func (nd *node) beginRecv(now, end rtl.Cycle, c *chunk, op int32, pkt fabric.Pac
 	if c.msgs[op] == nil {
 		c.msgs[op] = pkt.Msg
 	}
-	if c.prog.Ops[op].Reduce {
+	if c.Prog.Ops[op].Reduce {
 		kind += "-reduce"
 	} else {
 		kind += "-store"
 	}
-	nd.trace(subStep{Start: now, End: end, Chunk: int(c.id), Phase: int(c.phase), Op: int(op), Kind: kind, Bytes: int64(pkt.Bytes)})
+	nd.trace(subStep{Start: now, End: end, Chunk: int(c.id), Phase: int(c.Phase), Op: int(op), Kind: kind, Bytes: int64(pkt.Bytes)})
 	nd.after(end, effect{kind: fxRecv, c: c, op: op, pkt: pkt, fwd: c.pi.Flow.Forwards[op]})
 }
 
 func (nd *node) sendPort(c *chunk, op int32) int {
-	o := &c.prog.Ops[op]
+	o := &c.Prog.Ops[op]
 	if o.Port == collectives.RouteXYZ {
 		hop, _ := nd.r.shape.NextPort(nd.id, int(o.Peer))
 		return hop
@@ -162,11 +162,11 @@ func (nd *node) sendMsg(c *chunk, op int32) *fabric.Message {
 	if m := c.msgs[op]; m != nil {
 		return m
 	}
-	o := &c.prog.Ops[op]
+	o := &c.Prog.Ops[op]
 	m := fabric.NewMessage(nd.id, int(o.Peer), o.Data.Len)
-	m.Chunk, m.Phase, m.Op = c.id, c.phase, o.Match
-	if c.vals != nil && c.pi.Flow.ForwardOf[op] < 0 {
-		m.Values = collectives.Gather(c.vals, c.prog.View, o.Data)
+	m.Chunk, m.Phase, m.Op = c.id, c.Phase, o.Match
+	if c.Vals != nil && c.pi.Flow.ForwardOf[op] < 0 {
+		m.Values = collectives.Gather(c.Vals, c.Prog.View, o.Data)
 	}
 	nd.sent += o.Data.Len
 	c.msgs[op] = m

@@ -19,7 +19,7 @@ func (nd *node) admit(now rtl.Cycle) {
 		// chunk (one phase) takes every FSM in turn. Each FSM works on its
 		// chunks in that order.
 		rk := int(r.rank[c.id])
-		if c.coll.Plan.NumPhases() == r.phases {
+		if c.Coll.Plan.NumPhases() == r.phases {
 			for ph, n := range nd.split {
 				c.fsm[ph] = nd.firstFSM[ph] + rk%n
 			}
@@ -29,7 +29,7 @@ func (nd *node) admit(now rtl.Cycle) {
 		if !nd.mayQueue(c, 0) || !nd.reserve(c, 0) {
 			return
 		}
-		for ph := 0; ph < c.coll.Plan.NumPhases(); ph++ {
+		for ph := 0; ph < c.Coll.Plan.NumPhases(); ph++ {
 			nd.fsmNext[c.fsm[ph]].Push(int32(rk))
 		}
 		c.state = csDMAIn
@@ -38,7 +38,7 @@ func (nd *node) admit(now rtl.Cycle) {
 		}
 		nd.inACE++
 		if nd.r.hooks.Init != nil {
-			c.vals = nd.r.hooks.Init(nd.id, int(c.local))
+			c.Vals = nd.r.hooks.Init(nd.id, int(c.Local))
 		}
 		nd.txq = append(nd.txq, c)
 		nd.nextAdmit++
@@ -104,7 +104,7 @@ func (nd *node) reserveAhead(now rtl.Cycle) {
 func (nd *node) skipUnused(ph int) {
 	r := nd.r
 	for ph > 0 && ph < r.phases && int(nd.nextIn[ph]) < nd.nextAdmit {
-		if x := nd.chunks[r.order[nd.nextIn[ph]]]; x != doneChunk && x.coll.Plan.NumPhases() > ph {
+		if x := nd.chunks[r.order[nd.nextIn[ph]]]; x != doneChunk && x.Coll.Plan.NumPhases() > ph {
 			return
 		}
 		nd.nextIn[ph]++
@@ -114,16 +114,16 @@ func (nd *node) skipUnused(ph int) {
 // viewOf returns the bytes partition ph must hold for chunk c (the terminal
 // partition holds its result).
 func (nd *node) viewOf(c *chunk, ph int) int64 {
-	plan := c.coll.Plan
-	key := viewKey{plan.Op, c.len}
+	plan := c.Coll.Plan
+	key := viewKey{plan.Op, c.Len}
 	v, ok := nd.views[key]
 	if !ok {
 		np := plan.NumPhases()
 		v = make([]int64, nd.r.phases+1) // partitions of phases a plan lacks stay 0
 		for p := 0; p < np; p++ {
-			v[p] = plan.Program(nd.id, p, c.len).ViewLen()
+			v[p] = plan.Program(nd.id, p, c.Len).ViewLen()
 		}
-		for _, o := range plan.Program(nd.id, np-1, c.len).Out {
+		for _, o := range plan.Program(nd.id, np-1, c.Len).Out {
 			v[nd.r.phases] += o.Len
 		}
 		nd.views[key] = v
@@ -141,7 +141,7 @@ type viewKey struct {
 // nextPart is the partition chunk c goes to after its current phase: the
 // next phase's, or the terminal one after its plan's last phase.
 func (nd *node) nextPart(c *chunk) int {
-	if next := int(c.phase) + 1; next < c.coll.Plan.NumPhases() {
+	if next := int(c.Phase) + 1; next < c.Coll.Plan.NumPhases() {
 		return next
 	}
 	return nd.r.phases
@@ -167,7 +167,7 @@ func (nd *node) reserve(c *chunk, ph int) bool {
 	nd.used[ph] += v
 	c.reserved[ph] = true
 	nd.nextIn[ph]++
-	if r.cfg.Notice == NoticeRoom && ph < r.phases && ph < c.coll.Plan.NumPhases() {
+	if r.cfg.Notice == NoticeRoom && ph < r.phases && ph < c.Coll.Plan.NumPhases() {
 		nd.announce(c, ph)
 	}
 	return true

@@ -35,19 +35,19 @@ func (r *run) stuck() error {
 			case csPhase:
 				switch {
 				case c.blocked:
-					what = fmt.Sprintf("finished phase %d and waits for room in the next partition", c.phase+1)
+					what = fmt.Sprintf("finished phase %d and waits for room in the next partition", c.Phase+1)
 				case !c.active:
-					f := c.fsm[c.phase]
+					f := c.fsm[c.Phase]
 					next, _ := nd.fsmNext[f].Peek()
-					what = fmt.Sprintf("is queued in phase %d at FSM %d, which works on chunk %d next", c.phase+1, f, r.order[next])
+					what = fmt.Sprintf("is queued in phase %d at FSM %d, which works on chunk %d next", c.Phase+1, f, r.order[next])
 				default:
-					waits := c.ops.Waits(c.prog, func(i int, o *collectives.Op) string {
+					waits := c.Ops.Waits(c.Prog, func(i int, o *collectives.Op) string {
 						if o.Kind == collectives.Recv {
 							return fmt.Sprintf("op %d waits for packets from NPU %d (%d of %d processed)", i, o.Peer, c.progress[i], c.pi.packets[i])
 						}
 						return fmt.Sprintf("op %d (send to NPU %d) has sent %d of %d packets", i, o.Peer, c.progress[i], c.pi.packets[i])
 					})
-					what = fmt.Sprintf("in phase %d: %s", c.phase+1, strings.Join(waits, "; "))
+					what = fmt.Sprintf("in phase %d: %s", c.Phase+1, strings.Join(waits, "; "))
 				}
 			}
 			lines = append(lines, fmt.Sprintf("NPU %d chunk %d %s", nd.id, c.id, what))

@@ -84,8 +84,9 @@ func RunBaseline(k *rtl.Kernel, net *fabric.Network, plan *collectives.Plan, cfg
 	return execute(k, net, plan, IdealConfig{Data: cfg.Data, Observer: cfg.Observer, Topology: cfg.Topology}, rates)
 }
 
-// baseNode is one NPU's baseline resources and counters.
-type baseNode struct {
+// basePath is one NPU's baseline datapath: its resources and counters.
+type basePath struct {
+	nd            *node
 	memRd, memWr  *rtl.Serializer // memory given to communication, each way
 	busOut, busIn *rtl.Serializer // NPU–AFI bus, each way
 	sm            *rtl.Serializer // the communication SMs together
@@ -114,8 +115,8 @@ type stage struct {
 	done    *outMsg // the message pkt ends, completed once pkt is in the link
 }
 
-func newBaseNode(r *baseRates) *baseNode {
-	return &baseNode{
+func newBasePath(nd *node, r *baseRates, rxLinks []*fabric.Link) *basePath {
+	return &basePath{nd: nd, rxLinks: rxLinks,
 		memRd: rtl.NewSerializer(r.mem), memWr: rtl.NewSerializer(r.mem),
 		busOut: rtl.NewSerializer(r.bus), busIn: rtl.NewSerializer(r.bus),
 		sm:       rtl.NewSerializer(r.sm),
@@ -124,9 +125,9 @@ func newBaseNode(r *baseRates) *baseNode {
 	}
 }
 
-// handleBase runs the baseline's events.
-func (nd *node) handleBase(now rtl.Cycle, kind int32, arg int64) {
-	b := nd.b
+// handle runs the baseline's events.
+func (b *basePath) handle(now rtl.Cycle, kind int32, arg int64) {
+	nd := b.nd
 	switch kind {
 	case evStaged:
 		st := &nd.ports[arg].stage
@@ -150,22 +151,22 @@ func (nd *node) handleBase(now rtl.Cycle, kind int32, arg int64) {
 		}
 	case evRxRetry:
 		b.rxWaiting = false
-		nd.rxPump(now)
+		b.rxPump(now)
 	case evReduceDone:
 		nd.complete(now, int32(arg>>32), int32(arg&0xffffffff))
 	case evReduceRetry:
 		b.reduceWaiting = false
-		nd.reducePump(now)
+		b.reducePump(now)
 	default:
 		panic(fmt.Sprintf("npu %d: unknown event kind %d", nd.id, kind))
 	}
 }
 
-// pumpBase moves port pt's packets through the SMs into its link: packets
+// pump moves port pt's packets through the SMs into its link: packets
 // passing through first, then the oldest chunk's messages, one packet under
 // preparation at a time.
-func (nd *node) pumpBase(now rtl.Cycle, pt *port) {
-	b, st := nd.b, &pt.stage
+func (b *basePath) pump(now rtl.Cycle, pt *port) {
+	nd, st := b.nd, &pt.stage
 	for {
 		if st.ready {
 			if !pt.link.Send(st.pkt) {
@@ -224,13 +225,13 @@ func (nd *node) pumpBase(now rtl.Cycle, pt *port) {
 	}
 }
 
-// rxArrived notes a packet in link l's receive buffer for the RX DMA.
-func (nd *node) rxArrived(now rtl.Cycle, _ *fabric.Link) { nd.rxPump(now) }
+// arrived notes a packet in link l's receive buffer for the RX DMA.
+func (b *basePath) arrived(now rtl.Cycle, _ *fabric.Link) { b.rxPump(now) }
 
 // rxPump starts the RX DMA on waiting packets, taking the links in turn,
 // while the bus and the memory's write side take them.
-func (nd *node) rxPump(now rtl.Cycle) {
-	b := nd.b
+func (b *basePath) rxPump(now rtl.Cycle) {
+	nd := b.nd
 	if b.rxWaiting {
 		return
 	}
@@ -262,16 +263,25 @@ func (nd *node) rxPump(now rtl.Cycle) {
 	}
 }
 
-// queueReduce puts a kept reduction (n bytes) in line for the SMs.
-func (nd *node) queueReduce(now rtl.Cycle, c, op int32, n int64) {
-	nd.b.reduces.Push(reduceJob{c: c, op: op, n: n})
-	nd.reducePump(now)
+// recvReady puts a reduction whose result is kept in line for the SMs,
+// which complete it when they have loaded both operands and stored the
+// sum; any other receive completes now (a reduction whose result is only
+// forwarded is done by the forward's send).
+func (b *basePath) recvReady(now rtl.Cycle, c, op int32) bool {
+	cs := b.nd.chunks[c]
+	o := &cs.Prog.Ops[op]
+	if !o.Reduce || !cs.pi.Flow.Store[op] {
+		return true
+	}
+	b.reduces.Push(reduceJob{c: c, op: op, n: o.Data.Len})
+	b.reducePump(now)
+	return false
 }
 
 // reducePump starts waiting reductions, in order, while the SMs and memory
 // take them: load both operands, store the sum.
-func (nd *node) reducePump(now rtl.Cycle) {
-	b := nd.b
+func (b *basePath) reducePump(now rtl.Cycle) {
+	nd := b.nd
 	if b.reduceWaiting {
 		return
 	}
@@ -291,15 +301,23 @@ func (nd *node) reducePump(now rtl.Cycle) {
 	}
 }
 
+func (b *basePath) traffic() (read, write int64) { return b.memRead, b.memWrite }
+func (b *basePath) memory() []*rtl.Serializer    { return []*rtl.Serializer{b.memRd, b.memWr} }
+func (b *basePath) smBusy() *big.Rat             { return b.sm.BusyCycles() }
+
 // smBusy is the mean over NPUs of the share of cycles the communication
-// SMs were busy.
+// SMs were busy (0 on the ideal endpoint).
 func (r *run) smBusy(cycles rtl.Cycle) float64 {
 	if cycles <= 0 {
 		return 0
 	}
 	t := new(big.Rat)
 	for _, nd := range r.nodes {
-		t.Add(t, nd.b.sm.BusyCycles())
+		b := nd.dp.smBusy()
+		if b == nil {
+			return 0
+		}
+		t.Add(t, b)
 	}
 	t.Quo(t, big.NewRat(int64(cycles)*int64(len(r.nodes)), 1))
 	f, _ := t.Float64()

@@ -84,7 +84,7 @@ func newEngine(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, cfg IdealC
 	if _, folds := top.(topology.Folder); net.Folded() && !folds {
 		return nil, fmt.Errorf("a folded network on %s, which has no symmetry to fold by: build its full network", top)
 	}
-	r := &run{k: k, net: net, shape: top, cfg: cfg, base: base, info: xcore.Infos{}, colls: xcore.NewCollectives(k),
+	r := &run{k: k, net: net, shape: top, cfg: cfg, info: xcore.Infos{}, colls: xcore.NewCollectives(k),
 		fold: net.Folded(), gate: admit.New("", k, shape, net.Folded())}
 	if r.fold {
 		if cfg.Data != nil {
@@ -101,9 +101,9 @@ func newEngine(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, cfg IdealC
 			nd.ports[p].link = net.Out(i, p)
 			nd.ports[p].idx = p
 		}
+		nd.dp = idealPath{nd}
 		if base != nil {
-			nd.b = newBaseNode(base)
-			nd.b.rxLinks = net.In(i)
+			nd.dp = newBasePath(nd, base, net.In(i))
 		}
 		r.nodes[i] = nd
 		eps[i] = nd
@@ -128,10 +128,10 @@ func (e *Engine) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.
 	if int64(r.chunks)+int64(nc) > 1<<31-1 {
 		return fmt.Errorf("too many chunks in flight over the run (%d + %d)", r.chunks, nc)
 	}
-	co := &collState{Collective: r.colls.Add(plan, len(r.nodes), r.chunks, done)}
-	co.prio = int64(co.ID)
+	co := r.colls.Add(plan, len(r.nodes), r.chunks, done)
+	prio := int64(co.ID)
 	if r.policy == LIFO {
-		co.prio = -co.prio
+		prio = -prio
 	}
 	r.chunks += int32(nc)
 	for _, nd := range r.nodes {
@@ -141,9 +141,9 @@ func (e *Engine) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.
 		for _, nd := range r.nodes {
 			for c := 0; c < nc; c++ {
 				g := co.First + int32(c)
-				cs := &chunkState{coll: co, local: int32(c), len: plan.ChunkLen(c)}
+				cs := &chunkState{Chunk: xcore.NewChunk(co, int32(c)), prio: prio}
 				if r.cfg.Data != nil {
-					cs.vals = r.cfg.Data.Init(nd.id, c)
+					cs.Vals = r.cfg.Data.Init(nd.id, c)
 				}
 				nd.chunks[g] = cs
 				nd.enterPhase(now, g, 0)
@@ -171,9 +171,7 @@ func (e *Engine) Traffic() (sent, memRead, memWrite []int64) {
 	sent, memRead, memWrite = make([]int64, n), make([]int64, n), make([]int64, n)
 	for i, nd := range e.r.nodes {
 		sent[i] = nd.sent
-		if nd.b != nil {
-			memRead[i], memWrite[i] = nd.b.memRead, nd.b.memWrite
-		}
+		memRead[i], memWrite[i] = nd.dp.traffic()
 	}
 	return sent, memRead, memWrite
 }
@@ -181,9 +179,6 @@ func (e *Engine) Traffic() (sent, memRead, memWrite []int64) {
 // SMBusy returns the mean over NPUs of the share of cycles the
 // communication SMs were busy (0 on the ideal endpoint).
 func (e *Engine) SMBusy(cycles rtl.Cycle) float64 {
-	if e.r.base == nil {
-		return 0
-	}
 	return e.r.smBusy(cycles)
 }
 
@@ -210,9 +205,9 @@ func (c BaselineConfig) rates() (*baseRates, error) {
 // endpoint uses no memory and ignores it.
 func (e *Engine) SetMemoryRates(read, write rtl.Rate) {
 	for _, nd := range e.r.nodes {
-		if nd.b != nil {
-			nd.b.memRd.SetRate(read)
-			nd.b.memWr.SetRate(write)
+		if m := nd.dp.memory(); m != nil {
+			m[0].SetRate(read)
+			m[1].SetRate(write)
 		}
 	}
 }
@@ -223,9 +218,7 @@ func (e *Engine) SetMemoryRates(read, write rtl.Rate) {
 func (e *Engine) Memory() ([]*rtl.Serializer, int) {
 	var ss []*rtl.Serializer
 	for _, nd := range e.r.nodes {
-		if nd.b != nil {
-			ss = append(ss, nd.b.memRd, nd.b.memWr)
-		}
+		ss = append(ss, nd.dp.memory()...)
 	}
 	return ss, len(e.r.nodes)
 }

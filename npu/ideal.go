@@ -87,9 +87,7 @@ func execute(k *rtl.Kernel, net *fabric.Network, plan *collectives.Plan, cfg Ide
 	}
 	res := &Result{Cycles: cycles, Payload: plan.Payload, Events: k.Events()}
 	res.BytesSent, res.MemRead, res.MemWrite = e.Traffic()
-	if base != nil {
-		res.CommSMBusy = e.r.smBusy(res.Cycles)
-	}
+	res.CommSMBusy = e.r.smBusy(res.Cycles)
 	return res, nil
 }
 
@@ -99,7 +97,6 @@ type run struct {
 	net    *fabric.Network
 	shape  topology.Topology
 	cfg    IdealConfig
-	base   *baseRates // nil for the ideal endpoint
 	nodes  []*node
 	info   xcore.Infos
 	colls  *xcore.Collectives
@@ -115,22 +112,12 @@ type run struct {
 	gate *admit.Gate
 }
 
-// collState is one collective in flight, with its port priority.
-type collState struct {
-	*xcore.Collective
-	prio int64 // port queues serve lower values first
-}
-
-// chunkState is one chunk's progress on one NPU.
+// chunkState is one chunk's progress on one NPU: the executor core's
+// (xcore.Chunk) and what this executor adds.
 type chunkState struct {
-	coll    *collState
-	local   int32 // the chunk's number within its collective
-	len     int64
-	vals    []int64 // real values when checking data, chunk-indexed
-	phase   int32   // current phase; len(plan.Phases) when finished
-	prog    *collectives.Program
+	xcore.Chunk
+	prio    int64 // its collective's port priority: port queues serve lower values first
 	pi      *xcore.Info
-	ops     xcore.Ops         // the current phase's ops: unmet dependences, done
 	arrived []bool            // a Recv's message has been processed
 	pending map[int32][]int64 // values of received messages not yet applied
 	early   []earlyMsg        // messages for later phases that came first
@@ -146,7 +133,7 @@ type outMsg struct {
 	msg   *fabric.Message
 	next  int32 // next packet to send
 	chunk int32
-	prio  int64 // the collective's priority (collState.prio)
+	prio  int64 // the collective's priority (chunkState.prio)
 	op    int32 // the Send op, completed when the last packet is in the port
 	seq   uint64
 	reads int64 // baseline: memory bytes read per byte sent (1, or 2 for a reduce fused into its forward)
@@ -200,7 +187,7 @@ type node struct {
 	// inbox holds the values of messages between arrival and processing,
 	// by message key (msgKey).
 	inbox map[int64][]int64
-	b     *baseNode // the baseline endpoint's resources; nil for the ideal one
+	dp    datapath // what the node's movements cost: idealPath or *basePath
 }
 
 const (
@@ -222,7 +209,7 @@ func (nd *node) Handle(now rtl.Cycle, kind int32, arg int64) {
 	case evProcessed:
 		nd.processed(now, arg)
 	default:
-		nd.handleBase(now, kind, arg)
+		nd.dp.handle(now, kind, arg)
 	}
 }
 
@@ -236,33 +223,28 @@ func (nd *node) processed(now rtl.Cycle, key int64) {
 	nd.received(now, c, ph, op, vals)
 }
 
+// enterPhase moves chunk c into phase ph: its program, the sends ready at
+// once, and messages for the phase that came early; past the last phase
+// the chunk is done.
 func (nd *node) enterPhase(now rtl.Cycle, c, ph int32) {
 	cs := nd.chunks[c]
-	cs.phase = ph
-	co := cs.coll
-	if int(ph) == co.Plan.NumPhases() {
-		cs.prog, cs.pi, cs.arrived = nil, nil, nil
-		cs.ops.Clear()
-		if o := nd.r.cfg.Observer; o != nil {
-			o.Observe(observe.Event{Kind: observe.ChunkDone, Cycle: now, NPU: nd.id, Chunk: int(cs.local), Values: cs.vals})
-		}
-		cs.vals = nil
+	cs.Phase = ph
+	if cs.Finished() {
+		cs.pi, cs.arrived = nil, nil
+		cs.Done(now, nd.id, nd.r.cfg.Observer, nd.r.colls)
 		nd.chunks[c] = nil
-		nd.r.colls.Finish(now, co.Collective)
 		return
 	}
-	prog := co.Plan.Program(nd.id, int(ph), cs.len)
-	pi := nd.r.info.Of(prog)
-	cs.prog, cs.pi = prog, pi
-	cs.ops.Begin(pi, len(prog.Ops))
+	cs.pi = cs.Load(nd.id, nd.r.info)
+	prog := cs.Prog
 	cs.arrived = make([]bool, len(prog.Ops))
-	if cs.ops.Remaining == 0 {
+	if cs.Ops.Remaining == 0 {
 		nd.enterPhase(now, c, ph+1)
 		return
 	}
 	var ready []int32
 	for i := range prog.Ops {
-		if cs.ops.Ready(int32(i)) && prog.Ops[i].Kind == collectives.Send {
+		if cs.Ops.Ready(int32(i)) && prog.Ops[i].Kind == collectives.Send {
 			ready = append(ready, int32(i))
 		}
 	}
@@ -289,26 +271,26 @@ func (nd *node) enterPhase(now rtl.Cycle, c, ph int32) {
 // issue queues the message of Send op i on its port.
 func (nd *node) issue(now rtl.Cycle, c, i int32) {
 	cs := nd.chunks[c]
-	op := &cs.prog.Ops[i]
+	op := &cs.Prog.Ops[i]
 	m := fabric.NewMessage(nd.id, int(op.Peer), op.Data.Len)
-	m.Chunk, m.Phase, m.Op = c, cs.phase, op.Match
+	m.Chunk, m.Phase, m.Op = c, cs.Phase, op.Match
 	reads := int64(1)
-	if r := cs.pi.Flow.ForwardOf; r != nil && r[i] >= 0 && cs.prog.Ops[r[i]].Reduce && !cs.pi.Flow.Store[r[i]] {
+	if r := cs.pi.Flow.ForwardOf; r != nil && r[i] >= 0 && cs.Prog.Ops[r[i]].Reduce && !cs.pi.Flow.Store[r[i]] {
 		reads = 2 // the SMs reduce as they forward: local and received operands
 	}
-	if cs.vals != nil {
-		m.Values = collectives.Gather(cs.vals, cs.prog.View, op.Data)
+	if cs.Vals != nil {
+		m.Values = collectives.Gather(cs.Vals, cs.Prog.View, op.Data)
 	}
 	nd.sent += op.Data.Len
 	if o := nd.r.cfg.Observer; o != nil {
-		o.Observe(observe.Event{Kind: observe.OpStart, Cycle: now, NPU: nd.id, Chunk: int(c), Phase: int(cs.phase), Op: int(i), OpKind: int(op.Kind), Step: int(op.Step)})
+		o.Observe(observe.Event{Kind: observe.OpStart, Cycle: now, NPU: nd.id, Chunk: int(c), Phase: int(cs.Phase), Op: int(i), OpKind: int(op.Kind), Step: int(op.Step)})
 	}
 	pidx := int(op.Port)
 	if op.Port == collectives.RouteXYZ {
 		pidx, _ = nd.r.shape.NextPort(nd.id, int(op.Peer))
 	}
 	nd.r.seq++
-	heap.Push(&nd.ports[pidx].queue, &outMsg{msg: m, chunk: c, prio: cs.coll.prio, op: i, seq: nd.r.seq, reads: reads})
+	heap.Push(&nd.ports[pidx].queue, &outMsg{msg: m, chunk: c, prio: cs.prio, op: i, seq: nd.r.seq, reads: reads})
 	nd.pump(now, pidx)
 }
 
@@ -320,15 +302,14 @@ func (nd *node) pump(now rtl.Cycle, p int) {
 		return // the running pump will see the new work
 	}
 	pt.pumping = true
-	if nd.b != nil {
-		nd.pumpBase(now, pt)
-	} else {
-		nd.pumpLoop(now, pt)
-	}
+	nd.dp.pump(now, pt)
 	pt.pumping = false
 }
 
-func (nd *node) pumpLoop(now rtl.Cycle, pt *port) {
+// pump moves port pt's packets into its link at no cost while the link
+// takes them.
+func (p idealPath) pump(now rtl.Cycle, pt *port) {
+	nd := p.nd
 	for {
 		if pt.forward != nil && pt.forward.Len() > 0 {
 			pkt, _ := pt.forward.Peek()
@@ -359,14 +340,14 @@ func (nd *node) pumpLoop(now rtl.Cycle, pt *port) {
 // SpaceAvailable resumes a port whose link refused a packet.
 func (nd *node) SpaceAvailable(now rtl.Cycle, l *fabric.Link) { nd.pump(now, l.Port) }
 
-// PacketArrived takes the packet at once (the ideal endpoint never holds its
+// PacketArrived hands a packet in link l's receive buffer to the datapath.
+func (nd *node) PacketArrived(now rtl.Cycle, l *fabric.Link) { nd.dp.arrived(now, l) }
+
+// arrived takes the packet at once (the ideal endpoint never holds its
 // receive buffer); a message's last packet is processed ProcessCycles later;
 // a packet for another NPU goes on by the next hop.
-func (nd *node) PacketArrived(now rtl.Cycle, l *fabric.Link) {
-	if nd.b != nil {
-		nd.rxArrived(now, l)
-		return
-	}
+func (p idealPath) arrived(now rtl.Cycle, l *fabric.Link) {
+	nd := p.nd
 	pkt, _ := l.Receive()
 	pkt = nd.r.shape.Arrived(nd.r.net, l, pkt)
 	m := pkt.Msg
@@ -398,12 +379,12 @@ func (nd *node) passOn(now rtl.Cycle, pkt fabric.Packet) {
 // its values when checking data).
 func (nd *node) received(now rtl.Cycle, c, ph, op int32, vals []int64) {
 	cs := nd.chunks[c]
-	if ph > cs.phase {
+	if ph > cs.Phase {
 		cs.early = append(cs.early, earlyMsg{ph, op, vals})
 		return
 	}
-	if ph < cs.phase || cs.arrived[op] {
-		panic(fmt.Sprintf("npu %d chunk %d: message for phase %d op %d arrived twice or too late (now in phase %d)", nd.id, c, ph, op, cs.phase))
+	if ph < cs.Phase || cs.arrived[op] {
+		panic(fmt.Sprintf("npu %d chunk %d: message for phase %d op %d arrived twice or too late (now in phase %d)", nd.id, c, ph, op, cs.Phase))
 	}
 	cs.arrived[op] = true
 	if vals != nil {
@@ -412,43 +393,36 @@ func (nd *node) received(now rtl.Cycle, c, ph, op int32, vals []int64) {
 		}
 		cs.pending[op] = vals
 	}
-	if cs.ops.Ready(op) {
+	if cs.Ops.Ready(op) {
 		nd.recvReady(now, c, op)
 	}
 }
 
 // recvReady completes Recv op of chunk c, whose message is in and whose
-// dependences are met; on the baseline a reduction whose result is kept
-// first costs the SMs their work (a reduction whose result is only
-// forwarded is done by the forward's send).
+// dependences are met, once the datapath has done what the op costs.
 func (nd *node) recvReady(now rtl.Cycle, c, op int32) {
-	if nd.b != nil {
-		cs := nd.chunks[c]
-		if cs.prog.Ops[op].Reduce && cs.pi.Flow.Store[op] {
-			nd.queueReduce(now, c, op, cs.prog.Ops[op].Data.Len)
-			return
-		}
+	if nd.dp.recvReady(now, c, op) {
+		nd.complete(now, c, op)
 	}
-	nd.complete(now, c, op)
 }
 
 // complete finishes op i of chunk c's current phase and releases what
 // waited on it; the last op moves the chunk to its next phase.
 func (nd *node) complete(now rtl.Cycle, c, i int32) {
 	cs := nd.chunks[c]
-	ph := cs.phase
-	op := &cs.prog.Ops[i]
+	ph := cs.Phase
+	op := &cs.Prog.Ops[i]
 	if op.Kind == collectives.Recv && cs.pending != nil {
 		if v, ok := cs.pending[i]; ok {
-			collectives.Scatter(cs.vals, cs.prog.View, op.Data, v, op.Reduce)
+			collectives.Scatter(cs.Vals, cs.Prog.View, op.Data, v, op.Reduce)
 			delete(cs.pending, i)
 		}
 	}
 	if o := nd.r.cfg.Observer; o != nil {
-		o.Observe(observe.Event{Kind: observe.OpDone, Cycle: now, NPU: nd.id, Chunk: int(c), Phase: int(cs.phase), Op: int(i), OpKind: int(op.Kind), Step: int(op.Step)})
+		o.Observe(observe.Event{Kind: observe.OpDone, Cycle: now, NPU: nd.id, Chunk: int(c), Phase: int(cs.Phase), Op: int(i), OpKind: int(op.Kind), Step: int(op.Step)})
 	}
-	cs.ops.Complete(i, func(d int32) {
-		switch cs.prog.Ops[d].Kind {
+	cs.Ops.Complete(i, func(d int32) {
+		switch cs.Prog.Ops[d].Kind {
 		case collectives.Send:
 			nd.issue(now, c, d)
 		case collectives.Recv:
@@ -457,8 +431,8 @@ func (nd *node) complete(now rtl.Cycle, c, i int32) {
 			}
 		}
 	})
-	if cs.ops.Remaining == 0 && cs.phase == ph {
-		nd.enterPhase(now, c, cs.phase+1)
+	if cs.Ops.Remaining == 0 && cs.Phase == ph {
+		nd.enterPhase(now, c, cs.Phase+1)
 	}
 }
 
@@ -475,7 +449,7 @@ func (r *run) stuck() error {
 			if cs == nil {
 				continue
 			}
-			waits := cs.ops.Waits(cs.prog, func(i int, op *collectives.Op) string {
+			waits := cs.Ops.Waits(cs.Prog, func(i int, op *collectives.Op) string {
 				if op.Kind == collectives.Recv {
 					return fmt.Sprintf("op %d waits for a message from NPU %d", i, op.Peer)
 				}
@@ -483,10 +457,10 @@ func (r *run) stuck() error {
 			})
 			where := fmt.Sprintf("chunk %d", c)
 			if len(r.colls.All()) > 1 {
-				where = fmt.Sprintf("collective %d chunk %d", cs.coll.ID, cs.local)
+				where = fmt.Sprintf("collective %d chunk %d", cs.Coll.ID, cs.Local)
 			}
-			lines = append(lines, fmt.Sprintf("NPU %d %s phase %d (%s): %s", nd.id, where, cs.phase+1,
-				cs.coll.Plan.PhaseName(int(cs.phase)), strings.Join(waits, "; ")))
+			lines = append(lines, fmt.Sprintf("NPU %d %s phase %d (%s): %s", nd.id, where, cs.Phase+1,
+				cs.Coll.Plan.PhaseName(int(cs.Phase)), strings.Join(waits, "; ")))
 		}
 	}
 	sort.Strings(lines)

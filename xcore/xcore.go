@@ -11,6 +11,7 @@ import (
 	"fmt"
 
 	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
 )
 
@@ -74,6 +75,50 @@ func (c *Collectives) PendingChunks() int {
 		n += co.Pending
 	}
 	return n
+}
+
+// Chunk is one chunk's progress on one NPU, the part every endpoint
+// keeps alike: its collective, its phase, the phase's program and ops,
+// and its values when the run checks data. An endpoint embeds it in its
+// own chunk state.
+type Chunk struct {
+	Coll  *Collective
+	Local int32 // the chunk's number within its collective
+	Len   int64 // its bytes
+	Phase int32 // its current phase; Coll.Plan.NumPhases() when finished
+	Prog  *collectives.Program
+	Ops   Ops     // the current phase's ops: unmet dependences, done
+	Vals  []int64 // real values when checking data, chunk-indexed
+}
+
+// NewChunk returns chunk local of co, before its first phase.
+func NewChunk(co *Collective, local int32) Chunk {
+	return Chunk{Coll: co, Local: local, Len: co.Plan.ChunkLen(int(local))}
+}
+
+// Finished reports whether the chunk has left its last phase.
+func (c *Chunk) Finished() bool { return int(c.Phase) == c.Coll.Plan.NumPhases() }
+
+// Load starts the current phase on NPU npu: its program and its ops, whose
+// Info it returns.
+func (c *Chunk) Load(npu int, infos Infos) *Info {
+	c.Prog = c.Coll.Plan.Program(npu, int(c.Phase), c.Len)
+	in := infos.Of(c.Prog)
+	c.Ops.Begin(in, len(c.Prog.Ops))
+	return in
+}
+
+// Done ends the chunk on NPU npu at cycle now: the observer, if any, sees
+// its final values (observe.ChunkDone), its state is dropped, and its
+// collective counts it finished.
+func (c *Chunk) Done(now rtl.Cycle, npu int, o observe.Observer, colls *Collectives) {
+	c.Prog = nil
+	c.Ops.Clear()
+	if o != nil {
+		o.Observe(observe.Event{Kind: observe.ChunkDone, Cycle: now, NPU: npu, Chunk: int(c.Local), Values: c.Vals})
+	}
+	c.Vals = nil
+	colls.Finish(now, c.Coll)
 }
 
 // Info is what is derived once per program: how many dependences each op

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/torus"
 	"github.com/stretchr/testify/require"
@@ -66,4 +67,36 @@ func TestOpsReleaseWhatWaited(t *testing.T) {
 	for _, d := range o.Deps {
 		require.Zero(t, d)
 	}
+}
+
+// A chunk of a ring all-reduce on 4 NPUs (2 chunks of 16 KiB: 32 KiB
+// payload, 16 KiB chunks) walks its phases: it loads its program and ops
+// phase by phase, is finished past its last phase, and its end goes to the
+// observer with its values and counts once towards its collective.
+func TestAChunkWalksItsPhasesAndEndsOnce(t *testing.T) {
+	k := rtl.NewKernel()
+	cs := NewCollectives(k)
+	p := ringPlan(t)
+	co := cs.Add(p, 1, 0, nil)
+	c := NewChunk(co, 1)
+	require.Equal(t, p.ChunkLen(1), c.Len)
+	infos := Infos{}
+	for ph := 0; ph < p.NumPhases(); ph++ {
+		c.Phase = int32(ph)
+		require.False(t, c.Finished())
+		in := c.Load(2, infos)
+		require.Same(t, p.Program(2, ph, c.Len), c.Prog)
+		require.Same(t, infos.Of(c.Prog), in)
+		require.Equal(t, len(c.Prog.Ops), c.Ops.Remaining)
+	}
+	c.Phase = int32(p.NumPhases())
+	require.True(t, c.Finished())
+	c.Vals = []int64{7, 8}
+	var seen []observe.Event
+	c.Done(42, 2, observe.Func(func(e observe.Event) { seen = append(seen, e) }), cs)
+	require.Len(t, seen, 1)
+	require.Equal(t, observe.Event{Kind: observe.ChunkDone, Cycle: 42, NPU: 2, Chunk: 1, Values: []int64{7, 8}}, seen[0])
+	require.Nil(t, c.Prog)
+	require.Nil(t, c.Vals)
+	require.Equal(t, 1, cs.PendingChunks(), "one of the collective's two chunks finished")
 }
