@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -36,7 +37,54 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent)
 	}
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	stop, err := profile(os.Getenv("ACEMU_CPUPROFILE"), os.Getenv("ACEMU_MEMPROFILE"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "acemu:", err)
+		os.Exit(1)
+	}
+	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	if err := stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "acemu:", err)
+		code = max(code, 1)
+	}
+	os.Exit(code)
+}
+
+// profile starts a CPU profile to file cpu and arranges a heap profile to
+// file mem when the run ends (either "" for none): the environment
+// variables ACEMU_CPUPROFILE and ACEMU_MEMPROFILE, for `go tool pprof`
+// (docs/performance.md). stop ends them.
+func profile(cpu, mem string) (stop func() error, err error) {
+	var cf *os.File
+	if cpu != "" {
+		if cf, err = os.Create(cpu); err != nil {
+			return nil, fmt.Errorf("ACEMU_CPUPROFILE: %w", err)
+		}
+		if err := pprof.StartCPUProfile(cf); err != nil {
+			cf.Close()
+			return nil, fmt.Errorf("ACEMU_CPUPROFILE: %w", err)
+		}
+	}
+	return func() error {
+		if cf != nil {
+			pprof.StopCPUProfile()
+			if err := cf.Close(); err != nil {
+				return fmt.Errorf("ACEMU_CPUPROFILE: %w", err)
+			}
+		}
+		if mem == "" {
+			return nil
+		}
+		f, err := os.Create(mem)
+		if err != nil {
+			return fmt.Errorf("ACEMU_MEMPROFILE: %w", err)
+		}
+		if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+			f.Close()
+			return fmt.Errorf("ACEMU_MEMPROFILE: %w", err)
+		}
+		return f.Close()
+	}, nil
 }
 
 const usage = `acemu: a cycle-level emulator of ACE, the Accelerator Collectives Engine.
