@@ -88,3 +88,91 @@ func translates(a *Program, af *Flow, b *Program, peer func(int32) int32) error 
 	}
 	return nil
 }
+
+// byPosition decides CheckEquivariant for a hierarchical plan from the
+// members of NPU 0's groups alone, without building every NPU's programs
+// (a folded run of 65536 NPUs would otherwise build them all for each
+// collective size). ref is NPU 0's programs for chunk length l. It applies
+// (decided) when every phase's tier is a dimension of the torus; otherwise,
+// or when a program fails to build, the caller compares every NPU.
+//
+// Why the members of NPU 0's groups suffice, phase by phase:
+//
+//   - On a torus dimension, NPU q's group is NPU q′'s group displaced by
+//     q − q′, member by member, where q′ is the member of NPU 0's group at
+//     q's position (its coordinate on the dimension).
+//   - A group algorithm uses Members only as the NPUs they name (its peers
+//     and its own id; GroupAlgorithm): NPU q's program is NPU q′'s with
+//     every peer displaced by q − q′, provided both have the same view
+//     length.
+//   - So if NPU q′'s program is NPU 0's displaced by q′ (checked here, for
+//     every q′ of NPU 0's group: translates), NPU q's is NPU 0's displaced
+//     by q, flow included (Analyze does not look at peers).
+//   - View lengths are the same on every NPU by induction: the chunk's at
+//     the start; a reduce-scatter leaves a view of its result's length,
+//     which translates compares; an all-gather restores an earlier view.
+//     Leading all-gathers start from the views a mirror chain of
+//     reduce-scatters would leave: their result's length is checked at
+//     every position.
+//
+// TestEquivariantByPositionAgreesWithEveryNPU compares the answer with
+// the NPU-by-NPU comparison on many shapes, algorithms and lengths.
+func (h *Hierarchical) byPosition(p *Plan, s *torus.Table, l int64, ref []*Program) (decided bool, err error) {
+	axes := TorusAxes(p.Shape)
+	for _, ph := range h.phases {
+		if !onDimension(ph.Tier, axes) {
+			return false, nil
+		}
+	}
+	view := l
+	for i := h.lead - 1; i >= 0; i-- {
+		rs := h.phases[i]
+		rs.Kind = ReduceScatter
+		members, _ := rs.Tier.Group(0)
+		out := int64(-1)
+		for _, q := range members {
+			prog, err := h.groups[i](h.spec(q, rs, view))
+			if err != nil {
+				return false, nil
+			}
+			n := rangesLen(prog.Out)
+			if out >= 0 && n != out {
+				return true, fmt.Errorf("%s %s on %s, chunk of %d bytes: NPU %d starts phase %d from %d bytes, NPU %d from %d",
+					p.Algorithm, p.Op, p.Shape, l, q, i+1, n, members[0], out)
+			}
+			out = n
+		}
+		view = out
+	}
+	for i, ph := range h.phases {
+		a := ref[i]
+		af := p.flow(a)
+		members, _ := ph.Tier.Group(0)
+		for _, q := range members[1:] {
+			b, err := h.groups[i](h.spec(q, ph, a.ViewLen()))
+			if err != nil {
+				return false, nil
+			}
+			b.NPU = q
+			if err := b.Validate(); err != nil {
+				return false, nil
+			}
+			if err := translates(a, af, b, func(peer int32) int32 { return int32(s.Displace(int(peer), q)) }); err != nil {
+				return true, fmt.Errorf("%s %s on %s, phase %d, chunk of %d bytes: NPU %d does not run NPU 0's program translated: %w",
+					p.Algorithm, p.Op, p.Shape, i+1, l, q, err)
+			}
+		}
+	}
+	return true, nil
+}
+
+// onDimension reports whether tier t's groups are the lines of one of the
+// torus's dimensions.
+func onDimension(t Tier, axes []Axis) bool {
+	for _, a := range axes {
+		if a.Size == t.Size && a.Stride == t.stride {
+			return true
+		}
+	}
+	return false
+}

@@ -46,3 +46,82 @@ func TestCheckEquivariant(t *testing.T) {
 		})
 	}
 }
+
+// byPosition decides equivariance from NPU 0's groups; comparing every
+// NPU's programs is the reference. On every configuration below where it
+// decides, it must give the reference's answer, equivariant or not, and
+// it must decide on enough of them (and both ways) for the comparison to
+// mean something.
+func TestEquivariantByPositionAgreesWithEveryNPU(t *testing.T) {
+	type cfg struct {
+		topo, alg, phases string
+		op                CollectiveOp
+		factors           []int
+		unidirectional    bool
+	}
+	var cases []cfg
+	for _, topo := range []string{"2x1x1", "3x1x1", "4x1x1", "1x4x1", "2x2x2", "3x3x1", "4x2x2", "2x3x4", "4x4x4", "5x1x3", "1x1x6"} {
+		for _, op := range []CollectiveOp{OpAllReduce, OpReduceScatter, OpAllGather} {
+			cases = append(cases, cfg{topo: topo, alg: "hierarchical", op: op}, cfg{topo: topo, alg: "ring", op: op},
+				cfg{topo: topo, alg: "blueconnect", op: op}, cfg{topo: topo, alg: "hierarchical", op: op, unidirectional: true})
+		}
+	}
+	cases = append(cases,
+		cfg{topo: "4x4x4", alg: "hierarchical", op: OpAllReduce, phases: "rs:local,ar:vertical:halving-doubling,ar:horizontal,ag:local"},
+		cfg{topo: "4x2x2", alg: "hierarchical", op: OpAllReduce, phases: "rs:local,rs:vertical,ar:horizontal,ag:vertical,ag:local"},
+		cfg{topo: "8x2x1", alg: "hierarchical", op: OpAllReduce, phases: "ar:local:halving-doubling,ar:vertical"},
+		cfg{topo: "4x4x1", alg: "blueconnect", op: OpAllReduce, factors: []int{2, 2, 4}},
+		cfg{topo: "2x2x2", alg: "hierarchical", op: OpAllGather, phases: "ag:horizontal,ag:vertical,ag:local:halving-doubling"},
+	)
+	sizes := []int64{1 << 20, 100_000, 100_001, 65536, 12345, 7 * 8192, 3 * 65536, 48, 1000}
+	decidedYes, decidedNo := 0, 0
+	for _, c := range cases {
+		s, err := torus.Parse(c.topo)
+		require.NoError(t, err)
+		for _, size := range sizes {
+			for _, msg := range []int64{8192, 1000} {
+				conf := Config{Shape: s, Op: c.op, MessageBytes: msg, PhaseSpec: c.phases, Factors: c.factors, Unidirectional: c.unidirectional}
+				p, err := NewPlan(conf, c.alg, size, 65536)
+				if err != nil {
+					continue // a size some shapes cannot split (its error is tested elsewhere)
+				}
+				h, ok := p.Algo.(*Hierarchical)
+				require.True(t, ok)
+				for _, l := range []int64{p.ChunkLen(0), p.ChunkLen(p.NumChunks() - 1)} {
+					ref, err := p.programs(0, l)
+					require.NoError(t, err)
+					decided, got := h.byPosition(p, s.Table(), l, ref)
+					if !decided {
+						continue
+					}
+					want := everyNPU(p, s.Table(), l)
+					if got != nil {
+						decidedNo++
+						require.Error(t, want, "%+v size %d msg %d length %d: by position %v, every NPU equivariant", c, size, msg, l, got)
+					} else {
+						decidedYes++
+						require.NoError(t, want, "%+v size %d msg %d length %d: by position equivariant", c, size, msg, l)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("decided %d equivariant, %d not", decidedYes, decidedNo)
+	require.Greater(t, decidedYes, 200)
+	require.Greater(t, decidedNo, 50)
+}
+
+// everyNPU compares every NPU's programs for chunk length l with NPU 0's
+// translated.
+func everyNPU(p *Plan, s *torus.Table, l int64) error {
+	for q := 1; q < s.N(); q++ {
+		progs, _, err := p.look(q, l)
+		if err != nil {
+			return err
+		}
+		if err := p.translatesFrom0(s, q, l, progs); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -2,6 +2,8 @@ package collectives
 
 import (
 	"fmt"
+
+	"github.com/acemu/acemu/torus"
 )
 
 // PhaseKind is the collective a group performs in one phase.
@@ -63,7 +65,10 @@ type progKey struct {
 }
 
 // NewPlan builds the named algorithm for cfg and checks that it yields valid
-// programs for every NPU and both chunk lengths (full and last).
+// programs for every NPU and both chunk lengths (full and last): NPU 0's
+// and, when a hierarchical plan on the torus's dimensions is equivariant
+// (decideByPosition), the members of NPU 0's groups, whose programs every
+// other NPU's translate; otherwise every NPU's.
 func NewPlan(cfg Config, algorithm string, payload, chunkBytes int64) (*Plan, error) {
 	switch {
 	case payload < 1:
@@ -95,6 +100,9 @@ func NewPlan(cfg Config, algorithm string, payload, chunkBytes int64) (*Plan, er
 	// finds whether every NPU runs NPU 0's programs translated
 	// (CheckEquivariant), so that a folded run does not build them again.
 	s := cfg.Shape.Table()
+	if p.decideByPosition(s, lens) {
+		return p, nil
+	}
 	p.equivKnown = true
 	for _, l := range lens {
 		for npu := 0; npu < cfg.Shape.N(); npu++ {
@@ -116,6 +124,36 @@ func NewPlan(cfg Config, algorithm string, payload, chunkBytes int64) (*Plan, er
 		}
 	}
 	return p, nil
+}
+
+// decideByPosition builds and checks NPU 0's programs for every chunk
+// length and, for a hierarchical plan on the torus's dimensions, decides
+// equivariance from the members of NPU 0's groups (Hierarchical.byPosition).
+// It reports true when every NPU runs NPU 0's programs translated: the
+// others are then checked (translates of programs that are valid are
+// valid) and built only when a run on a full network asks. Otherwise the
+// caller builds and checks every NPU's.
+func (p *Plan) decideByPosition(s *torus.Table, lens []int64) bool {
+	h, ok := p.Algo.(*Hierarchical)
+	if !ok {
+		return false
+	}
+	for _, l := range lens {
+		progs, err := p.programs(0, l)
+		if err != nil {
+			return false
+		}
+		for _, prog := range progs {
+			if prog.Validate() != nil {
+				return false
+			}
+		}
+		if decided, err := h.byPosition(p, s, l, progs); !decided || err != nil {
+			return false
+		}
+	}
+	p.equiv, p.equivKnown = nil, true
+	return true
 }
 
 // NumPhases returns the number of phases.
