@@ -85,15 +85,7 @@ func NewEngine(k *rtl.Kernel, net *fabric.Network, layout *collectives.Plan, cfg
 	net.Attach(eps)
 	r.waiters = make([][][]int32, nodes)
 	r.resAt = make([][]rtl.Cycle, nodes)
-	r.lat = make([][]rtl.Cycle, n)
-	for i := range r.lat {
-		r.lat[i] = make([]rtl.Cycle, n)
-		for j := 0; j < n; j++ {
-			for _, h := range layout.Shape.Route(i, j) {
-				r.lat[i][j] += net.Out(h.From, h.Port.Index()).Params.Latency
-			}
-		}
-	}
+	r.lat = map[[2]int32]rtl.Cycle{}
 	return &Engine{r: r}, nil
 }
 
@@ -235,17 +227,33 @@ type run struct {
 	rank  []int32
 	// Rendezvous: resAt[npu][chunk*(phases+1)+phase] is the cycle NPU npu
 	// made room for that chunk's phase (-1: not yet); waiters are the NPUs
-	// to wake when it does; lat[a][b] is the latency of the route from a to
-	// b, which a receive-ready notice takes. On a folded network there is
-	// one row, NPU 0's, which stands for every NPU's, and a waiter is
-	// recorded by its displacement from the NPU it waits on.
+	// to wake when it does; lat caches latency(a, b), the latency of the
+	// route from a to b, which a receive-ready notice takes. On a folded
+	// network there is one row, NPU 0's, which stands for every NPU's, and
+	// a waiter is recorded by its displacement from the NPU it waits on.
 	resAt   [][]rtl.Cycle
 	waiters [][][]int32
-	lat     [][]rtl.Cycle
+	lat     map[[2]int32]rtl.Cycle
 	// fold: the network is folded and the one node stands for every NPU;
 	// gate makes the checks of an issue.
 	fold bool
 	gate *admit.Gate
+}
+
+// latency is the latency of the route from NPU a to NPU b, worked out at
+// its first use (only the pairs that exchange notices: a table of every
+// pair would grow with the square of the NPU count).
+func (r *run) latency(a, b int) rtl.Cycle {
+	key := [2]int32{int32(a), int32(b)}
+	if l, ok := r.lat[key]; ok {
+		return l
+	}
+	var l rtl.Cycle
+	for _, h := range r.layout.Shape.Route(a, b) {
+		l += r.net.Out(h.From, h.Port.Index()).Params.Latency
+	}
+	r.lat[key] = l
+	return l
 }
 
 // row is the node, and rendezvous row, that stands for NPU npu.

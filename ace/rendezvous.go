@@ -16,7 +16,7 @@ func (nd *node) announce(c *chunk, ph int) {
 	for _, w := range r.waiters[nd.id][i] {
 		// A notice of its own class: it takes the same place among the
 		// waiter's events whichever NPU's events ran first.
-		r.k.ScheduleClass(now+r.lat[nd.id][w], rtl.ClassNotice, r.nodes[r.row(int(w))], evNotice, 0)
+		r.k.ScheduleClass(now+r.latency(nd.id, int(w)), rtl.ClassNotice, r.nodes[r.row(int(w))], evNotice, 0)
 	}
 	r.waiters[nd.id][i] = nil
 }
@@ -43,7 +43,7 @@ func (nd *node) peerReady(c *chunk, ph int32, dst int32) (bool, rtl.Cycle) {
 		r.waiters[row][i] = append(r.waiters[row][i], me)
 		return false, -1
 	}
-	seen := at + r.lat[dst][nd.id]
+	seen := at + r.latency(int(dst), nd.id)
 	if seen > r.k.Now() {
 		return false, seen
 	}
