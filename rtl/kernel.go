@@ -1,9 +1,11 @@
 package rtl
 
 import (
+	"cmp"
 	"container/heap"
 	"fmt"
 	"math/bits"
+	"slices"
 )
 
 // Cycle is simulated time: an integer count of NPU clock cycles.
@@ -70,6 +72,11 @@ type event struct {
 
 const seqBits = 56
 
+// lateFrom is the size of a bucket from which an event out of order waits
+// aside until the bucket's turn (Kernel): below it, moving the events
+// after its place costs less than merging.
+const lateFrom = 64
+
 const (
 	wheelBits = 10
 	wheelSize = 1 << wheelBits // cycles covered by the timing wheel
@@ -78,13 +85,17 @@ const (
 
 // Kernel is a single-threaded discrete-event scheduler with integer time.
 //
-// Events due less than wheelSize cycles ahead go into a timing wheel (one
-// bucket per cycle, kept in (class, seq) order by insertion from the end,
-// which for the usual event of the default class is an append); later ones
-// go into a binary heap ordered by (cycle, class, seq). When a cycle's turn
-// comes, the heap's events for it are merged into its bucket, and the
-// bucket runs in order; an event scheduled for the current cycle while it
-// runs is inserted among those not yet run. This is exactly (cycle, class,
+// Events due less than wheelSize cycles ahead go into a timing wheel: one
+// bucket per cycle, kept in (class, seq) order. The usual event, scheduled
+// after the bucket's others and of no lower class, is appended; one of a
+// lower class goes in its place in a small bucket, and in a large one
+// waits aside (late) until the bucket's turn comes, when the
+// late events are sorted and merged in (a cycle of a large network holds
+// hundreds of events, which inserting each in place would move again and
+// again). Later events go into a binary heap ordered by (cycle, class,
+// seq), and join their bucket's late events when its turn comes. An event
+// scheduled for the current cycle while its bucket runs is inserted among
+// those not yet run. This is exactly (cycle, class,
 // seq) order, so runs are reproducible bit for bit.
 //
 // Components are woken on demand: a component schedules an event only when
@@ -94,11 +105,15 @@ type Kernel struct {
 	seq    uint64
 	runPos int // while a bucket runs: the index of the next event to run
 	wheel  [wheelSize][]event
-	occ    [wheelSize / 64]uint64 // bit i set: bucket i is not empty
-	near   int                    // events in the wheel
-	far    farHeap
-	ran    uint64
-	halted bool
+	// late holds, per bucket, the events scheduled out of key order (of a
+	// lower class than the bucket's last): merged in when its turn comes.
+	late    [wheelSize][]event
+	scratch []event
+	occ     [wheelSize / 64]uint64 // bit i set: bucket i is not empty
+	near    int                    // events in the wheel
+	far     farHeap
+	ran     uint64
+	halted  bool
 }
 
 // NewKernel returns a kernel at cycle 0 with no events.
@@ -129,11 +144,17 @@ func (k *Kernel) ScheduleClass(at Cycle, c Class, h Handler, kind int32, arg int
 	ev := event{at: at, key: uint64(c)<<seqBits | k.seq, h: h, kind: kind, arg: arg}
 	if at-k.now < wheelSize {
 		i := int(at & wheelMask)
-		lo := 0
-		if at == k.now {
-			lo = k.runPos
+		b := k.wheel[i]
+		switch n := len(b); {
+		case n == 0 || b[n-1].key < ev.key:
+			k.wheel[i] = append(b, ev)
+		case at == k.now:
+			k.wheel[i] = insertEvent(b, ev, k.runPos) // among the events not yet run
+		case n < lateFrom:
+			k.wheel[i] = insertEvent(b, ev, 0)
+		default:
+			k.late[i] = append(k.late[i], ev)
 		}
-		k.wheel[i] = insertEvent(k.wheel[i], ev, lo)
 		k.occ[i>>6] |= 1 << (uint(i) & 63)
 		k.near++
 		return
@@ -151,6 +172,29 @@ func insertEvent(b []event, ev event, lo int) []event {
 	}
 	b[j] = ev
 	return b
+}
+
+// mergeLate merges bucket i's late events into it, in key order.
+func (k *Kernel) mergeLate(i int) {
+	late := k.late[i]
+	slices.SortFunc(late, func(a, b event) int { return cmp.Compare(a.key, b.key) })
+	b := k.wheel[i]
+	out := k.scratch[:0]
+	x, y := 0, 0
+	for x < len(b) && y < len(late) {
+		if b[x].key < late[y].key {
+			out = append(out, b[x])
+			x++
+		} else {
+			out = append(out, late[y])
+			y++
+		}
+	}
+	out = append(append(out, b[x:]...), late[y:]...)
+	clear(late)
+	clear(b)
+	k.late[i] = late[:0]
+	k.wheel[i], k.scratch = out, b[:0]
 }
 
 // After schedules h at now+delay.
@@ -177,9 +221,11 @@ func (k *Kernel) RunUntil(limit Cycle) Cycle {
 		k.now = t
 		i := int(t & wheelMask)
 		for len(k.far) > 0 && k.far[0].at == t {
-			ev := heap.Pop(&k.far).(event)
-			k.wheel[i] = insertEvent(k.wheel[i], ev, 0)
+			k.late[i] = append(k.late[i], heap.Pop(&k.far).(event))
 			k.near++
+		}
+		if len(k.late[i]) > 0 {
+			k.mergeLate(i)
 		}
 		// The bucket may grow while it runs (events scheduled for now).
 		for j := 0; j < len(k.wheel[i]); j++ {

@@ -166,3 +166,28 @@ func TestKernelOrdersByClassWithinACycle(t *testing.T) {
 	// 4 goes right after it, control(3), control(6), system(1).
 	require.Equal(t, []rec{{2000, 2}, {2000, 7}, {2000, 4}, {2000, 5}, {2000, 3}, {2000, 6}, {2000, 1}}, r.got)
 }
+
+// BenchmarkKernelClasses is BenchmarkKernel with events of every class, as
+// a network's are (arrivals and credits by port, the endpoints' own
+// events, control), 4096 chains, so that a cycle's bucket holds many
+// events of classes lower than the last one scheduled.
+func BenchmarkKernelClasses(b *testing.B) {
+	k := NewKernel()
+	var h HandlerFunc
+	n := 0
+	h = func(now Cycle, kind int32, arg int64) {
+		n++
+		if n >= b.N {
+			k.Halt()
+			return
+		}
+		d := Cycle(1 + (arg*7919)%600)
+		k.ScheduleClass(now+d, Class(arg%36), h, kind, arg+1)
+	}
+	for i := 0; i < 4096; i++ {
+		k.ScheduleClass(Cycle(i%64), Class(i%36), h, 0, int64(i))
+	}
+	b.ResetTimer()
+	k.Run()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
