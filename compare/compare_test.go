@@ -189,52 +189,84 @@ func TestNetworkUtilizationSeries(t *testing.T) {
 // changed nothing else). These are under --memory-policy partition (the
 // zero value of Options.Memory); the report gained "memory_policy" then,
 // and nothing else changed.
-func TestPinnedComparisonsOn4x8x4(t *testing.T) {
+//
+// The built-in GNMT and DLRM on 4x8x4 and every workload on 4x2x2 were
+// pinned (under share) before the speed work, from the command of that
+// day (`acemu --workload W --topo T --format json`, "events" zeroed).
+func TestPinnedComparisons(t *testing.T) {
 	if testing.Short() {
-		t.Skip("three training comparisons on 128 NPUs")
+		t.Skip("thirteen training comparisons")
 	}
 	type pin struct {
 		name             string
 		compute, exposed int64
 	}
 	for _, tc := range []struct {
-		workload string
-		policy   contend.Policy
-		pins     []pin
-		sha      string
+		topo, workload string
+		policy         contend.Policy
+		pins           []pin
+		sha            string
 	}{
-		{"resnet50", contend.Partition, []pin{
+		{"4x8x4", "resnet50", contend.Partition, []pin{
 			{"baseline-nooverlap", 19436558, 1208358}, {"baseline-commopt", 28636771, 22358},
 			{"baseline-compopt", 20937728, 23162}, {"ace", 20622800, 22694}, {"ideal", 19436558, 22156},
 		}, "fe9ec4eaaf27fd355578268ccb9e4ab0a52ec3f4ff847d338343e8a37b369008"},
-		{"../testdata/astrasim/Resnet50_DataParallel.txt", contend.Partition, []pin{
+		{"4x8x4", "../testdata/astrasim/Resnet50_DataParallel.txt", contend.Partition, []pin{
 			{"baseline-nooverlap", 2737584, 2387108}, {"baseline-commopt", 5474953, 23468},
 			{"baseline-compopt", 3191439, 4991188}, {"ace", 3191439, 340921}, {"ideal", 2737584, 370290},
 		}, "975377ef3a403490378dea6ea33d54943060f41084f107f66fd0697780695a49"},
-		{"../testdata/astrasim/DLRM_HybridParallel.txt", contend.Partition, []pin{
+		{"4x8x4", "../testdata/astrasim/DLRM_HybridParallel.txt", contend.Partition, []pin{
 			{"baseline-nooverlap", 132056, 134186}, {"baseline-commopt", 264078, 21587},
 			{"baseline-compopt", 153938, 146150}, {"ace", 153938, 48393}, {"ideal", 132056, 43106},
 		}, "d8be2ae986cf919cec3a3bd2c93c9fce6272fdef45cc97b958604a7ca51d60b6"},
 		// The same under share, the default since compute and communication
 		// share the NPU (the main job is the first), recorded before the
 		// architecture step.
-		{"resnet50", contend.Share, []pin{
+		{"4x8x4", "resnet50", contend.Share, []pin{
 			{"baseline-nooverlap", 19436558, 1207922}, {"baseline-commopt", 19628990, 22358},
 			{"baseline-compopt", 19552866, 22666}, {"ace", 19446370, 22694}, {"ideal", 19436558, 22156},
 		}, "bbfcbf61115e200946f3a08230f401ed2dd5b9980bf99a29c4034861ef070324"},
-		{"../testdata/astrasim/Resnet50_DataParallel.txt", contend.Share, []pin{
+		{"4x8x4", "../testdata/astrasim/Resnet50_DataParallel.txt", contend.Share, []pin{
 			{"baseline-nooverlap", 2737584, 2387440}, {"baseline-commopt", 4562538, 23468},
 			{"baseline-compopt", 3337964, 4103645}, {"ace", 3252185, 241075}, {"ideal", 2737584, 370290},
 		}, "0778ef109cd84e7912a9c170675b1dc3f4b699bfd915c13179debbf27e0f88f1"},
-		{"../testdata/astrasim/DLRM_HybridParallel.txt", contend.Share, []pin{
+		{"4x8x4", "../testdata/astrasim/DLRM_HybridParallel.txt", contend.Share, []pin{
 			{"baseline-nooverlap", 132056, 133644}, {"baseline-commopt", 188569, 24554},
 			{"baseline-compopt", 157581, 124613}, {"ace", 145973, 52199}, {"ideal", 132056, 43106},
 		}, "03196225a5edf35540601711e34621c7d06efb247fc4c90727266abf2febea5e"},
+		{"4x8x4", "gnmt", contend.Share, []pin{
+			{"baseline-nooverlap", 171050753, 11361916}, {"baseline-commopt", 171824199, 1557220},
+			{"baseline-compopt", 171687799, 3960612}, {"ace", 171050753, 1730287}, {"ideal", 171050753, 1560330},
+		}, "5554a700c62ef80ee9cb8952373f6a9c83efbc7ad3d393c256d94607eeec52f4"},
+		{"4x8x4", "dlrm", contend.Share, []pin{
+			{"baseline-nooverlap", 247135, 1043020}, {"baseline-commopt", 319494, 872906},
+			{"baseline-compopt", 270197, 997262}, {"ace", 255147, 950676}, {"ideal", 247135, 907715},
+		}, "4aba9b7b6df1859001a49e0b574dcd8a73f6d46a77e5388c8a15a65e51dccef3"},
+		{"4x2x2", "resnet50", contend.Share, []pin{
+			{"baseline-nooverlap", 19436558, 1004262}, {"baseline-commopt", 19582954, 5988},
+			{"baseline-compopt", 19534690, 6302}, {"ace", 19447130, 6344}, {"ideal", 19436558, 5804},
+		}, "8d84d16ade9e548eae6d14836df38b74385dd00413ebe1bfbe5c0941f885bed1"},
+		{"4x2x2", "gnmt", contend.Share, []pin{
+			{"baseline-nooverlap", 171050753, 9575730}, {"baseline-commopt", 171715981, 1299198},
+			{"baseline-compopt", 171629597, 3622474}, {"ace", 171050753, 1323956}, {"ideal", 171050753, 883900},
+		}, "0ea5440b87634ffac44c17bbd95b249c7c7243d12524df146a1a0c3b25e5d238"},
+		{"4x2x2", "dlrm", contend.Share, []pin{
+			{"baseline-nooverlap", 247135, 461662}, {"baseline-commopt", 317063, 325113},
+			{"baseline-compopt", 268654, 517288}, {"ace", 255533, 360789}, {"ideal", 247135, 352689},
+		}, "bbd52390b1d29a155af78505d879287b698bd59341f822b44433594c6f53b4a4"},
+		{"4x2x2", "../testdata/astrasim/Resnet50_DataParallel.txt", contend.Share, []pin{
+			{"baseline-nooverlap", 2737584, 1999482}, {"baseline-commopt", 4430298, 6800},
+			{"baseline-compopt", 3336694, 3600412}, {"ace", 3301231, 7505}, {"ideal", 2737584, 6484},
+		}, "271ac9fd0fd881bd1b43e1bc138c73804a828a00d2b188b5439d91eac7eee2f8"},
+		{"4x2x2", "../testdata/astrasim/DLRM_HybridParallel.txt", contend.Share, []pin{
+			{"baseline-nooverlap", 132056, 81124}, {"baseline-commopt", 186794, 2092},
+			{"baseline-compopt", 158858, 92871}, {"ace", 149866, 5898}, {"ideal", 132056, 4189},
+		}, "1d1d2f5ab57a47ae732804a6ca593a23f63cf65a7053175432120284b5e32894"},
 	} {
-		t.Run(tc.policy.String()+"/"+tc.workload, func(t *testing.T) {
+		t.Run(tc.policy.String()+"/"+tc.topo+"/"+tc.workload, func(t *testing.T) {
 			w, err := workload.Load(tc.workload)
 			require.NoError(t, err)
-			shape, err := torus.Parse("4x8x4")
+			shape, err := torus.Parse(tc.topo)
 			require.NoError(t, err)
 			rep, err := Run(Options{Shape: shape, Workload: w, Systems: presets(t, "baseline-nooverlap", "baseline-commopt", "baseline-compopt", "ace", "ideal"), ACE: ace.Default(), Memory: tc.policy})
 			require.NoError(t, err)
