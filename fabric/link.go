@@ -43,6 +43,21 @@ type Endpoint interface {
 	SpaceAvailable(now rtl.Cycle, l *Link)
 }
 
+// An Absorber is a receiving endpoint that can spare its links events.
+// When it takes every packet of a link the moment the packet arrives
+// (TakesOnArrival: it calls Receive from PacketArrived, whatever it holds),
+// the link knows each packet's credit return when it sends the packet
+// (arrival + CreditLatency); and a packet with which the endpoint would do
+// nothing but take it (Absorbs) needs no arrival event at all: the link
+// delivers it silently, and only the packets the endpoint acts on (a
+// message's last, one passing through) arrive as events. Every packet's
+// send and arrival cycle, and every credit, are what the per-packet path
+// gives (Network.SetPerPacket turns this off, for the comparison).
+type Absorber interface {
+	TakesOnArrival(l *Link) bool
+	Absorbs(l *Link, p Packet) bool
+}
+
 type txEntry struct {
 	p     Packet
 	ready rtl.Cycle // cycle it entered the transmit buffer
@@ -77,6 +92,7 @@ type Link struct {
 	returned *rtl.FIFO[rtl.Cycle] // cycles at which used credits come back, in order
 
 	sender, receiver Endpoint
+	absorber         Absorber // the receiver, when it takes every packet on arrival and per-packet events are not asked for
 	obs              observe.Observer
 	windows          *rtl.Windows // busy time per window, when tracked (Network.TrackWindows)
 
@@ -86,6 +102,7 @@ type Link struct {
 	senderWaiting bool // a Send was refused; call SpaceAvailable on room
 
 	packets, bytes int64
+	absorbed       int64 // packets delivered without an arrival event
 }
 
 // NewLink returns a link from src to dst, driven by kernel k. Both endpoints
@@ -109,8 +126,15 @@ func NewLink(k *rtl.Kernel, id, src, dst, port int, p LinkParams) (*Link, error)
 	}, nil
 }
 
-// Attach sets the endpoints at the two ends.
-func (l *Link) Attach(sender, receiver Endpoint) { l.sender, l.receiver = sender, receiver }
+// Attach sets the endpoints at the two ends; with perPacket false, a
+// receiver that is an Absorber taking every packet on arrival spares the
+// link its arrival events where it can.
+func (l *Link) Attach(sender, receiver Endpoint, perPacket bool) {
+	l.sender, l.receiver, l.absorber = sender, receiver, nil
+	if a, ok := receiver.(Absorber); ok && !perPacket && a.TakesOnArrival(l) {
+		l.absorber = a
+	}
+}
 
 // SetObserver installs an observer of the link's packets (nil removes
 // it; with none, a packet costs one comparison).
@@ -151,6 +175,9 @@ func (l *Link) Receive() (p Packet, ok bool) {
 	p, ok = l.rx.Pop()
 	if !ok {
 		return p, false
+	}
+	if l.absorber != nil {
+		return p, true // its credit was counted when it was sent
 	}
 	back := l.k.Now() + l.Params.CreditLatency
 	l.returned.Push(back)
@@ -209,10 +236,22 @@ func (l *Link) transmit(now rtl.Cycle) {
 		if l.obs != nil {
 			l.observe(observe.PacketSent, now, e.p, end)
 		}
-		l.wire.Push(flight{p: e.p, arrive: end + l.Params.Latency})
+		arrive := end + l.Params.Latency
+		if l.absorber != nil {
+			// The receiver takes it at arrive: its credit is back then.
+			l.returned.Push(arrive + l.Params.CreditLatency)
+			if l.absorber.Absorbs(l, e.p) {
+				l.absorbed++
+				if l.obs != nil {
+					l.observe(observe.PacketReceived, arrive, e.p, 0)
+				}
+				continue
+			}
+		}
+		l.wire.Push(flight{p: e.p, arrive: arrive})
 		if !l.arrivePending {
 			l.arrivePending = true
-			l.k.ScheduleClass(end+l.Params.Latency, rtl.ClassArrive+rtl.Class(l.Port), l, evArrive, 0)
+			l.k.ScheduleClass(arrive, rtl.ClassArrive+rtl.Class(l.Port), l, evArrive, 0)
 		}
 	}
 	if l.tx.Len() > 0 && !l.txPending && !l.creditStalled {
@@ -289,6 +328,19 @@ func (l *Link) String() string {
 
 // Describe tells what the link holds and waits on, for deadlock reports.
 func (l *Link) Describe() string {
+	free := l.credits + l.returned.Len()
+	if l.absorber != nil { // credits of packets not arrived yet are counted already
+		free = l.credits
+		for i := 0; i < l.returned.Len(); i++ {
+			if l.returned.At(i) <= l.k.Now() {
+				free++
+			}
+		}
+	}
 	return fmt.Sprintf("%s: %d in transmit buffer, %d on the wire, %d in receive buffer, %d credits free, credit-stalled=%v",
-		l, l.tx.Len(), l.wire.Len(), l.rx.Len(), l.credits+l.returned.Len(), l.creditStalled)
+		l, l.tx.Len(), l.wire.Len(), l.rx.Len(), free, l.creditStalled)
 }
+
+// Absorbed returns the packets delivered without an arrival event
+// (Absorber).
+func (l *Link) Absorbed() int64 { return l.absorbed }

@@ -47,7 +47,7 @@ func newTestLink(t *testing.T, p LinkParams) (*rtl.Kernel, *Link, *sink) {
 	l, err := NewLink(k, 0, 0, 1, 0, p)
 	require.NoError(t, err)
 	s := &sink{l: l}
-	l.Attach(s, s)
+	l.Attach(s, s, false)
 	return k, l, s
 }
 

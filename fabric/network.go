@@ -20,6 +20,8 @@ type Network struct {
 	// numerator, the busy time of the links of that rate.
 	window  rtl.Cycle
 	windows map[int64]*rtl.Windows
+	// perPacket: every packet arrives by an event of its own (Absorber).
+	perPacket bool
 }
 
 // NewNetwork returns an empty network of n NPUs with ports ports each.
@@ -82,12 +84,17 @@ func (n *Network) Out(npu, port int) *Link {
 func (n *Network) Attach(eps []Endpoint) {
 	for _, l := range n.Links {
 		if n.folded {
-			l.Attach(eps[0], eps[0])
+			l.Attach(eps[0], eps[0], n.perPacket)
 			continue
 		}
-		l.Attach(eps[l.Src], eps[l.Dst])
+		l.Attach(eps[l.Src], eps[l.Dst], n.perPacket)
 	}
 }
+
+// SetPerPacket makes every packet arrive by an event of its own, even at a
+// receiver that could spare them (Absorber): the reference the spared
+// path is compared with. Call it before Attach.
+func (n *Network) SetPerPacket(on bool) { n.perPacket = on }
 
 // In returns the links arriving at npu, in the order of the ports they
 // leave their senders by (the same order on every NPU); on a folded

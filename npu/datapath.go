@@ -46,3 +46,20 @@ func (idealPath) smBusy() *big.Rat                       { return nil }
 func (p idealPath) handle(_ rtl.Cycle, kind int32, _ int64) {
 	panic(fmt.Sprintf("npu %d: unknown event kind %d", p.nd.id, kind))
 }
+
+// TakesOnArrival reports whether the node takes every packet of a link
+// the moment it arrives: the ideal endpoint does (fabric.Absorber); the
+// baseline's RX DMA takes packets as the bus and memory allow.
+func (nd *node) TakesOnArrival(*fabric.Link) bool {
+	_, ideal := nd.dp.(idealPath)
+	return ideal
+}
+
+// Absorbs reports whether taking p is all the node does with it: a packet
+// for this NPU that is not its message's last (idealPath.arrived).
+func (nd *node) Absorbs(l *fabric.Link, p fabric.Packet) bool {
+	if p.Last() {
+		return false
+	}
+	return nd.r.shape.PacketDst(nd.r.shape.Arrived(nd.r.net, l, p)) == nd.id
+}

@@ -76,6 +76,9 @@ func (f *FIFO[T]) PeekRef() *T {
 	return &f.buf[f.head]
 }
 
+// At returns the i-th oldest item (0: the oldest); i must be below Len.
+func (f *FIFO[T]) At(i int) T { return f.buf[(f.head+i)&(len(f.buf)-1)] }
+
 // Pop removes and returns the oldest item; ok is false when empty.
 func (f *FIFO[T]) Pop() (v T, ok bool) {
 	if f.n == 0 {
