@@ -164,7 +164,7 @@ func (nd *node) sendMsg(c *chunk, op int32) *fabric.Message {
 	}
 	o := &c.Prog.Ops[op]
 	m := fabric.NewMessage(nd.id, int(o.Peer), o.Data.Len)
-	m.Chunk, m.Phase, m.Op = c.id, c.Phase, o.Match
+	m.Coll, m.Chunk, m.Phase, m.Op = int32(c.Coll.ID), c.id, c.Phase, o.Match
 	if c.Vals != nil && c.pi.Flow.ForwardOf[op] < 0 {
 		m.Values = collectives.Gather(c.Vals, c.Prog.View, o.Data)
 	}

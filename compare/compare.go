@@ -15,6 +15,7 @@ import (
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/contend"
 	"github.com/acemu/acemu/endpoint"
+	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/internal/par"
 	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
@@ -52,9 +53,10 @@ type Options struct {
 	// (train.Config.MemBoundShare; nil: 1).
 	MemBoundShare *big.Rat
 	// Observe, when set, gives each system's run its observer (systems run
-	// in parallel, each its own): it sees the links' packets, the
-	// endpoint's work, the collectives and the compute kernels.
-	Observe func(system string) observe.Observer
+	// in parallel, each its own), given the system's network: it sees the
+	// links' packets, the endpoint's work, the collectives and the compute
+	// kernels.
+	Observe func(system string, net *fabric.Network) observe.Observer
 }
 
 // afiConfig is the AFI's configuration on shape.
@@ -287,7 +289,7 @@ func runSystem(o Options, sys systems.System, fold bool) (SystemResult, error) {
 	}
 	var obs observe.Observer
 	if o.Observe != nil {
-		obs = o.Observe(sys.Name)
+		obs = o.Observe(sys.Name, net)
 		net.SetObserver(obs)
 	}
 	ep, err := endpoint.New(k, net, o.Shape, sys, endpoint.Options{ACE: acfg, Layout: layout, LIFO: !o.FIFO, Observer: obs})

@@ -14,6 +14,7 @@ import (
 	"github.com/acemu/acemu/ace"
 	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/contend"
+	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/torus"
@@ -323,7 +324,7 @@ func TestEachSystemIsObserved(t *testing.T) {
 	counts := map[string]map[observe.Kind]int64{}
 	var mu sync.Mutex
 	rep, err := Run(Options{Shape: shape, Workload: w, Systems: presets(t, "ace", "ideal"), Iterations: 1, Memory: contend.Share,
-		Observe: func(name string) observe.Observer {
+		Observe: func(name string, _ *fabric.Network) observe.Observer {
 			c := map[observe.Kind]int64{}
 			mu.Lock()
 			counts[name] = c

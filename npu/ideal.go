@@ -273,7 +273,7 @@ func (nd *node) issue(now rtl.Cycle, c, i int32) {
 	cs := nd.chunks[c]
 	op := &cs.Prog.Ops[i]
 	m := fabric.NewMessage(nd.id, int(op.Peer), op.Data.Len)
-	m.Chunk, m.Phase, m.Op = c, cs.Phase, op.Match
+	m.Coll, m.Chunk, m.Phase, m.Op = int32(cs.Coll.ID), c, cs.Phase, op.Match
 	reads := int64(1)
 	if r := cs.pi.Flow.ForwardOf; r != nil && r[i] >= 0 && cs.Prog.Ops[r[i]].Reduce && !cs.pi.Flow.Store[r[i]] {
 		reads = 2 // the SMs reduce as they forward: local and received operands

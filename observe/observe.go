@@ -20,7 +20,9 @@ const (
 	// PacketSent: a packet starts on a link (Cycle); its last byte leaves
 	// by End. NPU is the link's source, Link its index in the network.
 	PacketSent Kind = iota + 1
-	// PacketReceived: a packet is wholly in a link's receive buffer.
+	// PacketReceived: a packet is wholly in a link's receive buffer
+	// (Cycle). A packet its receiver only takes (fabric.Absorber) is
+	// reported when it is sent, with the cycle it arrives.
 	PacketReceived
 	// OpStart and OpDone: a program operation (a send issued, or any op
 	// completed) on an endpoint that runs programs op by op (the ideal

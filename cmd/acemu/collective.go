@@ -171,6 +171,7 @@ type collectiveOpts struct {
 	commSMs                   int
 	traceHash, checkData      bool
 	full                      bool
+	pcap, pcapFilter          string
 }
 
 func runCollective(args []string, stdout, stderr io.Writer) int {
@@ -186,6 +187,8 @@ func runCollective(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.full, "full", false, "simulate every NPU even where one can stand for all (same results, slower)")
 	fs.StringVar(&o.microcode, "microcode", "", "run the programs in this microcode file instead of the built-in ones (see docs/microcode.md)")
 	fs.BoolVar(&o.traceHash, "trace-hash", false, "also print a hash of the full packet trace (for determinism checks)")
+	fs.StringVar(&o.pcap, "pcap", "", "write every packet crossing a link to this pcap file, stamped with simulated time; where one NPU stands for all, its links only (--full: every link; docs/packet-capture.md)")
+	fs.StringVar(&o.pcapFilter, "pcap-filter", "", "keep only these packets in --pcap, e.g. npu=0,coll=0,cycles=0-200000 (keys link, npu, coll, cycles)")
 	o.pf.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: acemu collective [flags]\n\nSimulate one collective on the 3D torus and report time and bandwidth.\n\nFlags:\n%s", fs.FlagUsages())
@@ -217,7 +220,7 @@ func runCollective(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
+func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 	sys, err := o.systemSpec()
 	if err != nil {
 		return nil, err
@@ -249,9 +252,25 @@ func simulateCollective(o collectiveOpts) (*collectiveReport, error) {
 		return nil, err
 	}
 	var tr *observe.Hash
+	var packetObservers observe.Tee
 	if o.traceHash {
 		tr = observe.NewHash(observe.PacketSent, observe.PacketReceived)
-		net.SetObserver(tr)
+		packetObservers = append(packetObservers, tr)
+	}
+	if o.pcap != "" {
+		pc, err := startCapture(o.pcap, o.pcapFilter, net)
+		if err != nil {
+			return nil, err
+		}
+		defer pc.close(&err)
+		packetObservers = append(packetObservers, pc.w)
+	}
+	switch len(packetObservers) {
+	case 0:
+	case 1:
+		net.SetObserver(packetObservers[0])
+	default:
+		net.SetObserver(packetObservers)
 	}
 	var dc *verify.DataCheck
 	if o.checkData {

@@ -42,6 +42,8 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	workers := fs.Int("workers", 0, "systems simulated at once (default GOMAXPROCS)")
 	full := fs.Bool("full", false, "simulate every NPU even where one can stand for all (same results, slower; for checking)")
 	series := fs.String("timeseries", "", "write each system's network utilisation per 1000-cycle window to this CSV file")
+	pcap := fs.String("pcap", "", "write every packet crossing a link to this pcap file (one per system, named FILE.SYSTEM.pcap, when several); where one NPU stands for all, its links only (--full: every link; docs/packet-capture.md)")
+	pcapFilter := fs.String("pcap-filter", "", "keep only these packets in --pcap, e.g. npu=0,coll=0,cycles=0-200000 (keys link, npu, coll, cycles)")
 	fs.String("memory-policy", defaultOf("training.memory_policy"), "how compute and communication share each NPU's memory and SMs: "+strings.Join(contend.Policies(), " or ")+" (docs/memory-system.md)")
 	registerACEFlags(fs)
 	fs.String("ace-mem-bw", defaultOf("ace.mem_bw"), "memory bandwidth given to ACE's DMA, each way (Table VI); compute gets the rest of 900 GB/s")
@@ -103,9 +105,22 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 	}
-	rep, err := compare.Run(compare.Options{Shape: shape, Workload: w, Systems: ss, Iterations: p.Iterations,
+	opts := compare.Options{Shape: shape, Workload: w, Systems: ss, Iterations: p.Iterations,
 		FIFO: !p.LIFO, ACE: p.ACE, Workers: *workers, Full: *full, Series: *series != "", Memory: p.Memory,
-		Links: &links, ChunkBytes: p.ChunkBytes, MessageBytes: p.MessageBytes, MemBoundShare: p.MemBoundShare})
+		Links: &links, ChunkBytes: p.ChunkBytes, MessageBytes: p.MessageBytes, MemBoundShare: p.MemBoundShare}
+	var caps *systemCaptures
+	if *pcap != "" {
+		if caps, err = newSystemCaptures(*pcap, *pcapFilter, ss); err != nil {
+			return fail(err)
+		}
+		opts.Observe = caps.observer
+	}
+	rep, err := compare.Run(opts)
+	if caps != nil {
+		if cerr := caps.close(); err == nil {
+			err = cerr
+		}
+	}
 	if err != nil {
 		return fail(err)
 	}
