@@ -127,3 +127,21 @@ func (t Tee) Observe(e Event) {
 		o.Observe(e)
 	}
 }
+
+// Join returns one observer for those given that are not nil: nil for
+// none, the observer itself for one, their Tee for several.
+func Join(obs ...Observer) Observer {
+	var t Tee
+	for _, o := range obs {
+		if o != nil {
+			t = append(t, o)
+		}
+	}
+	switch len(t) {
+	case 0:
+		return nil
+	case 1:
+		return t[0]
+	}
+	return t
+}

@@ -1,12 +1,8 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
-	"sync"
 
 	"github.com/acemu/acemu/capture"
 	"github.com/acemu/acemu/fabric"
@@ -55,37 +51,26 @@ func (c *packetCapture) close(err *error) {
 	}
 }
 
-// systemCaptures are the --pcap files of a comparison, one per system,
-// created before the run so that a path that cannot be written fails at
-// once.
+// systemCaptures are the --pcap files of a comparison, one per system
+// (createSystemFiles).
 type systemCaptures struct {
 	filter capture.Filter
 	files  map[string]*packetCapture
-	mu     sync.Mutex
-	err    error
+	errs   firstError
 }
 
-// newSystemCaptures creates each system's capture file: path itself for
-// one system, path with the system's name before its extension for
-// several (run.pcap: run.ace.pcap, run.ideal.pcap, …).
 func newSystemCaptures(path, filter string, ss []systems.System) (*systemCaptures, error) {
 	f, err := capture.ParseFilter(filter)
 	if err != nil {
 		return nil, fmt.Errorf("--pcap-filter: %w", err)
 	}
+	files, err := createSystemFiles("--pcap", path, ".pcap", ss)
+	if err != nil {
+		return nil, err
+	}
 	c := &systemCaptures{filter: f, files: map[string]*packetCapture{}}
-	ext := filepath.Ext(path)
-	for _, s := range ss {
-		p := path
-		if len(ss) > 1 {
-			p = strings.TrimSuffix(path, ext) + "." + s.Name + cmp.Or(ext, ".pcap")
-		}
-		out, err := os.Create(p)
-		if err != nil {
-			c.close()
-			return nil, fmt.Errorf("--pcap: %w", err)
-		}
-		c.files[s.Name] = &packetCapture{f: out, path: p}
+	for name, sf := range files {
+		c.files[name] = &packetCapture{f: sf.f, path: sf.path}
 	}
 	return c, nil
 }
@@ -96,11 +81,7 @@ func (c *systemCaptures) observer(system string, net *fabric.Network) observe.Ob
 	pc := c.files[system]
 	w, err := capture.NewWriter(pc.f, net, c.filter)
 	if err != nil {
-		c.mu.Lock()
-		if c.err == nil {
-			c.err = fmt.Errorf("--pcap %s: %w", pc.path, err)
-		}
-		c.mu.Unlock()
+		c.errs.set(fmt.Errorf("--pcap %s: %w", pc.path, err))
 		return nil
 	}
 	pc.w = w
@@ -109,7 +90,7 @@ func (c *systemCaptures) observer(system string, net *fabric.Network) observe.Ob
 
 // close ends every capture and returns the first failure.
 func (c *systemCaptures) close() error {
-	err := c.err
+	err := c.errs.err
 	for _, pc := range c.files {
 		pc.close(&err)
 	}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/acemu/acemu/capture"
@@ -27,25 +29,41 @@ func countCapture(t *testing.T, path string) int {
 	return n
 }
 
-// --pcap writes a capture and changes nothing the command prints; with
-// several systems each gets its own file.
-func TestPcapLeavesTheOutputAlone(t *testing.T) {
+// decodesTrace checks that a --trace file is trace-event JSON.
+func decodesTrace(t *testing.T, path string) {
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(b, &doc), path)
+	require.NotEmpty(t, doc["traceEvents"], path)
+}
+
+// --pcap and --trace write their files and change nothing the command
+// prints; with several systems each gets its own file.
+func TestOutputFilesLeaveTheOutputAlone(t *testing.T) {
 	dir := t.TempDir()
+	pcap := func(t *testing.T, path string) { require.Positive(t, countCapture(t, path), path) }
+	collective := []string{"collective", "--topo", "4x2x2", "--size", "1MiB"}
+	compare := []string{"--workload", "dlrm", "--topo", "4x2x1", "--systems", "ideal,ace", "--iterations", "1"}
 	for _, tc := range []struct {
 		args  []string
+		flag  string
 		files []string
+		check func(*testing.T, string)
 	}{
-		{[]string{"collective", "--topo", "4x2x2", "--size", "1MiB", "--full"}, []string{"run.pcap"}},
-		{[]string{"collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "ace"}, []string{"run.pcap"}},
-		{[]string{"--workload", "dlrm", "--topo", "4x2x1", "--systems", "ideal,ace", "--iterations", "1"}, []string{"run.ideal.pcap", "run.ace.pcap"}},
+		{append(collective, "--full"), "--pcap", []string{"run.pcap"}, pcap},
+		{append(collective, "--system", "ace"), "--pcap", []string{"run.pcap"}, pcap},
+		{compare, "--pcap", []string{"run.ideal.pcap", "run.ace.pcap"}, pcap},
+		{append(collective, "--system", "ace"), "--trace", []string{"run.json"}, decodesTrace},
+		{compare, "--trace", []string{"run.ideal.json", "run.ace.json"}, decodesTrace},
 	} {
 		code, plain, _ := runCLI(tc.args...)
 		require.Equal(t, 0, code)
-		code, captured, errOut := runCLI(append(tc.args, "--pcap", filepath.Join(dir, "run.pcap"))...)
+		code, written, errOut := runCLI(append(slices.Clone(tc.args), tc.flag, filepath.Join(dir, tc.files[0][:3]+filepath.Ext(tc.files[0])))...)
 		require.Equal(t, 0, code, errOut)
-		require.Equal(t, plain, captured, "%v", tc.args)
+		require.Equal(t, plain, written, "%v %s", tc.args, tc.flag)
 		for _, f := range tc.files {
-			require.Positive(t, countCapture(t, filepath.Join(dir, f)), f)
+			tc.check(t, filepath.Join(dir, f))
 		}
 	}
 }
@@ -57,4 +75,14 @@ func TestPcapErrors(t *testing.T) {
 	code, _, errOut = runCLI("--workload", "dlrm", "--topo", "4x1x1", "--pcap", "/nonexistent/dir/x.pcap")
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "--pcap: open /nonexistent/dir/x.baseline-nooverlap.pcap")
+}
+
+func TestTraceErrors(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errOut := runCLI("collective", "--topo", "4x2x2", "--size", "1MiB", "--trace", filepath.Join(dir, "x.json"), "--trace-npus", "3")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "one NPU, NPU 0, stands for all in this run; --full simulates every NPU")
+	code, _, errOut = runCLI("collective", "--topo", "4x2x2", "--size", "1MiB", "--full", "--trace", filepath.Join(dir, "x.json"), "--trace-npus", "16")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "want NPU numbers from 0 to 15")
 }

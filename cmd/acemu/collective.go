@@ -172,6 +172,7 @@ type collectiveOpts struct {
 	traceHash, checkData      bool
 	full                      bool
 	pcap, pcapFilter          string
+	trace, traceNPUs          string
 }
 
 func runCollective(args []string, stdout, stderr io.Writer) int {
@@ -188,6 +189,8 @@ func runCollective(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.microcode, "microcode", "", "run the programs in this microcode file instead of the built-in ones (see docs/microcode.md)")
 	fs.BoolVar(&o.traceHash, "trace-hash", false, "also print a hash of the full packet trace (for determinism checks)")
 	fs.StringVar(&o.pcap, "pcap", "", "write every packet crossing a link to this pcap file, stamped with simulated time; where one NPU stands for all, its links only (--full: every link; docs/packet-capture.md)")
+	fs.StringVar(&o.trace, "trace", "", "write a timeline of the run to this file: Chrome/Perfetto trace-event JSON (docs/timeline.md)")
+	fs.StringVar(&o.traceNPUs, "trace-npus", "0", "NPUs whose chunks and ACE counters --trace records: a list such as 0,5 or all")
 	fs.StringVar(&o.pcapFilter, "pcap-filter", "", "keep only these packets in --pcap, e.g. npu=0,coll=0,cycles=0-200000 (keys link, npu, coll, cycles)")
 	o.pf.register(fs)
 	fs.Usage = func() {
@@ -252,25 +255,21 @@ func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 		return nil, err
 	}
 	var tr *observe.Hash
-	var packetObservers observe.Tee
+	var hash, capture observe.Observer
 	if o.traceHash {
 		tr = observe.NewHash(observe.PacketSent, observe.PacketReceived)
-		packetObservers = append(packetObservers, tr)
+		hash = tr
 	}
 	if o.pcap != "" {
-		pc, err := startCapture(o.pcap, o.pcapFilter, net)
-		if err != nil {
-			return nil, err
+		pc, cerr := startCapture(o.pcap, o.pcapFilter, net)
+		if cerr != nil {
+			return nil, cerr
 		}
 		defer pc.close(&err)
-		packetObservers = append(packetObservers, pc.w)
+		capture = pc.w
 	}
-	switch len(packetObservers) {
-	case 0:
-	case 1:
-		net.SetObserver(packetObservers[0])
-	default:
-		net.SetObserver(packetObservers)
+	if obs := observe.Join(hash, capture); obs != nil {
+		net.SetObserver(obs)
 	}
 	var dc *verify.DataCheck
 	if o.checkData {
@@ -291,9 +290,20 @@ func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 	if !o.spec.Torus() {
 		opts.Topology = o.spec.Topology
 	}
+	var check, timeline observe.Observer
 	if dc != nil {
-		opts.Data, opts.Observer = &npu.DataHooks{Init: dc.Init}, dc
+		opts.Data = &npu.DataHooks{Init: dc.Init}
+		check = dc
 	}
+	if o.trace != "" {
+		tl, terr := startTimeline(o.trace, o.traceNPUs, plan.Algorithm+" "+plan.Op.String()+" on "+o.system, net)
+		if terr != nil {
+			return nil, terr
+		}
+		defer tl.close(&err)
+		timeline = tl.r
+	}
+	opts.Observer = observe.Join(check, timeline)
 	var cfg ace.Config
 	if sys.Kind == systems.ACE {
 		if cfg, err = o.aceConfig(sys); err != nil {

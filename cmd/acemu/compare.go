@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/acemu/acemu/compare"
 	"github.com/acemu/acemu/contend"
+	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/torus"
@@ -43,6 +46,8 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	full := fs.Bool("full", false, "simulate every NPU even where one can stand for all (same results, slower; for checking)")
 	series := fs.String("timeseries", "", "write each system's network utilisation per 1000-cycle window to this CSV file")
 	pcap := fs.String("pcap", "", "write every packet crossing a link to this pcap file (one per system, named FILE.SYSTEM.pcap, when several); where one NPU stands for all, its links only (--full: every link; docs/packet-capture.md)")
+	trace := fs.String("trace", "", "write a timeline of each system's run to this file (one per system, named FILE.SYSTEM.json, when several): Chrome/Perfetto trace-event JSON (docs/timeline.md)")
+	traceNPUs := fs.String("trace-npus", "0", "NPUs whose chunks and ACE counters --trace records: a list such as 0,5 or all")
 	pcapFilter := fs.String("pcap-filter", "", "keep only these packets in --pcap, e.g. npu=0,coll=0,cycles=0-200000 (keys link, npu, coll, cycles)")
 	fs.String("memory-policy", defaultOf("training.memory_policy"), "how compute and communication share each NPU's memory and SMs: "+strings.Join(contend.Policies(), " or ")+" (docs/memory-system.md)")
 	registerACEFlags(fs)
@@ -113,13 +118,31 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		if caps, err = newSystemCaptures(*pcap, *pcapFilter, ss); err != nil {
 			return fail(err)
 		}
-		opts.Observe = caps.observer
+	}
+	var tls *systemTimelines
+	if *trace != "" {
+		if tls, err = newSystemTimelines(*trace, *traceNPUs, ss); err != nil {
+			return fail(err)
+		}
+	}
+	if caps != nil || tls != nil {
+		opts.Observe = func(system string, net *fabric.Network) observe.Observer {
+			var c, t observe.Observer
+			if caps != nil {
+				c = caps.observer(system, net)
+			}
+			if tls != nil {
+				t = tls.observer(system, w.Name, net)
+			}
+			return observe.Join(c, t)
+		}
 	}
 	rep, err := compare.Run(opts)
 	if caps != nil {
-		if cerr := caps.close(); err == nil {
-			err = cerr
-		}
+		err = cmp.Or(err, caps.close())
+	}
+	if tls != nil {
+		err = cmp.Or(err, tls.close())
 	}
 	if err != nil {
 		return fail(err)

@@ -1,0 +1,178 @@
+package timeline
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/acemu/acemu/compare"
+	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/observe"
+	"github.com/acemu/acemu/systems"
+	"github.com/acemu/acemu/torus"
+	"github.com/acemu/acemu/workload"
+	"github.com/stretchr/testify/require"
+)
+
+// traced runs a two-layer workload on ACE and the ideal endpoint on a
+// 4x2x1 torus, one iteration, recording each system's timeline.
+func traced(t *testing.T, full bool, opt Options) (map[string]map[string]any, *compare.Report) {
+	w, err := workload.ParseAstraSim(strings.NewReader("DATA\n2\n"+
+		"a\t-1\t5000\tNONE\t0\t5000\tNONE\t0\t5000\tALLREDUCE\t1000000\t0\n"+
+		"b\t-1\t5000\tNONE\t0\t5000\tNONE\t0\t5000\tALLREDUCE\t200000\t0\n"), "small.txt")
+	require.NoError(t, err)
+	shape, err := torus.Parse("4x2x1")
+	require.NoError(t, err)
+	var ss []systems.System
+	for _, n := range []string{"ace", "ideal"} {
+		s, err := systems.Lookup(n)
+		require.NoError(t, err)
+		ss = append(ss, s)
+	}
+	recs := map[string]*Recorder{}
+	var mu sync.Mutex
+	rep, err := compare.Run(compare.Options{Shape: shape, Workload: w, Systems: ss, Iterations: 1, Full: full,
+		Observe: func(system string, net *fabric.Network) observe.Observer {
+			o := opt
+			if net.Folded() {
+				o.StandsFor = net.NPUs()
+			}
+			r := New(o)
+			mu.Lock()
+			recs[system] = r
+			mu.Unlock()
+			return r
+		}})
+	require.NoError(t, err)
+	out := map[string]map[string]any{}
+	for name, r := range recs {
+		var b bytes.Buffer
+		require.NoError(t, r.Write(&b))
+		var doc map[string]any
+		require.NoError(t, json.Unmarshal(b.Bytes(), &doc), "the trace is JSON")
+		out[name] = doc
+	}
+	return out, rep
+}
+
+// checkFormat checks a trace against the trace-event format: every event
+// has a name, a known phase, a process and thread, and a time; complete
+// events on one thread nest (none ends inside another it does not
+// contain); every async begin has one end, with the same category and id,
+// no earlier. It returns the events by phase.
+func checkFormat(t *testing.T, doc map[string]any) map[string][]map[string]any {
+	require.Equal(t, "ns", doc["displayTimeUnit"])
+	byPh := map[string][]map[string]any{}
+	type thread struct{ pid, tid float64 }
+	type interval struct{ start, end float64 }
+	xs := map[thread][]interval{}
+	open := map[string]float64{}
+	for _, x := range doc["traceEvents"].([]any) {
+		e := x.(map[string]any)
+		ph := e["ph"].(string)
+		require.NotEmpty(t, e["name"])
+		require.Contains(t, []string{"M", "X", "b", "e", "C"}, ph)
+		pid, tid := e["pid"].(float64), e["tid"].(float64)
+		byPh[ph] = append(byPh[ph], e)
+		if ph == "M" {
+			continue
+		}
+		ts := e["ts"].(float64)
+		require.GreaterOrEqual(t, ts, 0.0)
+		switch ph {
+		case "X":
+			xs[thread{pid, tid}] = append(xs[thread{pid, tid}], interval{ts, ts + e["dur"].(float64)})
+		case "b":
+			key := fmt.Sprint(e["cat"], "/", e["id"])
+			_, dup := open[key]
+			require.False(t, dup, "async %s begun twice", key)
+			open[key] = ts
+		case "e":
+			key := fmt.Sprint(e["cat"], "/", e["id"])
+			b, ok := open[key]
+			require.True(t, ok, "async %s ends without a begin", key)
+			require.GreaterOrEqual(t, ts, b)
+			delete(open, key)
+		}
+	}
+	require.Empty(t, open, "async events left open")
+	for th, ivs := range xs {
+		for i := range ivs {
+			for j := range ivs {
+				a, b := ivs[i], ivs[j]
+				if i != j && a.start < b.start && b.start < a.end {
+					require.LessOrEqual(t, b.end, a.end, "thread %v: %v and %v overlap without nesting", th, a, b)
+				}
+			}
+		}
+	}
+	return byPh
+}
+
+// A folded run's trace is trace-event JSON whose events nest, says that
+// its NPU stands for all eight, and shows the compute kernels (their
+// durations add up to the report's compute), both collectives, every
+// chunk's phases, and on ACE its sub-steps as counters.
+func TestAFoldedRunsTrace(t *testing.T) {
+	docs, rep := traced(t, false, Options{})
+	require.True(t, rep.Folded)
+	for _, s := range rep.Systems {
+		doc := docs[s.Name]
+		byPh := checkFormat(t, doc)
+		other := doc["otherData"].(map[string]any)
+		require.Equal(t, true, other["folded"])
+		require.Equal(t, 8.0, other["stands_for_npus"])
+		var names []string
+		for _, m := range byPh["M"] {
+			names = append(names, m["args"].(map[string]any)["name"].(string))
+		}
+		require.Contains(t, names, "NPU 0 (stands for all 8 NPUs: a folded run)")
+		var compute float64
+		for _, x := range byPh["X"] {
+			require.Equal(t, "compute", x["cat"])
+			compute += x["dur"].(float64)
+		}
+		// µs at 1245 MHz; each duration is rounded to 0.1 ns.
+		require.InDelta(t, float64(s.TotalCompute), compute*1245, float64(len(byPh["X"]))*0.1, s.Name)
+		colls, chunks := 0, 0
+		for _, b := range byPh["b"] {
+			switch b["cat"] {
+			case "collective":
+				colls++
+			case "chunk":
+				chunks++
+			}
+		}
+		require.Equal(t, 2, colls, s.Name)
+		// 1 000 000 and 200 000 B in 64 KiB chunks: 16 + 4 chunks, three
+		// phases each on 4x2x1 (RS local, AR vertical, AG local).
+		require.Equal(t, (16+4)*3, chunks, s.Name)
+		if s.Name == "ace" {
+			require.NotEmpty(t, byPh["C"])
+			for _, c := range byPh["C"] {
+				v := c["args"].(map[string]any)["in flight"].(float64)
+				require.GreaterOrEqual(t, v, 0.0)
+			}
+		} else {
+			require.Empty(t, byPh["C"], "the ideal endpoint has no ACE")
+		}
+	}
+}
+
+// A full run's trace records the NPUs asked for, each its own process.
+func TestAFullRunsTraceHasEachNPU(t *testing.T) {
+	docs, rep := traced(t, true, Options{All: true})
+	require.False(t, rep.Folded)
+	byPh := checkFormat(t, docs["ideal"])
+	pids := map[float64]bool{}
+	for _, b := range byPh["b"] {
+		if b["cat"] == "chunk" {
+			pids[b["pid"].(float64)] = true
+		}
+	}
+	require.Len(t, pids, 8)
+	require.Equal(t, false, docs["ideal"]["otherData"].(map[string]any)["folded"])
+}
