@@ -164,12 +164,18 @@ func parseFlags(fs *pflag.FlagSet, args []string, stdout, stderr io.Writer) (don
 		fs.Usage()
 		return true, 0
 	}
+	// The comparator's flag set is acemu's own ("acemu --help"); the
+	// others are subcommands ("acemu collective --help").
+	cmd := "acemu " + fs.Name()
+	if fs.Name() == "acemu" {
+		cmd = "acemu"
+	}
 	if err != nil {
-		fmt.Fprintf(stderr, "acemu %s: %v\nRun 'acemu %s --help' for the flags.\n", fs.Name(), err, fs.Name())
+		fmt.Fprintf(stderr, "%s: %v\nRun '%s --help' for the flags.\n", cmd, err, cmd)
 		return true, 2
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "acemu %s: unexpected argument %q\nRun 'acemu %s --help' for the flags.\n", fs.Name(), fs.Arg(0), fs.Name())
+		fmt.Fprintf(stderr, "%s: unexpected argument %q\nRun '%s --help' for the flags.\n", cmd, fs.Arg(0), cmd)
 		return true, 2
 	}
 	return false, 0

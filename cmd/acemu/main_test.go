@@ -381,6 +381,11 @@ func TestCompareCommand(t *testing.T) {
 	code, _, errOut = runCLI("--workload", "nosuch")
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "neither a built-in workload")
+	// A flag error names the command as the user typed it, and a command
+	// that exists.
+	code, _, errOut = runCLI("--workload", "dlrm", "--bogus")
+	require.Equal(t, 2, code)
+	require.Equal(t, "acemu: unknown flag: --bogus\nRun 'acemu --help' for the flags.\n", errOut)
 	// DLRM's all-to-all runs on ACE beside its all-reduces; a
 	// reduce-scatter does not.
 	code, table, errOut = runCLI("--workload", "dlrm", "--topo", "4x1x1", "--systems", "ace", "--iterations", "1")
