@@ -57,6 +57,9 @@ type Options struct {
 	// links' packets, the endpoint's work, the collectives and the compute
 	// kernels.
 	Observe func(system string, net *fabric.Network) observe.Observer
+	// Progress, when set, is told how far each system's training loop has
+	// gone (train.Config.Progress); systems run in parallel.
+	Progress func(system string, done, total int)
 }
 
 // afiConfig is the AFI's configuration on shape.
@@ -302,6 +305,9 @@ func runSystem(o Options, sys systems.System, fold bool) (SystemResult, error) {
 	}
 	a.SetObserver(obs)
 	tc := train.Config{Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations, Policy: o.Memory, Comm: ep.Side(), MemBoundShare: o.MemBoundShare, Observer: obs}
+	if p := o.Progress; p != nil {
+		tc.Progress = func(done, total int) { p(sys.Name, done, total) }
+	}
 	m, err := train.Run(k, o.Workload, tc, comm{a, o.Shape.N()})
 	if err != nil {
 		if serr := ep.Stuck(); serr != nil {

@@ -346,3 +346,27 @@ func TestEachSystemIsObserved(t *testing.T) {
 		require.Equal(t, s.TotalCompute, c[0], s.Name)
 	}
 }
+
+// Each system's progress grows one step at a time to its training loop's
+// total, which it reaches.
+func TestProgressReachesEachSystemsTotal(t *testing.T) {
+	w, err := workload.Load("../testdata/astrasim/DLRM_HybridParallel.txt")
+	require.NoError(t, err)
+	shape, err := torus.Parse("4x2x1")
+	require.NoError(t, err)
+	var mu sync.Mutex
+	last, totals := map[string]int{}, map[string]int{}
+	_, err = Run(Options{Shape: shape, Workload: w, Systems: presets(t, "ace", "ideal"), Iterations: 1,
+		Progress: func(system string, done, total int) {
+			mu.Lock()
+			defer mu.Unlock()
+			require.Equal(t, last[system]+1, done, system)
+			last[system], totals[system] = done, total
+		}})
+	require.NoError(t, err)
+	require.Len(t, last, 2)
+	for s, done := range last {
+		require.Positive(t, done)
+		require.Equal(t, totals[s], done, s)
+	}
+}

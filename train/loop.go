@@ -56,6 +56,10 @@ type Config struct {
 	Comm contend.Comm
 	// Observer, when set, sees every compute kernel start and end.
 	Observer observe.Observer
+	// Progress, when set, is told how many of the loop's steps (compute
+	// kernels, issues, waits; every iteration's) are done, of how many,
+	// each time the count grows: for a progress bar.
+	Progress func(done, total int)
 }
 
 // Pass is a kind of compute the loop runs.
@@ -366,6 +370,7 @@ type loop struct {
 	resume    bool  // an evStep is scheduled
 	finished  bool
 	err       error
+	progress  func(done, total int) // Config.Progress
 }
 
 func newLoop(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*loop, error) {
@@ -396,7 +401,7 @@ func newLoop(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*loop,
 	if err != nil {
 		return nil, err
 	}
-	lp := &loop{k: k, w: w, comm: comm, npu: sh, start: k.Now(), iters: make([]Iteration, n)}
+	lp := &loop{k: k, w: w, comm: comm, npu: sh, start: k.Now(), iters: make([]Iteration, n), progress: cfg.Progress}
 	b := builder{lp: lp, t: t, overlap: cfg.Overlap, dlrm: lastBottom >= 0, lastBottom: lastBottom}
 	if err := b.build(n); err != nil {
 		return nil, err
@@ -586,7 +591,7 @@ func (lp *loop) computeDone(now rtl.Cycle) {
 	it.ComputeCycles += c
 	it.Compute.add(o.pass, c)
 	lp.computing = false
-	lp.pc++
+	lp.advance()
 	lp.step(now)
 }
 
@@ -596,6 +601,14 @@ func (lp *loop) fail(err error) {
 		lp.err = err
 	}
 	lp.k.Halt()
+}
+
+// advance moves to the next op and reports the progress.
+func (lp *loop) advance() {
+	lp.pc++
+	if p := lp.progress; p != nil {
+		p(lp.pc, len(lp.ops))
+	}
 }
 
 // step runs ops until one takes time (compute) or blocks (a wait).
@@ -663,7 +676,7 @@ func (lp *loop) step(now rtl.Cycle) {
 				return
 			}
 		}
-		lp.pc++
+		lp.advance()
 	}
 	if lp.err == nil && lp.pc == len(lp.ops) && !lp.finished {
 		lp.finished = true

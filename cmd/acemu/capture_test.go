@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -85,4 +86,14 @@ func TestTraceErrors(t *testing.T) {
 	code, _, errOut = runCLI("collective", "--topo", "4x2x2", "--size", "1MiB", "--full", "--trace", filepath.Join(dir, "x.json"), "--trace-npus", "16")
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "want NPU numbers from 0 to 15")
+}
+
+// Progress bars appear only on a terminal: a file (or a pipe, or CI's
+// log) gets none.
+func TestNoProgressBarsOffATerminal(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	require.NoError(t, err)
+	defer f.Close()
+	require.Nil(t, newProgressBars(f, []string{"ace"}))
+	require.Nil(t, newProgressBars(&bytes.Buffer{}, []string{"ace"}))
 }

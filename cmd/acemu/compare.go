@@ -137,6 +137,14 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 			return observe.Join(c, t)
 		}
 	}
+	var names []string
+	for _, s := range ss {
+		names = append(names, s.Name)
+	}
+	if pb := newProgressBars(stderr, names); pb != nil {
+		opts.Progress = pb.update
+		defer pb.finish()
+	}
 	rep, err := compare.Run(opts)
 	if caps != nil {
 		err = cmp.Or(err, caps.close())
