@@ -3,7 +3,6 @@ package main
 import (
 	"io"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -21,7 +20,6 @@ const progressDelay = 2 * time.Second
 type progressBars struct {
 	p     *mpb.Progress
 	bars  map[string]*mpb.Bar
-	mu    sync.Mutex
 	shown *time.Timer
 }
 
