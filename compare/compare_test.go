@@ -15,6 +15,7 @@ import (
 	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/contend"
 	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/internal/testrun"
 	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/torus"
@@ -22,15 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func presets(t testing.TB, names ...string) []systems.System {
-	var ss []systems.System
-	for _, n := range names {
-		s, err := systems.Lookup(n)
-		require.NoError(t, err)
-		ss = append(ss, s)
-	}
-	return ss
-}
+func presets(t testing.TB, names ...string) []systems.System { return testrun.Systems(t, names...) }
 
 // With a workload whose collectives are tiny beside its compute, every
 // overlapping system hides them almost entirely, so compute decides: the

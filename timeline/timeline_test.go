@@ -4,34 +4,24 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
 	"testing"
 
 	"github.com/acemu/acemu/compare"
 	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/internal/testrun"
 	"github.com/acemu/acemu/observe"
-	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/torus"
-	"github.com/acemu/acemu/workload"
 	"github.com/stretchr/testify/require"
 )
 
 // traced runs a two-layer workload on ACE and the ideal endpoint on a
 // 4x2x1 torus, one iteration, recording each system's timeline.
 func traced(t *testing.T, full bool, opt Options) (map[string]map[string]any, *compare.Report) {
-	w, err := workload.ParseAstraSim(strings.NewReader("DATA\n2\n"+
-		"a\t-1\t5000\tNONE\t0\t5000\tNONE\t0\t5000\tALLREDUCE\t1000000\t0\n"+
-		"b\t-1\t5000\tNONE\t0\t5000\tNONE\t0\t5000\tALLREDUCE\t200000\t0\n"), "small.txt")
-	require.NoError(t, err)
+	w := testrun.TwoLayers(t)
 	shape, err := torus.Parse("4x2x1")
 	require.NoError(t, err)
-	var ss []systems.System
-	for _, n := range []string{"ace", "ideal"} {
-		s, err := systems.Lookup(n)
-		require.NoError(t, err)
-		ss = append(ss, s)
-	}
+	ss := testrun.Systems(t, "ace", "ideal")
 	recs := map[string]*Recorder{}
 	var mu sync.Mutex
 	rep, err := compare.Run(compare.Options{Shape: shape, Workload: w, Systems: ss, Iterations: 1, Full: full,

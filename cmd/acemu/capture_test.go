@@ -97,3 +97,18 @@ func TestNoProgressBarsOffATerminal(t *testing.T) {
 	require.Nil(t, newProgressBars(f, []string{"ace"}))
 	require.Nil(t, newProgressBars(&bytes.Buffer{}, []string{"ace"}))
 }
+
+// --plot draws the comparison's figures and changes nothing it prints.
+func TestPlotLeavesTheOutputAlone(t *testing.T) {
+	args := []string{"--workload", "dlrm", "--topo", "4x2x1", "--systems", "ideal,ace", "--iterations", "1"}
+	_, plain, _ := runCLI(args...)
+	dir := filepath.Join(t.TempDir(), "figures")
+	code, drawn, errOut := runCLI(append(args, "--plot", dir)...)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, plain, drawn)
+	for _, f := range []string{"utilization.png", "utilization.svg", "breakdown.png", "breakdown.svg"} {
+		st, err := os.Stat(filepath.Join(dir, f))
+		require.NoError(t, err)
+		require.Positive(t, st.Size(), f)
+	}
+}

@@ -46,6 +46,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	full := fs.Bool("full", false, "simulate every NPU even where one can stand for all (same results, slower; for checking)")
 	series := fs.String("timeseries", "", "write each system's network utilisation per 1000-cycle window to this CSV file")
 	pcap := fs.String("pcap", "", "write every packet crossing a link to this pcap file (one per system, named FILE.SYSTEM.pcap, when several); where one NPU stands for all, its links only (--full: every link; docs/packet-capture.md)")
+	plotDir := fs.String("plot", "", "draw the network utilisation over time (Fig. 10) and the iteration breakdown (Fig. 11) as PNG and SVG into this directory")
 	trace := fs.String("trace", "", "write a timeline of each system's run to this file (one per system, named FILE.SYSTEM.json, when several): Chrome/Perfetto trace-event JSON (docs/timeline.md)")
 	traceNPUs := fs.String("trace-npus", "0", "NPUs whose chunks and ACE counters --trace records: a list such as 0,5 or all")
 	pcapFilter := fs.String("pcap-filter", "", "keep only these packets in --pcap, e.g. npu=0,coll=0,cycles=0-200000 (keys link, npu, coll, cycles)")
@@ -111,7 +112,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	opts := compare.Options{Shape: shape, Workload: w, Systems: ss, Iterations: p.Iterations,
-		FIFO: !p.LIFO, ACE: p.ACE, Workers: *workers, Full: *full, Series: *series != "", Memory: p.Memory,
+		FIFO: !p.LIFO, ACE: p.ACE, Workers: *workers, Full: *full, Series: *series != "" || *plotDir != "", Memory: p.Memory,
 		Links: &links, ChunkBytes: p.ChunkBytes, MessageBytes: p.MessageBytes, MemBoundShare: p.MemBoundShare}
 	var caps *systemCaptures
 	if *pcap != "" {
@@ -159,9 +160,14 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		if err := writeSeries(*series, rep); err != nil {
 			return fail(fmt.Errorf("--timeseries: %w", err))
 		}
-		for i := range rep.Systems {
-			rep.Systems[i].NetworkUtilization = nil // in the file, not the report
+	}
+	if *plotDir != "" {
+		if err := drawComparison(*plotDir, rep); err != nil {
+			return fail(fmt.Errorf("--plot: %w", err))
 		}
+	}
+	for i := range rep.Systems {
+		rep.Systems[i].NetworkUtilization = nil // in the files, not the report
 	}
 	if *format == "json" {
 		enc := json.NewEncoder(stdout)
