@@ -92,13 +92,13 @@ func Utilization(rep *compare.Report, dir string) ([]string, error) {
 		p.Add(l)
 		rows = append(rows, []*plot.Plot{p})
 	}
-	return saveTiled(rows, dir, "utilization", width, vg.Length(len(rows))*1.3*vg.Inch+0.6*vg.Inch)
+	return saveGrid(rows, dir, "utilization", width, vg.Length(len(rows))*1.3*vg.Inch+0.6*vg.Inch)
 }
 
-// saveTiled writes plots in rows as dir/name.png and dir/name.svg, w by
-// h, and returns the paths.
-func saveTiled(rows [][]*plot.Plot, dir, name string, w, h vg.Length) ([]string, error) {
-	t := draw.Tiles{Rows: len(rows), Cols: 1, PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(12), PadY: vg.Points(6)}
+// saveGrid writes a grid of plots (rows of equal length) as dir/name.png
+// and dir/name.svg, w by h, and returns the paths.
+func saveGrid(rows [][]*plot.Plot, dir, name string, w, h vg.Length) ([]string, error) {
+	t := draw.Tiles{Rows: len(rows), Cols: len(rows[0]), PadX: vg.Points(16), PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(12), PadY: vg.Points(6)}
 	var paths []string
 	for _, f := range Formats {
 		var c interface {
@@ -113,7 +113,9 @@ func saveTiled(rows [][]*plot.Plot, dir, name string, w, h vg.Length) ([]string,
 		}
 		dc := draw.New(c)
 		for i, cs := range plot.Align(rows, t, dc) {
-			rows[i][0].Draw(cs[0])
+			for j, c := range cs {
+				rows[i][j].Draw(c)
+			}
 		}
 		path := filepath.Join(dir, name+"."+f)
 		if err := writeTo(path, c); err != nil {

@@ -163,7 +163,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	if *plotDir != "" {
 		if err := drawComparison(*plotDir, rep); err != nil {
-			return fail(fmt.Errorf("--plot: %w", err))
+			return fail(err)
 		}
 	}
 	for i := range rep.Systems {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/acemu/acemu/contend"
+	"github.com/acemu/acemu/plots"
 	"github.com/acemu/acemu/reproduce"
 	"github.com/acemu/acemu/units"
 )
@@ -48,6 +49,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	sms := fs.String("sms", "", "fig6: communication SM counts, comma-separated (default 1,…,8,10,12,16)")
 	fig6Mem := fs.Int64("fig6-mem", 900, "fig6: memory bandwidth given to the baseline's communication, GB/s")
 	format := fs.String("format", "table", "output: table, csv or json")
+	plotDir := fs.String("plot", "", "fig5, fig6, fig9a: draw the figure as PNG and SVG into this directory")
 	workers := fs.Int("workers", 0, "simulations run at once (default: GOMAXPROCS; results do not depend on it)")
 	registerACEDesignFlags(fs)
 	var pf platformFlags
@@ -79,7 +81,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	// A lone collective has no compute beside it to share the NPU with:
 	// figs. 5 and 6 sweep communication's allotment itself.
 	unused := map[string][]string{
-		"fig4":  {"sms", "fig6-mem", "workloads", "mem"},
+		"fig4":  {"sms", "fig6-mem", "workloads", "mem", "plot"},
 		"fig5":  {"sms", "fig6-mem", "workloads", "memory-policy", "systems"},
 		"fig6":  append([]string{"mem", "workloads", "memory-policy", "systems"}, aceFlagNames...),
 		"fig9a": {"size", "mem", "sms", "fig6-mem", "systems"},
@@ -203,6 +205,9 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 		out = r
+		if err := draw(*plotDir, func(dir string) error { _, err := plots.Fig9a(r, dir); return err }); err != nil {
+			return fail(err)
+		}
 		header = []string{"SRAM \\ FSMs"}
 		for _, f := range o.FSMs {
 			header = append(header, fmt.Sprint(f))
@@ -235,6 +240,9 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 		out = r
+		if err := draw(*plotDir, func(dir string) error { _, err := plots.Fig5(r, dir); return err }); err != nil {
+			return fail(err)
+		}
 		header = []string{"topology", "comm mem GB/s", "baseline GB/s", "baseline % ideal", "ACE GB/s", "ACE % ideal", "ideal GB/s"}
 		for _, x := range r.Rows {
 			rows = append(rows, []string{x.Topo, fmt.Sprint(x.MemGBps), f1(x.BaselineBW), f1(x.BaselinePct), f1(x.ACEBW), f1(x.ACEPct), f1(x.IdealBW)})
@@ -256,6 +264,9 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 		out = r
+		if err := draw(*plotDir, func(dir string) error { _, err := plots.Fig6(r, dir); return err }); err != nil {
+			return fail(err)
+		}
 		header = []string{"topology", "comm SMs", "baseline GB/s", "% ideal", "SM busy %", "memory read GB/s", "ideal GB/s"}
 		for _, x := range r.Rows {
 			rows = append(rows, []string{x.Topo, fmt.Sprint(x.SMs), f1(x.BaselineBW), f1(x.Pct), f1(100 * x.SMBusy), f1(x.MemReadBW), f1(x.IdealBW)})

@@ -1,0 +1,212 @@
+package plots
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/acemu/acemu/reproduce"
+	"github.com/acemu/acemu/units"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette/moreland"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// series is one line of a panel: its name and points.
+type series struct {
+	name string
+	xy   plotter.XYs
+}
+
+// panel is a plot of lines with a legend, for one topology.
+func panel(title, x, y string, lines []series) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text, p.Y.Label.Text = x, y
+	p.Y.Min = 0
+	p.Legend.Top, p.Legend.Left = false, false
+	p.X.Min = 0
+	top := 0.0
+	for i, s := range lines {
+		for _, q := range s.xy {
+			top = max(top, q.Y)
+		}
+		l, pts, err := plotter.NewLinePoints(s.xy)
+		if err != nil {
+			return nil, fmt.Errorf("plot %s: %w", title, err)
+		}
+		l.Color, pts.Color = plotutil.Color(i), plotutil.Color(i)
+		pts.Shape = plotutil.Shape(i)
+		p.Add(l, pts)
+		p.Legend.Add(s.name, l, pts)
+	}
+	p.Y.Max = 1.1 * top // clear of the title
+	p.Y.Tick.Marker = niceTicks{}
+	return p, nil
+}
+
+// topoPanels draws one panel per topology, side by side, as dir/name.
+func topoPanels(dir, name string, topos []string, draw1 func(topo string) (*plot.Plot, error)) ([]string, error) {
+	row := make([]*plot.Plot, 0, len(topos))
+	for _, t := range topos {
+		p, err := draw1(t)
+		if err != nil {
+			return nil, err
+		}
+		row = append(row, p)
+	}
+	return saveGrid([][]*plot.Plot{row}, dir, name, vg.Length(len(topos))*5*vg.Inch, 4*vg.Inch)
+}
+
+// topologies are the topologies of rows, in their first order.
+func topologies[R any](rows []R, topo func(R) string) []string {
+	var out []string
+	for _, r := range rows {
+		if t := topo(r); !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Fig5 draws the network bandwidth each endpoint reaches against the
+// memory bandwidth given to communication, one panel per topology (the
+// paper's Fig. 5). It writes dir/fig5.{png,svg}.
+func Fig5(res *reproduce.Fig5Result, dir string) ([]string, error) {
+	topos := topologies(res.Rows, func(r reproduce.Fig5Row) string { return r.Topo })
+	return topoPanels(dir, "fig5", topos, func(topo string) (*plot.Plot, error) {
+		var base, ace, ideal plotter.XYs
+		for _, r := range res.Rows {
+			if r.Topo == topo {
+				x := float64(r.MemGBps)
+				base = append(base, plotter.XY{X: x, Y: r.BaselineBW})
+				ace = append(ace, plotter.XY{X: x, Y: r.ACEBW})
+				ideal = append(ideal, plotter.XY{X: x, Y: r.IdealBW})
+			}
+		}
+		return panel(fmt.Sprintf("Fig. 5: %s all-reduce on %s", units.FormatSize(res.Size), topo),
+			"memory bandwidth for communication (GB/s, each way)", "network bandwidth (GB/s per NPU)",
+			[]series{{"baseline (80 SMs)", base}, {"ACE", ace}, {"ideal", ideal}})
+	})
+}
+
+// Fig6 draws the network bandwidth the baseline reaches against the SMs
+// it gives communication, beside the ideal endpoint's, one panel per
+// topology (the paper's Fig. 6). It writes dir/fig6.{png,svg}.
+func Fig6(res *reproduce.Fig6Result, dir string) ([]string, error) {
+	topos := topologies(res.Rows, func(r reproduce.Fig6Row) string { return r.Topo })
+	return topoPanels(dir, "fig6", topos, func(topo string) (*plot.Plot, error) {
+		var base, ideal plotter.XYs
+		for _, r := range res.Rows {
+			if r.Topo == topo {
+				base = append(base, plotter.XY{X: float64(r.SMs), Y: r.BaselineBW})
+				ideal = append(ideal, plotter.XY{X: float64(r.SMs), Y: r.IdealBW})
+			}
+		}
+		return panel(fmt.Sprintf("Fig. 6: %s all-reduce on %s", units.FormatSize(res.Size), topo),
+			"SMs given to communication", "network bandwidth (GB/s per NPU)",
+			[]series{{fmt.Sprintf("baseline (%d GB/s of memory)", res.MemGBps), base}, {"ideal", ideal}})
+	})
+}
+
+// grid is the Fig. 9(a) cells as a heat map's grid: columns are SRAM
+// sizes, rows FSM counts, in increasing order.
+type grid struct {
+	srams []int64
+	fsms  []int
+	perf  map[[2]int64]float64
+}
+
+func (g grid) Dims() (c, r int)   { return len(g.srams), len(g.fsms) }
+func (g grid) X(c int) float64    { return float64(c) }
+func (g grid) Y(r int) float64    { return float64(r) }
+func (g grid) Z(c, r int) float64 { return g.perf[[2]int64{g.srams[c], int64(g.fsms[r])}] }
+
+// Fig9a draws the design-point sweep as a heat map: performance against
+// the base point (averaged over workloads and sizes) for every SRAM size
+// and FSM count, each cell labelled with its value (the paper's
+// Fig. 9(a)). It writes dir/fig9a.{png,svg}.
+func Fig9a(res *reproduce.Fig9aResult, dir string) ([]string, error) {
+	g := grid{perf: map[[2]int64]float64{}}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, c := range res.Cells {
+		if !slices.Contains(g.srams, c.SRAM) {
+			g.srams = append(g.srams, c.SRAM)
+		}
+		if !slices.Contains(g.fsms, c.FSMs) {
+			g.fsms = append(g.fsms, c.FSMs)
+		}
+		g.perf[[2]int64{c.SRAM, int64(c.FSMs)}] = c.Perf
+		lo, hi = min(lo, c.Perf), max(hi, c.Perf)
+	}
+	if len(g.srams) == 0 {
+		return nil, fmt.Errorf("fig9a plot: no cells")
+	}
+	slices.Sort(g.srams)
+	slices.Sort(g.fsms)
+	pal := moreland.SmoothBlueRed()
+	if hi == lo {
+		hi = lo + 1e-9
+	}
+	pal.SetMin(lo)
+	pal.SetMax(hi)
+	hm := plotter.NewHeatMap(g, pal.Palette(64))
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("Fig. 9(a): ACE's performance against %s and %d FSMs (mean over workloads and sizes)", units.FormatSize(res.BaseSRAM), res.BaseFSMs)
+	p.X.Label.Text, p.Y.Label.Text = "SRAM", "FSMs"
+	p.Add(hm)
+	var xt, yt []plot.Tick
+	for i, s := range g.srams {
+		xt = append(xt, plot.Tick{Value: float64(i), Label: units.FormatSize(s)})
+	}
+	for i, f := range g.fsms {
+		yt = append(yt, plot.Tick{Value: float64(i), Label: fmt.Sprint(f)})
+	}
+	p.X.Tick.Marker, p.Y.Tick.Marker = plot.ConstantTicks(xt), plot.ConstantTicks(yt)
+	var labels plotter.XYLabels
+	for c, s := range g.srams {
+		for r, f := range g.fsms {
+			labels.XYs = append(labels.XYs, plotter.XY{X: float64(c), Y: float64(r)})
+			labels.Labels = append(labels.Labels, fmt.Sprintf("%.3f", g.perf[[2]int64{s, int64(f)}]))
+		}
+	}
+	l, err := plotter.NewLabels(labels)
+	if err != nil {
+		return nil, fmt.Errorf("fig9a plot: %w", err)
+	}
+	for i := range l.TextStyle {
+		l.TextStyle[i].XAlign, l.TextStyle[i].YAlign = draw.XCenter, draw.YCenter
+	}
+	p.Add(l)
+	return save(p, dir, "fig9a")
+}
+
+// niceTicks marks an axis every 1, 2 or 5 × 10ⁿ, about five times over
+// its range, with labels as short as the step allows.
+type niceTicks struct{}
+
+// Ticks returns the ticks for [lo, hi].
+func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
+	if hi <= lo {
+		return nil
+	}
+	raw := (hi - lo) / 5
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := mag
+	for _, m := range []float64{2, 5, 10} {
+		if step >= raw {
+			break
+		}
+		step = m * mag
+	}
+	decimals := max(0, -int(math.Floor(math.Log10(step))))
+	var ticks []plot.Tick
+	for v := math.Ceil(lo/step) * step; v <= hi+step*1e-9; v += step {
+		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', decimals, 64)})
+	}
+	return ticks
+}
