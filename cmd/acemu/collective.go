@@ -1,10 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/big"
+	"os"
 	"strconv"
 	"strings"
 
@@ -173,6 +173,7 @@ type collectiveOpts struct {
 	full                      bool
 	pcap, pcapFilter          string
 	trace, traceNPUs          string
+	out                       string
 }
 
 func runCollective(args []string, stdout, stderr io.Writer) int {
@@ -183,7 +184,8 @@ func runCollective(args []string, stdout, stderr io.Writer) int {
 	registerACEFlags(fs)
 	fs.StringVar(&o.commMemBW, "comm-mem-bw", "", "memory bandwidth given to communication, each way (default: the system's, Table VI)")
 	fs.IntVar(&o.commSMs, "comm-sms", 0, "SMs given to communication on a baseline (default: the system's, Table VI)")
-	fs.StringVar(&o.format, "format", "table", "output: table or json")
+	fs.StringVar(&o.format, "format", "table", "output: "+formats)
+	fs.StringVar(&o.out, "out", "", "also write every artifact of the run into this directory: result.txt, result.csv, result.json, the platform configuration used (platform.yaml), and --trace and --pcap files given as relative paths")
 	fs.BoolVar(&o.checkData, "check-data", false, "carry real values and check every NPU's result (data_ok in JSON)")
 	fs.BoolVar(&o.full, "full", false, "simulate every NPU even where one can stand for all (same results, slower)")
 	fs.StringVar(&o.microcode, "microcode", "", "run the programs in this microcode file instead of the built-in ones (see docs/microcode.md)")
@@ -211,12 +213,26 @@ func runCollective(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	o.p, o.chunk, o.message = p, units.FormatSize(p.ChunkBytes), units.FormatSize(p.MessageBytes)
+	if o.out != "" {
+		if err := os.MkdirAll(o.out, 0o755); err != nil {
+			fmt.Fprintf(stderr, "acemu collective: --out: %v\n", err)
+			return 1
+		}
+		o.pcap, o.trace = inDir(o.out, o.pcap), inDir(o.out, o.trace)
+	}
 	rep, err := simulateCollective(o)
 	if err != nil {
 		fmt.Fprintf(stderr, "acemu collective: %v\n", err)
 		return 1
 	}
-	if err := writeCollective(stdout, o.format, rep); err != nil {
+	res := collectiveResult(rep)
+	if o.out != "" {
+		if err := res.writeOut(o.out, o.p); err != nil {
+			fmt.Fprintf(stderr, "acemu collective: %v\n", err)
+			return 1
+		}
+	}
+	if err := res.write(stdout, o.format); err != nil {
 		fmt.Fprintf(stderr, "acemu collective: %v\n", err)
 		return 1
 	}
@@ -228,8 +244,8 @@ func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.format != "table" && o.format != "json" {
-		return nil, fmt.Errorf("--format %q: use table or json", o.format)
+	if err := checkFormat(o.format); err != nil {
+		return nil, err
 	}
 	plan, err := o.plan()
 	if err != nil {
@@ -416,14 +432,9 @@ func isPaperAllReduce(o collectiveOpts) bool {
 		o.phases == "" && !o.unidirectional && o.microcode == ""
 }
 
-func writeCollective(w io.Writer, format string, r *collectiveReport) error {
-	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
-	}
-	t := newTable(w)
-	t.Header("quantity", "value")
+// collectiveResult is what acemu collective prints: a table of
+// quantities (CSV: quantity,value) and the report as JSON.
+func collectiveResult(r *collectiveReport) result {
 	bw := fmt.Sprintf("%.2f GB/s", r.NetworkGBpsPerNPU)
 	if r.BoundGBpsPerNPU != nil {
 		bw += fmt.Sprintf(" (analytical bound %.2f GB/s, %.1f %%)", *r.BoundGBpsPerNPU, 100*r.NetworkGBpsPerNPU / *r.BoundGBpsPerNPU)
@@ -470,12 +481,7 @@ func writeCollective(w io.Writer, format string, r *collectiveReport) error {
 	if r.TraceHash != "" {
 		rows = append(rows, []string{"packet trace hash", r.TraceHash})
 	}
-	for _, row := range rows {
-		if err := t.Append(row); err != nil {
-			return err
-		}
-	}
-	return t.Render()
+	return result{header: []string{"quantity", "value"}, rows: rows, doc: r}
 }
 
 // linkSettings are the platform's links for building any topology.

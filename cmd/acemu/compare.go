@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -41,7 +40,8 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	sysList := fs.String("systems", strings.Join(systems.Names()[:5], ","), "systems to compare, comma-separated")
 	fs.Int("iterations", platform.Default().Iterations, "training iterations")
 	fs.String("priority", defaultOf("training.priority"), "order of collectives competing for the network: lifo or fifo")
-	format := fs.String("format", "table", "output: table or json")
+	format := fs.String("format", "table", "output: "+formats)
+	out := fs.String("out", "", "also write every artifact of the run into this directory: result.txt, result.csv, result.json, the platform configuration used (platform.yaml), the figures (as --plot), and --trace and --pcap files given as relative paths")
 	workers := fs.Int("workers", 0, "systems simulated at once (default GOMAXPROCS)")
 	full := fs.Bool("full", false, "simulate every NPU even where one can stand for all (same results, slower; for checking)")
 	series := fs.String("timeseries", "", "write each system's network utilisation per 1000-cycle window to this CSV file")
@@ -69,8 +69,17 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if *wl == "" {
 		return fail(fmt.Errorf("--workload is missing: give one of %s or an ASTRA-sim file", strings.Join(workload.BuiltinNames(), ", ")))
 	}
-	if *format != "table" && *format != "json" {
-		return fail(fmt.Errorf("--format %q: use table or json", *format))
+	if err := checkFormat(*format); err != nil {
+		return fail(err)
+	}
+	if *out != "" {
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return fail(fmt.Errorf("--out: %w", err))
+		}
+		if *plotDir == "" {
+			*plotDir = *out
+		}
+		*pcap, *trace = inDir(*out, *pcap), inDir(*out, *trace)
 	}
 	shape, err := torus.Parse(*topo)
 	if err != nil {
@@ -169,16 +178,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	for i := range rep.Systems {
 		rep.Systems[i].NetworkUtilization = nil // in the files, not the report
 	}
-	if *format == "json" {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			return fail(err)
-		}
-		return 0
-	}
-	t := newTable(stdout)
-	t.Header("system", "compute (cycles/iter)", "exposed comm", "iteration", "exposed %", "% of ideal", "ACE speedup", "network GB/s", "link util % (peak)", "comm memory GB/s")
+	res := result{doc: rep, header: []string{"system", "compute (cycles/iter)", "exposed comm", "iteration", "exposed %", "% of ideal", "ACE speedup", "network GB/s", "link util % (peak)", "comm memory GB/s"}}
 	for _, r := range rep.Systems {
 		sp := "-"
 		if v, ok := rep.SpeedupOfACE[r.Name]; ok {
@@ -188,20 +188,23 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		if r.PctOfIdeal > 0 {
 			pct = f1(r.PctOfIdeal)
 		}
-		if err := t.Append([]string{r.Name, fmt.Sprintf("%.0f", r.ComputeCycles), fmt.Sprintf("%.0f", r.ExposedCommCycles),
+		res.rows = append(res.rows, []string{r.Name, fmt.Sprintf("%.0f", r.ComputeCycles), fmt.Sprintf("%.0f", r.ExposedCommCycles),
 			fmt.Sprintf("%.0f", r.IterationCycles), f1(100 * r.ExposedShare), pct, sp, f1(r.NetworkGBps),
-			fmt.Sprintf("%s (%s)", f1(100*r.LinkUtilization), f1(100*r.PeakLinkUtilization)), f1(r.CommMemGBps)}); err != nil {
-			return fail(err)
-		}
-	}
-	if err := t.Render(); err != nil {
-		return fail(err)
+			fmt.Sprintf("%s (%s)", f1(100*r.LinkUtilization), f1(100*r.PeakLinkUtilization)), f1(r.CommMemGBps)})
 	}
 	how := "every NPU simulated"
 	if rep.Folded {
 		how = "one NPU simulated for all (symmetric; --full to simulate each)"
 	}
-	fmt.Fprintf(stdout, "%s on %s (%d NPUs), %d iterations, %s priority, memory policy %s; cycles at 1245 MHz; %s\n", rep.Workload, rep.Topology, rep.NPUs, p.Iterations, rep.Policy, rep.Memory, how)
+	res.notes = append(res.notes, fmt.Sprintf("%s on %s (%d NPUs), %d iterations, %s priority, memory policy %s; cycles at 1245 MHz; %s", rep.Workload, rep.Topology, rep.NPUs, p.Iterations, rep.Policy, rep.Memory, how))
+	if *out != "" {
+		if err := res.writeOut(*out, p); err != nil {
+			return fail(err)
+		}
+	}
+	if err := res.write(stdout, *format); err != nil {
+		return fail(err)
+	}
 	return 0
 }
 

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -48,7 +46,8 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	mem := fs.String("mem", "", "fig5: memory bandwidths for communication in GB/s, comma-separated (default 32,64,…,900)")
 	sms := fs.String("sms", "", "fig6: communication SM counts, comma-separated (default 1,…,8,10,12,16)")
 	fig6Mem := fs.Int64("fig6-mem", 900, "fig6: memory bandwidth given to the baseline's communication, GB/s")
-	format := fs.String("format", "table", "output: table, csv or json")
+	format := fs.String("format", "table", "output: "+formats)
+	outDir := fs.String("out", "", "also write every artifact of the run into this directory: result.txt, result.csv, result.json, the platform configuration used (platform.yaml) and the figure (as --plot)")
 	plotDir := fs.String("plot", "", "fig5, fig6, fig9a: draw the figure as PNG and SVG into this directory")
 	workers := fs.Int("workers", 0, "simulations run at once (default: GOMAXPROCS; results do not depend on it)")
 	registerACEDesignFlags(fs)
@@ -74,8 +73,11 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "acemu reproduce: name one figure, fig4, fig5, fig6 or fig9a\n\n%s%s", reproduceUsage, fs.FlagUsages())
 		return 2
 	}
-	if *format != "table" && *format != "csv" && *format != "json" {
-		return fail(fmt.Errorf("--format %q: use table, csv or json", *format))
+	if err := checkFormat(*format); err != nil {
+		return fail(err)
+	}
+	if *outDir != "" && *plotDir == "" && fs.Arg(0) != "fig4" {
+		*plotDir = *outDir // the figure goes with the results
 	}
 	// Flags a figure does not use would be silently ignored: refuse them.
 	// A lone collective has no compute beside it to share the NPU with:
@@ -279,32 +281,14 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 			notes = append(notes, fmt.Sprintf("%s: 90 %% of ideal first reached with %s (paper: ≈ 6 SMs)", t.Topo, s))
 		}
 	}
-	switch *format {
-	case "json":
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
+	res := result{header: header, rows: rows, notes: notes, doc: out}
+	if *outDir != "" {
+		if err := res.writeOut(*outDir, p); err != nil {
 			return fail(err)
 		}
-	case "csv":
-		w := csv.NewWriter(stdout)
-		_ = w.Write(header)
-		_ = w.WriteAll(rows)
-		if err := w.Error(); err != nil {
-			return fail(err)
-		}
-	default:
-		t := newTable(stdout)
-		t.Header(header)
-		if err := t.Bulk(rows); err != nil {
-			return fail(err)
-		}
-		if err := t.Render(); err != nil {
-			return fail(err)
-		}
-		for _, s := range notes {
-			fmt.Fprintln(stdout, s)
-		}
+	}
+	if err := res.write(stdout, *format); err != nil {
+		return fail(err)
 	}
 	return 0
 }

@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/acemu/acemu/capture"
@@ -110,5 +112,45 @@ func TestPlotLeavesTheOutputAlone(t *testing.T) {
 		st, err := os.Stat(filepath.Join(dir, f))
 		require.NoError(t, err)
 		require.Positive(t, st.Size(), f)
+	}
+}
+
+// --out writes the results in every format, each what --format prints, and
+// the platform configuration used, which --config reads back to the same
+// results; --format csv prints the table's rows.
+func TestOutWritesEveryArtifact(t *testing.T) {
+	for _, tc := range []struct{ args, params []string }{
+		{[]string{"collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "ace"}, []string{"--sram", "2MiB"}},
+		{[]string{"--workload", "dlrm", "--topo", "4x2x1", "--systems", "ideal,ace"}, []string{"--iterations", "1", "--fsms", "8"}},
+		{[]string{"reproduce", "fig6", "--topos", "4x2x2", "--size", "1MiB", "--sms", "2,8"}, nil}, // it takes no platform parameter
+	} {
+		args := append(slices.Clone(tc.args), tc.params...)
+		dir := t.TempDir()
+		code, table, errOut := runCLI(append(slices.Clone(args), "--out", dir)...)
+		require.Equal(t, 0, code, errOut)
+		for format, file := range map[string]string{"table": "result.txt", "csv": "result.csv", "json": "result.json"} {
+			code, printed, errOut := runCLI(append(slices.Clone(args), "--format", format)...)
+			require.Equal(t, 0, code, errOut)
+			written, err := os.ReadFile(filepath.Join(dir, file))
+			require.NoError(t, err)
+			require.Equal(t, printed, string(written), "%v %s", args, file)
+			if format == "table" {
+				require.Equal(t, table, printed)
+			}
+			if format == "csv" {
+				rows, err := csv.NewReader(strings.NewReader(printed)).ReadAll()
+				require.NoError(t, err)
+				require.Greater(t, len(rows), 1)
+			}
+		}
+		// The parameters given as flags are in the configuration written.
+		code, again, errOut := runCLI(append(slices.Clone(tc.args), "--config", filepath.Join(dir, "platform.yaml"))...)
+		require.Equal(t, 0, code, errOut)
+		require.Equal(t, table, again, "%v with --config of the platform written", args)
+		if tc.params != nil {
+			code, without, _ := runCLI(tc.args...)
+			require.Equal(t, 0, code)
+			require.NotEqual(t, table, without, "%v: the parameters %v change the results", tc.args, tc.params)
+		}
 	}
 }

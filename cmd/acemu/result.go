@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/acemu/acemu/platform"
+)
+
+// result is what a command prints: a table (header and rows) with notes
+// under it, and the document --format json prints.
+type result struct {
+	header []string
+	rows   [][]string
+	notes  []string
+	doc    any
+}
+
+// formats are the --format values every command takes.
+const formats = "table, csv or json"
+
+// checkFormat refuses a --format no command writes.
+func checkFormat(f string) error {
+	if f != "table" && f != "csv" && f != "json" {
+		return fmt.Errorf("--format %q: use %s", f, formats)
+	}
+	return nil
+}
+
+// write writes r in format: table (the rows and the notes), csv (the rows
+// only: a header line, then one line per row) or json (the document).
+func (r result) write(w io.Writer, format string) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r.doc)
+	case "csv":
+		cw := csv.NewWriter(w)
+		_ = cw.Write(r.header)
+		_ = cw.WriteAll(r.rows)
+		return cw.Error()
+	}
+	t := newTable(w)
+	t.Header(r.header)
+	if err := t.Bulk(r.rows); err != nil {
+		return err
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	for _, n := range r.notes {
+		if _, err := fmt.Fprintln(w, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeOut writes a run's results into dir (--out): result.txt,
+// result.csv and result.json, and the platform configuration used,
+// platform.yaml, which --config reads back.
+func (r result) writeOut(dir string, p platform.Platform) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	files := map[string]string{"result.txt": "table", "result.csv": "csv", "result.json": "json"}
+	for _, name := range []string{"result.txt", "result.csv", "result.json"} {
+		var b bytes.Buffer
+		if err := r.write(&b, files[name]); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+	}
+	cfg, err := p.Dump()
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "platform.yaml"), cfg, 0o644); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	return nil
+}
+
+// inDir puts a relative path under dir (--out), when dir is given.
+func inDir(dir, path string) string {
+	if dir == "" || path == "" || filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(dir, path)
+}
