@@ -130,7 +130,11 @@ type SystemResult struct {
 	LinkUtilization     float64   `json:"mean_link_utilization"`
 	PeakLinkUtilization float64   `json:"peak_link_utilization"`
 	NetworkUtilization  []float64 `json:"network_utilization,omitempty"`
-	Events              uint64    `json:"events"`
+	// ComputeUtilization is, with Options.Series, the share of each window
+	// the NPU spent running compute kernels (the paper's Fig. 10 shows it
+	// beside the network's).
+	ComputeUtilization []float64 `json:"compute_utilization,omitempty"`
+	Events             uint64    `json:"events"`
 }
 
 // Report is the comparison.
@@ -295,6 +299,17 @@ func runSystem(o Options, sys systems.System, fold bool) (SystemResult, error) {
 		obs = o.Observe(sys.Name, net)
 		net.SetObserver(obs)
 	}
+	// The NPU's compute per window, from the training loop's kernels.
+	var compute *rtl.Windows
+	trainObs := obs
+	if o.Series {
+		compute = rtl.NewWindows(WindowCycles, 1)
+		trainObs = observe.Join(obs, observe.Func(func(e observe.Event) {
+			if e.Kind == observe.KernelEnd {
+				compute.Add(int64(e.Cycle), int64(e.End))
+			}
+		}))
+	}
 	ep, err := endpoint.New(k, net, o.Shape, sys, endpoint.Options{ACE: acfg, Layout: layout, LIFO: !o.FIFO, Observer: obs})
 	if err != nil {
 		return r, err
@@ -304,7 +319,7 @@ func runSystem(o Options, sys systems.System, fold bool) (SystemResult, error) {
 		return r, err
 	}
 	a.SetObserver(obs)
-	tc := train.Config{Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations, Policy: o.Memory, Comm: ep.Side(), MemBoundShare: o.MemBoundShare, Observer: obs}
+	tc := train.Config{Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations, Policy: o.Memory, Comm: ep.Side(), MemBoundShare: o.MemBoundShare, Observer: trainObs}
 	if p := o.Progress; p != nil {
 		tc.Progress = func(done, total int) { p(sys.Name, done, total) }
 	}
@@ -350,6 +365,15 @@ func runSystem(o Options, sys systems.System, fold bool) (SystemResult, error) {
 		r.PeakLinkUtilization = slices.Max(u)
 		if o.Series {
 			r.NetworkUtilization = u
+		}
+	}
+	if compute != nil && cycles > 0 {
+		nw := int((cycles + WindowCycles - 1) / WindowCycles)
+		r.ComputeUtilization = make([]float64, nw)
+		for i := range r.ComputeUtilization {
+			w := min(int64(WindowCycles), int64(cycles)-int64(i)*WindowCycles)
+			b, _ := compute.Busy(i).Float64()
+			r.ComputeUtilization[i] = b / float64(w)
 		}
 	}
 	r.Events = k.Events()

@@ -165,6 +165,16 @@ func TestNetworkUtilizationSeries(t *testing.T) {
 			sum += x * float64(width)
 		}
 		require.InDelta(t, r.LinkUtilization, sum/float64(r.TotalCycles), 1e-9, r.Name)
+		// Compute per window adds up to the run's compute cycles (one NPU
+		// computes at a time, so its busy share is in [0, 1]).
+		require.Len(t, r.ComputeUtilization, len(u), r.Name)
+		busy := 0.0
+		for i, x := range r.ComputeUtilization {
+			require.GreaterOrEqual(t, x, 0.0)
+			require.LessOrEqual(t, x, 1.0)
+			busy += x * float64(min(int64(WindowCycles), r.TotalCycles-int64(i)*WindowCycles))
+		}
+		require.InDelta(t, float64(r.TotalCompute), busy, 1e-6, r.Name)
 		require.Positive(t, r.LinkUtilization, r.Name)
 		require.Equal(t, slices.Max(u), r.PeakLinkUtilization, r.Name)
 	}

@@ -49,10 +49,11 @@ func title(rep *compare.Report, what string) string {
 	return fmt.Sprintf("%s: %s on %s (%d NPUs), %s", what, rep.Workload, rep.Topology, rep.NPUs, rep.Memory)
 }
 
-// Utilization draws each system's network utilisation over time from the
-// series a comparison kept (compare.Options.Series): the share of link
-// time carrying packets in each window of compare.WindowCycles, one panel
-// per system on a shared time axis (the paper's Fig. 10). It writes
+// Utilization draws each system's network and compute utilisation over
+// time from the series a comparison kept (compare.Options.Series): the
+// share of link time carrying packets, and of the NPU's time running
+// kernels, in each window of compare.WindowCycles, one panel per system on
+// a shared time axis (the paper's Fig. 10). It writes
 // dir/utilization.{png,svg}.
 func Utilization(rep *compare.Report, dir string) ([]string, error) {
 	var rows [][]*plot.Plot
@@ -67,32 +68,59 @@ func Utilization(rep *compare.Report, dir string) ([]string, error) {
 		p := plot.New()
 		p.Title.Text = s.Name
 		if i == 0 {
-			p.Title.Text = title(rep, "Network utilisation") + "\n" + s.Name
+			p.Title.Text = title(rep, "Network (colour) and compute (grey) utilisation") + "\n" + s.Name
 		}
 		p.Title.TextStyle.Font.Size = vg.Points(10)
 		p.Y.Label.Text = "%"
-		p.Y.Min, p.Y.Max = 0, 100
+		p.Y.Min, p.Y.Max = 0, 110 // a line at 100 % clear of the frame
 		p.X.Min, p.X.Max = 0, end
 		p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 50, Label: "50"}, {Value: 100, Label: "100"}})
 		if i == len(rep.Systems)-1 {
-			p.X.Label.Text = fmt.Sprintf("time (ms); link utilisation per window of %d cycles", compare.WindowCycles)
+			p.X.Label.Text = fmt.Sprintf("time (ms); utilisation per window of %d cycles: network (links busy), compute (NPU running kernels)", compare.WindowCycles)
 		} else {
-			p.X.Tick.Label.Color = color.Transparent
+			p.X.Tick.Marker = unlabelled{plot.DefaultTicks{}} // the bottom panel's labels serve all
 		}
-		xy := make(plotter.XYs, len(s.NetworkUtilization))
-		for w, u := range s.NetworkUtilization {
-			xy[w] = plotter.XY{X: millis(float64(w * compare.WindowCycles)), Y: 100 * u}
-		}
-		l, err := plotter.NewLine(xy)
+		l, err := plotter.NewLine(overTime(s.NetworkUtilization))
 		if err != nil {
 			return nil, fmt.Errorf("utilisation plot: %w", err)
 		}
 		l.Color = plotutil.Color(i)
 		l.Width = vg.Points(0.6)
+		if len(s.ComputeUtilization) > 0 {
+			cl, err := plotter.NewLine(overTime(s.ComputeUtilization))
+			if err != nil {
+				return nil, fmt.Errorf("utilisation plot: %w", err)
+			}
+			cl.Color = color.Gray{Y: 150}
+			cl.Width = vg.Points(0.6)
+			p.Add(cl)
+		}
 		p.Add(l)
 		rows = append(rows, []*plot.Plot{p})
 	}
 	return saveGrid(rows, dir, "utilization", width, vg.Length(len(rows))*1.3*vg.Inch+0.6*vg.Inch)
+}
+
+// overTime is a utilisation series (shares per window) as percentages
+// against time in milliseconds.
+func overTime(us []float64) plotter.XYs {
+	xy := make(plotter.XYs, len(us))
+	for w, u := range us {
+		xy[w] = plotter.XY{X: millis(float64(w * compare.WindowCycles)), Y: 100 * u}
+	}
+	return xy
+}
+
+// unlabelled marks an axis as its ticker does, without labels.
+type unlabelled struct{ plot.Ticker }
+
+// Ticks returns the ticker's ticks with no labels.
+func (u unlabelled) Ticks(lo, hi float64) []plot.Tick {
+	ts := u.Ticker.Ticks(lo, hi)
+	for i := range ts {
+		ts[i].Label = ""
+	}
+	return ts
 }
 
 // saveGrid writes a grid of plots (rows of equal length) as dir/name.png

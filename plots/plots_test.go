@@ -50,7 +50,7 @@ func TestUtilizationFigure(t *testing.T) {
 	paths, err := Utilization(rep, t.TempDir())
 	require.NoError(t, err)
 	require.Equal(t, "utilization.png", filepath.Base(paths[0]))
-	checkFigure(t, paths, "Network utilisation: small on 4x2x1 (8 NPUs)", "time (ms)", "link utilisation",
+	checkFigure(t, paths, "Network (colour) and compute (grey) utilisation: small on 4x2x1 (8 NPUs)", "time (ms)", "links busy",
 		"baseline-commopt", "ace", "ideal")
 	rep.Systems[0].NetworkUtilization = nil
 	_, err = Utilization(rep, t.TempDir())

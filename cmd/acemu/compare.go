@@ -176,7 +176,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	for i := range rep.Systems {
-		rep.Systems[i].NetworkUtilization = nil // in the files, not the report
+		rep.Systems[i].NetworkUtilization, rep.Systems[i].ComputeUtilization = nil, nil // in the files, not the report
 	}
 	res := result{doc: rep, header: []string{"system", "compute (cycles/iter)", "exposed comm", "iteration", "exposed %", "% of ideal", "ACE speedup", "network GB/s", "link util % (peak)", "comm memory GB/s"}}
 	for _, r := range rep.Systems {
