@@ -67,6 +67,8 @@ type Fig4Options struct {
 	Policy  contend.Policy
 	ACE     ace.Config
 	Workers int
+	// Progress, if set, is told how many of the runs have finished.
+	Progress func(done, total int)
 }
 
 // DefaultFig4 is the paper's 100 MB all-reduce beside its two kernels, on
@@ -145,10 +147,10 @@ func Fig4(o Fig4Options) (*Fig4Result, error) {
 		}
 	}
 	rows := make([]Fig4Row, len(jobs))
-	if i, err := par.Do(len(jobs), o.Workers, func(i int) (err error) {
+	if i, err := par.DoReport(len(jobs), o.Workers, func(i int) (err error) {
 		rows[i], err = fig4One(o, jobs[i].topo, jobs[i].sys, jobs[i].kernel)
 		return err
-	}); err != nil {
+	}, o.Progress); err != nil {
 		return nil, fmt.Errorf("fig4: %s on %s: %w", jobs[i].sys.Name, jobs[i].topo, err)
 	}
 	alone := map[[2]string]int64{}

@@ -30,6 +30,8 @@ type Fig9aOptions struct {
 	Workers  int
 	// Memory is how compute and communication share each NPU.
 	Memory contend.Policy
+	// Progress, if set, is told how many of the sweep's runs have finished.
+	Progress func(done, total int)
 }
 
 // DefaultFig9a is the paper's Fig. 9(a) grid (1–8 MiB × 4–20 FSMs) on the
@@ -133,7 +135,7 @@ func Fig9a(o Fig9aOptions) (*Fig9aResult, error) {
 	nt, nw, ns, nf := len(shapes), len(wls), len(o.SRAM), len(o.FSMs)
 	runs := make([]Fig9aRun, nt*nw*ns*nf)
 	idx := func(t, w, s, f int) int { return ((t*nw+w)*ns+s)*nf + f }
-	if i, err := par.Do(len(runs), o.Workers, func(i int) error {
+	if i, err := par.DoReport(len(runs), o.Workers, func(i int) error {
 		f := i % nf
 		s := (i / nf) % ns
 		w := (i / nf / ns) % nw
@@ -147,7 +149,7 @@ func Fig9a(o Fig9aOptions) (*Fig9aResult, error) {
 		}
 		runs[i] = Fig9aRun{Topo: o.Topos[t], Workload: o.Workloads[w], SRAM: o.SRAM[s], FSMs: o.FSMs[f], Cycles: rep.Systems[0].TotalCycles}
 		return nil
-	}); err != nil {
+	}, o.Progress); err != nil {
 		f, sz := i%nf, (i/nf)%ns
 		w, t := (i/nf/ns)%nw, i/nf/ns/nw
 		return nil, fmt.Errorf("fig9a: %s on %s with %d B SRAM and %d FSMs: %w", o.Workloads[w], o.Topos[t], o.SRAM[sz], o.FSMs[f], err)

@@ -55,13 +55,18 @@ type Point struct {
 }
 
 // Run simulates every spec, up to workers at once (0: GOMAXPROCS), and
-// returns the points in the order of specs.
-func Run(specs []Spec, workers int) ([]Point, error) {
+// returns the points in the order of specs; progress, if given, is told
+// how many have finished.
+func Run(specs []Spec, workers int, progress ...func(done, total int)) ([]Point, error) {
 	out := make([]Point, len(specs))
-	if i, err := par.Do(len(specs), workers, func(i int) (err error) {
+	var report func(done, total int)
+	if len(progress) > 0 {
+		report = progress[0]
+	}
+	if i, err := par.DoReport(len(specs), workers, func(i int) (err error) {
 		out[i], err = one(specs[i])
 		return err
-	}); err != nil {
+	}, report); err != nil {
 		s := specs[i]
 		return nil, fmt.Errorf("%s on %s (%d SMs, %d GB/s): %w", s.Endpoint, s.Topo, s.CommSMs, s.CommMemGBps, err)
 	}
@@ -132,6 +137,8 @@ type Fig5Options struct {
 	BaselineSMs int
 	Workers     int
 	ACE         ace.Config // ACE's design point but for its memory share
+	// Progress, if set, is told how many of the sweep's runs have finished.
+	Progress func(done, total int)
 }
 
 // DefaultFig5 is the paper's Fig. 5 sweep.
@@ -190,7 +197,7 @@ func Fig5(o Fig5Options) (*Fig5Result, error) {
 				Spec{Topo: t, Size: o.Size, Endpoint: ACE, CommMemGBps: m, ACE: o.ACE})
 		}
 	}
-	pts, err := Run(specs, o.Workers)
+	pts, err := Run(specs, o.Workers, o.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -229,6 +236,8 @@ type Fig6Options struct {
 	// (default 900: all of it, so that the SMs alone limit it).
 	MemGBps int64
 	Workers int
+	// Progress, if set, is told how many of the sweep's runs have finished.
+	Progress func(done, total int)
 }
 
 // DefaultFig6 is the paper's Fig. 6 sweep.
@@ -270,7 +279,7 @@ func Fig6(o Fig6Options) (*Fig6Result, error) {
 			specs = append(specs, Spec{Topo: t, Size: o.Size, Endpoint: Baseline, CommSMs: n, CommMemGBps: o.MemGBps})
 		}
 	}
-	pts, err := Run(specs, o.Workers)
+	pts, err := Run(specs, o.Workers, o.Progress)
 	if err != nil {
 		return nil, err
 	}

@@ -148,9 +148,17 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	var header []string
 	var rows [][]string
 	var notes []string
+	// On a terminal, a sweep that runs more than two seconds shows its
+	// progress (runs finished) on stderr.
+	var progress func(done, total int)
+	pb := newProgressBars(stderr, []string{fs.Arg(0)})
+	if pb != nil {
+		progress = func(done, total int) { pb.update(fs.Arg(0), done, total) }
+	}
 	switch fs.Arg(0) {
 	case "fig4":
 		o := reproduce.DefaultFig4()
+		o.Progress = progress
 		o.Size, o.Policy, o.Workers, o.ACE = n, mp, *workers, acfg
 		if fs.Changed("topos") {
 			o.Topos = tl
@@ -175,6 +183,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 			fmtBytes(o.Size), r.Policy))
 	case "fig9a":
 		o := reproduce.DefaultFig9a()
+		o.Progress = progress
 		o.Workers, o.ACE, o.Memory = *workers, acfg, mp
 		if *sramList == "" {
 			*sramList = "1MiB,2MiB,4MiB,8MiB"
@@ -231,6 +240,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		}
 	case "fig5":
 		o := reproduce.DefaultFig5()
+		o.Progress = progress
 		o.Topos, o.Size, o.Workers, o.ACE = tl, n, *workers, acfg
 		if *mem != "" {
 			if o.MemGBps, err = parseInts(*mem, "--mem"); err != nil {
@@ -255,6 +265,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		}
 	default:
 		o := reproduce.DefaultFig6()
+		o.Progress = progress
 		o.Topos, o.Size, o.MemGBps, o.Workers = tl, n, *fig6Mem, *workers
 		if *sms != "" {
 			if o.SMs, err = parseCounts(*sms, "--sms"); err != nil {
@@ -280,6 +291,9 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 			}
 			notes = append(notes, fmt.Sprintf("%s: 90 %% of ideal first reached with %s (paper: ≈ 6 SMs)", t.Topo, s))
 		}
+	}
+	if pb != nil {
+		pb.finish()
 	}
 	res := result{header: header, rows: rows, notes: notes, doc: out}
 	if *outDir != "" {

@@ -11,11 +11,19 @@ import (
 // GOMAXPROCS), and returns the error of the lowest i that failed, with i.
 // Each f(i) must write only its own results.
 func Do(n, workers int, f func(i int) error) (int, error) {
+	return DoReport(n, workers, f, nil)
+}
+
+// DoReport is Do that also calls report, if not nil, with how many calls
+// have returned, each time one does (from one goroutine at a time).
+func DoReport(n, workers int, f func(i int) error, report func(done, n int)) (int, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	errs := make([]error, n)
 	next := make(chan int)
+	var mu sync.Mutex
+	done := 0
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
@@ -23,6 +31,12 @@ func Do(n, workers int, f func(i int) error) (int, error) {
 			defer wg.Done()
 			for i := range next {
 				errs[i] = f(i)
+				if report != nil {
+					mu.Lock()
+					done++
+					report(done, n)
+					mu.Unlock()
+				}
 			}
 		}()
 	}

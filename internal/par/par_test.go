@@ -26,3 +26,20 @@ func TestDoFillsEveryIndexAndReportsTheFirstError(t *testing.T) {
 		require.Equal(t, 4, i, "the lowest failing index, whatever the workers")
 	}
 }
+
+// DoReport reports once per call that returns, counting up to n, one
+// report at a time, whatever the number of workers.
+func TestDoReportCountsEveryCall(t *testing.T) {
+	for _, workers := range []int{1, 3, 0} {
+		var got []int
+		_, err := DoReport(50, workers, func(int) error { return nil }, func(done, n int) {
+			require.Equal(t, 50, n)
+			got = append(got, done)
+		})
+		require.NoError(t, err)
+		require.Len(t, got, 50)
+		for i, d := range got {
+			require.Equal(t, i+1, d)
+		}
+	}
+}
