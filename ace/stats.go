@@ -61,7 +61,11 @@ type Result struct {
 
 func (nd *node) trace(s subStep) {
 	if o := nd.r.hooks.Observer; o != nil {
-		o.Observe(observe.Event{Kind: observe.SubStep, Cycle: s.Start, End: s.End, NPU: nd.id, Chunk: s.Chunk, Phase: s.Phase, Op: s.Op, What: s.Kind, Bytes: s.Bytes})
+		fsm := -1
+		if c := nd.chunks[s.Chunk]; s.Op >= 0 && c != doneChunk && s.Phase < len(c.fsm) {
+			fsm = c.fsm[s.Phase]
+		}
+		o.Observe(observe.Event{Kind: observe.SubStep, Cycle: s.Start, End: s.End, NPU: nd.id, Chunk: s.Chunk, Phase: s.Phase, Op: s.Op, What: s.Kind, Bytes: s.Bytes, FSM: fsm})
 	}
 }
 

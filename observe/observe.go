@@ -57,6 +57,7 @@ type Event struct {
 	Src, Dst               int
 	Coll, Chunk, Phase, Op int
 	Index                  int   // a packet's position in its message
+	FSM                    int   // an ACE sub-step's FSM (-1: a DMA sub-step, which no FSM drives)
 	Step                   int   // an op's step
 	OpKind                 int   // an op's collectives.Kind
 	Bytes                  int64 // a packet's or sub-step's bytes, a collective's size

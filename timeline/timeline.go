@@ -3,7 +3,7 @@
 // Per NPU recorded it shows:
 //   - the compute kernels, one after another;
 //   - the collectives, from issue to completion;
-//   - each chunk's phases on that NPU;
+//   - each chunk's phases on that NPU (on ACE, with the FSM that ran it);
 //   - how busy each kind of ACE sub-step kept the NPU's ACE (DMA in and
 //     out, sends, receives and reductions on the SRAM ports and ALUs), as
 //     counters per window of cycles.
@@ -44,7 +44,10 @@ type Options struct {
 
 type spanKey struct{ npu, chunk, phase int }
 
-type span struct{ start, end rtl.Cycle }
+type span struct {
+	start, end rtl.Cycle
+	fsm        int // the ACE FSM that ran the phase (-1: none, or not ACE)
+}
 
 // Recorder is an observer (observe.Observer) that keeps what a trace
 // shows; Write writes it.
@@ -86,7 +89,7 @@ func (r *Recorder) Observe(e observe.Event) {
 	r.last = max(r.last, e.Cycle, e.End)
 	switch e.Kind {
 	case observe.KernelEnd:
-		r.kernels = append(r.kernels, span{e.Cycle, e.End})
+		r.kernels = append(r.kernels, span{e.Cycle, e.End, -1})
 	case observe.CollectiveIssued:
 		r.issued[e.Coll] = e
 	case observe.CollectiveDone:
@@ -95,26 +98,26 @@ func (r *Recorder) Observe(e observe.Event) {
 		r.colls = append(r.colls, collSpan{id: e.Coll, what: e.What, bytes: e.Bytes, start: is.Cycle, end: e.Cycle})
 	case observe.OpStart, observe.OpDone:
 		if r.keeps(e.NPU) {
-			r.phase(e.NPU, e.Chunk, e.Phase, e.Cycle, e.Cycle)
+			r.phase(e.NPU, e.Chunk, e.Phase, e.Cycle, e.Cycle, -1)
 		}
 	case observe.SubStep:
 		if !r.keeps(e.NPU) {
 			return
 		}
 		if e.Op >= 0 { // a DMA sub-step (Op -1) is not in a phase
-			r.phase(e.NPU, e.Chunk, e.Phase, e.Cycle, e.End)
+			r.phase(e.NPU, e.Chunk, e.Phase, e.Cycle, e.End, e.FSM)
 		}
 		r.addBusy(e.What, e.NPU, e.Cycle, e.End)
 	}
 }
 
-func (r *Recorder) phase(npu, chunk, ph int, start, end rtl.Cycle) {
+func (r *Recorder) phase(npu, chunk, ph int, start, end rtl.Cycle, fsm int) {
 	k := spanKey{npu, chunk, ph}
 	s, ok := r.phases[k]
 	if !ok {
-		s = span{start, end}
+		s = span{start, end, fsm}
 	}
-	r.phases[k] = span{min(s.start, start), max(s.end, end)}
+	r.phases[k] = span{min(s.start, start), max(s.end, end), s.fsm}
 }
 
 // addBusy adds [start, end) to kind's busy cycles on npu, window by
@@ -229,6 +232,10 @@ func (r *Recorder) Write(w io.Writer) error {
 		name := fmt.Sprintf("chunk %d phase %d", k.chunk, k.phase+1)
 		id := fmt.Sprintf("%d.%d.%d", k.npu, k.chunk, k.phase)
 		args := map[string]any{"chunk": k.chunk, "phase": k.phase + 1}
+		if s.fsm >= 0 {
+			name += fmt.Sprintf(" (FSM %d)", s.fsm)
+			args["fsm"] = s.fsm
+		}
 		evs = append(evs, event{Name: name, Cat: "chunk", Ph: "b", Ts: micros(s.start), Pid: k.npu, Tid: laneChunks, ID: id, Args: args},
 			event{Name: name, Cat: "chunk", Ph: "e", Ts: micros(s.end), Pid: k.npu, Tid: laneChunks, ID: id})
 	}

@@ -141,6 +141,14 @@ func TestAFoldedRunsTrace(t *testing.T) {
 		// phases each on 4x2x1 (RS local, AR vertical, AG local).
 		require.Equal(t, (16+4)*3, chunks, s.Name)
 		if s.Name == "ace" {
+			// Each chunk phase names the FSM that ran it.
+			for _, b := range byPh["b"] {
+				if b["cat"] == "chunk" {
+					args := b["args"].(map[string]any)
+					require.Contains(t, args, "fsm")
+					require.Contains(t, b["name"], fmt.Sprintf("(FSM %v)", args["fsm"]))
+				}
+			}
 			require.NotEmpty(t, byPh["C"])
 			for _, c := range byPh["C"] {
 				v := c["args"].(map[string]any)["in flight"].(float64)
