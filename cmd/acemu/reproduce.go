@@ -31,7 +31,7 @@ Rerun the sweeps behind the ACE paper's figures from the model:
 
 Each point is a full cycle-level run, folded to one NPU where the torus
 allows it: fig4 takes about ten seconds on two cores, fig5 and fig6 under a
-minute, fig9a (200 training runs) about six.
+minute, fig9a (200 training runs) about five minutes.
 
 Flags:
 `
