@@ -42,6 +42,9 @@ const (
 	// ChunkDone: a chunk is finished on an NPU; in a run that carries
 	// values, Values are its final values (one per payload byte).
 	ChunkDone
+	// Stall: the training loop waited for communication from Cycle to End
+	// (exposed communication); What says where and for which collectives.
+	Stall
 )
 
 // Event is one observation. Fields that do not apply to a kind are zero

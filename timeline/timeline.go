@@ -2,6 +2,8 @@
 // trace-event format, which ui.perfetto.dev and chrome://tracing open.
 // Per NPU recorded it shows:
 //   - the compute kernels, one after another;
+//   - the training loop's waits for communication (exposed
+//     communication), with where it waited and for which collectives;
 //   - the collectives, from issue to completion;
 //   - each chunk's phases on that NPU (on ACE, with the FSM that ran it);
 //   - how busy each kind of ACE sub-step kept the NPU's ACE (DMA in and
@@ -55,11 +57,17 @@ type Recorder struct {
 	opt     Options
 	npus    map[int]bool
 	kernels []span
+	stalls  []stallSpan
 	issued  map[int]observe.Event
 	colls   []collSpan
 	phases  map[spanKey]span
 	busy    map[string]map[int][]int64 // sub-step kind → NPU → cycles busy per window (summed over sub-steps)
 	last    rtl.Cycle
+}
+
+type stallSpan struct {
+	start, end rtl.Cycle
+	what       string
 }
 
 type collSpan struct {
@@ -90,6 +98,8 @@ func (r *Recorder) Observe(e observe.Event) {
 	switch e.Kind {
 	case observe.KernelEnd:
 		r.kernels = append(r.kernels, span{e.Cycle, e.End, -1})
+	case observe.Stall:
+		r.stalls = append(r.stalls, stallSpan{e.Cycle, e.End, e.What})
 	case observe.CollectiveIssued:
 		r.issued[e.Coll] = e
 	case observe.CollectiveDone:
@@ -166,6 +176,7 @@ const (
 	laneColls   = 2
 	laneChunks  = 3
 	laneACE     = 4
+	laneStalls  = 5
 )
 
 // Trace is the JSON document Write writes.
@@ -203,7 +214,7 @@ func (r *Recorder) Write(w io.Writer) error {
 		for _, l := range []struct {
 			tid  int
 			name string
-		}{{laneCompute, "compute kernels"}, {laneColls, "collectives"}, {laneChunks, "chunk phases"}, {laneACE, "ACE"}} {
+		}{{laneCompute, "compute kernels"}, {laneStalls, "waiting for communication"}, {laneColls, "collectives"}, {laneChunks, "chunk phases"}, {laneACE, "ACE"}} {
 			evs = append(evs, event{Name: "thread_name", Ph: "M", Pid: n, Tid: l.tid, Args: map[string]any{"name": l.name}})
 		}
 	}
@@ -211,6 +222,10 @@ func (r *Recorder) Write(w io.Writer) error {
 	// runs the training loop): they go on NPU 0.
 	for _, k := range r.kernels {
 		evs = append(evs, event{Name: "kernel", Cat: "compute", Ph: "X", Ts: micros(k.start), Dur: micros(k.end - k.start), Pid: 0, Tid: laneCompute})
+	}
+	for _, st := range r.stalls {
+		evs = append(evs, event{Name: "waiting for communication", Cat: "stall", Ph: "X", Ts: micros(st.start), Dur: micros(st.end - st.start),
+			Pid: 0, Tid: laneStalls, Args: map[string]any{"waiting": st.what}})
 	}
 	slices.SortFunc(r.colls, func(a, b collSpan) int { return cmp.Compare(a.id, b.id) })
 	for _, c := range r.colls {

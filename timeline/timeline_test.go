@@ -120,13 +120,26 @@ func TestAFoldedRunsTrace(t *testing.T) {
 			names = append(names, m["args"].(map[string]any)["name"].(string))
 		}
 		require.Contains(t, names, "NPU 0 (stands for all 8 NPUs: a folded run)")
-		var compute float64
+		var compute, stalled float64
+		nc, ns := 0, 0
 		for _, x := range byPh["X"] {
-			require.Equal(t, "compute", x["cat"])
-			compute += x["dur"].(float64)
+			switch x["cat"] {
+			case "compute":
+				compute += x["dur"].(float64)
+				nc++
+			case "stall":
+				stalled += x["dur"].(float64)
+				ns++
+				require.Contains(t, x["args"].(map[string]any)["waiting"], "iteration 1")
+			default:
+				t.Fatalf("complete event of category %v", x["cat"])
+			}
 		}
-		// µs at 1245 MHz; each duration is rounded to 0.1 ns.
-		require.InDelta(t, float64(s.TotalCompute), compute*1245, float64(len(byPh["X"]))*0.1, s.Name)
+		// µs at 1245 MHz; each duration is rounded to 0.1 ns. The waits
+		// are the report's exposed communication.
+		require.InDelta(t, float64(s.TotalCompute), compute*1245, float64(nc)*0.1, s.Name)
+		require.Positive(t, ns, s.Name)
+		require.InDelta(t, float64(s.TotalExposedComm), stalled*1245, float64(ns)*0.1, s.Name)
 		colls, chunks := 0, 0
 		for _, b := range byPh["b"] {
 			switch b["cat"] {

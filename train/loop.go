@@ -54,7 +54,8 @@ type Config struct {
 	Policy contend.Policy
 	// Comm is communication's side of the NPU under contend.Share.
 	Comm contend.Comm
-	// Observer, when set, sees every compute kernel start and end.
+	// Observer, when set, sees every compute kernel start and end, and
+	// every wait for communication (observe.Stall).
 	Observer observe.Observer
 	// Progress, when set, is told how many of the loop's steps (compute
 	// kernels, issues, waits; every iteration's) are done, of how many,
@@ -145,6 +146,20 @@ type Stall struct {
 	Waiting string
 	// From and To bound the wait: To − From cycles, To > From.
 	From, To rtl.Cycle
+}
+
+// String says where the loop waited and for what: "iteration 1,
+// back-prop, before layer conv3 (12): all-reduce of 1 MB issued at …".
+func (s Stall) String() string {
+	where := fmt.Sprintf("iteration %d, %s", s.Iteration+1, s.Phase)
+	if s.Layer >= 0 {
+		rel := "before"
+		if s.After {
+			rel = "after"
+		}
+		where += fmt.Sprintf(", %s layer %s (%d)", rel, s.LayerName, s.Layer)
+	}
+	return where + ": " + s.Waiting
 }
 
 // Cycles returns the length of the stall.
@@ -371,6 +386,7 @@ type loop struct {
 	finished  bool
 	err       error
 	progress  func(done, total int) // Config.Progress
+	observer  observe.Observer      // Config.Observer
 }
 
 func newLoop(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*loop, error) {
@@ -401,7 +417,7 @@ func newLoop(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*loop,
 	if err != nil {
 		return nil, err
 	}
-	lp := &loop{k: k, w: w, comm: comm, npu: sh, start: k.Now(), iters: make([]Iteration, n), progress: cfg.Progress}
+	lp := &loop{k: k, w: w, comm: comm, npu: sh, start: k.Now(), iters: make([]Iteration, n), progress: cfg.Progress, observer: cfg.Observer}
 	b := builder{lp: lp, t: t, overlap: cfg.Overlap, dlrm: lastBottom >= 0, lastBottom: lastBottom}
 	if err := b.build(n); err != nil {
 		return nil, err
@@ -664,7 +680,11 @@ func (lp *loop) step(now rtl.Cycle) {
 				lp.waiting = false
 				if now > lp.waitFrom {
 					it.ExposedCommCycles += int64(now - lp.waitFrom)
-					it.Stalls = append(it.Stalls, lp.stall(o, now))
+					st := lp.stall(o, now)
+					it.Stalls = append(it.Stalls, st)
+					if obs := lp.observer; obs != nil {
+						obs.Observe(observe.Event{Kind: observe.Stall, Cycle: st.From, End: st.To, What: st.String()})
+					}
 				}
 			}
 		case opIterEnd:
