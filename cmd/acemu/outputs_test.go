@@ -154,3 +154,27 @@ func TestOutWritesEveryArtifact(t *testing.T) {
 		}
 	}
 }
+
+// acemu config dump --format json writes what --config reads back to the
+// same platform; table and csv list every parameter with its unit and
+// source.
+func TestConfigDumpFormats(t *testing.T) {
+	code, yamlOut, _ := runCLI("config", "dump", "--set", "ace.sram=8MiB")
+	require.Equal(t, 0, code)
+	code, jsonOut, _ := runCLI("config", "dump", "--set", "ace.sram=8MiB", "--format", "json")
+	require.Equal(t, 0, code)
+	path := filepath.Join(t.TempDir(), "platform.json")
+	require.NoError(t, os.WriteFile(path, []byte(jsonOut), 0o644))
+	code, again, errOut := runCLI("config", "dump", "--config", path)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, yamlOut, again)
+	code, csvOut, _ := runCLI("config", "dump", "--format", "csv")
+	require.Equal(t, 0, code)
+	rows, err := csv.NewReader(strings.NewReader(csvOut)).ReadAll()
+	require.NoError(t, err)
+	require.Equal(t, []string{"key", "value", "unit", "source"}, rows[0])
+	require.Contains(t, rows, []string{"ace.sram", "4MiB", "bytes", "Table IV (4 × 1 MB)"})
+	code, _, errOut = runCLI("config", "dump", "--format", "xml")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, `--format "xml": use table, csv or json (or yaml)`)
+}

@@ -102,6 +102,7 @@ Flags:
 // runConfig is `acemu config dump`.
 func runConfig(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("config", pflag.ContinueOnError)
+	format := fs.String("format", "yaml", "output: yaml (the file --config reads), or "+formats+" (JSON is read by --config too)")
 	var pf platformFlags
 	pf.register(fs)
 	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s%s", configUsage, fs.FlagUsages()) }
@@ -113,6 +114,17 @@ func runConfig(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "acemu config: %v\n", err)
 		return 1
 	}
+	if *format != "yaml" {
+		if err := checkFormat(*format); err != nil {
+			fmt.Fprintf(stderr, "acemu config: %v (or yaml)\n", err)
+			return 1
+		}
+		if err := configResult(p).write(stdout, *format); err != nil {
+			fmt.Fprintf(stderr, "acemu config: %v\n", err)
+			return 1
+		}
+		return 0
+	}
 	b, err := p.Dump()
 	if err != nil {
 		fmt.Fprintf(stderr, "acemu config: %v\n", err)
@@ -120,6 +132,31 @@ func runConfig(args []string, stdout, stderr io.Writer) int {
 	}
 	_, _ = stdout.Write(b)
 	return 0
+}
+
+// configResult is the platform as a table (key, value, unit, source) and
+// as JSON, one object per section as in the YAML file, which --config
+// reads too.
+func configResult(p platform.Platform) result {
+	res := result{header: []string{"key", "value", "unit", "source"}}
+	doc := map[string]any{}
+	for _, q := range platform.Params() {
+		v := q.Get(&p)
+		res.rows = append(res.rows, []string{q.Key, v, q.Unit, q.Source})
+		parts := strings.Split(q.Key, ".")
+		m := doc
+		for _, part := range parts[:len(parts)-1] {
+			sub, ok := m[part].(map[string]any)
+			if !ok {
+				sub = map[string]any{}
+				m[part] = sub
+			}
+			m = sub
+		}
+		m[parts[len(parts)-1]] = v
+	}
+	res.doc = doc
+	return res
 }
 
 // unusedParams fails when p sets any parameter under the given prefixes away
