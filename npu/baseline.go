@@ -270,7 +270,7 @@ func (b *basePath) rxPump(now rtl.Cycle) {
 func (b *basePath) recvReady(now rtl.Cycle, c, op int32) bool {
 	cs := b.nd.chunks[c]
 	o := &cs.Prog.Ops[op]
-	if !o.Reduce || !cs.pi.Flow.Store[op] {
+	if !o.Reduce || !cs.Info.Flow.Store[op] {
 		return true
 	}
 	b.reduces.Push(reduceJob{c: c, op: op, n: o.Data.Len})
@@ -304,6 +304,9 @@ func (b *basePath) reducePump(now rtl.Cycle) {
 func (b *basePath) traffic() (read, write int64) { return b.memRead, b.memWrite }
 func (b *basePath) memory() []*rtl.Serializer    { return []*rtl.Serializer{b.memRd, b.memWr} }
 func (b *basePath) smBusy() *big.Rat             { return b.sm.BusyCycles() }
+
+// takesOnArrival is false: the RX DMA takes packets as the bus and memory allow.
+func (b *basePath) takesOnArrival() bool { return false }
 
 // smBusy is the mean over NPUs of the share of cycles the communication
 // SMs were busy (0 on the ideal endpoint).

@@ -32,6 +32,9 @@ type datapath interface {
 	memory() []*rtl.Serializer
 	// smBusy is the cycles the communication SMs were busy (nil: none).
 	smBusy() *big.Rat
+	// takesOnArrival reports whether arrived takes every packet at once
+	// (fabric.Absorber).
+	takesOnArrival() bool
 }
 
 // idealPath is the ideal endpoint's datapath: every movement is free, and
@@ -43,17 +46,16 @@ func (idealPath) recvReady(rtl.Cycle, int32, int32) bool { return true }
 func (idealPath) traffic() (int64, int64)                { return 0, 0 }
 func (idealPath) memory() []*rtl.Serializer              { return nil }
 func (idealPath) smBusy() *big.Rat                       { return nil }
+func (idealPath) takesOnArrival() bool                   { return true }
 func (p idealPath) handle(_ rtl.Cycle, kind int32, _ int64) {
 	panic(fmt.Sprintf("npu %d: unknown event kind %d", p.nd.id, kind))
 }
 
 // TakesOnArrival reports whether the node takes every packet of a link
-// the moment it arrives: the ideal endpoint does (fabric.Absorber); the
-// baseline's RX DMA takes packets as the bus and memory allow.
-func (nd *node) TakesOnArrival(*fabric.Link) bool {
-	_, ideal := nd.dp.(idealPath)
-	return ideal
-}
+// the moment it arrives (fabric.Absorber): its datapath says; the ideal
+// endpoint's does, the baseline's RX DMA takes packets as the bus and
+// memory allow.
+func (nd *node) TakesOnArrival(*fabric.Link) bool { return nd.dp.takesOnArrival() }
 
 // Absorbs reports whether taking p is all the node does with it: a packet
 // for this NPU that is not its message's last (idealPath.arrived).

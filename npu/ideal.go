@@ -116,8 +116,7 @@ type run struct {
 // (xcore.Chunk) and what this executor adds.
 type chunkState struct {
 	xcore.Chunk
-	prio    int64 // its collective's port priority: port queues serve lower values first
-	pi      *xcore.Info
+	prio    int64             // its collective's port priority: port queues serve lower values first
 	arrived []bool            // a Recv's message has been processed
 	pending map[int32][]int64 // values of received messages not yet applied
 	early   []earlyMsg        // messages for later phases that came first
@@ -230,12 +229,12 @@ func (nd *node) enterPhase(now rtl.Cycle, c, ph int32) {
 	cs := nd.chunks[c]
 	cs.Phase = ph
 	if cs.Finished() {
-		cs.pi, cs.arrived = nil, nil
+		cs.arrived = nil
 		cs.Done(now, nd.id, nd.r.cfg.Observer, nd.r.colls)
 		nd.chunks[c] = nil
 		return
 	}
-	cs.pi = cs.Load(nd.id, nd.r.info)
+	cs.Load(nd.id, nd.r.info)
 	prog := cs.Prog
 	cs.arrived = make([]bool, len(prog.Ops))
 	if cs.Ops.Remaining == 0 {
@@ -275,7 +274,7 @@ func (nd *node) issue(now rtl.Cycle, c, i int32) {
 	m := fabric.NewMessage(nd.id, int(op.Peer), op.Data.Len)
 	m.Coll, m.Chunk, m.Phase, m.Op = int32(cs.Coll.ID), c, cs.Phase, op.Match
 	reads := int64(1)
-	if r := cs.pi.Flow.ForwardOf; r != nil && r[i] >= 0 && cs.Prog.Ops[r[i]].Reduce && !cs.pi.Flow.Store[r[i]] {
+	if r := cs.Info.Flow.ForwardOf; r != nil && r[i] >= 0 && cs.Prog.Ops[r[i]].Reduce && !cs.Info.Flow.Store[r[i]] {
 		reads = 2 // the SMs reduce as they forward: local and received operands
 	}
 	if cs.Vals != nil {

@@ -22,23 +22,16 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// Formats are the files each figure is written as.
-var Formats = []string{"png", "svg"}
+// formats are the files each figure is written as.
+var formats = []string{"png", "svg"}
 
-// size is every figure's size.
+// width and height are a one-panel figure's size.
 const width, height = 8 * vg.Inch, 4.5 * vg.Inch
 
-// save writes p as dir/name.png and dir/name.svg and returns the paths.
+// save writes p as dir/name.png and dir/name.svg, width by height, and
+// returns the paths.
 func save(p *plot.Plot, dir, name string) ([]string, error) {
-	var paths []string
-	for _, f := range Formats {
-		path := filepath.Join(dir, name+"."+f)
-		if err := p.Save(width, height, path); err != nil {
-			return nil, fmt.Errorf("plot %s: %w", path, err)
-		}
-		paths = append(paths, path)
-	}
-	return paths, nil
+	return saveGrid([][]*plot.Plot{{p}}, dir, name, width, height)
 }
 
 // millis is cycles in milliseconds at the NPU clock.
@@ -128,7 +121,7 @@ func (u unlabelled) Ticks(lo, hi float64) []plot.Tick {
 func saveGrid(rows [][]*plot.Plot, dir, name string, w, h vg.Length) ([]string, error) {
 	t := draw.Tiles{Rows: len(rows), Cols: len(rows[0]), PadX: vg.Points(16), PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(12), PadY: vg.Points(6)}
 	var paths []string
-	for _, f := range Formats {
+	for _, f := range formats {
 		var c interface {
 			vg.CanvasSizer
 			io.WriterTo

@@ -179,8 +179,8 @@ const (
 	laneStalls  = 5
 )
 
-// Trace is the JSON document Write writes.
-type Trace struct {
+// document is the JSON document Write writes.
+type document struct {
 	TraceEvents     []event        `json:"traceEvents"`
 	DisplayTimeUnit string         `json:"displayTimeUnit"`
 	OtherData       map[string]any `json:"otherData"`
@@ -275,7 +275,7 @@ func (r *Recorder) Write(w io.Writer) error {
 			}
 		}
 	}
-	t := Trace{TraceEvents: evs, DisplayTimeUnit: "ns", OtherData: map[string]any{
+	t := document{TraceEvents: evs, DisplayTimeUnit: "ns", OtherData: map[string]any{
 		"run": r.opt.Name, "clock_mhz": rtl.ClockHz / 1_000_000, "cycles": int64(r.last), "counter_window_cycles": Window,
 		"folded": r.opt.StandsFor > 1, "stands_for_npus": max(r.opt.StandsFor, 1)}}
 	enc := json.NewEncoder(w)

@@ -87,6 +87,7 @@ type Chunk struct {
 	Len   int64 // its bytes
 	Phase int32 // its current phase; Coll.Plan.NumPhases() when finished
 	Prog  *collectives.Program
+	Info  *Info   // Prog's dependences and data flow
 	Ops   Ops     // the current phase's ops: unmet dependences, done
 	Vals  []int64 // real values when checking data, chunk-indexed
 }
@@ -99,20 +100,19 @@ func NewChunk(co *Collective, local int32) Chunk {
 // Finished reports whether the chunk has left its last phase.
 func (c *Chunk) Finished() bool { return int(c.Phase) == c.Coll.Plan.NumPhases() }
 
-// Load starts the current phase on NPU npu: its program and its ops, whose
-// Info it returns.
-func (c *Chunk) Load(npu int, infos Infos) *Info {
+// Load starts the current phase on NPU npu: its program, the program's
+// Info, and its ops.
+func (c *Chunk) Load(npu int, infos Infos) {
 	c.Prog = c.Coll.Plan.Program(npu, int(c.Phase), c.Len)
-	in := infos.Of(c.Prog)
-	c.Ops.Begin(in, len(c.Prog.Ops))
-	return in
+	c.Info = infos.Of(c.Prog)
+	c.Ops.Begin(c.Info, len(c.Prog.Ops))
 }
 
 // Done ends the chunk on NPU npu at cycle now: the observer, if any, sees
 // its final values (observe.ChunkDone), its state is dropped, and its
 // collective counts it finished.
 func (c *Chunk) Done(now rtl.Cycle, npu int, o observe.Observer, colls *Collectives) {
-	c.Prog = nil
+	c.Prog, c.Info = nil, nil
 	c.Ops.Clear()
 	if o != nil {
 		o.Observe(observe.Event{Kind: observe.ChunkDone, Cycle: now, NPU: npu, Chunk: int(c.Local), Values: c.Vals})

@@ -84,9 +84,9 @@ func TestAChunkWalksItsPhasesAndEndsOnce(t *testing.T) {
 	for ph := 0; ph < p.NumPhases(); ph++ {
 		c.Phase = int32(ph)
 		require.False(t, c.Finished())
-		in := c.Load(2, infos)
+		c.Load(2, infos)
 		require.Same(t, p.Program(2, ph, c.Len), c.Prog)
-		require.Same(t, infos.Of(c.Prog), in)
+		require.Same(t, infos.Of(c.Prog), c.Info)
 		require.Equal(t, len(c.Prog.Ops), c.Ops.Remaining)
 	}
 	c.Phase = int32(p.NumPhases())
@@ -97,6 +97,7 @@ func TestAChunkWalksItsPhasesAndEndsOnce(t *testing.T) {
 	require.Len(t, seen, 1)
 	require.Equal(t, observe.Event{Kind: observe.ChunkDone, Cycle: 42, NPU: 2, Chunk: 1, Values: []int64{7, 8}}, seen[0])
 	require.Nil(t, c.Prog)
+	require.Nil(t, c.Info)
 	require.Nil(t, c.Vals)
 	require.Equal(t, 1, cs.PendingChunks(), "one of the collective's two chunks finished")
 }

@@ -271,20 +271,26 @@ func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 		return nil, err
 	}
 	var tr *observe.Hash
-	var hash, capture observe.Observer
+	var hash observe.Observer
 	if o.traceHash {
 		tr = observe.NewHash(observe.PacketSent, observe.PacketReceived)
 		hash = tr
 	}
-	if o.pcap != "" {
-		pc, cerr := startCapture(o.pcap, o.pcapFilter, net)
-		if cerr != nil {
-			return nil, cerr
-		}
-		defer pc.close(&err)
-		capture = pc.w
+	// --pcap and --trace: their observer sees the packets (the network's)
+	// and the endpoint's work.
+	name := plan.Algorithm + " " + plan.Op.String() + " on " + o.system
+	kinds, err := askedOutputs(o.pcap, o.pcapFilter, o.trace, o.traceNPUs, func(string) string { return name })
+	if err != nil {
+		return nil, err
 	}
-	if obs := observe.Join(hash, capture); obs != nil {
+	outputs, finish, err := startOutputs(kinds, net)
+	if err != nil {
+		return nil, err
+	}
+	if finish != nil {
+		defer finish(&err)
+	}
+	if obs := observe.Join(hash, outputs); obs != nil {
 		net.SetObserver(obs)
 	}
 	var dc *verify.DataCheck
@@ -306,20 +312,12 @@ func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 	if !o.spec.Torus() {
 		opts.Topology = o.spec.Topology
 	}
-	var check, timeline observe.Observer
+	var check observe.Observer
 	if dc != nil {
 		opts.Data = &npu.DataHooks{Init: dc.Init}
 		check = dc
 	}
-	if o.trace != "" {
-		tl, terr := startTimeline(o.trace, o.traceNPUs, plan.Algorithm+" "+plan.Op.String()+" on "+o.system, net)
-		if terr != nil {
-			return nil, terr
-		}
-		defer tl.close(&err)
-		timeline = tl.r
-	}
-	opts.Observer = observe.Join(check, timeline)
+	opts.Observer = observe.Join(check, outputs)
 	var cfg ace.Config
 	if sys.Kind == systems.ACE {
 		if cfg, err = o.aceConfig(sys); err != nil {

@@ -123,28 +123,28 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	opts := compare.Options{Shape: shape, Workload: w, Systems: ss, Iterations: p.Iterations,
 		FIFO: !p.LIFO, ACE: p.ACE, Workers: *workers, Full: *full, Series: *series != "" || *plotDir != "", Memory: p.Memory,
 		Links: &links, ChunkBytes: p.ChunkBytes, MessageBytes: p.MessageBytes, MemBoundShare: p.MemBoundShare}
-	var caps *systemCaptures
-	if *pcap != "" {
-		if caps, err = newSystemCaptures(*pcap, *pcapFilter, ss); err != nil {
+	kinds, err := askedOutputs(*pcap, *pcapFilter, *trace, *traceNPUs, func(system string) string { return w.Name + " on " + system })
+	if err != nil {
+		return fail(err)
+	}
+	var outs []*systemOutputs // --pcap, --trace: one file per system
+	for _, k := range kinds {
+		o, err := newSystemOutputs(k.flag, k.path, k.ext, ss, k.mk)
+		if err != nil {
+			for _, o := range outs {
+				_ = o.close()
+			}
 			return fail(err)
 		}
+		outs = append(outs, o)
 	}
-	var tls *systemTimelines
-	if *trace != "" {
-		if tls, err = newSystemTimelines(*trace, *traceNPUs, ss); err != nil {
-			return fail(err)
-		}
-	}
-	if caps != nil || tls != nil {
+	if len(outs) > 0 {
 		opts.Observe = func(system string, net *fabric.Network) observe.Observer {
-			var c, t observe.Observer
-			if caps != nil {
-				c = caps.observer(system, net)
+			var obs []observe.Observer
+			for _, o := range outs {
+				obs = append(obs, o.observer(system, net))
 			}
-			if tls != nil {
-				t = tls.observer(system, w.Name, net)
-			}
-			return observe.Join(c, t)
+			return observe.Join(obs...)
 		}
 	}
 	var names []string
@@ -156,11 +156,8 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		defer pb.finish()
 	}
 	rep, err := compare.Run(opts)
-	if caps != nil {
-		err = cmp.Or(err, caps.close())
-	}
-	if tls != nil {
-		err = cmp.Or(err, tls.close())
+	for _, o := range outs {
+		err = cmp.Or(err, o.close())
 	}
 	if err != nil {
 		return fail(err)

@@ -20,6 +20,15 @@ func runCLI(args ...string) (code int, stdout, stderr string) {
 	return code, o.String(), e.String()
 }
 
+// requireRefused runs acemu with args and requires exit status code and
+// an error message on stderr containing msg.
+func requireRefused(t *testing.T, code int, msg string, args ...string) {
+	t.Helper()
+	got, _, errOut := runCLI(args...)
+	require.Equal(t, code, got, "acemu %v", args)
+	require.Contains(t, errOut, msg, "acemu %v", args)
+}
+
 func TestCollectiveJSON(t *testing.T) {
 	code, out, errOut := runCLI("collective", "--topo", "4x2x2", "--op", "allreduce", "--size", "1MiB", "--system", "ideal", "--format", "json")
 	require.Equal(t, 0, code, errOut)
@@ -162,9 +171,7 @@ func TestMicrocodeCommandAndUserPrograms(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Regexp(t, `prog\.ucode:\d+: .*port`, errOut)
 
-	code, _, errOut = runCLI("microcode", "--topo", "4x1x1", "--npu", "9")
-	require.Equal(t, 1, code)
-	require.Contains(t, errOut, "NPUs 0 to 3")
+	requireRefused(t, 1, "NPUs 0 to 3", "microcode", "--topo", "4x1x1", "--npu", "9")
 }
 
 func TestHelpListsEveryAlgorithm(t *testing.T) {
@@ -238,9 +245,7 @@ func TestCollectiveOnACE(t *testing.T) {
 // ACE's flags, and a figure's flags, are refused where nothing would use
 // them, rather than silently ignored.
 func TestFlagsThatWouldBeIgnoredAreRefused(t *testing.T) {
-	code, _, errOut := runCLI("collective", "--system", "ideal", "--partition", "paper")
-	require.Equal(t, 2, code)
-	require.Contains(t, errOut, "--partition is for --system ace")
+	requireRefused(t, 2, "--partition is for --system ace", "collective", "--system", "ideal", "--partition", "paper")
 	for _, tc := range []struct {
 		args []string
 		msg  string
@@ -311,19 +316,11 @@ func TestReproduceCommand(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, "EmbLookup 10000")
 	require.Contains(t, out, "memory policy partition")
-	code, _, errOut = runCLI("reproduce", "fig5", "--memory-policy", "share")
-	require.Equal(t, 1, code)
-	require.Contains(t, errOut, "--memory-policy is not used by fig5")
-	code, _, errOut = runCLI("reproduce", "fig4", "--systems", "baseline-nooverlap")
-	require.Equal(t, 1, code)
-	require.Contains(t, errOut, "does not run communication beside compute")
+	requireRefused(t, 1, "--memory-policy is not used by fig5", "reproduce", "fig5", "--memory-policy", "share")
+	requireRefused(t, 1, "does not run communication beside compute", "reproduce", "fig4", "--systems", "baseline-nooverlap")
 
-	code, _, errOut = runCLI("reproduce", "fig7")
-	require.Equal(t, 2, code)
-	require.Contains(t, errOut, "fig4, fig5, fig6 or fig9a")
-	code, _, errOut = runCLI("reproduce", "fig5", "--mem", "64,x")
-	require.Equal(t, 1, code)
-	require.Contains(t, errOut, "not a positive whole number")
+	requireRefused(t, 2, "fig4, fig5, fig6 or fig9a", "reproduce", "fig7")
+	requireRefused(t, 1, "not a positive whole number", "reproduce", "fig5", "--mem", "64,x")
 }
 
 // The comparator on a small ASTRA-sim workload: every system appears with
@@ -375,12 +372,8 @@ func TestCompareCommand(t *testing.T) {
 	require.Greater(t, len(lines), 2)
 	require.True(t, strings.HasPrefix(lines[2], "1000,"), lines[2])
 
-	code, _, errOut = runCLI("--topo", "4x2x1")
-	require.Equal(t, 1, code)
-	require.Contains(t, errOut, "--workload is missing")
-	code, _, errOut = runCLI("--workload", "nosuch")
-	require.Equal(t, 1, code)
-	require.Contains(t, errOut, "neither a built-in workload")
+	requireRefused(t, 1, "--workload is missing", "--topo", "4x2x1")
+	requireRefused(t, 1, "neither a built-in workload", "--workload", "nosuch")
 	// A flag error names the command as the user typed it, and a command
 	// that exists.
 	code, _, errOut = runCLI("--workload", "dlrm", "--bogus")
@@ -393,9 +386,7 @@ func TestCompareCommand(t *testing.T) {
 	require.Contains(t, table, "dlrm on 4x1x1")
 	rs := filepath.Join(t.TempDir(), "rs.txt")
 	require.NoError(t, os.WriteFile(rs, []byte("DATA\n1\nl\t-1\t10\tNONE\t0\t10\tNONE\t0\t10\tREDUCESCATTER\t4096\t0\n"), 0o644))
-	code, _, errOut = runCLI("--workload", rs, "--topo", "4x1x1", "--systems", "ace", "--iterations", "1")
-	require.Equal(t, 1, code)
-	require.Contains(t, errOut, "REDUCESCATTER on it is not modelled")
+	requireRefused(t, 1, "REDUCESCATTER on it is not modelled", "--workload", rs, "--topo", "4x1x1", "--systems", "ace", "--iterations", "1")
 	// ACE's design point on the workload command.
 	ace := []string{"--workload", path, "--topo", "4x2x1", "--systems", "ace", "--iterations", "1"}
 	code, _, errOut = runCLI(append(ace, "--sram-ports", "literal", "--partition", "paper", "--notice", "fsm", "--prefetch", "room", "--sram", "8MiB", "--fsms", "20", "--ace-mem-bw", "256GB/s")...)
@@ -455,12 +446,8 @@ func TestConfigDumpRoundTripsThroughTheCommands(t *testing.T) {
 	code, set, errOut := runCLI(append(args, "--set", "links.inter.latency=1000")...)
 	require.Equal(t, 0, code, errOut)
 	require.NotEqual(t, plain, set)
-	code, _, errOut = runCLI(append(args, "--set", "ace.sram")...)
-	require.Equal(t, 1, code)
-	require.Contains(t, errOut, "give KEY=VALUE")
-	code, _, errOut = runCLI(append(args, "--set", "ace.sramm=4MiB")...)
-	require.Equal(t, 1, code)
-	require.Contains(t, errOut, "keys under ace: ace.sram")
+	requireRefused(t, 1, "give KEY=VALUE", append(args, "--set", "ace.sram")...)
+	requireRefused(t, 1, "keys under ace: ace.sram", append(args, "--set", "ace.sramm=4MiB")...)
 	// The collective command takes them too; reproduce refuses what it
 	// would not use.
 	code, c1, errOut := runCLI("collective", "--topo", "4x2x2", "--size", "1MiB", "--format", "json", "--config", path)
@@ -471,21 +458,13 @@ func TestConfigDumpRoundTripsThroughTheCommands(t *testing.T) {
 	code, c3, errOut := runCLI("collective", "--topo", "4x2x2", "--size", "1MiB", "--format", "json", "--set", "afi.chunk=32KiB")
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, c3, `"chunk_bytes": 32768`)
-	code, _, errOut = runCLI("reproduce", "fig5", "--set", "links.inter.latency=1000")
-	require.Equal(t, 1, code)
-	require.Contains(t, errOut, "links.inter.latency = 1000: acemu reproduce fig5 does not use it")
-	code, _, errOut = runCLI("reproduce", "fig6", "--set", "ace.sram=8MiB")
-	require.Equal(t, 1, code)
-	require.Contains(t, errOut, "ace.sram = 8MiB: acemu reproduce fig6 does not use it")
-	code, _, errOut = runCLI("reproduce", "fig5", "--set", "ace.mem_bw=200GB/s")
-	require.Equal(t, 1, code)
-	require.Contains(t, errOut, "ace.mem_bw = 200GB/s: acemu reproduce fig5 does not use it")
+	requireRefused(t, 1, "links.inter.latency = 1000: acemu reproduce fig5 does not use it", "reproduce", "fig5", "--set", "links.inter.latency=1000")
+	requireRefused(t, 1, "ace.sram = 8MiB: acemu reproduce fig6 does not use it", "reproduce", "fig6", "--set", "ace.sram=8MiB")
+	requireRefused(t, 1, "ace.mem_bw = 200GB/s: acemu reproduce fig5 does not use it", "reproduce", "fig5", "--set", "ace.mem_bw=200GB/s")
 	code, mc, errOut := runCLI("microcode", "--topo", "4x1x1", "--set", "afi.chunk=128KiB")
 	require.Equal(t, 0, code, errOut)
 	require.NotEmpty(t, mc)
-	code, _, errOut = runCLI("microcode", "--topo", "4x1x1", "--set", "ace.fsms=20")
-	require.Equal(t, 1, code)
-	require.Contains(t, errOut, "acemu microcode does not use it")
+	requireRefused(t, 1, "acemu microcode does not use it", "microcode", "--topo", "4x1x1", "--set", "ace.fsms=20")
 	// Every command gives its default output with the dump as --config.
 	for _, cmd := range [][]string{
 		{"reproduce", "fig5", "--topos", "4x2x1", "--size", "128KiB", "--mem", "64", "--format", "json"},
@@ -530,12 +509,8 @@ func TestCollectivesRunOnAFileTopology(t *testing.T) {
 			require.Equal(t, float64(5), r["npus"])
 		}
 	}
-	code, _, errOut := runCLI("collective", "--topo", five, "--system", "ace")
-	require.Equal(t, 1, code)
-	require.Contains(t, errOut, "ACE runs on the 3D torus only")
-	code, _, errOut = runCLI("collective", "--topo", filepath.Join(dir, "missing.yaml"))
-	require.Equal(t, 1, code)
-	require.Contains(t, errOut, "no such topology file")
+	requireRefused(t, 1, "ACE runs on the 3D torus only", "collective", "--topo", five, "--system", "ace")
+	requireRefused(t, 1, "no such topology file", "collective", "--topo", filepath.Join(dir, "missing.yaml"))
 
 	code, dump, errOut := runCLI("topology", "dump", "--topo", "4x2x1")
 	require.Equal(t, 0, code, errOut)

@@ -8,48 +8,145 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/systems"
 )
 
-// systemFile is one system's output file of a comparison.
-type systemFile struct {
-	f    *os.File
-	path string
+// outputFile is a file a run writes as it goes (--pcap, --trace): start
+// gives the observer that writes it once the run's network exists, close
+// finishes it.
+type outputFile interface {
+	start(system string, net *fabric.Network) (observe.Observer, error)
+	// close finishes the file; a failure becomes *err when that is nil.
+	close(err *error)
 }
 
-// createSystemFiles creates each system's file for flag: path itself for
-// one system, path with the system's name before its extension (ext if
-// it has none) for several (run.pcap: run.ace.pcap, run.ideal.pcap, …).
-// They are created before the run, so that a path that cannot be written
-// fails at once.
-func createSystemFiles(flag, path, ext string, ss []systems.System) (map[string]systemFile, error) {
-	files := map[string]systemFile{}
+// closeOutput closes f after a write error werr (nil: none), and puts the
+// first failure, named by flag and path, into *err when that is nil.
+func closeOutput(f *os.File, flag, path string, werr error, err *error) {
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil && *err == nil {
+		*err = fmt.Errorf("%s %s: %w", flag, path, werr)
+	}
+}
+
+// createOutput creates path (for flag) as an output file made by mk.
+func createOutput(flag, path string, mk func(*os.File, string) outputFile) (outputFile, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	return mk(f, path), nil
+}
+
+// systemOutputs are a comparison's output files of one kind, one per
+// system, created before the run so that a path that cannot be written
+// fails at once: path itself for one system, path with the system's name
+// before its extension (ext if it has none) for several (run.pcap:
+// run.ace.pcap, run.ideal.pcap, …).
+type systemOutputs struct {
+	files map[string]outputFile
+	mu    sync.Mutex
+	err   error // the first failure to start one (systems run in parallel)
+}
+
+func newSystemOutputs(flag, path, ext string, ss []systems.System, mk func(*os.File, string) outputFile) (*systemOutputs, error) {
+	o := &systemOutputs{files: map[string]outputFile{}}
 	for _, s := range ss {
 		p := path
 		if len(ss) > 1 {
 			e := filepath.Ext(path)
 			p = strings.TrimSuffix(path, e) + "." + s.Name + cmp.Or(e, ext)
 		}
-		f, err := os.Create(p)
+		f, err := createOutput(flag, p, mk)
 		if err != nil {
-			for _, sf := range files {
-				sf.f.Close()
-			}
-			return nil, fmt.Errorf("%s: %w", flag, err)
+			_ = o.close()
+			return nil, err
 		}
-		files[s.Name] = systemFile{f: f, path: p}
+		o.files[s.Name] = f
 	}
-	return files, nil
+	return o, nil
 }
 
-// firstError keeps the first error of systems running in parallel.
-type firstError struct {
-	mu  sync.Mutex
-	err error
+// observer starts system's file on net (compare.Options.Observe).
+func (o *systemOutputs) observer(system string, net *fabric.Network) observe.Observer {
+	obs, err := o.files[system].start(system, net)
+	if err != nil {
+		o.mu.Lock()
+		o.err = cmp.Or(o.err, err)
+		o.mu.Unlock()
+		return nil
+	}
+	return obs
 }
 
-func (e *firstError) set(err error) {
-	e.mu.Lock()
-	e.err = cmp.Or(e.err, err)
-	e.mu.Unlock()
+// close finishes every file and returns the first failure.
+func (o *systemOutputs) close() error {
+	err := o.err
+	for _, f := range o.files {
+		f.close(&err)
+	}
+	return err
+}
+
+// outputKind is an output file a command's flags ask for, not yet
+// created: its flag, path, default extension and how it is made.
+type outputKind struct {
+	flag, path, ext string
+	mk              func(*os.File, string) outputFile
+}
+
+// askedOutputs are the output files asked for: --pcap (with its filter)
+// and --trace (with its NPUs; name names the run of a system), where the
+// path is not "".
+func askedOutputs(pcap, filter, trace, npus string, name func(system string) string) ([]outputKind, error) {
+	var out []outputKind
+	if pcap != "" {
+		mk, err := pcapOutput(filter)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, outputKind{"--pcap", pcap, ".pcap", mk})
+	}
+	if trace != "" {
+		mk, err := traceOutput(npus, name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, outputKind{"--trace", trace, ".json", mk})
+	}
+	return out, nil
+}
+
+// startOutputs creates each output and starts it on net, for a run of
+// one system; it returns their observer (nil: none) and what finishes
+// them (a failure becomes *err when that is nil).
+func startOutputs(kinds []outputKind, net *fabric.Network) (observe.Observer, func(err *error), error) {
+	var files []outputFile
+	finish := func(err *error) {
+		for _, f := range files {
+			f.close(err)
+		}
+	}
+	var obs []observe.Observer
+	for _, k := range kinds {
+		f, err := createOutput(k.flag, k.path, k.mk)
+		if err != nil {
+			var ignored error // this failure is the one to report
+			finish(&ignored)
+			return nil, nil, err
+		}
+		files = append(files, f)
+		o, err := f.start("", net)
+		if err != nil {
+			var ignored error
+			finish(&ignored)
+			return nil, nil, err
+		}
+		obs = append(obs, o)
+	}
+	return observe.Join(obs...), finish, nil
 }

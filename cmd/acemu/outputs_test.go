@@ -72,22 +72,14 @@ func TestOutputFilesLeaveTheOutputAlone(t *testing.T) {
 }
 
 func TestPcapErrors(t *testing.T) {
-	code, _, errOut := runCLI("collective", "--topo", "4x1x1", "--pcap", filepath.Join(t.TempDir(), "x.pcap"), "--pcap-filter", "npu=a")
-	require.Equal(t, 1, code)
-	require.Contains(t, errOut, `--pcap-filter: packet filter term "npu=a"`)
-	code, _, errOut = runCLI("--workload", "dlrm", "--topo", "4x1x1", "--pcap", "/nonexistent/dir/x.pcap")
-	require.Equal(t, 1, code)
-	require.Contains(t, errOut, "--pcap: open /nonexistent/dir/x.baseline-nooverlap.pcap")
+	requireRefused(t, 1, `--pcap-filter: packet filter term "npu=a"`, "collective", "--topo", "4x1x1", "--pcap", filepath.Join(t.TempDir(), "x.pcap"), "--pcap-filter", "npu=a")
+	requireRefused(t, 1, "--pcap: open /nonexistent/dir/x.baseline-nooverlap.pcap", "--workload", "dlrm", "--topo", "4x1x1", "--pcap", "/nonexistent/dir/x.pcap")
 }
 
 func TestTraceErrors(t *testing.T) {
 	dir := t.TempDir()
-	code, _, errOut := runCLI("collective", "--topo", "4x2x2", "--size", "1MiB", "--trace", filepath.Join(dir, "x.json"), "--trace-npus", "3")
-	require.Equal(t, 1, code)
-	require.Contains(t, errOut, "one NPU, NPU 0, stands for all in this run; --full simulates every NPU")
-	code, _, errOut = runCLI("collective", "--topo", "4x2x2", "--size", "1MiB", "--full", "--trace", filepath.Join(dir, "x.json"), "--trace-npus", "16")
-	require.Equal(t, 1, code)
-	require.Contains(t, errOut, "want NPU numbers from 0 to 15")
+	requireRefused(t, 1, "one NPU, NPU 0, stands for all in this run; --full simulates every NPU", "collective", "--topo", "4x2x2", "--size", "1MiB", "--trace", filepath.Join(dir, "x.json"), "--trace-npus", "3")
+	requireRefused(t, 1, "want NPU numbers from 0 to 15", "collective", "--topo", "4x2x2", "--size", "1MiB", "--full", "--trace", filepath.Join(dir, "x.json"), "--trace-npus", "16")
 }
 
 // Progress bars appear only on a terminal: a file (or a pipe, or CI's
@@ -174,7 +166,5 @@ func TestConfigDumpFormats(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"key", "value", "unit", "source"}, rows[0])
 	require.Contains(t, rows, []string{"ace.sram", "4MiB", "bytes", "Table IV (4 × 1 MB)"})
-	code, _, errOut = runCLI("config", "dump", "--format", "xml")
-	require.Equal(t, 1, code)
-	require.Contains(t, errOut, `--format "xml": use table, csv or json (or yaml)`)
+	requireRefused(t, 1, `--format "xml": use table, csv or json (or yaml)`, "config", "dump", "--format", "xml")
 }
