@@ -1,7 +1,6 @@
 package npu
 
 import (
-	"container/heap"
 	"fmt"
 	"sort"
 	"strings"
@@ -140,30 +139,67 @@ type outMsg struct {
 
 // msgQueue orders a port's waiting messages by their collective's priority
 // (Policy), then oldest chunk first, then in the order they became ready: the oldest chunk's messages never wait behind a
-// younger chunk's, which keeps chunks flowing through the phases.
-type msgQueue []*outMsg
+// younger chunk's, which keeps chunks flowing through the phases. It is a
+// binary heap whose entries carry their keys, so ordering reads no
+// message; the keys are unique (seq), so the order popped is the same
+// whatever the heap's shape.
+type msgQueue []queued
 
-// popMsg takes the first message of a port's queue.
-func popMsg(q *msgQueue) *outMsg { return heap.Pop(q).(*outMsg) }
-
-func (q msgQueue) Len() int { return len(q) }
-func (q msgQueue) Less(i, j int) bool {
-	if q[i].prio != q[j].prio {
-		return q[i].prio < q[j].prio
-	}
-	if q[i].chunk != q[j].chunk {
-		return q[i].chunk < q[j].chunk
-	}
-	return q[i].seq < q[j].seq
+type queued struct {
+	prio  int64
+	seq   uint64
+	chunk int32
+	om    *outMsg
 }
-func (q msgQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *msgQueue) Push(x any)   { *q = append(*q, x.(*outMsg)) }
-func (q *msgQueue) Pop() any {
-	old := *q
-	m := old[len(old)-1]
-	old[len(old)-1] = nil
-	*q = old[:len(old)-1]
-	return m
+
+func (a *queued) before(b *queued) bool {
+	if a.prio != b.prio {
+		return a.prio < b.prio
+	}
+	if a.chunk != b.chunk {
+		return a.chunk < b.chunk
+	}
+	return a.seq < b.seq
+}
+
+// pushMsg queues om.
+func pushMsg(q *msgQueue, om *outMsg) {
+	*q = append(*q, queued{prio: om.prio, seq: om.seq, chunk: om.chunk, om: om})
+	h := *q
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !h[i].before(&h[p]) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+// popMsg takes the first message of a port's queue, which is not empty.
+func popMsg(q *msgQueue) *outMsg {
+	h := *q
+	om := h[0].om
+	n := len(h) - 1
+	h[0] = h[n]
+	h[n] = queued{}
+	h = h[:n]
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if r := c + 1; r < n && h[r].before(&h[c]) {
+			c = r
+		}
+		if !h[c].before(&h[i]) {
+			break
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+	*q = h
+	return om
 }
 
 type port struct {
@@ -289,7 +325,7 @@ func (nd *node) issue(now rtl.Cycle, c, i int32) {
 		pidx, _ = nd.r.shape.NextPort(nd.id, int(op.Peer))
 	}
 	nd.r.seq++
-	heap.Push(&nd.ports[pidx].queue, &outMsg{msg: m, chunk: c, prio: cs.prio, op: i, seq: nd.r.seq, reads: reads})
+	pushMsg(&nd.ports[pidx].queue, &outMsg{msg: m, chunk: c, prio: cs.prio, op: i, seq: nd.r.seq, reads: reads})
 	nd.pump(now, pidx)
 }
 
