@@ -1,6 +1,6 @@
 // Package capture writes the packets that cross a network's links as a
-// pcap file and reads them back. Each packet is one record, written when
-// it starts on a link and stamped with simulated time. Its fields are in a
+// pcap file and reads them back. Each packet is one record, stamped with
+// the simulated time it starts on its link, in time order. Its fields are in a
 // header of acemu's own under the user link type 147 (LINKTYPE_USER0):
 // docs/packet-capture.md has the layout, a Wireshark dissector and the
 // tshark command. The gopacket layer Layer decodes the header, so Go
@@ -8,9 +8,11 @@
 package capture
 
 import (
+	"container/heap"
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/acemu/acemu/fabric"
@@ -98,15 +100,49 @@ func Nanoseconds(c rtl.Cycle) int64 {
 }
 
 // Writer is an observer (observe.Observer) that writes every packet sent
-// on a link, as filter allows, to a pcap file.
+// on a link, as filter allows, to a pcap file, in time order: the network
+// reports a train's packets late (fabric.Feeder), so the writer holds the
+// packets at and after the network's horizon (fabric.Network.Horizon) and
+// writes the others, by cycle, then in the order reported. Flush writes
+// what is held at the end of the run.
 type Writer struct {
-	w      *pcapgo.Writer
-	links  []*fabric.Link
-	filter Filter
-	buf    [HeaderLen]byte
-	err    error
-	n      int64
+	w       *pcapgo.Writer
+	net     *fabric.Network
+	filter  Filter
+	held    records
+	seq     int64
+	checkAt int // len(held) at which to write what the horizon has passed
+	buf     [HeaderLen]byte
+	err     error
+	n       int64
 }
+
+// record is a packet held for writing.
+type record struct {
+	h   Header
+	seq int64
+}
+
+// records is a min-heap of records by cycle, then order reported.
+type records []record
+
+func (r records) Len() int { return len(r) }
+func (r records) Less(i, j int) bool {
+	return r[i].h.Cycle < r[j].h.Cycle || r[i].h.Cycle == r[j].h.Cycle && r[i].seq < r[j].seq
+}
+func (r records) Swap(i, j int) { r[i], r[j] = r[j], r[i] }
+func (r *records) Push(x any)   { *r = append(*r, x.(record)) }
+func (r *records) Pop() any {
+	old := *r
+	x := old[len(old)-1]
+	*r = old[:len(old)-1]
+	return x
+}
+
+// holdFrom is how many packets the writer holds before it looks at the
+// horizon: the look visits every link, so it is done once per this many
+// packets, or twice as many as are held (a long train holds back more).
+const holdFrom = 4096
 
 // NewWriter starts a capture of net's packets on out (nanosecond
 // timestamps), keeping those filter allows.
@@ -115,30 +151,50 @@ func NewWriter(out io.Writer, net *fabric.Network, filter Filter) (*Writer, erro
 	if err := w.WriteFileHeader(HeaderLen, LinkType); err != nil {
 		return nil, fmt.Errorf("packet capture: %w", err)
 	}
-	return &Writer{w: w, links: net.Links, filter: filter}, nil
+	return &Writer{w: w, net: net, filter: filter, checkAt: holdFrom}, nil
 }
 
-// Observe writes a packet sent (observe.PacketSent) that the filter
-// allows; other events are ignored. The first write error stops the
-// capture; Err returns it.
+// Observe takes a packet sent (observe.PacketSent) that the filter allows;
+// other events are ignored. The first write error stops the capture; Err
+// returns it.
 func (c *Writer) Observe(e observe.Event) {
 	if e.Kind != observe.PacketSent || c.err != nil {
 		return
 	}
-	l := c.links[e.Link]
+	l := c.net.Links[e.Link]
 	if !c.filter.allows(e, l) {
 		return
 	}
 	h := Header{Link: uint32(e.Link), From: uint32(l.Src), To: uint32(l.Dst), Src: uint32(e.Src), Dst: uint32(e.Dst),
 		Collective: uint32(e.Coll), Chunk: uint32(e.Chunk), Phase: uint16(e.Phase), Message: uint32(e.Op),
 		Packet: uint32(e.Index), Bytes: uint32(e.Bytes), Cycle: uint64(e.Cycle), End: uint64(e.End)}
-	h.Marshal(c.buf[:])
-	ci := gopacket.CaptureInfo{Timestamp: time.Unix(0, Nanoseconds(e.Cycle)).UTC(), CaptureLength: HeaderLen, Length: HeaderLen + int(e.Bytes)}
-	if err := c.w.WritePacket(ci, c.buf[:]); err != nil {
-		c.err = fmt.Errorf("packet capture: %w", err)
-		return
+	c.seq++
+	heap.Push(&c.held, record{h: h, seq: c.seq})
+	if len(c.held) >= c.checkAt {
+		c.writeBefore(uint64(c.net.Horizon()))
+		c.checkAt = max(holdFrom, 2*len(c.held))
 	}
-	c.n++
+}
+
+// writeBefore writes the held packets that start before cycle t.
+func (c *Writer) writeBefore(t uint64) {
+	for len(c.held) > 0 && c.held[0].h.Cycle < t && c.err == nil {
+		r := heap.Pop(&c.held).(record)
+		r.h.Marshal(c.buf[:])
+		ci := gopacket.CaptureInfo{Timestamp: time.Unix(0, Nanoseconds(rtl.Cycle(r.h.Cycle))).UTC(), CaptureLength: HeaderLen, Length: HeaderLen + int(r.h.Bytes)}
+		if err := c.w.WritePacket(ci, c.buf[:]); err != nil {
+			c.err = fmt.Errorf("packet capture: %w", err)
+			return
+		}
+		c.n++
+	}
+}
+
+// Flush writes every packet held, at the end of the run, and returns the
+// first error writing the capture, if any.
+func (c *Writer) Flush() error {
+	c.writeBefore(math.MaxUint64)
+	return c.err
 }
 
 // Packets returns how many packets were written.

@@ -58,9 +58,50 @@ type Absorber interface {
 	Absorbs(l *Link, p Packet) bool
 }
 
+// A Feeder is a sending endpoint that can tell a link what it will put
+// into it next. With a Feeder at the sending end and an Absorber that takes
+// every packet on arrival at the other, a link moves a train of packets
+// (a message's packets leaving back to back while the sender waits for
+// room) in O(1) events: when a transmit event ends with the sender
+// waiting, the link works out when each following event would come and
+// what it would start, as far as nothing but the sender's plain refills
+// happens (no message finishing, no packet the receiver acts on, no
+// emptied buffer), schedules the event where that stops, and does the
+// events before it, with the per-packet code, when the sender next sends
+// or the train ends. A Send that changes the sender's plan ends the train
+// there. Every packet's send and arrival cycle, and every credit, are what
+// per-packet events give (Network.SetPerPacket turns trains off, for the
+// comparison).
+//
+// An event scheduled ahead must run where the per-packet one would: the
+// transmit events of a link whose sender feeds trains take a fixed place
+// in the cycle (rtl.ClassTransmit + port, with or without trains), not the
+// place of when they were scheduled.
+type Feeder interface {
+	// FeedsTrains reports whether the sender feeds trains on l (asked
+	// once, at Attach).
+	FeedsTrains(l *Link) bool
+	// Plain returns how many packets the sender would put into l, one for
+	// each slot of its full transmit buffer that frees, with nothing else
+	// happening, and the first of them: the others are of its size and
+	// for the same NPU.
+	Plain(l *Link) (n int, first Packet)
+	// Next returns the next of those packets, which goes into l now.
+	Next(l *Link) Packet
+}
+
+// trainEvent is a transmit event a train stands for: its cycle and class,
+// and the packets it starts (and the sender puts in).
+type trainEvent struct {
+	at    rtl.Cycle
+	class rtl.Class
+	n     int
+}
+
 type txEntry struct {
 	p     Packet
 	ready rtl.Cycle // cycle it entered the transmit buffer
+	spare bool      // the receiver only takes it (Absorber.Absorbs)
 }
 
 type flight struct {
@@ -92,7 +133,9 @@ type Link struct {
 	returned *rtl.FIFO[rtl.Cycle] // cycles at which used credits come back, in order
 
 	sender, receiver Endpoint
-	absorber         Absorber // the receiver, when it takes every packet on arrival and per-packet events are not asked for
+	absorber         Absorber  // the receiver, when it takes every packet on arrival and per-packet events are not asked for
+	feeder           Feeder    // the sender, when it feeds trains and absorber is set
+	txClass          rtl.Class // the class of its transmit events when the serialiser frees (rtl.ClassTransmit)
 	obs              observe.Observer
 	windows          *rtl.Windows // busy time per window, when tracked (Network.TrackWindows)
 
@@ -103,6 +146,25 @@ type Link struct {
 
 	packets, bytes int64
 	absorbed       int64 // packets delivered without an arrival event
+
+	// The train under way (Feeder): its events not done yet are
+	// train[trainPos:], which take trainLeft packets from the feeder; the
+	// event that ends it is scheduled with generation gen (a transmit
+	// event of an older generation is stale).
+	train     []trainEvent
+	trainPos  int
+	trainLeft int
+	// trainSpare: the packets the feeder puts in are spared their arrival.
+	trainSpare bool
+	gen        int64
+	// pushed and popped count the packets into and out of the transmit
+	// buffer; stops holds the numbers (pushed at the time) of those in it
+	// that a train stops at: not spared, or not full (Link.push).
+	pushed, popped int64
+	stops          *rtl.FIFO[int64]
+	// Scratch of planTrain: credits' returns.
+	planBack []rtl.Cycle
+	trains   int64
 }
 
 // NewLink returns a link from src to dst, driven by kernel k. Both endpoints
@@ -119,6 +181,7 @@ func NewLink(k *rtl.Kernel, id, src, dst, port int, p LinkParams) (*Link, error)
 		k:        k,
 		ser:      rtl.NewSerializer(p.Rate),
 		tx:       rtl.NewFIFO[txEntry](p.TxBuffer),
+		stops:    rtl.NewFIFO[int64](p.TxBuffer),
 		wire:     rtl.NewFIFO[flight](0),
 		rx:       rtl.NewFIFO[Packet](p.RxBuffer),
 		credits:  p.RxBuffer,
@@ -130,14 +193,25 @@ func NewLink(k *rtl.Kernel, id, src, dst, port int, p LinkParams) (*Link, error)
 // receiver that is an Absorber taking every packet on arrival spares the
 // link its arrival events where it can.
 func (l *Link) Attach(sender, receiver Endpoint, perPacket bool) {
-	l.sender, l.receiver, l.absorber = sender, receiver, nil
+	l.sender, l.receiver, l.absorber, l.feeder = sender, receiver, nil, nil
 	if a, ok := receiver.(Absorber); ok && !perPacket && a.TakesOnArrival(l) {
 		l.absorber = a
+	}
+	l.txClass = rtl.ClassDefault
+	if f, ok := sender.(Feeder); ok && f.FeedsTrains(l) {
+		l.txClass = rtl.ClassTransmit + rtl.Class(l.Port)
+		if l.absorber != nil {
+			l.feeder = f
+		}
 	}
 }
 
 // SetObserver installs an observer of the link's packets (nil removes
-// it; with none, a packet costs one comparison).
+// it; with none, a packet costs one comparison). Each event carries its
+// own cycle, but a link's events need not reach o
+// in the order of their cycles: a spared arrival is reported when its
+// packet starts (Absorber), and a train's packets when the train's events
+// are done (Feeder).
 func (l *Link) SetObserver(o observe.Observer) { l.obs = o }
 
 // observe tells the observer of packet event kind.
@@ -148,25 +222,57 @@ func (l *Link) observe(kind observe.Kind, now rtl.Cycle, p Packet, end rtl.Cycle
 }
 
 // TxSpace returns how many packets the transmit buffer can take now.
-func (l *Link) TxSpace() int { return l.tx.Space() }
+func (l *Link) TxSpace() int {
+	l.catchUp()
+	return l.tx.Space()
+}
 
 // Send puts p into the transmit buffer. It reports false, and promises a
 // SpaceAvailable call, when the buffer is full.
 func (l *Link) Send(p Packet) bool {
 	now := l.k.Now()
-	if !l.tx.Push(txEntry{p: p, ready: now}) {
+	if len(l.train) > 0 {
+		// The transmit buffer is full all through a train; the events
+		// before this one are done now, and the sender's new plan may
+		// end the train here.
+		l.catchUp()
+		if n, _ := l.feeder.Plain(l); n < l.trainLeft {
+			l.abandon()
+		}
+		if !l.tx.Full() {
+			panic(fmt.Sprintf("%s: room in the transmit buffer during a train", l))
+		}
+	}
+	if l.tx.Full() {
 		l.senderWaiting = true
 		return false
 	}
+	l.push(txEntry{p: p, ready: now, spare: l.absorber != nil && l.absorber.Absorbs(l, p)})
 	if !l.txPending && !l.creditStalled {
 		if l.ser.FreeBy(now) {
-			l.transmit(now)
+			l.transmit(now, false)
 		} else {
 			l.txPending = true
-			l.k.Schedule(l.ser.FreeAt(), l, evTransmit, 0)
+			l.schedule(l.ser.FreeAt(), l.txClass)
 		}
 	}
 	return true
+}
+
+// push puts e into the transmit buffer, which has room, and notes a packet
+// that would stop a train (one not spared its arrival, or not a full
+// packet).
+func (l *Link) push(e txEntry) {
+	if !e.spare || e.p.Bytes != PacketBytes {
+		l.stops.Push(l.pushed)
+	}
+	l.tx.Push(e)
+	l.pushed++
+}
+
+// schedule arranges a transmit event at cycle at of class c.
+func (l *Link) schedule(at rtl.Cycle, c rtl.Class) {
+	l.k.ScheduleClass(at, c, l, evTransmit, l.gen)
 }
 
 // Receive takes the oldest packet from the receive buffer, returning its
@@ -184,7 +290,7 @@ func (l *Link) Receive() (p Packet, ok bool) {
 	if l.creditStalled {
 		l.creditStalled = false
 		l.txPending = true
-		l.k.ScheduleClass(back, rtl.ClassCredit+rtl.Class(l.Port), l, evTransmit, 0)
+		l.schedule(back, rtl.ClassCredit+rtl.Class(l.Port))
 	}
 	return p, true
 }
@@ -200,11 +306,21 @@ func (l *Link) WantSpace() { l.senderWaiting = true }
 func (l *Link) RxLen() int { return l.rx.Len() }
 
 // Handle runs the link's events.
-func (l *Link) Handle(now rtl.Cycle, kind int32, _ int64) {
+func (l *Link) Handle(now rtl.Cycle, kind int32, gen int64) {
 	switch kind {
 	case evTransmit:
+		if gen != l.gen {
+			return // of a train that ended early (abandon)
+		}
+		if len(l.train) > 0 { // this event ends the train
+			for l.trainPos < len(l.train) {
+				l.replay(l.train[l.trainPos])
+				l.trainPos++
+			}
+			l.train, l.trainPos = l.train[:0], 0
+		}
 		l.txPending = false
-		l.transmit(now)
+		l.transmit(now, true)
 	case evArrive:
 		l.arrivePending = false
 		l.arrive(now)
@@ -213,76 +329,234 @@ func (l *Link) Handle(now rtl.Cycle, kind int32, _ int64) {
 
 // transmit starts every packet that can start by now, then arranges the next
 // wake-up: at the end of the serialiser's current packet, or at the next
-// credit's return.
-func (l *Link) transmit(now rtl.Cycle) {
-	freed := false
-	for l.tx.Len() > 0 && l.ser.FreeBy(now) {
-		credit, ok := l.takeCredit(now)
-		if !ok {
-			break
-		}
-		e, _ := l.tx.Pop()
-		freed = true
-		ready := e.ready
-		if credit > ready {
-			ready = credit
-		}
-		end := l.ser.Start(ready, int64(e.p.Bytes))
-		if l.windows != nil {
-			l.windows.Add(l.ser.LastSpan())
-		}
-		l.packets++
-		l.bytes += int64(e.p.Bytes)
-		if l.obs != nil {
-			l.observe(observe.PacketSent, now, e.p, end)
-		}
-		arrive := end + l.Params.Latency
-		if l.absorber != nil {
-			// The receiver takes it at arrive: its credit is back then.
-			l.returned.Push(arrive + l.Params.CreditLatency)
-			if l.absorber.Absorbs(l, e.p) {
-				l.absorbed++
-				if l.obs != nil {
-					l.observe(observe.PacketReceived, arrive, e.p, 0)
-				}
-				continue
-			}
-		}
-		l.wire.Push(flight{p: e.p, arrive: arrive})
-		if !l.arrivePending {
-			l.arrivePending = true
-			l.k.ScheduleClass(arrive, rtl.ClassArrive+rtl.Class(l.Port), l, evArrive, 0)
-		}
-	}
-	if l.tx.Len() > 0 && !l.txPending && !l.creditStalled {
+// credit's return. From a transmit event (mayTrain), a link with a Feeder
+// may make the wake-up the start of a train.
+func (l *Link) transmit(now rtl.Cycle, mayTrain bool) {
+	freed, at, c, wake := l.startAll(now)
+	if wake {
 		l.txPending = true
-		l.k.Schedule(l.ser.FreeAt(), l, evTransmit, 0)
+		if l.feeder == nil {
+			l.schedule(at, c)
+		}
 	}
 	if freed && l.senderWaiting {
 		l.senderWaiting = false
 		l.sender.SpaceAvailable(now, l)
 	}
+	if wake && l.feeder != nil && !(mayTrain && l.planTrain(at, c)) {
+		l.schedule(at, c)
+	}
+}
+
+// startAll starts every packet that can start by now and returns whether
+// any did, and the next wake-up (cycle and class), if any: a credit's
+// return when the serialiser waits for one, else the serialiser's end
+// while packets wait.
+func (l *Link) startAll(now rtl.Cycle) (freed bool, at rtl.Cycle, c rtl.Class, wake bool) {
+	for l.tx.Len() > 0 && l.ser.FreeBy(now) {
+		credit, ok := l.takeCredit(now)
+		if !ok {
+			if back, ok := l.returned.Peek(); ok {
+				return freed, back, rtl.ClassCredit + rtl.Class(l.Port), true
+			}
+			l.creditStalled = true
+			return freed, 0, 0, false
+		}
+		l.start(now, credit)
+		freed = true
+	}
+	if l.tx.Len() > 0 && !l.creditStalled {
+		return freed, l.ser.FreeAt(), l.txClass, true
+	}
+	return freed, 0, 0, false
+}
+
+// start starts the oldest packet of the transmit buffer at now, with the
+// credit it takes (available since cycle credit).
+func (l *Link) start(now, credit rtl.Cycle) {
+	e, _ := l.tx.Pop()
+	if l.stops.Len() > 0 && l.stops.At(0) == l.popped {
+		l.stops.Pop()
+	}
+	l.popped++
+	ready := e.ready
+	if credit > ready {
+		ready = credit
+	}
+	end := l.ser.Start(ready, int64(e.p.Bytes))
+	if l.windows != nil {
+		l.windows.Add(l.ser.LastSpan())
+	}
+	l.packets++
+	l.bytes += int64(e.p.Bytes)
+	if l.obs != nil {
+		l.observe(observe.PacketSent, now, e.p, end)
+	}
+	arrive := end + l.Params.Latency
+	if l.absorber != nil {
+		// The receiver takes it at arrive: its credit is back then.
+		l.returned.Push(arrive + l.Params.CreditLatency)
+		if e.spare {
+			l.absorbed++
+			if l.obs != nil {
+				l.observe(observe.PacketReceived, arrive, e.p, 0)
+			}
+			return
+		}
+	}
+	l.wire.Push(flight{p: e.p, arrive: arrive})
+	if !l.arrivePending {
+		l.arrivePending = true
+		l.k.ScheduleClass(arrive, rtl.ClassArrive+rtl.Class(l.Port), l, evArrive, 0)
+	}
 }
 
 // takeCredit uses one credit if one is available by now and returns the
-// cycle it became available (0 for an initial credit). Otherwise it arranges
-// a wake-up for when one returns.
+// cycle it became available (0 for an initial credit).
 func (l *Link) takeCredit(now rtl.Cycle) (rtl.Cycle, bool) {
 	if l.credits > 0 {
 		l.credits--
 		return 0, true
 	}
-	if back, ok := l.returned.Peek(); ok {
-		if back <= now {
-			l.returned.Pop()
-			return back, true
-		}
-		l.txPending = true
-		l.k.ScheduleClass(back, rtl.ClassCredit+rtl.Class(l.Port), l, evTransmit, 0)
-		return 0, false
+	if back, ok := l.returned.Peek(); ok && back <= now {
+		l.returned.Pop()
+		return back, true
 	}
-	l.creditStalled = true
 	return 0, false
+}
+
+// planTrain works out, from the transmit event at (at, c), the events that
+// would follow with the sender only refilling its full transmit buffer
+// (Feeder.Plain) and every packet started spared its arrival (Absorber);
+// if there is at least one, they become a train: the event where that
+// stops is scheduled, and the train's events are done when the sender next
+// sends (catchUp) or at that event. It reports whether it made a train.
+func (l *Link) planTrain(at rtl.Cycle, c rtl.Class) bool {
+	if !l.senderWaiting || !l.tx.Full() {
+		return false
+	}
+	plain, like := l.feeder.Plain(l)
+	if plain < 2 {
+		return false
+	}
+	likeSpare := l.absorber.Absorbs(l, like)
+	// Every packet the train starts is a full one, spared its arrival, and
+	// none waits for its own readiness: those in the buffer came by now,
+	// and a refill comes at an event before the one it starts at, after
+	// that event's starts keep the serialiser busy past it.
+	ser := l.ser.Shadow()
+	credits, inBuf, queued := l.credits, l.tx.Len(), l.returned.Len()
+	firstStop := inBuf // the first packet, counted from the buffer's head, a train stops at
+	if l.stops.Len() > 0 {
+		firstStop = int(l.stops.At(0) - l.popped)
+	}
+	if !likeSpare || like.Bytes != PacketBytes {
+		firstStop = min(firstStop, inBuf)
+	} else if firstStop == inBuf {
+		firstStop = inBuf + plain
+	}
+	back := l.planBack[:0]
+	head, used, refills := 0, 0, 0 // next packet to start (the buffer's, then refills), credits returned used
+	l.train, l.trainPos = l.train[:0], 0
+plan:
+	for {
+		n, blocked := 0, rtl.Cycle(-1)
+		for ser.FreeBy(at) {
+			if n == inBuf {
+				break plan // the event would empty the buffer
+			}
+			if head == firstStop {
+				break plan // the receiver acts on it (an arrival event), or the sender does more than refill
+			}
+			var credit rtl.Cycle
+			switch {
+			case credits > 0:
+				credits--
+			case used < queued+len(back):
+				if used < queued {
+					credit = l.returned.At(used)
+				} else {
+					credit = back[used-queued]
+				}
+				if credit > at {
+					blocked = credit
+				} else {
+					used++
+				}
+			default:
+				break plan // no credit will come back: a stall
+			}
+			if blocked >= 0 {
+				break
+			}
+			end := ser.Start(credit, PacketBytes)
+			back = append(back, end+l.Params.Latency+l.Params.CreditLatency)
+			head++
+			n++
+		}
+		if refills+n > plain || n == 0 && blocked < 0 {
+			break // the sender would do more than refill (or nothing moves)
+		}
+		l.train = append(l.train, trainEvent{at: at, class: c, n: n})
+		refills += n
+		if blocked >= 0 {
+			at, c = blocked, rtl.ClassCredit+rtl.Class(l.Port)
+		} else {
+			at, c = ser.FreeAt(), l.txClass
+		}
+	}
+	l.planBack = back
+	if len(l.train) == 0 {
+		return false
+	}
+	l.trainLeft, l.trainSpare = refills, likeSpare
+	l.trains++
+	l.schedule(at, c)
+	return true
+}
+
+// replay does train event ev as a transmit event would: it starts the
+// packets, and the sender refills the buffer.
+func (l *Link) replay(ev trainEvent) {
+	n := 0
+	for l.tx.Len() > 0 && l.ser.FreeBy(ev.at) {
+		credit, ok := l.takeCredit(ev.at)
+		if !ok {
+			break
+		}
+		l.start(ev.at, credit)
+		n++
+	}
+	if n != ev.n {
+		panic(fmt.Sprintf("%s: a train's event at cycle %d started %d packets, not the %d planned", l, ev.at, n, ev.n))
+	}
+	for range n {
+		p := l.feeder.Next(l)
+		l.push(txEntry{p: p, ready: ev.at, spare: l.trainSpare})
+	}
+	l.trainLeft -= n
+}
+
+// catchUp does the events of the train under way that run before the
+// event running now.
+func (l *Link) catchUp() {
+	for l.trainPos < len(l.train) {
+		ev := l.train[l.trainPos]
+		if !l.k.Precedes(ev.at, ev.class) {
+			return
+		}
+		l.replay(ev)
+		l.trainPos++
+	}
+}
+
+// abandon ends the train under way before its next event, which becomes
+// an event of its own; the event that was to end it is left stale.
+func (l *Link) abandon() {
+	next := l.train[l.trainPos]
+	l.train, l.trainPos, l.trainLeft = l.train[:0], 0, 0
+	l.gen++
+	l.schedule(next.at, next.class)
 }
 
 // arrive moves every packet due by now from the wire into the receive buffer.
@@ -310,16 +584,28 @@ func (l *Link) arrive(now rtl.Cycle) {
 }
 
 // Packets returns the packets sent so far.
-func (l *Link) Packets() int64 { return l.packets }
+func (l *Link) Packets() int64 {
+	l.catchUp()
+	return l.packets
+}
 
 // Bytes returns the payload bytes sent so far.
-func (l *Link) Bytes() int64 { return l.bytes }
+func (l *Link) Bytes() int64 {
+	l.catchUp()
+	return l.bytes
+}
 
 // BusyCycles returns the exact time the serialiser has been transmitting.
-func (l *Link) BusyCycles() *big.Rat { return l.ser.BusyCycles() }
+func (l *Link) BusyCycles() *big.Rat {
+	l.catchUp()
+	return l.ser.BusyCycles()
+}
 
 // Idle reports whether nothing is queued, on the wire or unreceived.
-func (l *Link) Idle() bool { return l.tx.Len() == 0 && l.wire.Len() == 0 && l.rx.Len() == 0 }
+func (l *Link) Idle() bool {
+	l.catchUp()
+	return l.tx.Len() == 0 && l.wire.Len() == 0 && l.rx.Len() == 0
+}
 
 // String names the link for messages.
 func (l *Link) String() string {
@@ -328,6 +614,7 @@ func (l *Link) String() string {
 
 // Describe tells what the link holds and waits on, for deadlock reports.
 func (l *Link) Describe() string {
+	l.catchUp()
 	free := l.credits + l.returned.Len()
 	if l.absorber != nil { // credits of packets not arrived yet are counted already
 		free = l.credits
@@ -343,4 +630,10 @@ func (l *Link) Describe() string {
 
 // Absorbed returns the packets delivered without an arrival event
 // (Absorber).
-func (l *Link) Absorbed() int64 { return l.absorbed }
+func (l *Link) Absorbed() int64 {
+	l.catchUp()
+	return l.absorbed
+}
+
+// Trains returns the trains the link has moved (Feeder).
+func (l *Link) Trains() int64 { return l.trains }

@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 	"slices"
 	"strings"
@@ -158,8 +159,24 @@ func (n *Network) LinkUtilization(cycles rtl.Cycle) []float64 {
 	return out
 }
 
+// Horizon returns the earliest cycle at which a packet not yet reported to
+// the links' observers can start: the current cycle, or the next event of
+// a train under way (Feeder) if that is earlier. An observer that needs
+// packets in time order holds those from Horizon on.
+func (n *Network) Horizon() rtl.Cycle {
+	h := rtl.Cycle(math.MaxInt64)
+	for _, l := range n.Links {
+		h = min(h, l.k.Now())
+		if l.trainPos < len(l.train) {
+			h = min(h, l.train[l.trainPos].at)
+		}
+	}
+	return h
+}
+
 // SetObserver installs o on every link (nil removes it): it sees every
-// packet sent and received (observe.PacketSent, observe.PacketReceived).
+// packet sent and received (observe.PacketSent, observe.PacketReceived),
+// not necessarily in time order (Link.SetObserver).
 func (n *Network) SetObserver(o observe.Observer) {
 	for _, l := range n.Links {
 		l.SetObserver(o)

@@ -308,6 +308,9 @@ func (b *basePath) smBusy() *big.Rat             { return b.sm.BusyCycles() }
 // takesOnArrival is false: the RX DMA takes packets as the bus and memory allow.
 func (b *basePath) takesOnArrival() bool { return false }
 
+// feedsTrains is false: the SMs prepare every packet before it goes.
+func (b *basePath) feedsTrains() bool { return false }
+
 // smBusy is the mean over NPUs of the share of cycles the communication
 // SMs were busy (0 on the ideal endpoint).
 func (r *run) smBusy(cycles rtl.Cycle) float64 {

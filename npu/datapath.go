@@ -35,6 +35,10 @@ type datapath interface {
 	// takesOnArrival reports whether arrived takes every packet at once
 	// (fabric.Absorber).
 	takesOnArrival() bool
+	// feedsTrains reports whether pump puts a message's packets into a
+	// link with nothing else happening, one whenever the link takes one
+	// (fabric.Feeder).
+	feedsTrains() bool
 }
 
 // idealPath is the ideal endpoint's datapath: every movement is free, and
@@ -47,6 +51,7 @@ func (idealPath) traffic() (int64, int64)                { return 0, 0 }
 func (idealPath) memory() []*rtl.Serializer              { return nil }
 func (idealPath) smBusy() *big.Rat                       { return nil }
 func (idealPath) takesOnArrival() bool                   { return true }
+func (idealPath) feedsTrains() bool                      { return true }
 func (p idealPath) handle(_ rtl.Cycle, kind int32, _ int64) {
 	panic(fmt.Sprintf("npu %d: unknown event kind %d", p.nd.id, kind))
 }
@@ -64,4 +69,31 @@ func (nd *node) Absorbs(l *fabric.Link, p fabric.Packet) bool {
 		return false
 	}
 	return nd.r.shape.PacketDst(nd.r.shape.Arrived(nd.r.net, l, p)) == nd.id
+}
+
+// FeedsTrains reports whether the node tells link l what it will send
+// next (fabric.Feeder): its datapath says; the ideal endpoint's pump puts
+// a message's packets into the link as it takes them, the baseline's SMs
+// prepare each packet first.
+func (nd *node) FeedsTrains(*fabric.Link) bool { return nd.dp.feedsTrains() }
+
+// Plain returns how many packets port l.Port will put into l with nothing
+// else happening, and the first: the packets of the message under way but
+// its last (that one finishes the send), while no packet passing through
+// waits to go first (idealPath.pump). They are all full packets for the
+// message's destination.
+func (nd *node) Plain(l *fabric.Link) (int, fabric.Packet) {
+	pt := &nd.ports[l.Port]
+	om := pt.cur
+	if om == nil || pt.forward != nil && pt.forward.Len() > 0 {
+		return 0, fabric.Packet{}
+	}
+	return int(om.msg.Packets - om.next - 1), fabric.PacketOf(om.msg, om.next)
+}
+
+// Next returns the next packet Plain counts, and moves the port past it.
+func (nd *node) Next(l *fabric.Link) fabric.Packet {
+	om := nd.ports[l.Port].cur
+	om.next++
+	return fabric.PacketOf(om.msg, om.next-1)
 }

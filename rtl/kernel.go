@@ -46,8 +46,12 @@ const (
 	ClassCredit Class = ClassArrive + ClassPorts
 	// ClassNotice: a notice from another NPU (ACE's receive-ready).
 	ClassNotice Class = ClassCredit + ClassPorts
+	// ClassTransmit + port: a link's serialiser may start its next packet,
+	// on a link whose events take a fixed place in the cycle
+	// (fabric.Feeder); other links' are ClassDefault.
+	ClassTransmit Class = ClassNotice + 1
 	// ClassDefault: a component's own events (Schedule).
-	ClassDefault Class = ClassNotice + 1
+	ClassDefault Class = ClassTransmit + ClassPorts
 	// ClassControl: a component's decision once everything else of the
 	// cycle has happened (ACE's scheduler).
 	ClassControl Class = ClassDefault + 1
@@ -114,6 +118,7 @@ type Kernel struct {
 	far     farHeap
 	ran     uint64
 	halted  bool
+	cur     uint64 // the key of the event running (or run last)
 }
 
 // NewKernel returns a kernel at cycle 0 with no events.
@@ -202,6 +207,13 @@ func (k *Kernel) After(delay Cycle, h Handler, kind int32, arg int64) {
 	k.Schedule(k.now+delay, h, kind, arg)
 }
 
+// Precedes reports whether an event due at cycle at of class c runs
+// before the event running now (or run last): it is due earlier, or in the
+// same cycle with a lower class.
+func (k *Kernel) Precedes(at Cycle, c Class) bool {
+	return at < k.now || at == k.now && c < Class(k.cur>>seqBits)
+}
+
 // Halt makes Run return after the events of the current cycle.
 func (k *Kernel) Halt() { k.halted = true }
 
@@ -234,6 +246,7 @@ func (k *Kernel) RunUntil(limit Cycle) Cycle {
 			k.ran++
 			k.near--
 			k.runPos = j + 1
+			k.cur = ev.key
 			ev.h.Handle(t, ev.kind, ev.arg)
 		}
 		k.runPos = 0

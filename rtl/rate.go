@@ -87,6 +87,14 @@ type Serializer struct {
 // replaces any watcher set before.
 func (s *Serializer) Watch(f func(start, end int64, r Rate, n int64)) { s.watch = f }
 
+// Shadow returns a copy of s that no one watches, to work out ahead what
+// transfers would do without changing s.
+func (s *Serializer) Shadow() Serializer {
+	c := *s
+	c.watch = nil
+	return c
+}
+
 // NewSerializer returns an idle serializer of the given rate.
 func NewSerializer(r Rate) *Serializer {
 	if r.Num <= 0 || r.Den <= 0 {

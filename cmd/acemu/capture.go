@@ -38,7 +38,7 @@ func (c *packetCapture) start(_ string, net *fabric.Network) (observe.Observer, 
 func (c *packetCapture) close(err *error) {
 	var werr error
 	if c.w != nil {
-		werr = c.w.Err()
+		werr = c.w.Flush()
 	}
 	closeOutput(c.f, "--pcap", c.path, werr, err)
 }
