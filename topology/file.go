@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"sort"
+	"strconv"
 
 	"go.yaml.in/yaml/v3"
 
@@ -95,15 +96,15 @@ func (f *File) Build(k *rtl.Kernel, efficiency *big.Rat, txBuffer, rxBuffer int)
 
 // fileDoc is the file's form.
 type fileDoc struct {
-	Nodes int       `yaml:"nodes"`
-	Links []linkDoc `yaml:"links"`
+	Nodes int       `yaml:"nodes" json:"nodes"`
+	Links []linkDoc `yaml:"links" json:"links"`
 }
 
 type linkDoc struct {
-	From      int    `yaml:"from"`
-	To        int    `yaml:"to"`
-	Bandwidth string `yaml:"bandwidth"`
-	Latency   int64  `yaml:"latency"`
+	From      int    `yaml:"from" json:"from"`
+	To        int    `yaml:"to" json:"to"`
+	Bandwidth string `yaml:"bandwidth" json:"bandwidth"`
+	Latency   int64  `yaml:"latency" json:"latency"`
 }
 
 // Load reads a topology file (YAML, or JSON): the number of nodes and the
@@ -198,9 +199,9 @@ func (f *File) route() error {
 	return nil
 }
 
-// Dump writes the links of net (any topology's network) in the file
-// format, raw bandwidths being the links' payload rates over efficiency.
-func Dump(net *fabric.Network, efficiency *big.Rat) ([]byte, error) {
+// doc is net's links in the file's form, raw bandwidths being the links'
+// payload rates over efficiency, ordered by sending node and port.
+func doc(net *fabric.Network, efficiency *big.Rat) fileDoc {
 	var d fileDoc
 	d.Nodes = net.NPUs()
 	ls := append([]*fabric.Link(nil), net.Links...)
@@ -215,6 +216,29 @@ func Dump(net *fabric.Network, efficiency *big.Rat) ([]byte, error) {
 		raw.Mul(raw, big.NewRat(rtl.ClockHz, 1_000_000_000))
 		d.Links = append(d.Links, linkDoc{From: l.Src, To: l.Dst, Bandwidth: units.FormatBandwidth(raw), Latency: int64(l.Params.Latency)})
 	}
+	return d
+}
+
+// Columns names the columns of Rows.
+var Columns = []string{"from", "to", "bandwidth", "latency_cycles"}
+
+// Rows returns the links Dump writes, one row each.
+func Rows(net *fabric.Network, efficiency *big.Rat) [][]string {
+	var rows [][]string
+	for _, l := range doc(net, efficiency).Links {
+		rows = append(rows, []string{strconv.Itoa(l.From), strconv.Itoa(l.To), l.Bandwidth, strconv.FormatInt(l.Latency, 10)})
+	}
+	return rows
+}
+
+// Document returns what Dump writes as a value for encoding/json; Load
+// reads its JSON back.
+func Document(net *fabric.Network, efficiency *big.Rat) any { return doc(net, efficiency) }
+
+// Dump writes the links of net (any topology's network) in the file
+// format, raw bandwidths being the links' payload rates over efficiency.
+func Dump(net *fabric.Network, efficiency *big.Rat) ([]byte, error) {
+	d := doc(net, efficiency)
 	var b bytes.Buffer
 	b.WriteString("# acemu topology: nodes, and directed links with raw bandwidth (GB/s) and latency (cycles).\n")
 	b.WriteString("# Edit and run with --topo FILE; links.efficiency and the buffers come from the platform.\n")

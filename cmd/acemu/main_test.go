@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -524,4 +525,78 @@ func TestCollectivesRunOnAFileTopology(t *testing.T) {
 		return r["cycles"].(float64)
 	}
 	require.Equal(t, cycles("4x2x1"), cycles(file))
+}
+
+// acemu microcode --format table, csv and json list the same ops as the
+// text listing: one row (object) per op line. 4x2x1's all-reduce runs
+// three phases on NPU 0, and the rows say which NPU and phase they are of.
+func TestMicrocodeFormats(t *testing.T) {
+	args := []string{"microcode", "--topo", "4x2x1", "--size", "64KiB"}
+	code, text, _ := runCLI(args...)
+	require.Equal(t, 0, code)
+	ops := 0
+	for _, line := range strings.Split(text, "\n") {
+		if f := strings.Fields(line); len(f) > 1 && strings.HasSuffix(f[0], ":") && (f[1] == "send" || f[1] == "recv") {
+			ops++
+		}
+	}
+	require.Positive(t, ops)
+
+	code, out, _ := runCLI(append(args, "--format", "csv")...)
+	require.Equal(t, 0, code)
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, recs, ops+1, "a header and one row per op")
+	require.Equal(t, "npu", recs[0][0])
+
+	code, out, _ = runCLI(append(args, "--format", "json")...)
+	require.Equal(t, 0, code)
+	var doc struct {
+		Sections []struct {
+			NPU    int `json:"npu"`
+			Phases []struct {
+				Phase int               `json:"phase"`
+				Ops   []json.RawMessage `json:"ops"`
+			} `json:"phases"`
+		} `json:"sections"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	n := 0
+	for _, s := range doc.Sections {
+		require.Equal(t, 0, s.NPU)
+		require.Equal(t, 3, len(s.Phases), "RS local, AR vertical, AG local (a horizontal ring of one has no phase)")
+		for _, p := range s.Phases {
+			n += len(p.Ops)
+		}
+	}
+	require.Equal(t, ops, n)
+
+	code, out, _ = runCLI(append(args, "--format", "table")...)
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "reduce-scatter on local (ring)")
+	requireRefused(t, 1, `--format "xml": use text, table, csv or json`, append(args, "--format", "xml")...)
+}
+
+// acemu topology dump --format json writes a document --topo reads back
+// to the same topology (its YAML dump is the same); table and csv list
+// one link per row: 4x2x1 has 8 NPUs with 4 outgoing links each (local
+// + and −, vertical + and −; a horizontal ring of one has none).
+func TestTopologyDumpFormats(t *testing.T) {
+	code, yamlOut, _ := runCLI("topology", "dump", "--topo", "4x2x1")
+	require.Equal(t, 0, code)
+	code, jsonOut, _ := runCLI("topology", "dump", "--topo", "4x2x1", "--format", "json")
+	require.Equal(t, 0, code)
+	path := filepath.Join(t.TempDir(), "t.json")
+	require.NoError(t, os.WriteFile(path, []byte(jsonOut), 0o644))
+	code, again, errOut := runCLI("topology", "dump", "--topo", path)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, yamlOut, again)
+
+	code, out, _ := runCLI("topology", "dump", "--topo", "4x2x1", "--format", "csv")
+	require.Equal(t, 0, code)
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, recs, 1+8*4)
+	require.Equal(t, []string{"from", "to", "bandwidth", "latency_cycles"}, recs[0])
+	requireRefused(t, 1, `--format "xml": use yaml, table, csv or json`, "topology", "dump", "--format", "xml")
 }

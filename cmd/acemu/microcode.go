@@ -18,10 +18,11 @@ func runMicrocode(args []string, stdout, stderr io.Writer) int {
 	var o planOpts
 	o.register(fs)
 	npu := fs.Int("npu", 0, "the NPU whose microcode to print")
+	format := fs.String("format", "text", "output: text (the listing, which --microcode reads), "+formats+" (one row or object per op)")
 	var pf platformFlags
 	pf.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: acemu microcode [flags]\n\nPrint the microcode NPU --npu's FSMs run for a collective (docs/microcode.md).\nThe listing can be edited and run with 'acemu collective --microcode FILE'.\n\nFlags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(fs.Output(), "Usage: acemu microcode [flags]\n\nPrint the microcode NPU --npu's FSMs run for a collective (docs/microcode.md).\nThe listing can be edited and run with 'acemu collective --microcode FILE':\n\n  acemu microcode --topo 4x2x2 --size 1MiB > ar.uc\n  acemu collective --topo 4x2x2 --size 1MiB --microcode ar.uc --check-data\n\n--format table, csv or json gives one row (object) per op instead.\n\nFlags:\n%s", fs.FlagUsages())
 	}
 	if done, code := parseFlags(fs, args, stdout, stderr); done {
 		return code
@@ -29,6 +30,12 @@ func runMicrocode(args []string, stdout, stderr io.Writer) int {
 	// The platform gives the chunk and message (afi.*); microcode uses
 	// nothing else of it.
 	p, err := pf.build(fs)
+	if err == nil && *format != "text" {
+		err = checkFormat(*format)
+		if err != nil {
+			err = fmt.Errorf("--format %q: use text, %s", *format, formats)
+		}
+	}
 	if err == nil {
 		err = unusedParams(p, "acemu microcode", "links.", "ace.", "training.")
 	}
@@ -46,12 +53,18 @@ func runMicrocode(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "acemu microcode: --npu %d: %s has NPUs 0 to %d\n", *npu, plan.Shape, plan.Shape.N()-1)
 		return 1
 	}
-	text, err := microcode.Text(plan, *npu)
+	secs, err := microcode.Sections(plan, *npu)
+	if err == nil {
+		if *format == "text" {
+			err = microcode.Write(stdout, secs)
+		} else {
+			err = result{header: microcode.Columns, rows: microcode.Rows(secs), doc: microcode.List(secs)}.write(stdout, *format)
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "acemu microcode: %v\n", err)
 		return 1
 	}
-	fmt.Fprint(stdout, text)
 	return 0
 }
 

@@ -19,6 +19,9 @@ a torus, edit the links, and run a collective on it:
   acemu topology dump --topo 4x2x1 > ring.yaml
   acemu collective --topo ring.yaml --algorithm tree --check-data
 
+--format json writes the same document as JSON, which --topo also reads;
+table and csv list the links one per row.
+
 Flags:
 `
 
@@ -26,6 +29,7 @@ Flags:
 func runTopology(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("topology", pflag.ContinueOnError)
 	topo := fs.String("topo", "4x4x4", "torus shape LxVxH or a topology file")
+	format := fs.String("format", "yaml", "output: yaml (the file format), "+formats)
 	var pf platformFlags
 	pf.register(fs)
 	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s%s", topologyUsage, fs.FlagUsages()) }
@@ -40,6 +44,9 @@ func runTopology(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
+	if *format != "yaml" && checkFormat(*format) != nil {
+		return fail(fmt.Errorf("--format %q: use yaml, %s", *format, formats))
+	}
 	spec, err := topology.Parse(*topo)
 	if err != nil {
 		return fail(err)
@@ -51,6 +58,14 @@ func runTopology(args []string, stdout, stderr io.Writer) int {
 	net, err := spec.Build(rtl.NewKernel(), settings, false)
 	if err != nil {
 		return fail(err)
+	}
+	if *format != "yaml" {
+		res := result{header: topology.Columns, rows: topology.Rows(net, p.Efficiency), doc: topology.Document(net, p.Efficiency),
+			notes: []string{fmt.Sprintf("%d nodes, %d directed links; bandwidth is raw (before links.efficiency), latency in cycles", net.NPUs(), len(net.Links))}}
+		if err := res.write(stdout, *format); err != nil {
+			return fail(err)
+		}
+		return 0
 	}
 	b, err := topology.Dump(net, p.Efficiency)
 	if err != nil {

@@ -59,16 +59,25 @@ func CompilePlan(plan *collectives.Plan) []Section {
 	return secs
 }
 
-// Text returns the listing of NPU npu of plan: one section for the full
-// chunk length and, when the last chunk is shorter, one for its length. It is
-// what the acemu microcode command prints.
-func Text(plan *collectives.Plan, npu int) (string, error) {
+// Sections returns NPU npu's sections of plan: one for the full chunk
+// length and, when the last chunk is shorter, one for its length.
+func Sections(plan *collectives.Plan, npu int) ([]Section, error) {
 	if n := plan.Shape.N(); npu < 0 || npu >= n {
-		return "", fmt.Errorf("NPU %d: %s has NPUs 0 to %d", npu, plan.Shape, n-1)
+		return nil, fmt.Errorf("NPU %d: %s has NPUs 0 to %d", npu, plan.Shape, n-1)
 	}
 	var secs []Section
 	for _, l := range ChunkLens(plan) {
 		secs = append(secs, Compile(plan, npu, l))
+	}
+	return secs, nil
+}
+
+// Text returns the listing of NPU npu of plan (Sections). It is what the
+// acemu microcode command prints.
+func Text(plan *collectives.Plan, npu int) (string, error) {
+	secs, err := Sections(plan, npu)
+	if err != nil {
+		return "", err
 	}
 	var b bytes.Buffer
 	if err := Write(&b, secs); err != nil {

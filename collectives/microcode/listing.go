@@ -1,0 +1,126 @@
+package microcode
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/acemu/acemu/collectives"
+)
+
+// Columns names the columns of Rows.
+var Columns = []string{"npu", "chunk_bytes", "phase", "phase_name", "op", "kind", "peer", "port", "data", "action", "step", "after", "forward"}
+
+// Rows returns sections as a table: one row per op, in the listing's
+// order (Write). The action is what a receive does with its data (reduce
+// or store), or the matching receive of a send (match=N); data is
+// off+len in the phase's view; after lists the ops it waits on.
+func Rows(secs []Section) [][]string {
+	var rows [][]string
+	for _, s := range secs {
+		for ph, p := range s.Phases {
+			flow := collectives.Analyze(p)
+			for i, op := range p.Ops {
+				port, _ := portName(op.Port)
+				rows = append(rows, []string{
+					strconv.Itoa(s.NPU), strconv.FormatInt(s.ChunkLen, 10), strconv.Itoa(ph + 1), s.Names[ph],
+					strconv.Itoa(i), op.Kind.String(), strconv.Itoa(int(op.Peer)), port, rangeText(op.Data),
+					action(op), strconv.Itoa(int(op.Step)), deps(op.Deps), strconv.FormatBool(flow.ForwardOf[i] >= 0),
+				})
+			}
+		}
+	}
+	return rows
+}
+
+func action(op collectives.Op) string {
+	switch {
+	case op.Kind == collectives.Send:
+		return "match=" + strconv.Itoa(int(op.Match))
+	case op.Reduce:
+		return "reduce"
+	}
+	return "store"
+}
+
+func deps(ds []int32) string {
+	s := make([]string, len(ds))
+	for i, d := range ds {
+		s[i] = strconv.Itoa(int(d))
+	}
+	return strings.Join(s, ",")
+}
+
+// Listing is sections as a JSON document: the same content as the text
+// listing (Write), with every field named.
+type Listing struct {
+	Sections []ListedSection `json:"sections"`
+}
+
+// ListedSection is one section of a Listing.
+type ListedSection struct {
+	NPU        int           `json:"npu"`
+	ChunkBytes int64         `json:"chunk_bytes"`
+	Phases     []ListedPhase `json:"phases"`
+}
+
+// ListedPhase is one phase's program: its view and result ranges of the
+// chunk (off+len), its steps, and its ops.
+type ListedPhase struct {
+	Phase int        `json:"phase"`
+	Name  string     `json:"name"`
+	View  []string   `json:"view"`
+	Out   []string   `json:"out"`
+	Steps int        `json:"steps"`
+	Ops   []ListedOp `json:"ops"`
+}
+
+// ListedOp is one op: Match for a send, Reduce for a receive (false:
+// store); Forward when a send forwards what a receive brought.
+type ListedOp struct {
+	Index   int     `json:"index"`
+	Kind    string  `json:"kind"`
+	Peer    int     `json:"peer"`
+	Port    string  `json:"port"`
+	Data    string  `json:"data"`
+	Match   *int    `json:"match,omitempty"`
+	Reduce  *bool   `json:"reduce,omitempty"`
+	Step    int     `json:"step"`
+	After   []int32 `json:"after"`
+	Forward bool    `json:"forward"`
+}
+
+// List returns sections as a Listing.
+func List(secs []Section) Listing {
+	l := Listing{Sections: []ListedSection{}}
+	for _, s := range secs {
+		ls := ListedSection{NPU: s.NPU, ChunkBytes: s.ChunkLen}
+		for ph, p := range s.Phases {
+			flow := collectives.Analyze(p)
+			lp := ListedPhase{Phase: ph + 1, Name: s.Names[ph], View: ranges(p.View), Out: ranges(p.Out), Steps: p.Steps, Ops: []ListedOp{}}
+			for i, op := range p.Ops {
+				port, _ := portName(op.Port)
+				lo := ListedOp{Index: i, Kind: op.Kind.String(), Peer: int(op.Peer), Port: port, Data: rangeText(op.Data),
+					Step: int(op.Step), After: append([]int32{}, op.Deps...), Forward: flow.ForwardOf[i] >= 0}
+				if op.Kind == collectives.Send {
+					m := int(op.Match)
+					lo.Match = &m
+				} else {
+					r := op.Reduce
+					lo.Reduce = &r
+				}
+				lp.Ops = append(lp.Ops, lo)
+			}
+			ls.Phases = append(ls.Phases, lp)
+		}
+		l.Sections = append(l.Sections, ls)
+	}
+	return l
+}
+
+func ranges(rs []collectives.Range) []string {
+	out := []string{}
+	for _, r := range rs {
+		out = append(out, rangeText(r))
+	}
+	return out
+}
