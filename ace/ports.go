@@ -165,6 +165,10 @@ func (nd *node) sendMsg(c *chunk, op int32) *fabric.Message {
 	o := &c.Prog.Ops[op]
 	m := fabric.NewMessage(nd.id, int(o.Peer), o.Data.Len)
 	m.Coll, m.Chunk, m.Phase, m.Op = int32(c.Coll.ID), c.id, c.Phase, o.Match
+	m.Sub = fabric.SubSend
+	if c.pi.Flow.ForwardOf[op] >= 0 {
+		m.Sub = fabric.SubForward
+	}
 	if c.Vals != nil && c.pi.Flow.ForwardOf[op] < 0 {
 		m.Values = collectives.Gather(c.Vals, c.Prog.View, o.Data)
 	}

@@ -33,7 +33,7 @@ const LinkType = layers.LinkType(147)
 const HeaderLen = 64
 
 // Version is the header's layout version.
-const Version = 1
+const Version = 2
 
 // magic opens every header: "AC".
 const magic = 0x4143
@@ -42,8 +42,10 @@ const magic = 0x4143
 // it is in the collective, and when it crossed. Big-endian, in this order:
 //
 //	 0  uint16  magic 0x4143 ("AC")
-//	 2  uint8   version (1)
-//	 3  uint8   reserved (0)
+//	 2  uint8   version (2)
+//	 3  uint8   sub-step that sent the message: 0 none (the endpoint has
+//	            none), 1 send (ACE reads SRAM into the port), 2 forward
+//	            (ACE passes on what a receive brings)
 //	 4  uint32  link: its index in the network
 //	 8  uint32  from: the NPU the link leaves (this hop's sender)
 //	12  uint32  to: the NPU the link enters
@@ -59,7 +61,7 @@ const magic = 0x4143
 //	48  uint64  cycle the packet started on the link
 //	56  uint64  cycle its last byte left (serialisation end)
 type Header struct {
-	Version                uint8
+	Version, SubStep       uint8
 	Link, From, To         uint32
 	Src, Dst               uint32
 	Collective, Chunk      uint32
@@ -73,7 +75,7 @@ type Header struct {
 func (h *Header) Marshal(b []byte) {
 	be := binary.BigEndian
 	be.PutUint16(b[0:], magic)
-	b[2], b[3] = Version, 0
+	b[2], b[3] = Version, h.SubStep
 	be.PutUint32(b[4:], h.Link)
 	be.PutUint32(b[8:], h.From)
 	be.PutUint32(b[12:], h.To)
@@ -167,7 +169,7 @@ func (c *Writer) Observe(e observe.Event) {
 	}
 	h := Header{Link: uint32(e.Link), From: uint32(l.Src), To: uint32(l.Dst), Src: uint32(e.Src), Dst: uint32(e.Dst),
 		Collective: uint32(e.Coll), Chunk: uint32(e.Chunk), Phase: uint16(e.Phase), Message: uint32(e.Op),
-		Packet: uint32(e.Index), Bytes: uint32(e.Bytes), Cycle: uint64(e.Cycle), End: uint64(e.End)}
+		Packet: uint32(e.Index), Bytes: uint32(e.Bytes), Cycle: uint64(e.Cycle), End: uint64(e.End), SubStep: uint8(e.Sub)}
 	c.seq++
 	heap.Push(&c.held, record{h: h, seq: c.seq})
 	if len(c.held) >= c.checkAt {

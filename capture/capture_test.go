@@ -144,12 +144,12 @@ func TestTsharkDecodesACapture(t *testing.T) {
 	require.NoError(t, os.WriteFile(file, out.Bytes(), 0o644))
 	hs, _, _ := read(t, bytes.NewBuffer(out.Bytes()))
 	cmd := exec.Command(tshark, "-X", "lua_script:../docs/acemu.lua", "-r", file, "-T", "fields",
-		"-e", "acemu.link", "-e", "acemu.from", "-e", "acemu.to", "-e", "acemu.chunk", "-e", "acemu.packet", "-e", "acemu.bytes", "-e", "acemu.cycle")
+		"-e", "acemu.link", "-e", "acemu.from", "-e", "acemu.to", "-e", "acemu.chunk", "-e", "acemu.packet", "-e", "acemu.bytes", "-e", "acemu.cycle", "-e", "acemu.substep")
 	got, err := cmd.Output()
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSpace(string(got)), "\n")
 	require.Len(t, lines, len(hs))
 	for i, h := range hs {
-		require.Equal(t, fmt.Sprintf("%d\t%d\t%d\t%d\t%d\t%d\t%d", h.Link, h.From, h.To, h.Chunk, h.Packet, h.Bytes, h.Cycle), lines[i], "record %d", i+1)
+		require.Equal(t, fmt.Sprintf("%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d", h.Link, h.From, h.To, h.Chunk, h.Packet, h.Bytes, h.Cycle, h.SubStep), lines[i], "record %d", i+1)
 	}
 }

@@ -47,8 +47,8 @@ func (h *Header) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error 
 		return fmt.Errorf("acemu packet header: version %d, this reader knows %d", data[2], Version)
 	}
 	*h = Header{
-		Version: data[2],
-		Link:    be.Uint32(data[4:]), From: be.Uint32(data[8:]), To: be.Uint32(data[12:]),
+		Version: data[2], SubStep: data[3],
+		Link: be.Uint32(data[4:]), From: be.Uint32(data[8:]), To: be.Uint32(data[12:]),
 		Src: be.Uint32(data[16:]), Dst: be.Uint32(data[20:]),
 		Collective: be.Uint32(data[24:]), Chunk: be.Uint32(data[28:]), Phase: be.Uint16(data[32:]),
 		Message: be.Uint32(data[36:]), Packet: be.Uint32(data[40:]), Bytes: be.Uint32(data[44:]),

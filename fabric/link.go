@@ -218,7 +218,7 @@ func (l *Link) SetObserver(o observe.Observer) { l.obs = o }
 func (l *Link) observe(kind observe.Kind, now rtl.Cycle, p Packet, end rtl.Cycle) {
 	m := p.Msg
 	l.obs.Observe(observe.Event{Kind: kind, Cycle: now, End: end, NPU: l.Src, Link: l.ID, Src: int(m.Src), Dst: int(m.Dst),
-		Coll: int(m.Coll), Chunk: int(m.Chunk), Phase: int(m.Phase), Op: int(m.Op), Index: int(p.Index), Bytes: int64(p.Bytes)})
+		Coll: int(m.Coll), Chunk: int(m.Chunk), Phase: int(m.Phase), Op: int(m.Op), Index: int(p.Index), Sub: int(m.Sub), Bytes: int64(p.Bytes)})
 }
 
 // TxSpace returns how many packets the transmit buffer can take now.

@@ -12,6 +12,9 @@ type Message struct {
 	Packets  int32 // number of packets: ceil(Bytes/PacketBytes)
 	// Tags for the receiving endpoint: collective, chunk, phase, operation.
 	Coll, Chunk, Phase, Op int32
+	// Sub is the sending endpoint's sub-step that sends the message, where
+	// it has sub-steps (ACE): SubNone, SubSend or SubForward. For traces.
+	Sub uint8
 	// Values carries the message's data when a run checks data, one value
 	// per payload byte (see verify.InitialValue); nil otherwise.
 	Values []int64
@@ -22,6 +25,13 @@ type Message struct {
 func NewMessage(src, dst int, n int64) *Message {
 	return &Message{Src: int32(src), Dst: int32(dst), Bytes: n, Packets: int32(PacketCount(n))}
 }
+
+// The sub-steps that send a message (Message.Sub).
+const (
+	SubNone    uint8 = iota // the endpoint has no sub-steps (ideal, baseline)
+	SubSend                 // ACE reads the data from its SRAM into the port
+	SubForward              // ACE passes on what a receive brings, as it comes
+)
 
 // PacketCount returns how many packets carry n bytes (at least one).
 func PacketCount(n int64) int64 {

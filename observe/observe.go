@@ -60,6 +60,7 @@ type Event struct {
 	Src, Dst               int
 	Coll, Chunk, Phase, Op int
 	Index                  int   // a packet's position in its message
+	Sub                    int   // a packet's message's sending sub-step (fabric.Message.Sub)
 	FSM                    int   // an ACE sub-step's FSM (-1: a DMA sub-step, which no FSM drives)
 	Step                   int   // an op's step
 	OpKind                 int   // an op's collectives.Kind

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/acemu/acemu/capture"
+	"github.com/acemu/acemu/fabric"
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/pcapgo"
 	"github.com/stretchr/testify/require"
@@ -19,17 +21,52 @@ import (
 // countCapture reads a capture file back through the gopacket layer and
 // counts its packets.
 func countCapture(t *testing.T, path string) int {
+	n := 0
+	for range subSteps(t, path) {
+		n++
+	}
+	return n
+}
+
+// subSteps reads a capture file back through the gopacket layer and
+// returns each packet's sending sub-step.
+func subSteps(t *testing.T, path string) []uint8 {
 	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
 	r, err := pcapgo.NewReader(f)
 	require.NoError(t, err)
-	n := 0
+	var subs []uint8
 	for p := range gopacket.NewPacketSource(r, r.LinkType()).Packets() {
-		require.NotNil(t, p.Layer(capture.LayerType))
-		n++
+		h, ok := p.Layer(capture.LayerType).(*capture.Header)
+		require.True(t, ok)
+		subs = append(subs, h.SubStep)
 	}
-	return n
+	return subs
+}
+
+// A capture says which of ACE's sub-steps sent each packet: on a ring
+// all-reduce, the reduce-scatter's first step sends from SRAM and its
+// later steps forward what they received, reduced; the ideal endpoint has
+// no sub-steps.
+func TestACaptureNamesTheSendingSubStep(t *testing.T) {
+	dir := t.TempDir()
+	count := func(system string) map[uint8]int {
+		path := filepath.Join(dir, system+".pcap")
+		code, _, errOut := runCLI("collective", "--system", system, "--topo", "4x1x1", "--size", "64KiB", "--full", "--pcap", path)
+		require.Equal(t, 0, code, errOut)
+		n := map[uint8]int{}
+		for _, s := range subSteps(t, path) {
+			n[s]++
+		}
+		return n
+	}
+	ace := count("ace")
+	require.Positive(t, ace[fabric.SubSend])
+	require.Positive(t, ace[fabric.SubForward])
+	require.Zero(t, ace[fabric.SubNone])
+	ideal := count("ideal")
+	require.Equal(t, []uint8{fabric.SubNone}, slices.Collect(maps.Keys(ideal)))
 }
 
 // decodesTrace checks that a --trace file is trace-event JSON.
