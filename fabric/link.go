@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 
 	"github.com/acemu/acemu/observe"
@@ -157,9 +158,11 @@ type Link struct {
 	// trainSpare: the packets the feeder puts in are spared their arrival.
 	trainSpare bool
 	gen        int64
-	// pushed and popped count the packets into and out of the transmit
-	// buffer; stops holds the numbers (pushed at the time) of those in it
-	// that a train stops at: not spared, or not full (Link.push).
+	// On a link with a feeder, pushed and popped count the packets into
+	// and out of the transmit buffer, and stops holds the numbers (pushed
+	// at the time) of those in it that a train stops at: not spared, or
+	// not full (Link.push). planTrain then finds the first without reading
+	// the buffer's entries.
 	pushed, popped int64
 	stops          *rtl.FIFO[int64]
 	// Scratch of planTrain: credits' returns.
@@ -181,7 +184,6 @@ func NewLink(k *rtl.Kernel, id, src, dst, port int, p LinkParams) (*Link, error)
 		k:        k,
 		ser:      rtl.NewSerializer(p.Rate),
 		tx:       rtl.NewFIFO[txEntry](p.TxBuffer),
-		stops:    rtl.NewFIFO[int64](p.TxBuffer),
 		wire:     rtl.NewFIFO[flight](0),
 		rx:       rtl.NewFIFO[Packet](p.RxBuffer),
 		credits:  p.RxBuffer,
@@ -189,9 +191,12 @@ func NewLink(k *rtl.Kernel, id, src, dst, port int, p LinkParams) (*Link, error)
 	}, nil
 }
 
-// Attach sets the endpoints at the two ends; with perPacket false, a
-// receiver that is an Absorber taking every packet on arrival spares the
-// link its arrival events where it can.
+// Attach sets the endpoints at the two ends. A sender that feeds trains
+// (Feeder) gives the link's transmit events their class of their own
+// (rtl.ClassTransmit); with perPacket false, a receiver that is an
+// Absorber taking every packet on arrival spares the link its arrival
+// events where it can, and with such a receiver the feeder's link moves
+// trains.
 func (l *Link) Attach(sender, receiver Endpoint, perPacket bool) {
 	l.sender, l.receiver, l.absorber, l.feeder = sender, receiver, nil, nil
 	if a, ok := receiver.(Absorber); ok && !perPacket && a.TakesOnArrival(l) {
@@ -202,6 +207,7 @@ func (l *Link) Attach(sender, receiver Endpoint, perPacket bool) {
 		l.txClass = rtl.ClassTransmit + rtl.Class(l.Port)
 		if l.absorber != nil {
 			l.feeder = f
+			l.stops = rtl.NewFIFO[int64](l.Params.TxBuffer)
 		}
 	}
 }
@@ -263,10 +269,13 @@ func (l *Link) Send(p Packet) bool {
 // that would stop a train (one not spared its arrival, or not a full
 // packet).
 func (l *Link) push(e txEntry) {
+	l.tx.Push(e)
+	if l.feeder == nil {
+		return
+	}
 	if !e.spare || e.p.Bytes != PacketBytes {
 		l.stops.Push(l.pushed)
 	}
-	l.tx.Push(e)
 	l.pushed++
 }
 
@@ -312,11 +321,8 @@ func (l *Link) Handle(now rtl.Cycle, kind int32, gen int64) {
 		if gen != l.gen {
 			return // of a train that ended early (abandon)
 		}
-		if len(l.train) > 0 { // this event ends the train
-			for l.trainPos < len(l.train) {
-				l.replay(l.train[l.trainPos])
-				l.trainPos++
-			}
+		if len(l.train) > 0 { // this event ends the train: its events all come before
+			l.catchUp()
 			l.train, l.trainPos = l.train[:0], 0
 		}
 		l.txPending = false
@@ -332,14 +338,19 @@ func (l *Link) Handle(now rtl.Cycle, kind int32, gen int64) {
 // credit's return. From a transmit event (mayTrain), a link with a Feeder
 // may make the wake-up the start of a train.
 func (l *Link) transmit(now rtl.Cycle, mayTrain bool) {
-	freed, at, c, wake := l.startAll(now)
+	started, at, c, wake := l.startAll(now)
 	if wake {
 		l.txPending = true
+		// A link without a feeder schedules before the sender refills:
+		// its events are ClassDefault, ordered by when they were
+		// scheduled, so this place is part of its results. A feeder's
+		// link has a class of its own and decides after the refill
+		// whether the wake-up starts a train.
 		if l.feeder == nil {
 			l.schedule(at, c)
 		}
 	}
-	if freed && l.senderWaiting {
+	if started > 0 && l.senderWaiting {
 		l.senderWaiting = false
 		l.sender.SpaceAvailable(now, l)
 	}
@@ -348,37 +359,39 @@ func (l *Link) transmit(now rtl.Cycle, mayTrain bool) {
 	}
 }
 
-// startAll starts every packet that can start by now and returns whether
-// any did, and the next wake-up (cycle and class), if any: a credit's
+// startAll starts every packet that can start by now and returns how
+// many did, and the next wake-up (cycle and class), if any: a credit's
 // return when the serialiser waits for one, else the serialiser's end
 // while packets wait.
-func (l *Link) startAll(now rtl.Cycle) (freed bool, at rtl.Cycle, c rtl.Class, wake bool) {
+func (l *Link) startAll(now rtl.Cycle) (started int, at rtl.Cycle, c rtl.Class, wake bool) {
 	for l.tx.Len() > 0 && l.ser.FreeBy(now) {
 		credit, ok := l.takeCredit(now)
 		if !ok {
 			if back, ok := l.returned.Peek(); ok {
-				return freed, back, rtl.ClassCredit + rtl.Class(l.Port), true
+				return started, back, rtl.ClassCredit + rtl.Class(l.Port), true
 			}
 			l.creditStalled = true
-			return freed, 0, 0, false
+			return started, 0, 0, false
 		}
 		l.start(now, credit)
-		freed = true
+		started++
 	}
 	if l.tx.Len() > 0 && !l.creditStalled {
-		return freed, l.ser.FreeAt(), l.txClass, true
+		return started, l.ser.FreeAt(), l.txClass, true
 	}
-	return freed, 0, 0, false
+	return started, 0, 0, false
 }
 
 // start starts the oldest packet of the transmit buffer at now, with the
 // credit it takes (available since cycle credit).
 func (l *Link) start(now, credit rtl.Cycle) {
 	e, _ := l.tx.Pop()
-	if l.stops.Len() > 0 && l.stops.At(0) == l.popped {
-		l.stops.Pop()
+	if l.feeder != nil {
+		if l.stops.Len() > 0 && l.stops.At(0) == l.popped {
+			l.stops.Pop()
+		}
+		l.popped++
 	}
-	l.popped++
 	ready := e.ready
 	if credit > ready {
 		ready = credit
@@ -446,14 +459,15 @@ func (l *Link) planTrain(at rtl.Cycle, c rtl.Class) bool {
 	// that event's starts keep the serialiser busy past it.
 	ser := l.ser.Shadow()
 	credits, inBuf, queued := l.credits, l.tx.Len(), l.returned.Len()
-	firstStop := inBuf // the first packet, counted from the buffer's head, a train stops at
-	if l.stops.Len() > 0 {
+	// The first packet, counted from the buffer's head, a train stops at:
+	// one in the buffer, else the first refill unless the refills are plain
+	// (then the sender's plan ends the train).
+	firstStop := math.MaxInt
+	switch {
+	case l.stops.Len() > 0:
 		firstStop = int(l.stops.At(0) - l.popped)
-	}
-	if !likeSpare || like.Bytes != PacketBytes {
-		firstStop = min(firstStop, inBuf)
-	} else if firstStop == inBuf {
-		firstStop = inBuf + plain
+	case !likeSpare || like.Bytes != PacketBytes:
+		firstStop = inBuf
 	}
 	back := l.planBack[:0]
 	head, used, refills := 0, 0, 0 // next packet to start (the buffer's, then refills), credits returned used
@@ -484,7 +498,9 @@ plan:
 					used++
 				}
 			default:
-				break plan // no credit will come back: a stall
+				// At an absorber every credit comes back when its packet
+				// arrives: credits + returned is always RxBuffer.
+				panic(fmt.Sprintf("%s: no credit to come back at an absorber", l))
 			}
 			if blocked >= 0 {
 				break
@@ -518,23 +534,14 @@ plan:
 // replay does train event ev as a transmit event would: it starts the
 // packets, and the sender refills the buffer.
 func (l *Link) replay(ev trainEvent) {
-	n := 0
-	for l.tx.Len() > 0 && l.ser.FreeBy(ev.at) {
-		credit, ok := l.takeCredit(ev.at)
-		if !ok {
-			break
-		}
-		l.start(ev.at, credit)
-		n++
-	}
-	if n != ev.n {
+	if n, _, _, _ := l.startAll(ev.at); n != ev.n {
 		panic(fmt.Sprintf("%s: a train's event at cycle %d started %d packets, not the %d planned", l, ev.at, n, ev.n))
 	}
-	for range n {
+	for range ev.n {
 		p := l.feeder.Next(l)
 		l.push(txEntry{p: p, ready: ev.at, spare: l.trainSpare})
 	}
-	l.trainLeft -= n
+	l.trainLeft -= ev.n
 }
 
 // catchUp does the events of the train under way that run before the

@@ -93,8 +93,9 @@ func (n *Network) Attach(eps []Endpoint) {
 }
 
 // SetPerPacket makes every packet arrive by an event of its own, even at a
-// receiver that could spare them (Absorber): the reference the spared
-// path is compared with. Call it before Attach.
+// receiver that could spare them (Absorber), and start by one, even from a
+// sender that feeds trains (Feeder): the reference the spared path and the
+// trains are compared with. Call it before Attach.
 func (n *Network) SetPerPacket(on bool) { n.perPacket = on }
 
 // In returns the links arriving at npu, in the order of the ports they
@@ -164,9 +165,11 @@ func (n *Network) LinkUtilization(cycles rtl.Cycle) []float64 {
 // a train under way (Feeder) if that is earlier. An observer that needs
 // packets in time order holds those from Horizon on.
 func (n *Network) Horizon() rtl.Cycle {
-	h := rtl.Cycle(math.MaxInt64)
+	if len(n.Links) == 0 {
+		return math.MaxInt64
+	}
+	h := n.Links[0].k.Now() // one kernel drives every link
 	for _, l := range n.Links {
-		h = min(h, l.k.Now())
 		if l.trainPos < len(l.train) {
 			h = min(h, l.train[l.trainPos].at)
 		}

@@ -1,7 +1,6 @@
 package npu
 
 import (
-	"cmp"
 	"fmt"
 	"math/big"
 	"math/rand/v2"
@@ -67,24 +66,30 @@ func randomAbsorbRun(r *rand.Rand) absorbRun {
 	return run
 }
 
-// absorbTrace runs c with per-packet arrival events or without, and
-// returns what it saw: the packets sent and received on every link
-// (sorted: a spared arrival is reported when its packet is sent), the
-// endpoint's op events in order, each collective's end, and the links'
-// spared arrivals.
-func absorbTrace(t *testing.T, c absorbRun, perPacket bool) (packets, ops []string, ends []rtl.Cycle, absorbed int64, ok bool) {
-	var trainCount int64
-	defer func() { trains += trainCount }()
+// absorbResult is what a run of absorbTrace saw: the packets sent and
+// received on every link (sorted: a spared arrival is reported when its
+// packet is sent, a train's packets when its events are done), each NPU's
+// op events in order, each collective's end, and the links' spared
+// arrivals and trains.
+type absorbResult struct {
+	packets, ops     []string
+	ends             []rtl.Cycle
+	absorbed, trains int64
+}
+
+// absorbTrace runs c with per-packet events (arrivals and starts) or
+// without; ok is false for a configuration the algorithms refuse.
+func absorbTrace(t *testing.T, c absorbRun, perPacket bool) (res absorbResult, ok bool) {
 	s, err := torus.Parse(c.topo)
 	require.NoError(t, err)
 	var plans []*collectives.Plan
 	for _, p := range c.plans {
 		plan, err := collectives.NewPlan(collectives.Config{Shape: s, Op: p.op, MessageBytes: p.msg}, p.alg, p.size, p.chunk)
 		if err != nil {
-			return nil, nil, nil, 0, false // a size or shape the algorithm refuses
+			return res, false // a size or shape the algorithm refuses
 		}
 		if c.folded && collectives.CheckEquivariant(plan) != nil {
-			return nil, nil, nil, 0, false
+			return res, false
 		}
 		plans = append(plans, plan)
 	}
@@ -93,10 +98,15 @@ func absorbTrace(t *testing.T, c absorbRun, perPacket bool) (packets, ops []stri
 	require.NoError(t, err)
 	net.SetPerPacket(perPacket)
 	net.SetObserver(observe.Func(func(e observe.Event) {
-		packets = append(packets, fmt.Sprintf("%d %d %d link %d %d→%d c%d p%d o%d #%d %dB", e.Kind, e.Cycle, e.End, e.Link, e.Src, e.Dst, e.Chunk, e.Phase, e.Op, e.Index, e.Bytes))
+		res.packets = append(res.packets, fmt.Sprintf("%d %d %d link %d %d→%d c%d p%d o%d #%d %dB", e.Kind, e.Cycle, e.End, e.Link, e.Src, e.Dst, e.Chunk, e.Phase, e.Op, e.Index, e.Bytes))
 	}))
+	// Within a cycle, different NPUs' events may run in another order (the
+	// kernel orders each NPU's events by class and scheduling, not one
+	// NPU's against another's: they do not interact within a cycle); each
+	// NPU's own sequence must be the same.
+	byNPU := make([][]string, s.N())
 	e, err := NewIdealEngine(k, net, s, IdealConfig{ProcessCycles: 1, Observer: observe.Func(func(e observe.Event) {
-		ops = append(ops, fmt.Sprintf("%d %d npu %d c%d p%d o%d", e.Kind, e.Cycle, e.NPU, e.Chunk, e.Phase, e.Op))
+		byNPU[e.NPU] = append(byNPU[e.NPU], fmt.Sprintf("%d %d npu %d c%d p%d o%d", e.Kind, e.Cycle, e.NPU, e.Chunk, e.Phase, e.Op))
 	})})
 	require.NoError(t, err)
 	if c.lifo {
@@ -105,61 +115,48 @@ func absorbTrace(t *testing.T, c absorbRun, perPacket bool) (packets, ops []stri
 	at := rtl.Cycle(0)
 	for i, plan := range plans {
 		at += c.issueGaps[i]
-		require.NoError(t, e.Issue(at, plan, func(now rtl.Cycle) { ends = append(ends, now) }))
+		require.NoError(t, e.Issue(at, plan, func(now rtl.Cycle) { res.ends = append(res.ends, now) }))
 	}
 	k.Run()
 	require.NoError(t, e.Stuck())
 	for _, l := range net.Links {
-		absorbed += l.Absorbed()
-		trainCount += l.Trains()
+		res.absorbed += l.Absorbed()
+		res.trains += l.Trains()
 	}
-	slices.Sort(packets)
-	// Within a cycle, different NPUs' events may run in another order (the
-	// kernel orders each NPU's events by class and scheduling, not one
-	// NPU's against another's: they do not interact within a cycle); each
-	// NPU's own sequence must be the same.
-	slices.SortStableFunc(ops, func(a, b string) int { return cmp.Compare(opNPU(a), opNPU(b)) })
-	return packets, ops, ends, absorbed, true
+	slices.Sort(res.packets)
+	res.ops = slices.Concat(byNPU...)
+	return res, true
 }
 
-// opNPU is the NPU of an op event as absorbTrace writes it.
-func opNPU(s string) int {
-	var kind, npu int
-	var cycle int64
-	if _, err := fmt.Sscanf(s, "%d %d npu %d", &kind, &cycle, &npu); err != nil {
-		panic(err)
-	}
-	return npu
-}
-
-// Sparing arrival events (fabric.Absorber) changes no packet's send or
-// arrival cycle on any link, no op's cycle, and no collective's end, on
-// random configurations (each NPU's op events in the same order; across
-// NPUs within a cycle the order may differ): shapes, full and folded
-// networks, algorithms,
-// sizes, chunks and messages, link rates, latencies, buffers and credit
-// latencies, several collectives in flight under either policy.
+// Sparing arrival events (fabric.Absorber) and moving trains
+// (fabric.Feeder) change no packet's send or arrival cycle on any link,
+// no op's cycle, and no collective's end, on random configurations (each
+// NPU's op events in the same order; across NPUs within a cycle the order
+// may differ): shapes, full and folded networks, algorithms, sizes,
+// chunks and messages, link rates, latencies, buffers and credit
+// latencies, several collectives in flight under either policy. Both
+// happen: the runs spare arrivals and move trains.
 func TestSparedArrivalsChangeNothing(t *testing.T) {
 	r := rand.New(rand.NewPCG(14, 1))
-	ran, spared := 0, int64(0)
+	ran, spared, trains := 0, int64(0), int64(0)
 	for i := 0; i < 200 && ran < 80; i++ {
 		c := randomAbsorbRun(r)
-		refPackets, refOps, refEnds, none, ok := absorbTrace(t, c, true)
+		ref, ok := absorbTrace(t, c, true)
 		if !ok {
 			continue
 		}
-		require.Zero(t, none)
-		packets, ops, ends, absorbed, _ := absorbTrace(t, c, false)
-		require.Equal(t, refEnds, ends, "%+v", c)
-		require.Equal(t, refOps, ops, "%+v", c)
-		require.Equal(t, refPackets, packets, "%+v", c)
+		require.Zero(t, ref.absorbed)
+		require.Zero(t, ref.trains)
+		got, _ := absorbTrace(t, c, false)
+		require.Equal(t, ref.ends, got.ends, "%+v", c)
+		require.Equal(t, ref.ops, got.ops, "%+v", c)
+		require.Equal(t, ref.packets, got.packets, "%+v", c)
 		ran++
-		spared += absorbed
+		spared += got.absorbed
+		trains += got.trains
 	}
 	t.Logf("%d configurations, %d arrivals spared, %d trains", ran, spared, trains)
 	require.GreaterOrEqual(t, ran, 60)
 	require.Positive(t, spared)
+	require.Positive(t, trains)
 }
-
-// trains counts the trains absorbTrace's runs moved.
-var trains int64

@@ -105,9 +105,7 @@ type run struct {
 	// collective's chunks have the global numbers [first, first+NumChunks),
 	// the same on every NPU, and messages carry them.
 	chunks int32
-	// fold: the network is folded and the one node stands for every NPU;
 	// gate makes the checks of an issue.
-	fold bool
 	gate *admit.Gate
 }
 
@@ -131,9 +129,7 @@ type outMsg struct {
 	msg   *fabric.Message
 	next  int32 // next packet to send
 	chunk int32
-	prio  int64 // the collective's priority (chunkState.prio)
 	op    int32 // the Send op, completed when the last packet is in the port
-	seq   uint64
 	reads int64 // baseline: memory bytes read per byte sent (1, or 2 for a reduce fused into its forward)
 }
 
@@ -162,9 +158,10 @@ func (a *queued) before(b *queued) bool {
 	return a.seq < b.seq
 }
 
-// pushMsg queues om.
-func pushMsg(q *msgQueue, om *outMsg) {
-	*q = append(*q, queued{prio: om.prio, seq: om.seq, chunk: om.chunk, om: om})
+// pushMsg queues om, of a collective of priority prio (chunkState.prio),
+// seq-th to become ready.
+func pushMsg(q *msgQueue, om *outMsg, prio int64, seq uint64) {
+	*q = append(*q, queued{prio: prio, seq: seq, chunk: om.chunk, om: om})
 	h := *q
 	for i := len(h) - 1; i > 0; {
 		p := (i - 1) / 2
@@ -212,7 +209,8 @@ type port struct {
 	stage   stage // baseline: the packet the SMs are preparing for this port
 }
 
-// node is one NPU's ideal endpoint.
+// node is one NPU's endpoint: the dataflow the ideal endpoint and the
+// baseline share, with what its movements cost in its datapath.
 type node struct {
 	id     int
 	r      *run
@@ -325,7 +323,7 @@ func (nd *node) issue(now rtl.Cycle, c, i int32) {
 		pidx, _ = nd.r.shape.NextPort(nd.id, int(op.Peer))
 	}
 	nd.r.seq++
-	pushMsg(&nd.ports[pidx].queue, &outMsg{msg: m, chunk: c, prio: cs.prio, op: i, seq: nd.r.seq, reads: reads})
+	pushMsg(&nd.ports[pidx].queue, &outMsg{msg: m, chunk: c, op: i, reads: reads}, cs.prio, nd.r.seq)
 	nd.pump(now, pidx)
 }
 

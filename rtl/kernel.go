@@ -59,7 +59,8 @@ const (
 	ClassSystem Class = ClassControl + 1
 )
 
-// ClassPorts bounds the port numbers ClassArrive and ClassCredit take.
+// ClassPorts bounds the port numbers ClassArrive, ClassCredit and
+// ClassTransmit take.
 const ClassPorts = 16
 
 // event is one scheduled call. key is the event's class in its top byte and
@@ -110,7 +111,8 @@ type Kernel struct {
 	runPos int // while a bucket runs: the index of the next event to run
 	wheel  [wheelSize][]event
 	// late holds, per bucket, the events scheduled out of key order (of a
-	// lower class than the bucket's last): merged in when its turn comes.
+	// lower class than the bucket's last) and those come from the far
+	// heap: merged in when its turn comes.
 	late    [wheelSize][]event
 	scratch []event
 	occ     [wheelSize / 64]uint64 // bit i set: bucket i is not empty

@@ -1,6 +1,9 @@
 package rtl
 
 import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -185,4 +188,58 @@ func TestKernelOrdersByClassWithinACycle(t *testing.T) {
 	// At 2000: arrive(2), credit(7), default(4), notice(5) scheduled during
 	// 4 goes right after it, control(3), control(6), system(1).
 	require.Equal(t, []rec{{2000, 2}, {2000, 7}, {2000, 4}, {2000, 5}, {2000, 3}, {2000, 6}, {2000, 1}}, r.got)
+}
+
+// A large bucket (more than lateFrom events) keeps exact (class, order)
+// order however its events come: scheduled in random classes from the
+// past (appended, or set aside as late and merged), from beyond the
+// wheel (the far heap), and for the current cycle while it runs. The
+// reference is a plain sort of the events by (class, order scheduled).
+func TestKernelLargeBucketsKeepClassOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	for trial := range 20 {
+		k := NewKernel()
+		const at = 3 * wheelSize // reached through the heap, then the wheel
+		type ev struct {
+			class Class
+			seq   int
+		}
+		var want []ev
+		var got []int32
+		seq := 0
+		add := func(c Class) {
+			seq++
+			s := seq
+			want = append(want, ev{c, s})
+			k.ScheduleClass(at, c, HandlerFunc(func(Cycle, int32, int64) { got = append(got, int32(s)) }), 0, 0)
+		}
+		for range 40 { // far: into the heap
+			add(Class(r.IntN(int(ClassSystem) + 1)))
+		}
+		// From a cycle within the wheel's reach of at: many into the same
+		// bucket, of random classes, so that some are set aside as late.
+		k.Schedule(at-10, HandlerFunc(func(Cycle, int32, int64) {
+			for range 100 + r.IntN(100) {
+				add(Class(r.IntN(int(ClassSystem) + 1)))
+			}
+		}), 0, 0)
+		// While the bucket runs, its first event adds events for now; they
+		// run after every event of a lower or equal class already there.
+		first := true
+		k.ScheduleClass(at, 0, HandlerFunc(func(Cycle, int32, int64) {
+			if first {
+				first = false
+				for range 10 {
+					add(Class(1 + r.IntN(int(ClassSystem))))
+				}
+			}
+		}), 0, 0)
+		k.Run()
+		slices.SortStableFunc(want, func(a, b ev) int { return cmp.Compare(a.class, b.class) })
+		order := make([]int32, len(want))
+		for i, e := range want {
+			order[i] = int32(e.seq)
+		}
+		require.Equal(t, order, got, "trial %d", trial)
+	}
 }
