@@ -52,11 +52,11 @@ type Options struct {
 	// MemBoundShare is the memory-bound share of ASTRA-sim compute times
 	// (train.Config.MemBoundShare; nil: 1).
 	MemBoundShare *big.Rat
-	// Observe, when set, gives each system's run its observer (systems run
-	// in parallel, each its own), given the system's network: it sees the
-	// links' packets, the endpoint's work, the collectives and the compute
-	// kernels.
-	Observe func(system string, net *fabric.Network) observe.Observer
+	// Observe, when set, gives each system's run its observers (systems
+	// run in parallel, each its own), given the system's network: Packets
+	// sees the links' packets, Work the endpoint's work, the collectives
+	// and the compute kernels.
+	Observe func(system string, net *fabric.Network) observe.Observers
 	// Progress, when set, is told how far each system's training loop has
 	// gone (train.Config.Progress); systems run in parallel.
 	Progress func(system string, done, total int)
@@ -296,8 +296,9 @@ func runSystem(o Options, sys systems.System, fold bool) (SystemResult, error) {
 	}
 	var obs observe.Observer
 	if o.Observe != nil {
-		obs = o.Observe(sys.Name, net)
-		net.SetObserver(obs)
+		all := o.Observe(sys.Name, net)
+		net.SetObserver(all.Packets)
+		obs = all.Work
 	}
 	// The NPU's compute per window, from the training loop's kernels.
 	var compute *rtl.Windows

@@ -327,17 +327,18 @@ func TestEachSystemIsObserved(t *testing.T) {
 	counts := map[string]map[observe.Kind]int64{}
 	var mu sync.Mutex
 	rep, err := Run(Options{Shape: shape, Workload: w, Systems: presets(t, "ace", "ideal"), Iterations: 1, Memory: contend.Share,
-		Observe: func(name string, _ *fabric.Network) observe.Observer {
+		Observe: func(name string, _ *fabric.Network) observe.Observers {
 			c := map[observe.Kind]int64{}
 			mu.Lock()
 			counts[name] = c
 			mu.Unlock()
-			return observe.Func(func(e observe.Event) {
+			o := observe.Func(func(e observe.Event) {
 				c[e.Kind]++
 				if e.Kind == observe.KernelEnd {
 					c[0] += int64(e.End - e.Cycle)
 				}
 			})
+			return observe.Observers{Packets: o, Work: o}
 		}})
 	require.NoError(t, err)
 	for _, s := range rep.Systems {

@@ -133,6 +133,23 @@ func (t Tee) Observe(e Event) {
 	}
 }
 
+// Observers are a run's observers by what they watch: Packets the links'
+// packets (fabric.Network.SetObserver), Work the endpoint's, the AFI's and
+// the training loop's events. Each may be nil. Packets are most of a
+// run's events, so an observer that needs none is not given them.
+type Observers struct {
+	Packets, Work Observer
+}
+
+// JoinAll joins each kind of the observers given (Join).
+func JoinAll(obs ...Observers) Observers {
+	var p, w []Observer
+	for _, o := range obs {
+		p, w = append(p, o.Packets), append(w, o.Work)
+	}
+	return Observers{Packets: Join(p...), Work: Join(w...)}
+}
+
 // Join returns one observer for those given that are not nil: nil for
 // none, the observer itself for one, their Tee for several.
 func Join(obs ...Observer) Observer {

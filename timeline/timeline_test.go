@@ -25,7 +25,7 @@ func traced(t *testing.T, full bool, opt Options) (map[string]map[string]any, *c
 	recs := map[string]*Recorder{}
 	var mu sync.Mutex
 	rep, err := compare.Run(compare.Options{Shape: shape, Workload: w, Systems: ss, Iterations: 1, Full: full,
-		Observe: func(system string, net *fabric.Network) observe.Observer {
+		Observe: func(system string, net *fabric.Network) observe.Observers {
 			o := opt
 			if net.Folded() {
 				o.StandsFor = net.NPUs()
@@ -34,7 +34,7 @@ func traced(t *testing.T, full bool, opt Options) (map[string]map[string]any, *c
 			mu.Lock()
 			recs[system] = r
 			mu.Unlock()
-			return r
+			return observe.Observers{Work: r}
 		}})
 	require.NoError(t, err)
 	out := map[string]map[string]any{}

@@ -26,13 +26,13 @@ func pcapOutput(filter string) (func(f *os.File, path string) outputFile, error)
 	return func(f *os.File, path string) outputFile { return &packetCapture{f: f, path: path, filter: flt} }, nil
 }
 
-func (c *packetCapture) start(_ string, net *fabric.Network) (observe.Observer, error) {
+func (c *packetCapture) start(_ string, net *fabric.Network) (observe.Observers, error) {
 	w, err := capture.NewWriter(c.f, net, c.filter)
 	if err != nil {
-		return nil, fmt.Errorf("--pcap %s: %w", c.path, err)
+		return observe.Observers{}, fmt.Errorf("--pcap %s: %w", c.path, err)
 	}
 	c.w = w
-	return w, nil
+	return observe.Observers{Packets: w}, nil
 }
 
 func (c *packetCapture) close(err *error) {

@@ -290,7 +290,7 @@ func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 	if finish != nil {
 		defer finish(&err)
 	}
-	if obs := observe.Join(hash, outputs); obs != nil {
+	if obs := observe.Join(hash, outputs.Packets); obs != nil {
 		net.SetObserver(obs)
 	}
 	var dc *verify.DataCheck
@@ -317,7 +317,7 @@ func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 		opts.Data = &npu.DataHooks{Init: dc.Init}
 		check = dc
 	}
-	opts.Observer = observe.Join(check, outputs)
+	opts.Observer = observe.Join(check, outputs.Work)
 	var cfg ace.Config
 	if sys.Kind == systems.ACE {
 		if cfg, err = o.aceConfig(sys); err != nil {

@@ -139,12 +139,12 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		outs = append(outs, o)
 	}
 	if len(outs) > 0 {
-		opts.Observe = func(system string, net *fabric.Network) observe.Observer {
-			var obs []observe.Observer
+		opts.Observe = func(system string, net *fabric.Network) observe.Observers {
+			var obs []observe.Observers
 			for _, o := range outs {
 				obs = append(obs, o.observer(system, net))
 			}
-			return observe.Join(obs...)
+			return observe.JoinAll(obs...)
 		}
 	}
 	var names []string

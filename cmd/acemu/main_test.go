@@ -582,16 +582,9 @@ func TestMicrocodeFormats(t *testing.T) {
 // one link per row: 4x2x1 has 8 NPUs with 4 outgoing links each (local
 // + and −, vertical + and −; a horizontal ring of one has none).
 func TestTopologyDumpFormats(t *testing.T) {
-	code, yamlOut, _ := runCLI("topology", "dump", "--topo", "4x2x1")
-	require.Equal(t, 0, code)
-	code, jsonOut, _ := runCLI("topology", "dump", "--topo", "4x2x1", "--format", "json")
-	require.Equal(t, 0, code)
-	path := filepath.Join(t.TempDir(), "t.json")
-	require.NoError(t, os.WriteFile(path, []byte(jsonOut), 0o644))
-	code, again, errOut := runCLI("topology", "dump", "--topo", path)
-	require.Equal(t, 0, code, errOut)
-	require.Equal(t, yamlOut, again)
-
+	requireJSONReadsBack(t, []string{"topology", "dump", "--topo", "4x2x1"}, func(path string) []string {
+		return []string{"topology", "dump", "--topo", path}
+	})
 	code, out, _ := runCLI("topology", "dump", "--topo", "4x2x1", "--format", "csv")
 	require.Equal(t, 0, code)
 	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
@@ -599,4 +592,20 @@ func TestTopologyDumpFormats(t *testing.T) {
 	require.Len(t, recs, 1+8*4)
 	require.Equal(t, []string{"from", "to", "bandwidth", "latency_cycles"}, recs[0])
 	requireRefused(t, 1, `--format "xml": use yaml, table, csv or json`, "topology", "dump", "--format", "xml")
+}
+
+// requireJSONReadsBack runs a dump command (dump) as it is and with
+// --format json, reads the JSON back with the command readBack gives for
+// its file, and requires the same output as the first.
+func requireJSONReadsBack(t *testing.T, dump []string, readBack func(path string) []string) {
+	t.Helper()
+	code, want, _ := runCLI(dump...)
+	require.Equal(t, 0, code)
+	code, jsonOut, _ := runCLI(append(dump, "--format", "json")...)
+	require.Equal(t, 0, code)
+	path := filepath.Join(t.TempDir(), "dump.json")
+	require.NoError(t, os.WriteFile(path, []byte(jsonOut), 0o644))
+	code, again, errOut := runCLI(readBack(path)...)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, want, again)
 }

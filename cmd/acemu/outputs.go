@@ -14,10 +14,10 @@ import (
 )
 
 // outputFile is a file a run writes as it goes (--pcap, --trace): start
-// gives the observer that writes it once the run's network exists, close
+// gives the observers that write it once the run's network exists, close
 // finishes it.
 type outputFile interface {
-	start(system string, net *fabric.Network) (observe.Observer, error)
+	start(system string, net *fabric.Network) (observe.Observers, error)
 	// close finishes the file; a failure becomes *err when that is nil.
 	close(err *error)
 }
@@ -72,13 +72,13 @@ func newSystemOutputs(flag, path, ext string, ss []systems.System, mk func(*os.F
 }
 
 // observer starts system's file on net (compare.Options.Observe).
-func (o *systemOutputs) observer(system string, net *fabric.Network) observe.Observer {
+func (o *systemOutputs) observer(system string, net *fabric.Network) observe.Observers {
 	obs, err := o.files[system].start(system, net)
 	if err != nil {
 		o.mu.Lock()
 		o.err = cmp.Or(o.err, err)
 		o.mu.Unlock()
-		return nil
+		return observe.Observers{}
 	}
 	return obs
 }
@@ -122,31 +122,33 @@ func askedOutputs(pcap, filter, trace, npus string, name func(system string) str
 }
 
 // startOutputs creates each output and starts it on net, for a run of
-// one system; it returns their observer (nil: none) and what finishes
-// them (a failure becomes *err when that is nil).
-func startOutputs(kinds []outputKind, net *fabric.Network) (observe.Observer, func(err *error), error) {
+// one system; it returns their observers and what finishes them (a
+// failure becomes *err when that is nil).
+func startOutputs(kinds []outputKind, net *fabric.Network) (obs observe.Observers, finish func(err *error), err error) {
 	var files []outputFile
-	finish := func(err *error) {
+	closeAll := func(err *error) {
 		for _, f := range files {
 			f.close(err)
 		}
 	}
-	var obs []observe.Observer
+	defer func() {
+		if err != nil {
+			var ignored error // err is the failure to report
+			closeAll(&ignored)
+		}
+	}()
+	var all []observe.Observers
 	for _, k := range kinds {
 		f, err := createOutput(k.flag, k.path, k.mk)
 		if err != nil {
-			var ignored error // this failure is the one to report
-			finish(&ignored)
-			return nil, nil, err
+			return observe.Observers{}, nil, err
 		}
 		files = append(files, f)
 		o, err := f.start("", net)
 		if err != nil {
-			var ignored error
-			finish(&ignored)
-			return nil, nil, err
+			return observe.Observers{}, nil, err
 		}
-		obs = append(obs, o)
+		all = append(all, o)
 	}
-	return observe.Join(obs...), finish, nil
+	return observe.JoinAll(all...), closeAll, nil
 }

@@ -42,21 +42,21 @@ func traceOutput(npus string, name func(system string) string) (func(f *os.File,
 }
 
 // start checks the NPUs against the network and begins recording.
-func (t *timelineFile) start(system string, net *fabric.Network) (observe.Observer, error) {
+func (t *timelineFile) start(system string, net *fabric.Network) (observe.Observers, error) {
 	o := timeline.Options{Name: t.name(system), NPUs: t.npus, All: t.all}
 	if net.Folded() {
 		o.StandsFor = net.NPUs()
 	}
 	for _, n := range t.npus {
 		if n >= net.NPUs() {
-			return nil, fmt.Errorf("--trace-npus: NPU %d: want NPU numbers from 0 to %d, comma-separated, or all", n, net.NPUs()-1)
+			return observe.Observers{}, fmt.Errorf("--trace-npus: NPU %d: want NPU numbers from 0 to %d, comma-separated, or all", n, net.NPUs()-1)
 		}
 		if net.Folded() && n != 0 {
-			return nil, fmt.Errorf("--trace-npus: NPU %d: one NPU, NPU 0, stands for all in this run; --full simulates every NPU", n)
+			return observe.Observers{}, fmt.Errorf("--trace-npus: NPU %d: one NPU, NPU 0, stands for all in this run; --full simulates every NPU", n)
 		}
 	}
 	t.r = timeline.New(o)
-	return t.r, nil
+	return observe.Observers{Work: t.r}, nil // a timeline draws no packets
 }
 
 // close writes the trace, if the run started it.

@@ -16,38 +16,29 @@ var Columns = []string{"npu", "chunk_bytes", "phase", "phase_name", "op", "kind"
 // off+len in the phase's view; after lists the ops it waits on.
 func Rows(secs []Section) [][]string {
 	var rows [][]string
-	for _, s := range secs {
-		for ph, p := range s.Phases {
-			flow := collectives.Analyze(p)
-			for i, op := range p.Ops {
-				port, _ := portName(op.Port)
+	for _, s := range List(secs).Sections {
+		for _, p := range s.Phases {
+			for _, op := range p.Ops {
+				action := "store"
+				switch {
+				case op.Match != nil:
+					action = "match=" + strconv.Itoa(*op.Match)
+				case *op.Reduce:
+					action = "reduce"
+				}
+				after := make([]string, len(op.After))
+				for i, d := range op.After {
+					after[i] = strconv.Itoa(int(d))
+				}
 				rows = append(rows, []string{
-					strconv.Itoa(s.NPU), strconv.FormatInt(s.ChunkLen, 10), strconv.Itoa(ph + 1), s.Names[ph],
-					strconv.Itoa(i), op.Kind.String(), strconv.Itoa(int(op.Peer)), port, rangeText(op.Data),
-					action(op), strconv.Itoa(int(op.Step)), deps(op.Deps), strconv.FormatBool(flow.ForwardOf[i] >= 0),
+					strconv.Itoa(s.NPU), strconv.FormatInt(s.ChunkBytes, 10), strconv.Itoa(p.Phase), p.Name,
+					strconv.Itoa(op.Index), op.Kind, strconv.Itoa(op.Peer), op.Port, op.Data,
+					action, strconv.Itoa(op.Step), strings.Join(after, ","), strconv.FormatBool(op.Forward),
 				})
 			}
 		}
 	}
 	return rows
-}
-
-func action(op collectives.Op) string {
-	switch {
-	case op.Kind == collectives.Send:
-		return "match=" + strconv.Itoa(int(op.Match))
-	case op.Reduce:
-		return "reduce"
-	}
-	return "store"
-}
-
-func deps(ds []int32) string {
-	s := make([]string, len(ds))
-	for i, d := range ds {
-		s[i] = strconv.Itoa(int(d))
-	}
-	return strings.Join(s, ",")
 }
 
 // Listing is sections as a JSON document: the same content as the text
