@@ -157,7 +157,7 @@ func NewWriter(out io.Writer, net *fabric.Network, filter Filter) (*Writer, erro
 }
 
 // Observe takes a packet sent (observe.PacketSent) that the filter allows;
-// other events are ignored. The first write error stops the capture; Err
+// other events are ignored. The first write error stops the capture; Flush
 // returns it.
 func (c *Writer) Observe(e observe.Event) {
 	if e.Kind != observe.PacketSent || c.err != nil {
@@ -201,6 +201,3 @@ func (c *Writer) Flush() error {
 
 // Packets returns how many packets were written.
 func (c *Writer) Packets() int64 { return c.n }
-
-// Err returns the first error writing the capture, if any.
-func (c *Writer) Err() error { return c.err }

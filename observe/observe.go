@@ -84,12 +84,13 @@ type Func func(Event)
 func (f Func) Observe(e Event) { f(e) }
 
 // Hash folds every event of the kinds it is given (all, if none) into a
-// 64-bit FNV-1a hash of its fields in order. Two runs with the same hash
-// saw the same events.
+// 64-bit FNV-1a hash of its fields in order, all but a chunk's Values.
+// Two runs with the same hash saw, almost surely, the same events in the
+// same order.
 type Hash struct {
 	kinds  map[Kind]bool
 	h      hash.Hash64
-	buf    [8 * 16]byte
+	buf    [8 * 18]byte
 	Events int64
 }
 
@@ -111,7 +112,8 @@ func (t *Hash) Observe(e Event) {
 		return
 	}
 	vals := [...]int64{int64(e.Kind), int64(e.Cycle), int64(e.End), int64(e.NPU), int64(e.Link), int64(e.Src), int64(e.Dst),
-		int64(e.Coll), int64(e.Chunk), int64(e.Phase), int64(e.Op), int64(e.Index), int64(e.Step), int64(e.OpKind), e.Bytes, int64(len(e.What))}
+		int64(e.Coll), int64(e.Chunk), int64(e.Phase), int64(e.Op), int64(e.Index), int64(e.Sub), int64(e.FSM), int64(e.Step), int64(e.OpKind),
+		e.Bytes, int64(len(e.What))}
 	for i, v := range vals {
 		binary.LittleEndian.PutUint64(t.buf[8*i:], uint64(v))
 	}

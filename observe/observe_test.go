@@ -27,6 +27,18 @@ func TestHashFoldsTheEventsItIsGiven(t *testing.T) {
 	require.Equal(t, s1, s2)
 	require.NotEqual(t, s1, s3)
 	require.NotEqual(t, s1, s4)
+	// Every field counts: one changed at a time changes the sum.
+	for _, change := range []func(*Event){
+		func(e *Event) { e.End = 1 }, func(e *Event) { e.NPU = 1 }, func(e *Event) { e.Src = 1 }, func(e *Event) { e.Dst = 1 },
+		func(e *Event) { e.Coll = 1 }, func(e *Event) { e.Chunk = 1 }, func(e *Event) { e.Phase = 1 }, func(e *Event) { e.Op = 1 },
+		func(e *Event) { e.Index = 1 }, func(e *Event) { e.Sub = 1 }, func(e *Event) { e.FSM = 1 }, func(e *Event) { e.Step = 1 },
+		func(e *Event) { e.OpKind = 1 }, func(e *Event) { e.Bytes = 1 }, func(e *Event) { e.What = "x" }, func(e *Event) { e.Link = 2 },
+	} {
+		d := b
+		change(&d)
+		s, _ := sum(nil, a, d)
+		require.NotEqual(t, s1, s, "%+v", d)
+	}
 	require.Equal(t, int64(2), n1)
 	s5, n5 := sum([]Kind{PacketSent}, a, b, Event{Kind: SubStep, What: "send"})
 	s6, _ := sum([]Kind{PacketSent}, a)

@@ -1,7 +1,9 @@
 // Package plots draws acemu's results as the ACE paper draws them, as PNG
-// and SVG files (gonum.org/v1/plot): network utilisation over time per
-// system (the paper's Fig. 10) and each system's iteration split into
-// compute and exposed communication (Fig. 11).
+// and SVG files (gonum.org/v1/plot): network and compute utilisation over
+// time per system (the paper's Fig. 10), each system's iteration split
+// into compute and exposed communication (Fig. 11), network bandwidth
+// against memory bandwidth and against SMs (Figs. 5 and 6), and the SRAM
+// × FSM heat map (Fig. 9a).
 package plots
 
 import (

@@ -55,18 +55,14 @@ type Point struct {
 }
 
 // Run simulates every spec, up to workers at once (0: GOMAXPROCS), and
-// returns the points in the order of specs; progress, if given, is told
+// returns the points in the order of specs; progress, if not nil, is told
 // how many have finished.
-func Run(specs []Spec, workers int, progress ...func(done, total int)) ([]Point, error) {
+func Run(specs []Spec, workers int, progress func(done, total int)) ([]Point, error) {
 	out := make([]Point, len(specs))
-	var report func(done, total int)
-	if len(progress) > 0 {
-		report = progress[0]
-	}
 	if i, err := par.DoReport(len(specs), workers, func(i int) (err error) {
 		out[i], err = one(specs[i])
 		return err
-	}, report); err != nil {
+	}, progress); err != nil {
 		s := specs[i]
 		return nil, fmt.Errorf("%s on %s (%d SMs, %d GB/s): %w", s.Endpoint, s.Topo, s.CommSMs, s.CommMemGBps, err)
 	}

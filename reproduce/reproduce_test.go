@@ -53,9 +53,9 @@ func TestRunIsDeterministicAcrossWorkers(t *testing.T) {
 		{Topo: "4x2x1", Size: 128 << 10, Endpoint: Baseline, CommSMs: 2, CommMemGBps: 128},
 		{Topo: "4x2x1", Size: 128 << 10, Endpoint: ACE, CommMemGBps: 128},
 	}
-	a, err := Run(specs, 1)
+	a, err := Run(specs, 1, nil)
 	require.NoError(t, err)
-	b, err := Run(specs, 3)
+	b, err := Run(specs, 3, nil)
 	require.NoError(t, err)
 	require.Equal(t, a, b)
 }
@@ -65,7 +65,7 @@ func TestBadSweepsAreRefused(t *testing.T) {
 	require.ErrorContains(t, err, "must be positive")
 	_, err = Fig6(Fig6Options{Topos: []string{"4x2x2"}, Size: 1 << 20, SMs: []int{81}, MemGBps: 900})
 	require.ErrorContains(t, err, "use 1..80")
-	_, err = Run([]Spec{{Topo: "4x0x2", Size: 1 << 20, Endpoint: Ideal}}, 1)
+	_, err = Run([]Spec{{Topo: "4x0x2", Size: 1 << 20, Endpoint: Ideal}}, 1, nil)
 	require.ErrorContains(t, err, "ideal on 4x0x2")
 }
 
@@ -85,7 +85,7 @@ func TestACEReachesItsDesignPoint(t *testing.T) {
 		specs = append(specs, Spec{Topo: topo, Size: 64 << 20, Endpoint: Ideal},
 			Spec{Topo: topo, Size: 64 << 20, Endpoint: ACE, CommMemGBps: 128})
 	}
-	pts, err := Run(specs, 0)
+	pts, err := Run(specs, 0, nil)
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, pts[1].NetworkGBps, 0.90*pts[0].NetworkGBps, "4x4x4")
 	require.GreaterOrEqual(t, pts[3].NetworkGBps, 0.88*pts[2].NetworkGBps, "4x8x4")
@@ -102,7 +102,7 @@ func TestACEReachesItsDesignPoint(t *testing.T) {
 	for _, topo := range []string{"4x4x4", "4x8x4", "4x2x2"} {
 		specs = append(specs, Spec{Topo: topo, Size: 64 << 20, Endpoint: ACE, CommMemGBps: 128, ACE: lit})
 	}
-	literal, err := Run(specs[6:], 0)
+	literal, err := Run(specs[6:], 0, nil)
 	require.NoError(t, err)
 	var got []int64
 	for _, p := range append(pts, literal...) {
@@ -243,7 +243,7 @@ func TestPinnedSweepPoints(t *testing.T) {
 	for _, p := range pins {
 		specs = append(specs, p.spec)
 	}
-	got, err := Run(specs, 0)
+	got, err := Run(specs, 0, nil)
 	require.NoError(t, err)
 	for i, p := range pins {
 		require.Equal(t, [3]int64{p.cycles, p.read, p.write}, [3]int64{got[i].Cycles, got[i].MemRead, got[i].MemWrite}, "%+v", p.spec)

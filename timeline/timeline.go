@@ -58,7 +58,7 @@ type Recorder struct {
 	npus    map[int]bool
 	kernels []span
 	stalls  []stallSpan
-	issued  map[int]observe.Event
+	issued  map[int]rtl.Cycle // collectives issued and not done: when
 	colls   []collSpan
 	phases  map[spanKey]span
 	busy    map[string]map[int][]int64 // sub-step kind → NPU → cycles busy per window (summed over sub-steps)
@@ -79,7 +79,7 @@ type collSpan struct {
 
 // New returns an empty recorder.
 func New(opt Options) *Recorder {
-	r := &Recorder{opt: opt, npus: map[int]bool{}, issued: map[int]observe.Event{}, phases: map[spanKey]span{},
+	r := &Recorder{opt: opt, npus: map[int]bool{}, issued: map[int]rtl.Cycle{}, phases: map[spanKey]span{},
 		busy: map[string]map[int][]int64{}}
 	if len(opt.NPUs) == 0 {
 		r.npus[0] = true
@@ -101,11 +101,11 @@ func (r *Recorder) Observe(e observe.Event) {
 	case observe.Stall:
 		r.stalls = append(r.stalls, stallSpan{e.Cycle, e.End, e.What})
 	case observe.CollectiveIssued:
-		r.issued[e.Coll] = e
+		r.issued[e.Coll] = e.Cycle
 	case observe.CollectiveDone:
-		is := r.issued[e.Coll]
+		start := r.issued[e.Coll]
 		delete(r.issued, e.Coll)
-		r.colls = append(r.colls, collSpan{id: e.Coll, what: e.What, bytes: e.Bytes, start: is.Cycle, end: e.Cycle})
+		r.colls = append(r.colls, collSpan{id: e.Coll, what: e.What, bytes: e.Bytes, start: start, end: e.Cycle})
 	case observe.OpStart, observe.OpDone:
 		if r.keeps(e.NPU) {
 			r.phase(e.NPU, e.Chunk, e.Phase, e.Cycle, e.Cycle, -1)

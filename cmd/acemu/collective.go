@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	"os"
 	"strconv"
 	"strings"
 
@@ -171,9 +170,7 @@ type collectiveOpts struct {
 	commSMs                   int
 	traceHash, checkData      bool
 	full                      bool
-	pcap, pcapFilter          string
-	trace, traceNPUs          string
-	out                       string
+	outputFlags
 }
 
 func runCollective(args []string, stdout, stderr io.Writer) int {
@@ -185,18 +182,14 @@ func runCollective(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.commMemBW, "comm-mem-bw", "", "memory bandwidth given to communication, each way (default: the system's, Table VI)")
 	fs.IntVar(&o.commSMs, "comm-sms", 0, "SMs given to communication on a baseline (default: the system's, Table VI)")
 	fs.StringVar(&o.format, "format", "table", "output: "+formats)
-	fs.StringVar(&o.out, "out", "", "also write every artifact of the run into this directory: result.txt, result.csv, result.json, the platform configuration used (platform.yaml), and --trace and --pcap files given as relative paths")
 	fs.BoolVar(&o.checkData, "check-data", false, "carry real values and check every NPU's result (data_ok in JSON)")
 	fs.BoolVar(&o.full, "full", false, "simulate every NPU even where one can stand for all (same results, slower)")
 	fs.StringVar(&o.microcode, "microcode", "", "run the programs in this microcode file instead of the built-in ones (see docs/microcode.md)")
 	fs.BoolVar(&o.traceHash, "trace-hash", false, "also print a hash of the full packet trace (for determinism checks)")
-	fs.StringVar(&o.pcap, "pcap", "", "write every packet crossing a link to this pcap file, stamped with simulated time; where one NPU stands for all, its links only (--full: every link; docs/packet-capture.md)")
-	fs.StringVar(&o.trace, "trace", "", "write a timeline of the run to this file: Chrome/Perfetto trace-event JSON (docs/timeline.md)")
-	fs.StringVar(&o.traceNPUs, "trace-npus", "0", "NPUs whose chunks and ACE counters --trace records: a list such as 0,5 or all")
-	fs.StringVar(&o.pcapFilter, "pcap-filter", "", "keep only these packets in --pcap, e.g. npu=0,coll=0,cycles=0-200000 (keys link, npu, coll, cycles)")
+	o.outputFlags.register(fs, false, "and --trace and --pcap ")
 	o.pf.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: acemu collective [flags]\n\nSimulate one collective on the 3D torus and report time and bandwidth.\n\nFlags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(fs.Output(), "Usage: acemu collective [flags]\n\nSimulate one collective on a 3D torus (or a topology file, --topo FILE) and report time and bandwidth.\n\nFlags:\n%s", fs.FlagUsages())
 	}
 	if done, code := parseFlags(fs, args, stdout, stderr); done {
 		return code
@@ -213,12 +206,15 @@ func runCollective(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	o.p, o.chunk, o.message = p, units.FormatSize(p.ChunkBytes), units.FormatSize(p.MessageBytes)
-	if o.out != "" {
-		if err := os.MkdirAll(o.out, 0o755); err != nil {
-			fmt.Fprintf(stderr, "acemu collective: --out: %v\n", err)
-			return 1
-		}
-		o.pcap, o.trace = inDir(o.out, o.pcap), inDir(o.out, o.trace)
+	if err == nil {
+		err = checkFormat(o.format)
+	}
+	if err == nil {
+		err = o.outputFlags.prepare(fs)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "acemu collective: %v\n", err)
+		return 1
 	}
 	rep, err := simulateCollective(o)
 	if err != nil {
@@ -242,9 +238,6 @@ func runCollective(args []string, stdout, stderr io.Writer) int {
 func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 	sys, err := o.systemSpec()
 	if err != nil {
-		return nil, err
-	}
-	if err := checkFormat(o.format); err != nil {
 		return nil, err
 	}
 	plan, err := o.plan()
@@ -279,7 +272,7 @@ func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 	// --pcap and --trace: their observer sees the packets (the network's)
 	// and the endpoint's work.
 	name := plan.Algorithm + " " + plan.Op.String() + " on " + o.system
-	kinds, err := askedOutputs(o.pcap, o.pcapFilter, o.trace, o.traceNPUs, func(string) string { return name })
+	kinds, err := o.outputFlags.asked(func(string) string { return name })
 	if err != nil {
 		return nil, err
 	}

@@ -41,15 +41,12 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs.Int("iterations", platform.Default().Iterations, "training iterations")
 	fs.String("priority", defaultOf("training.priority"), "order of collectives competing for the network: lifo or fifo")
 	format := fs.String("format", "table", "output: "+formats)
-	out := fs.String("out", "", "also write every artifact of the run into this directory: result.txt, result.csv, result.json, the platform configuration used (platform.yaml), the figures (as --plot), and --trace and --pcap files given as relative paths")
 	workers := fs.Int("workers", 0, "systems simulated at once (default GOMAXPROCS)")
 	full := fs.Bool("full", false, "simulate every NPU even where one can stand for all (same results, slower; for checking)")
 	series := fs.String("timeseries", "", "write each system's network utilisation per 1000-cycle window to this CSV file")
-	pcap := fs.String("pcap", "", "write every packet crossing a link to this pcap file (one per system, named FILE.SYSTEM.pcap, when several); where one NPU stands for all, its links only (--full: every link; docs/packet-capture.md)")
 	plotDir := fs.String("plot", "", "draw the network utilisation over time (Fig. 10) and the iteration breakdown (Fig. 11) as PNG and SVG into this directory")
-	trace := fs.String("trace", "", "write a timeline of each system's run to this file (one per system, named FILE.SYSTEM.json, when several): Chrome/Perfetto trace-event JSON (docs/timeline.md)")
-	traceNPUs := fs.String("trace-npus", "0", "NPUs whose chunks and ACE counters --trace records: a list such as 0,5 or all")
-	pcapFilter := fs.String("pcap-filter", "", "keep only these packets in --pcap, e.g. npu=0,coll=0,cycles=0-200000 (keys link, npu, coll, cycles)")
+	var of outputFlags
+	of.register(fs, true, "the figures (as --plot), and --timeseries, --trace and --pcap ")
 	fs.String("memory-policy", defaultOf("training.memory_policy"), "how compute and communication share each NPU's memory and SMs: "+strings.Join(contend.Policies(), " or ")+" (docs/memory-system.md)")
 	registerACEFlags(fs)
 	fs.String("ace-mem-bw", defaultOf("ace.mem_bw"), "memory bandwidth given to ACE's DMA, each way (Table VI); compute gets the rest of 900 GB/s")
@@ -71,15 +68,6 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := checkFormat(*format); err != nil {
 		return fail(err)
-	}
-	if *out != "" {
-		if err := os.MkdirAll(*out, 0o755); err != nil {
-			return fail(fmt.Errorf("--out: %w", err))
-		}
-		if *plotDir == "" {
-			*plotDir = *out
-		}
-		*pcap, *trace = inDir(*out, *pcap), inDir(*out, *trace)
 	}
 	shape, err := torus.Parse(*topo)
 	if err != nil {
@@ -120,10 +108,16 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 	}
+	if err := of.prepare(fs, series); err != nil {
+		return fail(err)
+	}
+	if of.out != "" && *plotDir == "" {
+		*plotDir = of.out
+	}
 	opts := compare.Options{Shape: shape, Workload: w, Systems: ss, Iterations: p.Iterations,
 		FIFO: !p.LIFO, ACE: p.ACE, Workers: *workers, Full: *full, Series: *series != "" || *plotDir != "", Memory: p.Memory,
 		Links: &links, ChunkBytes: p.ChunkBytes, MessageBytes: p.MessageBytes, MemBoundShare: p.MemBoundShare}
-	kinds, err := askedOutputs(*pcap, *pcapFilter, *trace, *traceNPUs, func(system string) string { return w.Name + " on " + system })
+	kinds, err := of.asked(func(system string) string { return w.Name + " on " + system })
 	if err != nil {
 		return fail(err)
 	}
@@ -151,11 +145,12 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	for _, s := range ss {
 		names = append(names, s.Name)
 	}
-	if pb := newProgressBars(stderr, names); pb != nil {
+	pb := newProgressBars(stderr, names)
+	if pb != nil {
 		opts.Progress = pb.update
-		defer pb.finish()
 	}
 	rep, err := compare.Run(opts)
+	pb.finish()
 	for _, o := range outs {
 		err = cmp.Or(err, o.close())
 	}
@@ -194,8 +189,8 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		how = "one NPU simulated for all (symmetric; --full to simulate each)"
 	}
 	res.notes = append(res.notes, fmt.Sprintf("%s on %s (%d NPUs), %d iterations, %s priority, memory policy %s; cycles at 1245 MHz; %s", rep.Workload, rep.Topology, rep.NPUs, p.Iterations, rep.Policy, rep.Memory, how))
-	if *out != "" {
-		if err := res.writeOut(*out, p); err != nil {
+	if of.out != "" {
+		if err := res.writeOut(of.out, p); err != nil {
 			return fail(err)
 		}
 	}

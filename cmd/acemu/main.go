@@ -119,32 +119,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if strings.HasPrefix(args[0], "-") && args[0] != "-h" && args[0] != "--help" {
 		return runCompare(args, stdout, stderr)
 	}
+	if cmd, ok := commands[args[0]]; ok {
+		return cmd(args[1:], stdout, stderr)
+	}
 	switch args[0] {
-	case "collective":
-		return runCollective(args[1:], stdout, stderr)
-	case "microcode":
-		return runMicrocode(args[1:], stdout, stderr)
-	case "reproduce":
-		return runReproduce(args[1:], stdout, stderr)
-	case "config":
-		return runConfig(args[1:], stdout, stderr)
-	case "topology":
-		return runTopology(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
-		if len(args) > 1 && args[1] == "collective" {
-			return runCollective([]string{"--help"}, stdout, stderr)
-		}
-		if len(args) > 1 && args[1] == "microcode" {
-			return runMicrocode([]string{"--help"}, stdout, stderr)
-		}
-		if len(args) > 1 && args[1] == "reproduce" {
-			return runReproduce([]string{"--help"}, stdout, stderr)
-		}
-		if len(args) > 1 && args[1] == "config" {
-			return runConfig([]string{"--help"}, stdout, stderr)
-		}
-		if len(args) > 1 && args[1] == "topology" {
-			return runTopology([]string{"--help"}, stdout, stderr)
+		if len(args) > 1 {
+			if cmd, ok := commands[args[1]]; ok {
+				return cmd([]string{"--help"}, stdout, stderr)
+			}
+			fmt.Fprintf(stderr, "acemu help: unknown command %q\n\n%s", args[1], usage)
+			return 2
 		}
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -154,9 +139,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 }
 
+// commands are acemu's subcommands by name.
+var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
+	"collective": runCollective,
+	"microcode":  runMicrocode,
+	"reproduce":  runReproduce,
+	"config":     runConfig,
+	"topology":   runTopology,
+}
+
 // parseFlags parses args into fs, printing help on request. It returns
 // done=true with the exit code when the command should stop.
 func parseFlags(fs *pflag.FlagSet, args []string, stdout, stderr io.Writer) (done bool, code int) {
+	return parseFlagsArgs(fs, args, 0, stdout, stderr)
+}
+
+// parseFlagsArgs is parseFlags for a command that takes up to positional
+// arguments besides its flags.
+func parseFlagsArgs(fs *pflag.FlagSet, args []string, positional int, stdout, stderr io.Writer) (done bool, code int) {
 	fs.SetOutput(io.Discard) // pflag would print usage on every error
 	err := fs.Parse(args)
 	if errors.Is(err, pflag.ErrHelp) {
@@ -174,8 +174,8 @@ func parseFlags(fs *pflag.FlagSet, args []string, stdout, stderr io.Writer) (don
 		fmt.Fprintf(stderr, "%s: %v\nRun '%s --help' for the flags.\n", cmd, err, cmd)
 		return true, 2
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "%s: unexpected argument %q\nRun '%s --help' for the flags.\n", cmd, fs.Arg(0), cmd)
+	if fs.NArg() > positional {
+		fmt.Fprintf(stderr, "%s: unexpected argument %q\nRun '%s --help' for the flags.\n", cmd, fs.Arg(positional), cmd)
 		return true, 2
 	}
 	return false, 0

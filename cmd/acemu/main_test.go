@@ -100,6 +100,15 @@ func TestHelp(t *testing.T) {
 	code, out, _ = runCLI("help")
 	require.Equal(t, 0, code)
 	require.Contains(t, out, "acemu collective")
+	// acemu help COMMAND is COMMAND's --help, once, on stdout.
+	for _, c := range []string{"collective", "microcode", "reproduce", "config", "topology"} {
+		code, out, errOut := runCLI("help", c)
+		require.Equal(t, 0, code, c)
+		require.Contains(t, out, "Usage: acemu "+c, c)
+		require.Equal(t, 1, strings.Count(out, "Usage:"), c)
+		require.Empty(t, errOut, c)
+	}
+	requireRefused(t, 2, `acemu help: unknown command "bogus"`, "help", "bogus")
 }
 
 func TestCollectiveCheckData(t *testing.T) {

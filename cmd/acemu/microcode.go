@@ -30,11 +30,8 @@ func runMicrocode(args []string, stdout, stderr io.Writer) int {
 	// The platform gives the chunk and message (afi.*); microcode uses
 	// nothing else of it.
 	p, err := pf.build(fs)
-	if err == nil && *format != "text" {
-		err = checkFormat(*format)
-		if err != nil {
-			err = fmt.Errorf("--format %q: use text, %s", *format, formats)
-		}
+	if err == nil {
+		err = checkFormat(*format, "text")
 	}
 	if err == nil {
 		err = unusedParams(p, "acemu microcode", "links.", "ace.", "training.")

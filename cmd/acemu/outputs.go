@@ -11,6 +11,7 @@ import (
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/systems"
+	"github.com/spf13/pflag"
 )
 
 // outputFile is a file a run writes as it goes (--pcap, --trace): start
@@ -92,6 +93,56 @@ func (o *systemOutputs) close() error {
 	return err
 }
 
+// outputFlags are the flags of the files a run writes: --out, and the
+// files written as it goes, --pcap (with --pcap-filter) and --trace (with
+// --trace-npus).
+type outputFlags struct {
+	out, pcap, pcapFilter, trace, traceNPUs string
+}
+
+// register adds the flags to fs; perSystem says that a run has several
+// systems, each with its own files, and out what --out writes besides
+// the results, the platform and the files given as relative paths.
+func (f *outputFlags) register(fs *pflag.FlagSet, perSystem bool, out string) {
+	pcapEach, traceEach, traceWhat := "", "", "the run"
+	if perSystem {
+		pcapEach, traceEach, traceWhat = " (one per system, named FILE.SYSTEM.pcap, when several)", " (one per system, named FILE.SYSTEM.json, when several)", "each system's run"
+	}
+	fs.StringVar(&f.out, "out", "", "also write every artifact of the run into this directory: result.txt, result.csv, result.json, the platform configuration used (platform.yaml), "+out+"files given as relative paths")
+	fs.StringVar(&f.pcap, "pcap", "", "write every packet crossing a link to this pcap file"+pcapEach+", stamped with simulated time; where one NPU stands for all, its links only (--full: every link; docs/packet-capture.md)")
+	fs.StringVar(&f.pcapFilter, "pcap-filter", "", "keep only these packets in --pcap, e.g. npu=0,coll=0,cycles=0-200000 (keys link, npu, coll, cycles)")
+	fs.StringVar(&f.trace, "trace", "", "write a timeline of "+traceWhat+" to this file"+traceEach+": Chrome/Perfetto trace-event JSON (docs/timeline.md)")
+	fs.StringVar(&f.traceNPUs, "trace-npus", "0", "NPUs whose chunks and ACE counters --trace records: a list such as 0,5 or all")
+}
+
+// prepare checks the flags once fs is parsed (a filter without its file
+// would be ignored) and, with --out, creates its directory and moves the
+// relative paths in others (the run's files, and those of more flags)
+// into it. Call it once every other flag is known good: it creates a
+// directory.
+func (f *outputFlags) prepare(fs *pflag.FlagSet, others ...*string) error {
+	if f.pcap == "" {
+		if err := refuseFlags(fs, []string{"pcap-filter"}, "is for --pcap"); err != nil {
+			return err
+		}
+	}
+	if f.trace == "" {
+		if err := refuseFlags(fs, []string{"trace-npus"}, "is for --trace"); err != nil {
+			return err
+		}
+	}
+	if f.out == "" {
+		return nil
+	}
+	if err := os.MkdirAll(f.out, 0o755); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	for _, p := range append(others, &f.pcap, &f.trace) {
+		*p = inDir(f.out, *p)
+	}
+	return nil
+}
+
 // outputKind is an output file a command's flags ask for, not yet
 // created: its flag, path, default extension and how it is made.
 type outputKind struct {
@@ -99,24 +150,24 @@ type outputKind struct {
 	mk              func(*os.File, string) outputFile
 }
 
-// askedOutputs are the output files asked for: --pcap (with its filter)
-// and --trace (with its NPUs; name names the run of a system), where the
-// path is not "".
-func askedOutputs(pcap, filter, trace, npus string, name func(system string) string) ([]outputKind, error) {
+// asked returns the files written as the run goes that the flags ask for:
+// --pcap (with its filter) and --trace (with its NPUs; name names the
+// run of a system).
+func (f *outputFlags) asked(name func(system string) string) ([]outputKind, error) {
 	var out []outputKind
-	if pcap != "" {
-		mk, err := pcapOutput(filter)
+	if f.pcap != "" {
+		mk, err := pcapOutput(f.pcapFilter)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, outputKind{"--pcap", pcap, ".pcap", mk})
+		out = append(out, outputKind{"--pcap", f.pcap, ".pcap", mk})
 	}
-	if trace != "" {
-		mk, err := traceOutput(npus, name)
+	if f.trace != "" {
+		mk, err := traceOutput(f.traceNPUs, name)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, outputKind{"--trace", trace, ".json", mk})
+		out = append(out, outputKind{"--trace", f.trace, ".json", mk})
 	}
 	return out, nil
 }

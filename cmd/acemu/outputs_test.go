@@ -197,5 +197,25 @@ func TestConfigDumpFormats(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"key", "value", "unit", "source"}, rows[0])
 	require.Contains(t, rows, []string{"ace.sram", "4MiB", "bytes", "Table IV (4 × 1 MB)"})
-	requireRefused(t, 1, `--format "xml": use table, csv or json (or yaml)`, "config", "dump", "--format", "xml")
+	requireRefused(t, 1, `--format "xml": use yaml, table, csv or json`, "config", "dump", "--format", "xml")
+}
+
+// A flag for a file not asked for is refused, not ignored, and a refused
+// run leaves no --out directory behind.
+func TestOutputFlagsWithoutTheirFile(t *testing.T) {
+	requireRefused(t, 1, "--pcap-filter is for --pcap", "collective", "--topo", "4x1x1", "--pcap-filter", "npu=0")
+	requireRefused(t, 1, "--trace-npus is for --trace", "--workload", "dlrm", "--topo", "4x1x1", "--trace-npus", "all")
+	dir := filepath.Join(t.TempDir(), "out")
+	requireRefused(t, 1, `--format "xml"`, "collective", "--topo", "4x1x1", "--out", dir, "--format", "xml")
+	requireRefused(t, 1, `--format "xml"`, "--workload", "dlrm", "--topo", "4x1x1", "--out", dir, "--format", "xml")
+	require.NoDirExists(t, dir)
+}
+
+// --out puts a relative --timeseries file in its directory, as it does
+// --pcap and --trace.
+func TestOutPutsTheTimeseriesInItsDirectory(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errOut := runCLI("--workload", "dlrm", "--topo", "4x1x1", "--systems", "ideal", "--iterations", "1", "--out", dir, "--timeseries", "util.csv")
+	require.Equal(t, 0, code, errOut)
+	require.FileExists(t, filepath.Join(dir, "util.csv"))
 }

@@ -114,11 +114,11 @@ func runConfig(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "acemu config: %v\n", err)
 		return 1
 	}
+	if err := checkFormat(*format, "yaml"); err != nil {
+		fmt.Fprintf(stderr, "acemu config: %v\n", err)
+		return 1
+	}
 	if *format != "yaml" {
-		if err := checkFormat(*format); err != nil {
-			fmt.Fprintf(stderr, "acemu config: %v (or yaml)\n", err)
-			return 1
-		}
 		if err := configResult(p).write(stdout, *format); err != nil {
 			fmt.Fprintf(stderr, "acemu config: %v\n", err)
 			return 1

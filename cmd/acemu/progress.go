@@ -18,9 +18,11 @@ const progressDelay = 2 * time.Second
 // of its training loop's steps done, and the time left at the pace so
 // far.
 type progressBars struct {
-	p     *mpb.Progress
-	bars  map[string]*mpb.Bar
-	shown *time.Timer
+	p    *mpb.Progress
+	bars map[string]*mpb.Bar
+	// finished: finish has run.
+	finished bool
+	shown    *time.Timer
 }
 
 // newProgressBars returns bars for the systems named, or nil when stderr
@@ -44,16 +46,23 @@ func newProgressBars(stderr io.Writer, names []string) *progressBars {
 // update records system's progress (compare.Options.Progress).
 func (pb *progressBars) update(system string, done, total int) {
 	b := pb.bars[system]
-	b.SetTotal(int64(total), false)
+	if b.Current() == 0 { // the total is the same at every step
+		b.SetTotal(int64(total), false)
+	}
 	b.SetCurrent(int64(done))
 	if done == total {
 		b.SetTotal(int64(total), true) // a bar made without a total completes only so
 	}
 }
 
-// finish ends the bars: complete ones stay on the terminal; a run that
-// ended before they were shown leaves nothing.
+// finish ends the bars, before anything else is written: complete ones
+// stay on the terminal; a run that ended before they were shown leaves
+// nothing. Nil bars, and bars finished already, do nothing.
 func (pb *progressBars) finish() {
+	if pb == nil || pb.finished {
+		return
+	}
+	pb.finished = true
 	if pb.shown.Stop() { // never shown
 		for _, b := range pb.bars {
 			b.Abort(true)

@@ -56,14 +56,8 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	sramList := fs.String("sram", "", "ACE SRAM size; fig9a: sizes, comma-separated (default 4MiB; fig9a 1MiB,2MiB,4MiB,8MiB)")
 	fsmList := fs.String("fsms", "", "ACE FSM count; fig9a: counts, comma-separated (default 16; fig9a 4,8,12,16,20)")
 	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s%s", reproduceUsage, fs.FlagUsages()) }
-	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
-		if err == pflag.ErrHelp {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return 0
-		}
-		return 2
+	if done, code := parseFlagsArgs(fs, args, 1, stdout, stderr); done {
+		return code
 	}
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "acemu reproduce: %v\n", err)
@@ -154,6 +148,11 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	pb := newProgressBars(stderr, []string{fs.Arg(0)})
 	if pb != nil {
 		progress = func(done, total int) { pb.update(fs.Arg(0), done, total) }
+		failed := fail
+		fail = func(err error) int {
+			pb.finish() // before the message
+			return failed(err)
+		}
 	}
 	switch fs.Arg(0) {
 	case "fig4":
@@ -292,9 +291,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 			notes = append(notes, fmt.Sprintf("%s: 90 %% of ideal first reached with %s (paper: ≈ 6 SMs)", t.Topo, s))
 		}
 	}
-	if pb != nil {
-		pb.finish()
-	}
+	pb.finish()
 	res := result{header: header, rows: rows, notes: notes, doc: out}
 	if *outDir != "" {
 		if err := res.writeOut(*outDir, p); err != nil {

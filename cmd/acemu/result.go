@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/acemu/acemu/platform"
 )
@@ -24,12 +26,13 @@ type result struct {
 // formats are the --format values every command takes.
 const formats = "table, csv or json"
 
-// checkFormat refuses a --format no command writes.
-func checkFormat(f string) error {
-	if f != "table" && f != "csv" && f != "json" {
-		return fmt.Errorf("--format %q: use %s", f, formats)
+// checkFormat refuses a --format that is not one of formats, nor own: a
+// command's format of its own (a file format it writes by default).
+func checkFormat(f string, own ...string) error {
+	if f == "table" || f == "csv" || f == "json" || slices.Contains(own, f) {
+		return nil
 	}
-	return nil
+	return fmt.Errorf("--format %q: use %s", f, strings.Join(append(own, formats), ", "))
 }
 
 // write writes r in format: table (the rows and the notes), csv (the rows
@@ -69,13 +72,12 @@ func (r result) writeOut(dir string, p platform.Platform) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
-	files := map[string]string{"result.txt": "table", "result.csv": "csv", "result.json": "json"}
-	for _, name := range []string{"result.txt", "result.csv", "result.json"} {
+	for _, f := range []struct{ name, format string }{{"result.txt", "table"}, {"result.csv", "csv"}, {"result.json", "json"}} {
 		var b bytes.Buffer
-		if err := r.write(&b, files[name]); err != nil {
+		if err := r.write(&b, f.format); err != nil {
 			return fmt.Errorf("--out: %w", err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, f.name), b.Bytes(), 0o644); err != nil {
 			return fmt.Errorf("--out: %w", err)
 		}
 	}

@@ -44,8 +44,8 @@ func runTopology(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	if *format != "yaml" && checkFormat(*format) != nil {
-		return fail(fmt.Errorf("--format %q: use yaml, %s", *format, formats))
+	if err := checkFormat(*format, "yaml"); err != nil {
+		return fail(err)
 	}
 	spec, err := topology.Parse(*topo)
 	if err != nil {
