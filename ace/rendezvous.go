@@ -1,6 +1,7 @@
 package ace
 
-// This file: the receive-ready notice between peers (docs/ace-model.md, "Notice").
+// This file: the receive-ready notice between peers (docs/ace-model.md,
+// "Keeping the chunk flow deadlock-free").
 
 import (
 	"github.com/acemu/acemu/rtl"

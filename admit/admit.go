@@ -16,17 +16,16 @@ import (
 
 // Gate is one engine's admission checks.
 type Gate struct {
-	name    string
-	k       *rtl.Kernel
-	shape   torus.Shape
-	fold    bool
-	checked map[*collectives.Plan]bool
+	name  string
+	k     *rtl.Kernel
+	shape torus.Shape
+	fold  bool
 }
 
 // New returns the gate of the engine called name (for messages) on shape,
 // driven by k, on a folded network or not.
 func New(name string, k *rtl.Kernel, shape torus.Shape, folded bool) *Gate {
-	return &Gate{name: name, k: k, shape: shape, fold: folded, checked: map[*collectives.Plan]bool{}}
+	return &Gate{name: name, k: k, shape: shape, fold: folded}
 }
 
 // Admit checks plan issued at cycle now.
@@ -37,11 +36,10 @@ func (g *Gate) Admit(now rtl.Cycle, plan *collectives.Plan) error {
 	case now < g.k.Now():
 		return fmt.Errorf("%scollective issued at cycle %d, before the current cycle %d", g.prefix(), now, g.k.Now())
 	}
-	if g.fold && !g.checked[plan] {
+	if g.fold { // the plan keeps the answer
 		if err := collectives.CheckEquivariant(plan); err != nil {
 			return fmt.Errorf("%son a folded network: %w", g.on(), err)
 		}
-		g.checked[plan] = true
 	}
 	return nil
 }

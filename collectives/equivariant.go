@@ -19,11 +19,17 @@ import (
 // Such a plan looks the same from every NPU, so one NPU on a folded
 // network (fabric.NewFoldedNetwork) runs it as every NPU would. It fails
 // when, for instance, a near-equal split gives NPUs blocks of different
-// sizes; the error names the first difference.
+// sizes; the error names the first difference. The plan keeps the answer
+// (NewPlan finds it) until SetProgram changes a program.
 func CheckEquivariant(p *Plan) error {
-	if p.equivKnown {
-		return p.equiv
+	if !p.equivKnown {
+		p.equiv, p.equivKnown = checkEquivariant(p), true
 	}
+	return p.equiv
+}
+
+// checkEquivariant is CheckEquivariant, NPU by NPU.
+func checkEquivariant(p *Plan) error {
 	s := p.Shape.Table() // Displace without division, for every peer of every op
 	lens := []int64{p.ChunkLen(0)}
 	if last := p.ChunkLen(p.NumChunks() - 1); last != lens[0] {

@@ -125,3 +125,28 @@ func everyNPU(p *Plan, s *torus.Table, l int64) error {
 	}
 	return nil
 }
+
+// A plan keeps its equivariance from NewPlan, which finds it for every
+// algorithm (by position or NPU by NPU), until SetProgram changes a
+// program; CheckEquivariant then works it out once again and keeps it.
+func TestAPlanKeepsItsEquivariance(t *testing.T) {
+	s, err := torus.Parse("4x2x2")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		op  CollectiveOp
+		alg string
+	}{{OpAllReduce, "hierarchical"}, {OpAllReduce, "ring"}, {OpAllReduce, "tree"}, {OpAllToAll, "direct"}} {
+		p, err := NewPlan(Config{Shape: s, Op: tc.op, MessageBytes: 8192}, tc.alg, 1<<20, 64<<10)
+		require.NoError(t, err, tc.alg)
+		require.True(t, p.equivKnown, "%s: NewPlan found it", tc.alg)
+		want := p.equiv
+		p.Program(3, 0, p.ChunkLen(0)) // building another NPU's programs changes nothing
+		require.True(t, p.equivKnown, tc.alg)
+		progs, err := p.programs(1, p.ChunkLen(0))
+		require.NoError(t, err)
+		require.NoError(t, p.SetProgram(1, p.ChunkLen(0), progs))
+		require.False(t, p.equivKnown, "%s: SetProgram forgets it", tc.alg)
+		require.Equal(t, want, CheckEquivariant(p), tc.alg)
+		require.True(t, p.equivKnown, "%s: CheckEquivariant keeps it", tc.alg)
+	}
+}

@@ -103,12 +103,14 @@ func NewPlan(cfg Config, algorithm string, payload, chunkBytes int64) (*Plan, er
 	if p.decideByPosition(s, lens) {
 		return p, nil
 	}
-	p.equivKnown = true
 	for _, l := range lens {
 		for npu := 0; npu < cfg.Shape.N(); npu++ {
-			progs, _, err := p.look(npu, l)
-			if npu == 0 && err == nil {
+			var progs []*Program
+			var err error
+			if npu == 0 {
 				progs, err = p.programs(0, l)
+			} else {
+				progs, _, err = p.look(npu, l)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("%s %s on %s: NPU %d: %w", algorithm, cfg.Op, cfg.Shape, npu, err)
@@ -123,6 +125,7 @@ func NewPlan(cfg Config, algorithm string, payload, chunkBytes int64) (*Plan, er
 			}
 		}
 	}
+	p.equivKnown = true
 	return p, nil
 }
 
@@ -188,8 +191,7 @@ func (p *Plan) Program(npu, ph int, chunkLen int64) *Program {
 func (p *Plan) programs(npu int, chunkLen int64) ([]*Program, error) {
 	progs, cached, err := p.look(npu, chunkLen)
 	if err == nil && !cached {
-		p.cache[progKey{npu, chunkLen}] = progs
-		p.equivKnown = false
+		p.cache[progKey{npu, chunkLen}] = progs // the programs the plan builds: equivariance stands
 	}
 	return progs, err
 }

@@ -219,21 +219,18 @@ func doc(net *fabric.Network, efficiency *big.Rat) fileDoc {
 	return d
 }
 
-// Columns names the columns of Rows.
+// Columns names the columns of Table's rows.
 var Columns = []string{"from", "to", "bandwidth", "latency_cycles"}
 
-// Rows returns the links Dump writes, one row each.
-func Rows(net *fabric.Network, efficiency *big.Rat) [][]string {
-	var rows [][]string
-	for _, l := range doc(net, efficiency).Links {
+// Table returns the links Dump writes, one row each, and the same
+// document as a value for encoding/json (Load reads its JSON back).
+func Table(net *fabric.Network, efficiency *big.Rat) (rows [][]string, document any) {
+	d := doc(net, efficiency)
+	for _, l := range d.Links {
 		rows = append(rows, []string{strconv.Itoa(l.From), strconv.Itoa(l.To), l.Bandwidth, strconv.FormatInt(l.Latency, 10)})
 	}
-	return rows
+	return rows, d
 }
-
-// Document returns what Dump writes as a value for encoding/json; Load
-// reads its JSON back.
-func Document(net *fabric.Network, efficiency *big.Rat) any { return doc(net, efficiency) }
 
 // Dump writes the links of net (any topology's network) in the file
 // format, raw bandwidths being the links' payload rates over efficiency.

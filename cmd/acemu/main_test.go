@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/collectives/microcode"
 	"github.com/acemu/acemu/units"
 	"github.com/stretchr/testify/require"
 )
@@ -543,12 +544,39 @@ func TestMicrocodeFormats(t *testing.T) {
 	args := []string{"microcode", "--topo", "4x2x1", "--size", "64KiB"}
 	code, text, _ := runCLI(args...)
 	require.Equal(t, 0, code)
-	ops := 0
+	// The text listing's op lines, as the rows would say them: index, kind,
+	// peer, port, data, action, step, after, forward.
+	var lines [][]string
 	for _, line := range strings.Split(text, "\n") {
-		if f := strings.Fields(line); len(f) > 1 && strings.HasSuffix(f[0], ":") && (f[1] == "send" || f[1] == "recv") {
-			ops++
+		f := strings.Fields(line)
+		if len(f) < 2 || !strings.HasSuffix(f[0], ":") || f[1] != "send" && f[1] != "recv" {
+			continue
 		}
+		row := []string{strings.TrimSuffix(f[0], ":"), f[1], "", "", "", "", "", "", "false"}
+		for _, kv := range f[2:] {
+			k, v, _ := strings.Cut(kv, "=")
+			switch k {
+			case "npu":
+				row[2] = v
+			case "port":
+				row[3] = v
+			case "data":
+				row[4] = v
+			case "match":
+				row[5] = kv
+			case "reduce", "store":
+				row[5] = k
+			case "step":
+				row[6] = v
+			case "after":
+				row[7] = v
+			case "forward":
+				row[8] = "true"
+			}
+		}
+		lines = append(lines, row)
 	}
+	ops := len(lines)
 	require.Positive(t, ops)
 
 	code, out, _ := runCLI(append(args, "--format", "csv")...)
@@ -556,7 +584,12 @@ func TestMicrocodeFormats(t *testing.T) {
 	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
 	require.NoError(t, err)
 	require.Len(t, recs, ops+1, "a header and one row per op")
-	require.Equal(t, "npu", recs[0][0])
+	require.Equal(t, microcode.Columns, recs[0])
+	for i, want := range lines {
+		got := recs[i+1]
+		require.Equal(t, "0", got[0], "NPU 0's listing")
+		require.Equal(t, want, append(got[4:10:10], got[10:]...), "op line %d of the listing", i)
+	}
 
 	code, out, _ = runCLI(append(args, "--format", "json")...)
 	require.Equal(t, 0, code)

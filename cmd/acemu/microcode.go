@@ -46,16 +46,15 @@ func runMicrocode(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "acemu microcode: %v\n", err)
 		return 1
 	}
-	if *npu < 0 || *npu >= plan.Shape.N() {
-		fmt.Fprintf(stderr, "acemu microcode: --npu %d: %s has NPUs 0 to %d\n", *npu, plan.Shape, plan.Shape.N()-1)
-		return 1
-	}
 	secs, err := microcode.Sections(plan, *npu)
-	if err == nil {
+	if err != nil {
+		err = fmt.Errorf("--npu: %w", err)
+	} else {
 		if *format == "text" {
 			err = microcode.Write(stdout, secs)
 		} else {
-			err = result{header: microcode.Columns, rows: microcode.Rows(secs), doc: microcode.List(secs)}.write(stdout, *format)
+			l := microcode.List(secs)
+			err = result{header: microcode.Columns, rows: l.Rows(), doc: l}.write(stdout, *format)
 		}
 	}
 	if err != nil {

@@ -60,7 +60,8 @@ func runTopology(args []string, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	if *format != "yaml" {
-		res := result{header: topology.Columns, rows: topology.Rows(net, p.Efficiency), doc: topology.Document(net, p.Efficiency),
+		rows, doc := topology.Table(net, p.Efficiency)
+		res := result{header: topology.Columns, rows: rows, doc: doc,
 			notes: []string{fmt.Sprintf("%d nodes, %d directed links; bandwidth is raw (before links.efficiency), latency in cycles", net.NPUs(), len(net.Links))}}
 		if err := res.write(stdout, *format); err != nil {
 			return fail(err)

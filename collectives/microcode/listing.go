@@ -7,16 +7,16 @@ import (
 	"github.com/acemu/acemu/collectives"
 )
 
-// Columns names the columns of Rows.
+// Columns names the columns of Listing.Rows.
 var Columns = []string{"npu", "chunk_bytes", "phase", "phase_name", "op", "kind", "peer", "port", "data", "action", "step", "after", "forward"}
 
-// Rows returns sections as a table: one row per op, in the listing's
+// Rows returns the listing as a table: one row per op, in the listing's
 // order (Write). The action is what a receive does with its data (reduce
 // or store), or the matching receive of a send (match=N); data is
 // off+len in the phase's view; after lists the ops it waits on.
-func Rows(secs []Section) [][]string {
+func (l Listing) Rows() [][]string {
 	var rows [][]string
-	for _, s := range List(secs).Sections {
+	for _, s := range l.Sections {
 		for _, p := range s.Phases {
 			for _, op := range p.Ops {
 				action := "store"
@@ -87,7 +87,11 @@ func List(secs []Section) Listing {
 		ls := ListedSection{NPU: s.NPU, ChunkBytes: s.ChunkLen}
 		for ph, p := range s.Phases {
 			flow := collectives.Analyze(p)
-			lp := ListedPhase{Phase: ph + 1, Name: s.Names[ph], View: ranges(p.View), Out: ranges(p.Out), Steps: p.Steps, Ops: []ListedOp{}}
+			name := ""
+			if ph < len(s.Names) { // names are informational (Section)
+				name = s.Names[ph]
+			}
+			lp := ListedPhase{Phase: ph + 1, Name: name, View: ranges(p.View), Out: ranges(p.Out), Steps: p.Steps, Ops: []ListedOp{}}
 			for i, op := range p.Ops {
 				port, _ := portName(op.Port)
 				lo := ListedOp{Index: i, Kind: op.Kind.String(), Peer: int(op.Peer), Port: port, Data: rangeText(op.Data),
