@@ -52,6 +52,9 @@ type Options struct {
 	// MemBoundShare is the memory-bound share of ASTRA-sim compute times
 	// (train.Config.MemBoundShare; nil: 1).
 	MemBoundShare *big.Rat
+	// ComputeSpeed is how many times faster than Table V compute runs
+	// (train.Config.ComputeSpeed; nil: 1).
+	ComputeSpeed *big.Rat
 	// Observe, when set, gives each system's run its observers (systems
 	// run in parallel, each its own), given the system's network: Packets
 	// sees the links' packets, Work the endpoint's work, the collectives
@@ -320,7 +323,7 @@ func runSystem(o Options, sys systems.System, fold bool) (SystemResult, error) {
 		return r, err
 	}
 	a.SetObserver(obs)
-	tc := train.Config{Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations, Policy: o.Memory, Comm: ep.Side(), MemBoundShare: o.MemBoundShare, Observer: trainObs}
+	tc := train.Config{Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations, Policy: o.Memory, Comm: ep.Side(), MemBoundShare: o.MemBoundShare, ComputeSpeed: o.ComputeSpeed, Observer: trainObs}
 	if p := o.Progress; p != nil {
 		tc.Progress = func(done, total int) { p(sys.Name, done, total) }
 	}

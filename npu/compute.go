@@ -86,28 +86,41 @@ func (c Compute) Validate() error {
 // Validate) while there is work to do, or if the result does not fit in an
 // int64: all are programming errors, not inputs to recover from.
 func (c Compute) KernelCycles(flops, bytes int64) int64 {
+	if flops == 0 && bytes == 0 {
+		return 0
+	}
+	// ⌈max(a, b)⌉ = max(⌈a⌉, ⌈b⌉): one rounding of the exact time.
+	return rtl.CeilRat(c.KernelTime(flops, bytes))
+}
+
+// KernelTime is KernelCycles before rounding: the exact roofline time
+// max(flops / (SMs × FLOPsPerSMCycle), bytes / MemBytesPerCycle(MemGBps)),
+// each term only when its work is not zero. It panics as KernelCycles does.
+func (c Compute) KernelTime(flops, bytes int64) *big.Rat {
 	if flops < 0 || bytes < 0 {
 		panic(fmt.Sprintf("npu: kernel with %d FLOPs and %d bytes: work must not be negative", flops, bytes))
 	}
+	t := new(big.Rat)
 	if flops == 0 && bytes == 0 {
-		return 0
+		return t
 	}
 	if err := c.Validate(); err != nil {
 		panic("npu: KernelCycles on invalid compute resources: " + err.Error())
 	}
-	var t int64
 	if flops > 0 {
 		rate := FLOPsPerSMCycle()
 		rate.Mul(rate, big.NewRat(int64(c.SMs), 1))
-		t = max(t, ceilQuo(flops, rate))
+		t = maxRat(t, new(big.Rat).Quo(big.NewRat(flops, 1), rate))
 	}
 	if bytes > 0 {
-		t = max(t, ceilQuo(bytes, MemBytesPerCycle(c.MemGBps)))
+		t = maxRat(t, new(big.Rat).Quo(big.NewRat(bytes, 1), MemBytesPerCycle(c.MemGBps)))
 	}
 	return t
 }
 
-// ceilQuo returns ⌈work / rate⌉ for work ≥ 0 and rate > 0.
-func ceilQuo(work int64, rate *big.Rat) int64 {
-	return rtl.CeilRat(new(big.Rat).Quo(big.NewRat(work, 1), rate))
+func maxRat(a, b *big.Rat) *big.Rat {
+	if a.Cmp(b) >= 0 {
+		return a
+	}
+	return b
 }

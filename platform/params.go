@@ -118,6 +118,8 @@ var params = []Param{
 		}}),
 	param("training.mem_bound_share", "1", "fraction", "[choice] docs/astrasim-workloads.md", "memory-bound share of ASTRA-sim compute times",
 		fraction(true, func(p *Platform) **big.Rat { return &p.MemBoundShare })),
+	param("npu.compute_speed", "1", "factor", "[choice] docs/sweeps.md", "how many times faster than Table V the NPU computes (every kernel takes 1/factor of its time; communication's resources unchanged)",
+		factor(big.NewRat(1, 100), big.NewRat(1000, 1), func(p *Platform) **big.Rat { return &p.ComputeSpeed })),
 	param("npu.sms", "", "SMs", "Table V", "streaming multiprocessors", fixed(strconv.Itoa(npu.SMs))),
 	param("npu.clock", "", "MHz", "Table V", "NPU clock; one cycle is the unit of time", fixed(strconv.Itoa(npu.ClockHz/1_000_000))),
 	param("npu.peak", "", "TFLOPS", "Table V", "FP16 peak", fixed(strconv.Itoa(int(npu.PeakFLOPS/1e12)))),

@@ -42,6 +42,9 @@ type Platform struct {
 	LIFO          bool
 	Memory        contend.Policy
 	MemBoundShare *big.Rat
+	// ComputeSpeed is how many times faster than Table V's NPU compute
+	// runs (docs/sweeps.md, "Compute speed").
+	ComputeSpeed *big.Rat
 }
 
 // Default is the platform of the ACE paper (Tables III–VI) with acemu's
@@ -235,14 +238,7 @@ func choice(names []string, f func(*Platform) *string) value {
 
 // fraction is a share in (0, 1], or [0, 1] when zeroOK.
 func fraction(zeroOK bool, f func(*Platform) **big.Rat) value {
-	return value{func(p *Platform) string {
-		r := *f(p)
-		s := r.FloatString(6)
-		if x, ok := new(big.Rat).SetString(s); ok && x.Cmp(r) == 0 {
-			return strings.TrimRight(strings.TrimRight(s, "0"), ".")
-		}
-		return r.RatString()
-	},
+	return value{func(p *Platform) string { return ratText(*f(p)) },
 		func(p *Platform, s string) error {
 			t := strings.TrimSpace(s)
 			pct := strings.HasSuffix(t, "%")
@@ -262,6 +258,34 @@ func fraction(zeroOK bool, f func(*Platform) **big.Rat) value {
 			*f(p) = r
 			return nil
 		}}
+}
+
+// factor is a positive ratio in [lo, hi] (decimal or a/b).
+func factor(lo, hi *big.Rat, f func(*Platform) **big.Rat) value {
+	return value{func(p *Platform) string { return ratText(*f(p)) },
+		func(p *Platform, s string) error {
+			r, ok := new(big.Rat).SetString(strings.TrimSpace(s))
+			if !ok {
+				return fmt.Errorf("not a number; give a factor such as 2, 0.5 or 3/2")
+			}
+			if r.Cmp(lo) < 0 || r.Cmp(hi) > 0 {
+				return fmt.Errorf("out of range: give a factor from %s to %s", ratText(lo), ratText(hi))
+			}
+			*f(p) = r
+			return nil
+		}}
+}
+
+// ratText writes r as a short decimal when one is exact, else as a/b.
+func ratText(r *big.Rat) string {
+	s := r.FloatString(6)
+	if x, ok := new(big.Rat).SetString(s); ok && x.Cmp(r) == 0 {
+		if strings.Contains(s, ".") {
+			s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+		}
+		return s
+	}
+	return r.RatString()
 }
 
 // fixed is a parameter this version does not let change: the value is

@@ -46,6 +46,11 @@ type Config struct {
 	// cycles = ⌈t × ClockHz/CycleHz × ((1−m)·80/SMs + m·900/MemGBps)⌉.
 	// Nil means 1. It does not affect roofline (FLOPs/bytes) work.
 	MemBoundShare *big.Rat
+	// ComputeSpeed is how many times faster than Table V's NPU compute
+	// runs (docs/sweeps.md, "Compute speed"): every compute kernel takes
+	// 1/ComputeSpeed of its time, its SM-bound and its memory-bound parts
+	// alike, while communication's resources stay as they are. Nil means 1.
+	ComputeSpeed *big.Rat
 	// Policy is how compute and communication share the NPU
 	// (docs/memory-system.md); the zero value, contend.Partition, keeps
 	// Compute for the whole run. Under contend.Share compute's kernels and
@@ -258,6 +263,8 @@ type timer struct {
 	scale *big.Rat
 	// clock is ClockHz/CycleHz and m the memory-bound share, for kernels.
 	clock, m *big.Rat
+	// speed is Config.ComputeSpeed; nil for 1.
+	speed *big.Rat
 }
 
 func newTimer(w *workload.Workload, cfg Config) (timer, error) {
@@ -273,6 +280,14 @@ func newTimer(w *workload.Workload, cfg Config) (timer, error) {
 		m.Set(cfg.MemBoundShare)
 	}
 	t.m.Set(m)
+	if s := cfg.ComputeSpeed; s != nil {
+		if s.Sign() <= 0 {
+			return t, fmt.Errorf("compute speed %s: must be positive", s.RatString())
+		}
+		if s.Cmp(big.NewRat(1, 1)) != 0 {
+			t.speed = new(big.Rat).Set(s)
+		}
+	}
 	if w.CycleHz == 0 {
 		return t, nil
 	}
@@ -284,6 +299,9 @@ func newTimer(w *workload.Workload, cfg Config) (timer, error) {
 	mem.Mul(mem, m)
 	f := new(big.Rat).Add(sm, mem)
 	f.Mul(f, big.NewRat(npu.ClockHz, w.CycleHz))
+	if t.speed != nil {
+		f.Quo(f, t.speed)
+	}
 	t.scale = f
 	return t, nil
 }
@@ -291,10 +309,19 @@ func newTimer(w *workload.Workload, cfg Config) (timer, error) {
 // kernel returns work as a kernel for the NPU (contend): the roofline for
 // FLOPs/bytes, the scaling rule for cycle counts; none for no work.
 func (t timer) kernel(work workload.Work) contend.Kernel {
+	var k contend.Kernel
 	if work.Cycles == 0 {
-		return contend.Roofline(work.FLOPs, work.Bytes)
+		k = contend.Roofline(work.FLOPs, work.Bytes)
+	} else {
+		k = contend.Scaled(new(big.Rat).Mul(big.NewRat(work.Cycles, 1), t.clock), t.m)
 	}
-	return contend.Scaled(new(big.Rat).Mul(big.NewRat(work.Cycles, 1), t.clock), t.m)
+	if t.speed != nil {
+		for i := range k {
+			k[i].SM.Quo(k[i].SM, t.speed)
+			k[i].Mem.Quo(k[i].Mem, t.speed)
+		}
+	}
+	return k
 }
 
 // cycles returns the NPU cycles of work on compute's partition: the
@@ -302,18 +329,32 @@ func (t timer) kernel(work workload.Work) contend.Kernel {
 // once).
 func (t timer) cycles(work workload.Work) (int64, error) {
 	if work.Cycles == 0 {
-		return t.compute.KernelCycles(work.FLOPs, work.Bytes), nil
+		if t.speed == nil {
+			return t.compute.KernelCycles(work.FLOPs, work.Bytes), nil
+		}
+		// The roofline's time, exact, made shorter, rounded up once.
+		x := t.compute.KernelTime(work.FLOPs, work.Bytes)
+		x.Quo(x, t.speed)
+		return ceilRat(x)
 	}
 	if t.scale == nil {
 		return 0, fmt.Errorf("%d cycles with no clock (CycleHz 0)", work.Cycles)
 	}
-	num := new(big.Int).Mul(big.NewInt(work.Cycles), t.scale.Num())
-	q, r := new(big.Int).QuoRem(num, t.scale.Denom(), new(big.Int))
+	c, err := ceilRat(new(big.Rat).Mul(big.NewRat(work.Cycles, 1), t.scale))
+	if err != nil {
+		return 0, fmt.Errorf("%d cycles: %w", work.Cycles, err)
+	}
+	return c, nil
+}
+
+// ceilRat is ⌈x⌉ for x ≥ 0, or an error beyond int64.
+func ceilRat(x *big.Rat) (int64, error) {
+	q, r := new(big.Int).QuoRem(x.Num(), x.Denom(), new(big.Int))
 	if r.Sign() > 0 {
 		q.Add(q, big.NewInt(1))
 	}
 	if !q.IsInt64() {
-		return 0, fmt.Errorf("%d cycles scale to %s NPU cycles, beyond int64", work.Cycles, q)
+		return 0, fmt.Errorf("%s NPU cycles, beyond int64", q)
 	}
 	return q.Int64(), nil
 }

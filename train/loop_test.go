@@ -619,3 +619,51 @@ func TestConfigErrors(t *testing.T) {
 	_, err := Run(nil, twoLayers(), fullNPU(true, 1), nil)
 	require.Error(t, err)
 }
+
+// Compute speed f divides every kernel's exact time by f before the one
+// rounding up; f = 1 leaves it as it was. Worked by hand on the whole NPU
+// (80 SMs at 100000/83 FLOPs per cycle each: 8000000/83 per cycle; 900
+// GB/s = 60000/83 B per cycle):
+//   - 8 000 000 FLOPs take 83 cycles; at f = 2, 41.5 → 42; at 3/2, 55.33 → 56;
+//   - 600 000 bytes take 830 cycles; at f = 4, 207.5 → 208;
+//   - 1000 ASTRA-sim cycles at the NPU's clock, all memory-bound, take
+//     1000 cycles; at f = 3, 333.33 → 334.
+func TestComputeSpeedShortensEveryKernel(t *testing.T) {
+	full := npu.Compute{SMs: npu.SMs, MemGBps: big.NewRat(npu.MemoryGBps, 1)}
+	w := &workload.Workload{CycleHz: npu.ClockHz}
+	for _, c := range []struct {
+		speed *big.Rat
+		work  workload.Work
+		want  int64
+	}{
+		{nil, workload.Work{FLOPs: 8_000_000}, 83},
+		{big.NewRat(1, 1), workload.Work{FLOPs: 8_000_000}, 83},
+		{big.NewRat(2, 1), workload.Work{FLOPs: 8_000_000}, 42},
+		{big.NewRat(3, 2), workload.Work{FLOPs: 8_000_000}, 56},
+		{big.NewRat(4, 1), workload.Work{Bytes: 600_000}, 208},
+		{big.NewRat(4, 1), workload.Work{FLOPs: 8_000_000, Bytes: 600_000}, 208}, // memory binds
+		{nil, workload.Work{Cycles: 1000}, 1000},
+		{big.NewRat(3, 1), workload.Work{Cycles: 1000}, 334},
+	} {
+		tm, err := newTimer(w, Config{Compute: full, ComputeSpeed: c.speed})
+		require.NoError(t, err)
+		got, err := tm.cycles(c.work)
+		require.NoError(t, err)
+		require.Equal(t, c.want, got, "speed %v work %+v", c.speed, c.work)
+		// The kernel the shared memory policy runs takes the same exact
+		// time: its segments' SM and memory times summed (one after the
+		// other), or the larger of the two (one segment).
+		k := tm.kernel(c.work)
+		total := new(big.Rat)
+		for _, s := range k {
+			seg := s.SM
+			if s.Mem.Cmp(seg) > 0 {
+				seg = s.Mem
+			}
+			total.Add(total, seg)
+		}
+		require.Equal(t, c.want, rtl.CeilRat(total), "kernel, speed %v work %+v", c.speed, c.work)
+	}
+	_, err := newTimer(w, Config{Compute: full, ComputeSpeed: big.NewRat(0, 1)})
+	require.ErrorContains(t, err, "must be positive")
+}

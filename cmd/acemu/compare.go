@@ -82,26 +82,13 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	links, err := p.Links()
+	opts, err := compare.PlatformOptions(p)
 	if err != nil {
 		return fail(err)
 	}
-	var ss []systems.System
-	for _, n := range splitList(*sysList) {
-		s, err := systems.Lookup(n)
-		if err != nil {
-			return fail(fmt.Errorf("--systems: %w", err))
-		}
-		if s, err = s.WithACEMemory(p.ACE.CommMemGBps); err != nil {
-			return fail(fmt.Errorf("ace.mem_bw: %w", err))
-		}
-		if err := s.Validate(); err != nil {
-			return fail(fmt.Errorf("--systems: %w", err))
-		}
-		ss = append(ss, s)
-	}
-	if len(ss) == 0 {
-		return fail(fmt.Errorf("--systems is empty"))
+	ss, err := compare.PlatformSystems(splitList(*sysList), p)
+	if err != nil {
+		return fail(fmt.Errorf("--systems: %w", err))
 	}
 	if !slices.ContainsFunc(ss, func(s systems.System) bool { return s.Kind == systems.ACE }) {
 		if err := refuseFlags(fs, aceFlagNames, "is for ACE, which --systems does not include"); err != nil {
@@ -114,9 +101,8 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if of.out != "" && *plotDir == "" {
 		*plotDir = of.out
 	}
-	opts := compare.Options{Shape: shape, Workload: w, Systems: ss, Iterations: p.Iterations,
-		FIFO: !p.LIFO, ACE: p.ACE, Workers: *workers, Full: *full, Series: *series != "" || *plotDir != "", Memory: p.Memory,
-		Links: &links, ChunkBytes: p.ChunkBytes, MessageBytes: p.MessageBytes, MemBoundShare: p.MemBoundShare}
+	opts.Shape, opts.Workload, opts.Systems = shape, w, ss
+	opts.Workers, opts.Full, opts.Series = *workers, *full, *series != "" || *plotDir != ""
 	kinds, err := of.asked(func(system string) string { return w.Name + " on " + system })
 	if err != nil {
 		return fail(err)

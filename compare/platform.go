@@ -1,0 +1,45 @@
+package compare
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/acemu/acemu/platform"
+	"github.com/acemu/acemu/systems"
+)
+
+// PlatformOptions are the options of a comparison on platform p (its
+// links, AFI, ACE and training parameters); the caller adds the shape,
+// workload and systems.
+func PlatformOptions(p platform.Platform) (Options, error) {
+	links, err := p.Links()
+	if err != nil {
+		return Options{}, err
+	}
+	return Options{Iterations: p.Iterations, FIFO: !p.LIFO, ACE: p.ACE, Memory: p.Memory,
+		Links: &links, ChunkBytes: p.ChunkBytes, MessageBytes: p.MessageBytes,
+		MemBoundShare: p.MemBoundShare, ComputeSpeed: p.ComputeSpeed}, nil
+}
+
+// PlatformSystems looks up Table VI's systems by name, ACE's memory share
+// set to p's (ace.mem_bw); an unknown name or an empty list is an error.
+func PlatformSystems(names []string, p platform.Platform) ([]systems.System, error) {
+	var ss []systems.System
+	for _, n := range names {
+		s, err := systems.Lookup(n)
+		if err != nil {
+			return nil, err
+		}
+		if s, err = s.WithACEMemory(p.ACE.CommMemGBps); err != nil {
+			return nil, fmt.Errorf("ace.mem_bw: %w", err)
+		}
+		if err := s.Validate(); err != nil {
+			return nil, err
+		}
+		ss = append(ss, s)
+	}
+	if len(ss) == 0 {
+		return nil, fmt.Errorf("no systems given: use some of %s", strings.Join(systems.Names(), ", "))
+	}
+	return ss, nil
+}
