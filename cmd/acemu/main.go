@@ -98,6 +98,8 @@ Usage:
   acemu microcode [flags]    print the microcode one NPU's FSMs run for a collective
   acemu reproduce fig4|fig5|fig6|fig9a  rerun the paper's Fig. 4(a) (contention), Fig. 5 (memory bandwidth),
                              Fig. 6 (SMs) or Fig. 9(a) (SRAM × FSMs)
+  acemu sweep [flags]        run the comparator over a grid of parameters, workloads and topologies
+                             (acemu sweep --help; docs/sweeps.md)
   acemu config dump          print the platform configuration (every parameter, its unit and source),
                              in the format --config FILE reads
   acemu topology dump --topo LxVxH|FILE
@@ -146,6 +148,7 @@ var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"reproduce":  runReproduce,
 	"config":     runConfig,
 	"topology":   runTopology,
+	"sweep":      runSweep,
 }
 
 // parseFlags parses args into fs, printing help on request. It returns

@@ -1,0 +1,284 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/spf13/pflag"
+
+	"github.com/acemu/acemu/internal/wholefile"
+	"github.com/acemu/acemu/sweep"
+	"github.com/acemu/acemu/systems"
+	"github.com/acemu/acemu/workload"
+)
+
+const sweepUsage = `Usage: acemu sweep [--set KEY=V1,V2,...|KEY=FROM..TO:STEP ...] [--workload W1,W2] [--topo T1,T2] [--systems S1,S2] [flags]
+       acemu sweep --file sweep.yaml [flags]
+       acemu sweep merge DIR... [--format F] [--out DIR]
+
+Run the comparator at every point of a grid: any platform parameter as an
+axis (acemu config dump lists them), a list (ace.sram=1MiB,2MiB,4MiB) or a
+range (ace.fsms=4..20:4, ace.sram=1MiB..8MiB:x2), times the workloads and
+topologies; every system at every point. Prints every metric per point and
+system, and an aggregate normalised to a reference point (each axis at its
+default unless --reference says otherwise) and averaged over workloads and
+topologies, with ACE's area and power from Table IV (docs/sweeps.md).
+
+Points run in parallel. With --out DIR every finished point is kept in DIR,
+and the same command again runs only the missing ones (Ctrl-C keeps what
+finished). --shard i/n runs every n-th point from i (i = 0..n-1, e.g.
+$SLURM_ARRAY_TASK_ID or $JOB_COMPLETION_INDEX) into its own --out; merge
+combines the shards' directories into exactly what one run prints.
+
+Flags:
+`
+
+// runSweep is acemu sweep.
+func runSweep(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "merge" {
+		return runSweepMerge(args[1:], stdout, stderr)
+	}
+	fs := pflag.NewFlagSet("sweep", pflag.ContinueOnError)
+	file := fs.String("file", "", "sweep file (YAML or JSON): set, workloads, topologies, systems, reference (docs/sweeps.md)")
+	sets := fs.StringArray("set", nil, "a parameter's value for every point (KEY=VALUE) or an axis: KEY=V1,V2,... or KEY=FROM..TO:STEP or KEY=FROM..TO:xFACTOR (repeatable, after the file's)")
+	config := fs.String("config", "", "platform configuration file every point starts from (acemu config dump writes one)")
+	wl := fs.String("workload", "resnet50", "workloads, comma-separated: built-in ("+strings.Join(workload.BuiltinNames(), ", ")+") or ASTRA-sim files (overrides the file's)")
+	topo := fs.String("topo", "4x4x4", "torus shapes LxVxH, comma-separated (overrides the file's)")
+	sysList := fs.String("systems", strings.Join(systems.Names()[:5], ","), "systems run at every point, comma-separated (overrides the file's)")
+	refs := fs.StringArray("reference", nil, "the aggregate's reference value of an axis, KEY=VALUE (default: the axis parameter's default; repeatable)")
+	workers := fs.Int("workers", 0, "points run at once (default GOMAXPROCS)")
+	shard := fs.String("shard", "", "run only shard i/n: the points whose index modulo n is i (i from 0)")
+	out := fs.String("out", "", "keep the sweep and each finished point in this directory; run again to finish it; the results too when it is whole")
+	format := fs.String("format", "table", "output: "+formats)
+	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s%s", sweepUsage, fs.FlagUsages()) }
+	if done, code := parseFlags(fs, args, stdout, stderr); done {
+		return code
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "acemu sweep: %v\n", err)
+		return 1
+	}
+	if err := checkFormat(*format); err != nil {
+		return fail(err)
+	}
+	if *workers < 0 || *workers > maxWorkers {
+		return fail(fmt.Errorf("--workers %d: give 0 (every core) to %d", *workers, maxWorkers))
+	}
+	base, err := platformFlags{config: *config}.buildWith(fs, nil)
+	if err != nil {
+		return fail(err)
+	}
+	req := sweep.Request{Base: base}
+	if *file != "" {
+		data, err := readSmall(*file)
+		if err != nil {
+			return fail(fmt.Errorf("--file: %w", err))
+		}
+		f, err := sweep.ReadFile(*file, data)
+		if err != nil {
+			return fail(fmt.Errorf("--file %w", err))
+		}
+		req.Sets, req.Workloads, req.Topologies, req.Systems, req.Reference = f.Sets, f.Workloads, f.Topologies, f.Systems, f.Reference
+	}
+	req.Sets = append(req.Sets, *sets...)
+	req.Reference = append(req.Reference, *refs...)
+	for _, l := range []struct {
+		flag string
+		val  string
+		dst  *[]string
+	}{{"workload", *wl, &req.Workloads}, {"topo", *topo, &req.Topologies}, {"systems", *sysList, &req.Systems}} {
+		if fs.Changed(l.flag) || *l.dst == nil {
+			*l.dst = strings.Split(l.val, ",")
+		}
+	}
+	spec, err := sweep.New(req)
+	if err != nil {
+		return fail(err)
+	}
+	var sh sweep.Shard
+	if *shard != "" {
+		if sh, err = sweep.ParseShard(*shard); err != nil {
+			return fail(err)
+		}
+		if *out == "" {
+			return fail(fmt.Errorf("--shard needs --out: a shard's points are kept for acemu sweep merge"))
+		}
+	}
+	// Ctrl-C: the finished points are on disk (each written whole); say
+	// so and stop at once.
+	var finished atomic.Int64
+	total := spec.Len()
+	if sh.N > 0 {
+		total = (spec.Len() - sh.I + sh.N - 1) / sh.N
+	}
+	stopInterrupts := onInterrupt(func() {
+		kept := "not kept (no --out)"
+		if *out != "" {
+			kept = "kept in " + *out + "; the same command runs the rest"
+		}
+		fmt.Fprintf(stderr, "\nacemu sweep: interrupted: %d of %d points finished, %s\n", finished.Load(), total, kept)
+	})
+	defer stopInterrupts()
+	pb := newProgressBars(stderr, []string{"points"})
+	oc, err := sweep.Run(context.Background(), spec, sweep.Options{Workers: *workers, Shard: sh, Dir: *out,
+		Progress: func(done, total int) {
+			finished.Store(int64(done))
+			if pb != nil {
+				pb.update("points", done, total)
+			}
+		}})
+	pb.finish()
+	if err != nil {
+		return fail(err)
+	}
+	if oc.Kept > 0 && sh.N == 0 {
+		fmt.Fprintf(stderr, "acemu sweep: %d of %d points were kept in %s from an earlier run; ran the other %d\n", oc.Kept, len(oc.Points), *out, oc.Ran)
+	}
+	if sh.N > 0 {
+		fmt.Fprintf(stdout, "shard %s: %d points in %s (%d run now, %d kept from before); acemu sweep merge DIR... combines the shards\n",
+			sh, len(oc.Points), *out, oc.Ran, oc.Kept)
+		return 0
+	}
+	return writeSweep(spec, oc.Points, *format, *out, stdout, stderr)
+}
+
+// maxWorkers bounds --workers: more goroutines than this would not run a
+// sweep faster on any machine acemu runs on, only take memory.
+const maxWorkers = 1024
+
+// runSweepMerge is acemu sweep merge.
+func runSweepMerge(args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("sweep merge", pflag.ContinueOnError)
+	format := fs.String("format", "table", "output: "+formats)
+	out := fs.String("out", "", "also write the results (result.txt, result.csv, result.json, aggregate.csv) into this directory")
+	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s%s", sweepUsage, fs.FlagUsages()) }
+	if done, code := parseFlagsArgs(fs, args, 1<<20, stdout, stderr); done {
+		return code
+	}
+	if err := checkFormat(*format); err != nil {
+		fmt.Fprintf(stderr, "acemu sweep merge: %v\n", err)
+		return 1
+	}
+	spec, pts, err := sweep.Merge(fs.Args())
+	if err != nil {
+		fmt.Fprintf(stderr, "acemu sweep %v\n", err)
+		return 1
+	}
+	return writeSweep(spec, pts, *format, *out, stdout, stderr)
+}
+
+// writeSweep prints a whole sweep's report, and writes it into dir when
+// set.
+func writeSweep(spec *sweep.Spec, pts []sweep.PointResult, format, dir string, stdout, stderr io.Writer) int {
+	rep, err := sweep.NewReport(spec, pts)
+	if err != nil {
+		fmt.Fprintf(stderr, "acemu sweep: %v\n", err)
+		return 1
+	}
+	ph, prows := rep.PointTable()
+	points := result{header: ph, rows: prows, doc: rep}
+	var agg result
+	if len(rep.Aggregate) > 0 {
+		ah, arows := rep.AggregateTable()
+		agg = result{header: ah, rows: arows}
+	}
+	render := func(w io.Writer, format string) error {
+		if err := points.write(w, format); err != nil || format != "table" {
+			return err
+		}
+		if agg.header != nil {
+			fmt.Fprintln(w)
+			if err := agg.write(w, "table"); err != nil {
+				return err
+			}
+		}
+		for _, n := range rep.Notes() {
+			fmt.Fprintln(w, n)
+		}
+		return nil
+	}
+	if dir != "" {
+		files := []struct {
+			name string
+			fn   func(io.Writer) error
+		}{
+			{"result.txt", func(w io.Writer) error { return render(w, "table") }},
+			{"result.csv", func(w io.Writer) error { return points.write(w, "csv") }},
+			{"result.json", func(w io.Writer) error { return points.write(w, "json") }},
+		}
+		if agg.header != nil {
+			files = append(files, struct {
+				name string
+				fn   func(io.Writer) error
+			}{"aggregate.csv", func(w io.Writer) error { return agg.write(w, "csv") }})
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			fmt.Fprintf(stderr, "acemu sweep: --out: %v\n", err)
+			return 1
+		}
+		for _, f := range files {
+			var b bytes.Buffer
+			if err := f.fn(&b); err != nil {
+				fmt.Fprintf(stderr, "acemu sweep: --out: %v\n", err)
+				return 1
+			}
+			if err := wholefile.Write(filepath.Join(dir, f.name), b.Bytes()); err != nil {
+				fmt.Fprintf(stderr, "acemu sweep: --out: %v\n", err)
+				return 1
+			}
+		}
+	}
+	if err := render(stdout, format); err != nil {
+		fmt.Fprintf(stderr, "acemu sweep: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// readSmall reads a file of at most 1 MiB.
+func readSmall(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 1<<20+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > 1<<20 {
+		return nil, fmt.Errorf("%s: larger than 1 MiB; a sweep file is a few KB", name)
+	}
+	return b, nil
+}
+
+// exit ends the process; a variable so that tests can see the code.
+var exit = os.Exit
+
+// onInterrupt makes Ctrl-C (and SIGTERM) call say and end the process
+// with exit code 130; the returned function undoes it.
+func onInterrupt(say func()) (stop func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ch:
+			say()
+			exit(130)
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
+}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestMain lets a test run acemu as a process of its own (the test binary
+// with ACEMU_TEST_MAIN=1 is acemu), for what only a process shows: exit
+// codes on signals.
+func TestMain(m *testing.M) {
+	if os.Getenv("ACEMU_TEST_MAIN") == "1" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// sweepArgs is a sweep of 8 small points (about a second in all).
+var sweepArgs = []string{"sweep", "--set", "ace.fsms=4..16:4", "--set", "training.iterations=1", "--workload", "dlrm",
+	"--topo", "4x2x1,4x2x2", "--systems", "ace,ideal", "--workers", "1"}
+
+func runArgs(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+// Shards run into their own directories and merged print, in every
+// format, exactly what the unsharded sweep prints; --out of a whole sweep
+// holds the same.
+func TestSweepShardsMergeToTheWholeSweep(t *testing.T) {
+	dir := t.TempDir()
+	var dirs []string
+	for i := 0; i < 3; i++ {
+		d := filepath.Join(dir, "shard-"+string(rune('0'+i)))
+		out, errs, code := runArgs(t, append(sweepArgs, "--shard", string(rune('0'+i))+"/3", "--out", d)...)
+		require.Equal(t, 0, code, errs)
+		require.Contains(t, out, "shard "+string(rune('0'+i))+"/3:")
+		dirs = append(dirs, d)
+	}
+	whole := filepath.Join(dir, "whole")
+	for _, format := range []string{"table", "csv", "json"} {
+		// The first runs the sweep; the others print it from its points.
+		want, errs, code := runArgs(t, append(sweepArgs, "--format", format, "--out", whole)...)
+		require.Equal(t, 0, code, errs)
+		merged, errs, code := runArgs(t, append([]string{"sweep", "merge", "--format", format}, dirs...)...)
+		require.Equal(t, 0, code, errs)
+		require.Equal(t, want, merged, format)
+		if format == "table" {
+			b, err := os.ReadFile(filepath.Join(whole, "result.txt"))
+			require.NoError(t, err)
+			require.Equal(t, want, string(b))
+			require.Contains(t, want, "ace.fsms")
+			require.Contains(t, want, "perf/area vs ref")
+		}
+	}
+	for _, f := range []string{"result.csv", "result.json", "aggregate.csv", "sweep.json", "points/000007.json"} {
+		require.FileExists(t, filepath.Join(whole, f))
+	}
+}
+
+func TestSweepRefusesBadInput(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "bad.yaml"), []byte("set: {ace.sram: [1MiB, 2XB]}\n"), 0o644))
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sweep", "--set", "ace.bogus=1,2"}, `unknown parameter "ace.bogus"`},
+		{[]string{"sweep", "--set", "ace.sram=1MiB,2XB"}, `"2XB"`},
+		{[]string{"sweep", "--set", "ace.fsms="}, "ace.fsms"},
+		{[]string{"sweep", "--set", "ace.fsms=4,,8"}, "an empty value"},
+		{[]string{"sweep", "--workload", ""}, "--workload: an empty entry"},
+		{[]string{"sweep", "--shard", "3/2", "--out", dir}, "--shard 3/2: the index must be 0 to 1"},
+		{[]string{"sweep", "--shard", "0/2"}, "--shard needs --out"},
+		{[]string{"sweep", "--workers", "-1"}, "--workers -1"},
+		{[]string{"sweep", "--format", "xml"}, `--format "xml"`},
+		{[]string{"sweep", "--file", filepath.Join(dir, "none.yaml")}, "--file"},
+		{[]string{"sweep", "--file", filepath.Join(dir, "bad.yaml")}, `"2XB"`},
+		{[]string{"sweep", "merge"}, "name the directories"},
+		{[]string{"sweep", "merge", dir}, "is not a sweep's --out directory"},
+		{[]string{"sweep", "--systems", "ace,tpu"}, `unknown system "tpu"`},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			_, errs, code := runArgs(t, c.args...)
+			require.NotEqual(t, 0, code)
+			require.Contains(t, errs, c.want)
+		})
+	}
+}
+
+// A sweep interrupted with Ctrl-C (SIGINT) exits 130 with one line saying
+// how many points finished, keeps them, and run again runs only the rest,
+// ending with what an uninterrupted sweep prints.
+func TestSweepInterruptedKeepsFinishedPoints(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	args := append(append([]string(nil), sweepArgs...), "--out", dir, "--format", "csv")
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "ACEMU_TEST_MAIN=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		m, _ := filepath.Glob(filepath.Join(dir, "points", "*.json"))
+		if len(m) > 0 {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "no point finished in 60 s")
+		time.Sleep(5 * time.Millisecond)
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	require.True(t, errors.As(err, &ee), "%v", err)
+	require.Equal(t, 130, ee.ExitCode(), stderr.String())
+	require.Regexp(t, `acemu sweep: interrupted: \d of 8 points finished, kept in .*; the same command runs the rest\n$`, stderr.String())
+	kept, _ := filepath.Glob(filepath.Join(dir, "points", "*.json"))
+	require.Less(t, len(kept), 8, "the sweep stopped before its end")
+
+	out, errs, code := runArgs(t, args...)
+	require.Equal(t, 0, code, errs)
+	require.Contains(t, errs, "points were kept in "+dir+" from an earlier run")
+	whole, _, code := runArgs(t, append(append([]string(nil), sweepArgs...), "--format", "csv")...)
+	require.Equal(t, 0, code)
+	require.Equal(t, whole, out)
+}

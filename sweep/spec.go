@@ -1,0 +1,464 @@
+// Package sweep runs the comparator over a grid of design points: any
+// platform parameter as an axis (a list or a range), workloads and
+// topologies, every point with the same systems (docs/sweeps.md). Points
+// are numbered in a fixed order, so that a sweep can be cut into shards
+// (Shard) that run anywhere, kept on disk point by point (Options.Dir), and
+// merged (Merge) into exactly what one run gives.
+package sweep
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"slices"
+	"strings"
+
+	"github.com/acemu/acemu/compare"
+	"github.com/acemu/acemu/platform"
+	"github.com/acemu/acemu/torus"
+	"github.com/acemu/acemu/units"
+	"github.com/acemu/acemu/workload"
+)
+
+// MaxPoints bounds a sweep's grid: a grid beyond it is almost surely a
+// mistake (a range with a tiny step), and its point list alone would take
+// memory before anything runs.
+const MaxPoints = 100_000
+
+// maxRange bounds the values one range gives, for the same reason.
+const maxRange = 10_000
+
+// Setting is one parameter's value, as the configuration file writes it.
+type Setting struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// Axis is a parameter and the values a sweep gives it, each written as the
+// configuration file writes it.
+type Axis struct {
+	Key    string   `json:"key"`
+	Values []string `json:"values"`
+}
+
+// Spec is a whole sweep: the platform every point starts from, the
+// parameter axes, and the workloads, topologies and systems. Two runs of
+// the same Spec give the same points in the same order.
+type Spec struct {
+	// Base is every parameter's value before the axes apply, in the
+	// configuration file's order.
+	Base []Setting `json:"base"`
+	Axes []Axis    `json:"axes"`
+	// Workloads are built-in names or ASTRA-sim files; Topologies torus
+	// shapes LxVxH; Systems Table VI's systems by name.
+	Workloads  []string `json:"workloads"`
+	Topologies []string `json:"topologies"`
+	Systems    []string `json:"systems"`
+	// Reference is the point the aggregate is normalised to: one value per
+	// axis, in the axes' order.
+	Reference []string `json:"reference"`
+}
+
+// Request is what a user asks for, before it is checked: the platform
+// (defaults, --config and the fixed --set values), then each --set in
+// order (KEY=VALUE, KEY=V1,V2,... or a range), the lists, and the
+// reference (KEY=VALUE each; unset axes take the base value).
+type Request struct {
+	Base       platform.Platform
+	Sets       []string
+	Workloads  []string
+	Topologies []string
+	Systems    []string
+	Reference  []string
+}
+
+// New checks a request and returns its sweep: every value parsed and
+// checked by its parameter and written in its canonical form, every point's
+// platform valid, the grid within MaxPoints.
+func New(r Request) (*Spec, error) {
+	base := r.Base
+	type axisIn struct {
+		key  string
+		expr string
+	}
+	var axes []axisIn
+	seen := map[string]bool{}
+	for _, s := range r.Sets {
+		k, v, ok := strings.Cut(s, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--set %q: give KEY=VALUE, KEY=V1,V2,... or KEY=FROM..TO:STEP (e.g. ace.fsms=4..20:4)", s)
+		}
+		if _, ok := platform.Lookup(k); !ok {
+			return nil, fmt.Errorf("--set %s: %w", k, base.Set(k, v))
+		}
+		if seen[k] {
+			return nil, fmt.Errorf("--set %s: given twice; give one list or range per parameter", k)
+		}
+		seen[k] = true
+		if strings.Contains(v, ",") || strings.Contains(v, "..") {
+			axes = append(axes, axisIn{k, v})
+			continue
+		}
+		if err := base.Set(k, v); err != nil {
+			return nil, fmt.Errorf("--set: %w", err)
+		}
+	}
+	s := &Spec{}
+	for _, q := range platform.Params() {
+		s.Base = append(s.Base, Setting{q.Key, q.Get(&base)})
+	}
+	for _, a := range axes {
+		vals, err := axisValues(base, a.key, a.expr)
+		if err != nil {
+			return nil, fmt.Errorf("--set %s=%s: %w", a.key, a.expr, err)
+		}
+		s.Axes = append(s.Axes, Axis{a.key, vals})
+	}
+	var err error
+	if s.Workloads, err = list("--workload", r.Workloads, func(w string) (string, error) {
+		if slices.Contains(workload.BuiltinNames(), w) {
+			return w, nil
+		}
+		if _, err := workload.Load(w); err != nil {
+			return "", err
+		}
+		return w, nil
+	}); err != nil {
+		return nil, err
+	}
+	if s.Topologies, err = list("--topo", r.Topologies, func(t string) (string, error) {
+		sh, err := torus.Parse(t)
+		if err != nil {
+			return "", err
+		}
+		return sh.String(), nil
+	}); err != nil {
+		return nil, err
+	}
+	if s.Systems, err = list("--systems", r.Systems, func(n string) (string, error) {
+		if _, err := compare.PlatformSystems([]string{n}, base); err != nil {
+			return "", err
+		}
+		return n, nil
+	}); err != nil {
+		return nil, err
+	}
+	if err := s.setReference(r.Reference); err != nil {
+		return nil, err
+	}
+	n := int64(len(s.Workloads) * len(s.Topologies))
+	for _, a := range s.Axes {
+		n *= int64(len(a.Values))
+		if n > MaxPoints {
+			return nil, fmt.Errorf("the grid has more than %d points; sweep fewer values (or cut it into several sweeps)", MaxPoints)
+		}
+	}
+	if err := s.checkPlatforms(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// list checks and canonicalises a comma-separated list flag: no empty
+// entry, no repeat, at least one entry.
+func list(flag string, in []string, canon func(string) (string, error)) ([]string, error) {
+	var out []string
+	for _, e := range in {
+		e = strings.TrimSpace(e)
+		if e == "" {
+			return nil, fmt.Errorf("%s: an empty entry; separate entries by single commas", flag)
+		}
+		c, err := canon(e)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", flag, err)
+		}
+		if slices.Contains(out, c) {
+			return nil, fmt.Errorf("%s: %s given twice", flag, e)
+		}
+		out = append(out, c)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: empty; give at least one", flag)
+	}
+	return out, nil
+}
+
+// axisValues reads an axis: a list (V1,V2,...) or a range (FROM..TO:STEP
+// or FROM..TO:xF), each value checked by the parameter and written in its
+// canonical form.
+func axisValues(base platform.Platform, key, expr string) ([]string, error) {
+	var raw []string
+	if strings.Contains(expr, "..") {
+		r, err := rangeValues(key, expr)
+		if err != nil {
+			return nil, err
+		}
+		raw = r
+	} else {
+		raw = strings.Split(expr, ",")
+	}
+	var out []string
+	for _, v := range raw {
+		v = strings.TrimSpace(v)
+		if v == "" {
+			return nil, fmt.Errorf("an empty value; separate values by single commas")
+		}
+		p := base
+		if err := p.Set(key, v); err != nil {
+			return nil, err
+		}
+		q, _ := platform.Lookup(key)
+		c := q.Get(&p)
+		if slices.Contains(out, c) {
+			return nil, fmt.Errorf("%s given twice (as %s)", v, c)
+		}
+		out = append(out, c)
+	}
+	if len(out) < 1 {
+		return nil, fmt.Errorf("no values")
+	}
+	return out, nil
+}
+
+// numeric reads and writes a parameter's numbers for a range: sizes in
+// bytes, bandwidths in GB/s, other numbers as they are.
+type numeric struct {
+	parse  func(string) (*big.Rat, error)
+	format func(*big.Rat) (string, error)
+}
+
+func numericOf(key string) (numeric, error) {
+	q, _ := platform.Lookup(key)
+	switch q.Unit {
+	case "bytes":
+		return numeric{func(s string) (*big.Rat, error) {
+			n, err := units.ParseSize(s)
+			if err != nil {
+				return nil, err
+			}
+			return big.NewRat(n, 1), nil
+		}, func(r *big.Rat) (string, error) {
+			if !r.IsInt() {
+				return "", fmt.Errorf("%s bytes is not a whole number of bytes", r.RatString())
+			}
+			return units.FormatSize(r.Num().Int64()), nil
+		}}, nil
+	case "GB/s":
+		return numeric{units.ParseBandwidth, func(r *big.Rat) (string, error) { return units.FormatBandwidth(r), nil }}, nil
+	case "rule", "policy":
+		return numeric{}, fmt.Errorf("%s takes names, not numbers: list them (e.g. %s=%s)", key, key, q.Default)
+	}
+	return numeric{func(s string) (*big.Rat, error) {
+		r, ok := new(big.Rat).SetString(strings.TrimSpace(s))
+		if !ok {
+			return nil, fmt.Errorf("%q is not a number", s)
+		}
+		return r, nil
+	}, func(r *big.Rat) (string, error) {
+		if r.IsInt() {
+			return r.Num().String(), nil
+		}
+		return r.RatString(), nil
+	}}, nil
+}
+
+// rangeValues expands FROM..TO:STEP (adding STEP) or FROM..TO:xF
+// (multiplying by F) while the value is at most TO.
+func rangeValues(key, expr string) ([]string, error) {
+	from, rest, _ := strings.Cut(expr, "..")
+	to, step, ok := strings.Cut(rest, ":")
+	if !ok || strings.Contains(rest, "..") {
+		return nil, fmt.Errorf("a range is FROM..TO:STEP or FROM..TO:xFACTOR (e.g. 4..20:4, 1MiB..8MiB:x2)")
+	}
+	num, err := numericOf(key)
+	if err != nil {
+		return nil, err
+	}
+	lo, err := num.parse(from)
+	if err != nil {
+		return nil, fmt.Errorf("range start: %w", err)
+	}
+	hi, err := num.parse(to)
+	if err != nil {
+		return nil, fmt.Errorf("range end: %w", err)
+	}
+	if lo.Cmp(hi) > 0 {
+		return nil, fmt.Errorf("the range starts above its end; give FROM ≤ TO")
+	}
+	step = strings.TrimSpace(step)
+	var next func(*big.Rat) *big.Rat
+	if f, ok := strings.CutPrefix(step, "x"); ok {
+		k, ok := new(big.Rat).SetString(strings.TrimSpace(f))
+		if !ok || k.Cmp(big.NewRat(1, 1)) <= 0 {
+			return nil, fmt.Errorf("factor %q: give a number above 1 (e.g. x2)", f)
+		}
+		if lo.Sign() <= 0 {
+			return nil, fmt.Errorf("a geometric range needs a positive start")
+		}
+		next = func(r *big.Rat) *big.Rat { return new(big.Rat).Mul(r, k) }
+	} else {
+		d, err := num.parse(step)
+		if err != nil {
+			return nil, fmt.Errorf("range step: %w", err)
+		}
+		if d.Sign() <= 0 {
+			return nil, fmt.Errorf("range step %q: give a positive step", step)
+		}
+		next = func(r *big.Rat) *big.Rat { return new(big.Rat).Add(r, d) }
+	}
+	var out []string
+	for v := lo; v.Cmp(hi) <= 0; v = next(v) {
+		if len(out) == maxRange {
+			return nil, fmt.Errorf("more than %d values; use a larger step", maxRange)
+		}
+		s, err := num.format(v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// setReference fixes the reference point: each axis at the value the
+// request names, or else at the base value; it must be on the axis.
+func (s *Spec) setReference(ref []string) error {
+	want := map[string]string{}
+	for _, r := range ref {
+		k, v, ok := strings.Cut(r, "=")
+		k = strings.TrimSpace(k)
+		if !ok {
+			return fmt.Errorf("--reference %q: give KEY=VALUE, e.g. --reference ace.sram=4MiB", r)
+		}
+		if !slices.ContainsFunc(s.Axes, func(a Axis) bool { return a.Key == k }) {
+			return fmt.Errorf("--reference %s: not an axis of the sweep (the axes are %s)", k, s.axisKeys())
+		}
+		want[k] = strings.TrimSpace(v)
+	}
+	s.Reference = nil
+	for _, a := range s.Axes {
+		p := s.basePlatform()
+		q, _ := platform.Lookup(a.Key)
+		v := q.Get(&p)
+		if w, ok := want[a.Key]; ok {
+			if err := p.Set(a.Key, w); err != nil {
+				return fmt.Errorf("--reference: %w", err)
+			}
+			v = q.Get(&p)
+		}
+		if !slices.Contains(a.Values, v) {
+			return fmt.Errorf("the reference point has %s = %s, which is not on the axis (%s); add it to the axis or name another with --reference %s=VALUE",
+				a.Key, v, strings.Join(a.Values, ","), a.Key)
+		}
+		s.Reference = append(s.Reference, v)
+	}
+	return nil
+}
+
+func (s *Spec) axisKeys() string {
+	if len(s.Axes) == 0 {
+		return "none"
+	}
+	var ks []string
+	for _, a := range s.Axes {
+		ks = append(ks, a.Key)
+	}
+	return strings.Join(ks, ", ")
+}
+
+// basePlatform is the platform of Base.
+func (s *Spec) basePlatform() platform.Platform {
+	p := platform.Default()
+	for _, b := range s.Base {
+		if err := p.Set(b.Key, b.Value); err != nil {
+			panic("sweep: base setting " + b.Key + ": " + err.Error()) // New checked it
+		}
+	}
+	return p
+}
+
+// Platform is the platform of the parameter combination vals (one value
+// per axis).
+func (s *Spec) Platform(vals []string) (platform.Platform, error) {
+	p := s.basePlatform()
+	for i, a := range s.Axes {
+		if err := p.Set(a.Key, vals[i]); err != nil {
+			return p, err
+		}
+	}
+	return p, p.Validate()
+}
+
+// Combinations is the number of parameter combinations (1 with no axes).
+func (s *Spec) Combinations() int {
+	n := 1
+	for _, a := range s.Axes {
+		n *= len(a.Values)
+	}
+	return n
+}
+
+// Len is the number of points.
+func (s *Spec) Len() int { return s.Combinations() * len(s.Workloads) * len(s.Topologies) }
+
+// Point is one point of the grid.
+type Point struct {
+	Index    int
+	Values   []string // one per axis
+	Workload string
+	Topology string
+}
+
+// Point returns point i: axes in order, then workloads, then topologies,
+// the last varying fastest.
+func (s *Spec) Point(i int) Point {
+	pt := Point{Index: i, Values: make([]string, len(s.Axes))}
+	nt, nw := len(s.Topologies), len(s.Workloads)
+	pt.Topology = s.Topologies[i%nt]
+	i /= nt
+	pt.Workload = s.Workloads[i%nw]
+	i /= nw
+	for a := len(s.Axes) - 1; a >= 0; a-- {
+		n := len(s.Axes[a].Values)
+		pt.Values[a] = s.Axes[a].Values[i%n]
+		i /= n
+	}
+	return pt
+}
+
+// checkPlatforms checks every parameter combination's platform.
+func (s *Spec) checkPlatforms() error {
+	nwt := len(s.Workloads) * len(s.Topologies)
+	for c := 0; c < s.Combinations(); c++ {
+		pt := s.Point(c * nwt)
+		if _, err := s.Platform(pt.Values); err != nil {
+			return fmt.Errorf("the point %s: %w", describe(s.Axes, pt.Values), err)
+		}
+	}
+	return nil
+}
+
+// describe writes a parameter combination as KEY=VALUE pairs.
+func describe(axes []Axis, vals []string) string {
+	if len(axes) == 0 {
+		return "(no axes)"
+	}
+	var parts []string
+	for i, a := range axes {
+		parts = append(parts, a.Key+"="+vals[i])
+	}
+	return strings.Join(parts, " ")
+}
+
+// encode is the spec's canonical JSON, which identifies the sweep.
+func (s *Spec) encode() []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(s); err != nil {
+		panic("sweep: encoding a spec: " + err.Error())
+	}
+	return b.Bytes()
+}

@@ -1,0 +1,275 @@
+package sweep
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/acemu/acemu/platform"
+)
+
+// small is a sweep of 2 × 2 parameter combinations on one small workload
+// and two small tori: 8 points, a second or so.
+func small(t *testing.T) *Spec {
+	t.Helper()
+	s, err := New(Request{Base: platform.Default(), Sets: []string{"ace.fsms=8,16", "ace.sram=2MiB..4MiB:x2", "training.iterations=1"},
+		Workloads: []string{"dlrm"}, Topologies: []string{"4x2x1", "2x2x2"}, Systems: []string{"ace", "ideal"}})
+	require.NoError(t, err)
+	return s
+}
+
+func TestAxesListsAndRanges(t *testing.T) {
+	for _, c := range []struct {
+		set  string
+		want []string
+	}{
+		{"ace.fsms=4..20:4", []string{"4", "8", "12", "16", "20"}},
+		{"ace.fsms=4..18:4", []string{"4", "8", "12", "16"}}, // stops at most at TO
+		{"ace.sram=1MiB..8MiB:x2", []string{"1MiB", "2MiB", "4MiB", "8MiB"}},
+		{"ace.sram=512KiB..1MiB:256KiB", []string{"512KiB", "768KiB", "1MiB"}},
+		{"ace.sram=4096KiB,1MiB", []string{"4MiB", "1MiB"}}, // canonical form, order kept
+		{"ace.mem_bw=64GB/s..128GB/s:32GB/s", []string{"64GB/s", "96GB/s", "128GB/s"}},
+		{"npu.compute_speed=1..8:x2", []string{"1", "2", "4", "8"}},
+		{"npu.compute_speed=0.5,3/2", []string{"0.5", "1.5"}},
+		{"ace.partition=little,paper", []string{"little", "paper"}},
+	} {
+		t.Run(c.set, func(t *testing.T) {
+			s, err := New(Request{Base: platform.Default(), Sets: []string{c.set}, Workloads: []string{"dlrm"},
+				Topologies: []string{"4x2x1"}, Systems: []string{"ace"}, Reference: refFor(c.set, c.want)})
+			require.NoError(t, err)
+			require.Len(t, s.Axes, 1)
+			require.Equal(t, c.want, s.Axes[0].Values)
+		})
+	}
+}
+
+// refFor names the axis's first value as the reference when the default
+// is not on it.
+func refFor(set string, vals []string) []string {
+	key, _, _ := strings.Cut(set, "=")
+	d := platform.Default()
+	q, _ := platform.Lookup(key)
+	if slices.Contains(vals, q.Get(&d)) {
+		return nil
+	}
+	return []string{key + "=" + vals[0]}
+}
+
+func TestBadSweepsAreRefused(t *testing.T) {
+	ok := Request{Base: platform.Default(), Workloads: []string{"dlrm"}, Topologies: []string{"4x2x1"}, Systems: []string{"ace"}}
+	for _, c := range []struct {
+		name string
+		edit func(r *Request)
+		want string
+	}{
+		{"unknown parameter", func(r *Request) { r.Sets = []string{"ace.sramm=1MiB,2MiB"} }, `unknown parameter "ace.sramm"`},
+		{"bad unit", func(r *Request) { r.Sets = []string{"ace.sram=1MiB,2XB"} }, `"2XB"`},
+		{"empty axis value", func(r *Request) { r.Sets = []string{"ace.sram=1MiB,,4MiB"} }, "an empty value"},
+		{"empty axis", func(r *Request) { r.Sets = []string{"ace.fsms=,"} }, "an empty value"},
+		{"no =", func(r *Request) { r.Sets = []string{"ace.fsms"} }, "give KEY=VALUE"},
+		{"given twice", func(r *Request) { r.Sets = []string{"ace.fsms=4,8", "ace.fsms=16"} }, "given twice"},
+		{"repeated value", func(r *Request) { r.Sets = []string{"ace.sram=4MiB,4096KiB"} }, "given twice"},
+		{"out of range", func(r *Request) { r.Sets = []string{"ace.fsms=2,16"} }, "out of range"},
+		{"fixed parameter", func(r *Request) { r.Sets = []string{"npu.sms=40,80"} }, "fixed at 80"},
+		{"range backwards", func(r *Request) { r.Sets = []string{"ace.fsms=20..4:4"} }, "starts above its end"},
+		{"range zero step", func(r *Request) { r.Sets = []string{"ace.fsms=4..20:0"} }, "positive step"},
+		{"range factor 1", func(r *Request) { r.Sets = []string{"ace.sram=1MiB..8MiB:x1"} }, "above 1"},
+		{"range no step", func(r *Request) { r.Sets = []string{"ace.fsms=4..20"} }, "FROM..TO:STEP"},
+		{"range of names", func(r *Request) { r.Sets = []string{"ace.partition=a..b:1"} }, "takes names"},
+		{"range too long", func(r *Request) { r.Sets = []string{"ace.sram=64KiB..1GiB:1B"} }, "more than 10000 values"},
+		{"range of fractions for a count", func(r *Request) { r.Sets = []string{"ace.fsms=4..6:0.5"} }, "not a whole number"},
+		{"grid too large", func(r *Request) {
+			r.Sets = []string{"ace.fsms=3..1000:1", "links.tx_buffer=1..1000:1"}
+		}, "more than 100000 points"},
+		{"reference off the axis", func(r *Request) { r.Sets = []string{"ace.fsms=4,8"} }, "not on the axis"},
+		{"reference not an axis", func(r *Request) { r.Sets = []string{"ace.fsms=4,16"}; r.Reference = []string{"ace.sram=4MiB"} }, "not an axis"},
+		{"empty workload list", func(r *Request) { r.Workloads = nil }, "--workload: empty"},
+		{"empty workload entry", func(r *Request) { r.Workloads = []string{"dlrm", ""} }, "an empty entry"},
+		{"unknown workload", func(r *Request) { r.Workloads = []string{"bert"} }, `"bert"`},
+		{"bad topology", func(r *Request) { r.Topologies = []string{"4x2"} }, "--topo"},
+		{"repeated topology", func(r *Request) { r.Topologies = []string{"4x2x1", "4x2x1"} }, "given twice"},
+		{"unknown system", func(r *Request) { r.Systems = []string{"tpu"} }, `unknown system "tpu"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := ok
+			c.edit(&r)
+			_, err := New(r)
+			require.Error(t, err)
+			require.Contains(t, err.Error(), c.want)
+		})
+	}
+}
+
+func TestParseShard(t *testing.T) {
+	sh, err := ParseShard("2/4")
+	require.NoError(t, err)
+	require.Equal(t, Shard{2, 4}, sh)
+	for _, bad := range []string{"3/2", "2/2", "-1/2", "1/0", "1", "a/b", "1/2/3", ""} {
+		_, err := ParseShard(bad)
+		require.Error(t, err, bad)
+	}
+}
+
+// Points are numbered with the last axis fastest: parameters in order,
+// then workloads, then topologies.
+func TestPointOrder(t *testing.T) {
+	s := small(t)
+	require.Equal(t, 8, s.Len())
+	want := [][3]string{{"8", "2MiB", "4x2x1"}, {"8", "2MiB", "2x2x2"}, {"8", "4MiB", "4x2x1"}, {"8", "4MiB", "2x2x2"},
+		{"16", "2MiB", "4x2x1"}, {"16", "2MiB", "2x2x2"}, {"16", "4MiB", "4x2x1"}, {"16", "4MiB", "2x2x2"}}
+	for i, w := range want {
+		p := s.Point(i)
+		require.Equal(t, [3]string{p.Values[0], p.Values[1], p.Topology}, w, "point %d", i)
+	}
+}
+
+// The shards of a sweep, run into their own directories and merged, give
+// exactly the points one run gives; the report, and so every output, is
+// built from them.
+func TestMergedShardsAreTheWholeSweep(t *testing.T) {
+	s := small(t)
+	whole, err := Run(context.Background(), s, Options{Workers: 2})
+	require.NoError(t, err)
+	dir := t.TempDir()
+	var dirs []string
+	for i := 0; i < 3; i++ {
+		d := filepath.Join(dir, "shard", string(rune('0'+i)))
+		oc, err := Run(context.Background(), s, Options{Shard: Shard{i, 3}, Dir: d, Workers: 1})
+		require.NoError(t, err)
+		require.Equal(t, (8-i+2)/3, oc.Ran)
+		dirs = append(dirs, d)
+	}
+	spec, pts, err := Merge(dirs)
+	require.NoError(t, err)
+	require.Equal(t, s.encode(), spec.encode())
+	require.Equal(t, whole.Points, pts)
+	_, _, err = Merge(dirs[:2])
+	require.ErrorContains(t, err, "2 of 8 points are missing (2, 5)") // shard 2/3's
+	_, _, err = Merge([]string{dirs[0], dirs[0]})
+	require.ErrorContains(t, err, "both hold shard 0/3")
+
+	// Another sweep in the same directory is refused; so is another shard.
+	other, err := New(Request{Base: platform.Default(), Sets: []string{"ace.fsms=8,16"}, Workloads: []string{"dlrm"},
+		Topologies: []string{"4x2x1"}, Systems: []string{"ace"}})
+	require.NoError(t, err)
+	_, err = Run(context.Background(), other, Options{Dir: dirs[0]})
+	require.ErrorContains(t, err, "holds another sweep")
+	_, err = Run(context.Background(), s, Options{Dir: dirs[0], Shard: Shard{1, 3}})
+	require.ErrorContains(t, err, "holds shard 0/3")
+}
+
+// A sweep stopped after some points (here by cancelling it) and started
+// again runs only the points it had not finished; a temporary file a
+// stopped write left behind is not taken for a point.
+func TestARestartedSweepRunsOnlyTheMissingPoints(t *testing.T) {
+	s := small(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	var mu sync.Mutex
+	first := map[int]bool{}
+	oc, err := Run(ctx, s, Options{Dir: dir, Workers: 1, Ran: func(i int) {
+		mu.Lock()
+		defer mu.Unlock()
+		first[i] = true
+		if len(first) == 3 {
+			cancel() // no point after the third starts
+		}
+	}})
+	require.ErrorIs(t, err, context.Canceled)
+	require.Len(t, oc.Points, 3)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "points", "000007.json.tmp"), []byte("{trunc"), 0o644))
+
+	var again []int
+	oc, err = Run(context.Background(), s, Options{Dir: dir, Workers: 1, Ran: func(i int) { again = append(again, i) }})
+	require.NoError(t, err)
+	require.Equal(t, []int{3, 4, 5, 6, 7}, again)
+	require.Equal(t, 5, oc.Ran)
+	require.Equal(t, 3, oc.Kept)
+	whole, err := Run(context.Background(), s, Options{Workers: 2})
+	require.NoError(t, err)
+	require.Equal(t, whole.Points, oc.Points)
+	_, err = os.Stat(filepath.Join(dir, "points", "000007.json.tmp"))
+	require.True(t, os.IsNotExist(err))
+
+	// A point file that is not the sweep's point is refused, naming it.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "points", "000001.json"), []byte(`{"index":1,"values":["8","8MiB"]}`), 0o644))
+	_, err = Run(context.Background(), s, Options{Dir: dir})
+	require.ErrorContains(t, err, "000001.json: not the sweep's point 1")
+}
+
+// The aggregate: Perf is the reference's cycles over the point's,
+// averaged over workloads and topologies; at the reference it is 1, and
+// so are ACE's area and power ratios.
+func TestReportNormalisesToTheReference(t *testing.T) {
+	s := small(t)
+	oc, err := Run(context.Background(), s, Options{})
+	require.NoError(t, err)
+	r, err := NewReport(s, oc.Points)
+	require.NoError(t, err)
+	require.Len(t, r.Points, 16)
+	require.Len(t, r.Aggregate, 8)
+	// Reference: ace.fsms=16, ace.sram=4MiB, the defaults: combination 3.
+	require.Equal(t, []string{"16", "4MiB"}, s.Reference)
+	for _, a := range r.Aggregate {
+		c := s.combination(a.Values)
+		k := 0
+		if a.System == "ideal" {
+			k = 1
+		}
+		want := 0.0
+		for j := 0; j < 2; j++ { // the two topologies
+			want += float64(oc.Points[3*2+j].Systems[k].TotalCycles) / float64(oc.Points[c*2+j].Systems[k].TotalCycles) / 2
+		}
+		require.InDelta(t, want, a.Perf, 1e-12, "%v %s", a.Values, a.System)
+		if a.System == "ace" {
+			require.NotNil(t, a.Silicon)
+			if c == 3 {
+				require.Equal(t, 1.0, a.Perf)
+				require.InDelta(t, 1.0, *a.PerfPerArea, 1e-12)
+				require.InDelta(t, 1.0, *a.PerfPerWatt, 1e-12)
+				require.InDelta(t, 5.339031, a.Silicon.AreaMM2, 1e-9) // Table IV's total, 5 339 031 µm²
+			}
+		} else {
+			require.Nil(t, a.Silicon)
+		}
+	}
+}
+
+func TestReadFile(t *testing.T) {
+	f, err := ReadFile("s.yaml", []byte(`
+set:
+  ace.sram: [1MiB, 4MiB]
+  ace.fsms: 4..16:4
+  training.iterations: 1
+  links.tx_buffer: [32]
+workloads: [dlrm]
+topologies: 4x2x1
+systems: [ace]
+reference: {ace.sram: 4MiB}
+`))
+	require.NoError(t, err)
+	require.Equal(t, []string{"ace.sram=1MiB,4MiB", "ace.fsms=4..16:4", "training.iterations=1", "links.tx_buffer=32"}, f.Sets)
+	require.Equal(t, []string{"dlrm"}, f.Workloads)
+	require.Equal(t, []string{"4x2x1"}, f.Topologies)
+	require.Equal(t, []string{"ace.sram=4MiB"}, f.Reference)
+	for _, c := range []struct{ body, want string }{
+		{"set: [a]", "mapping of parameter keys"},
+		{"sets: {}", `s.yaml:1: unknown key "sets"`},
+		{"set: {ace.sram: {a: 1}}", "ace.sram (line 1): give a value"},
+		{"workloads: []", "empty list"},
+		{"set: {ace.sram: 1MiB, 2MiB}", "2MiB (line 1): give a value"},
+		{"set: {ace.sram: '1MiB, 2MiB'}", "write a list as [a, b, c]"},
+		{"- a", "must be a mapping"},
+		{"set: {a: 1}\nset: {b: 2}", "set given twice"},
+		{"{", "not YAML or JSON"},
+	} {
+		_, err := ReadFile("s.yaml", []byte(c.body))
+		require.ErrorContains(t, err, c.want, c.body)
+	}
+}
