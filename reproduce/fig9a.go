@@ -1,16 +1,17 @@
 package reproduce
 
 import (
+	"context"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/acemu/acemu/ace"
-	"github.com/acemu/acemu/compare"
 	"github.com/acemu/acemu/contend"
-	"github.com/acemu/acemu/internal/par"
-	"github.com/acemu/acemu/systems"
-	"github.com/acemu/acemu/torus"
-	"github.com/acemu/acemu/workload"
+	"github.com/acemu/acemu/platform"
+	"github.com/acemu/acemu/sweep"
+	"github.com/acemu/acemu/units"
 )
 
 // Fig9aOptions chooses the Fig. 9(a) sweep: ACE's SRAM size × FSM count,
@@ -32,6 +33,9 @@ type Fig9aOptions struct {
 	Memory contend.Policy
 	// Progress, if set, is told how many of the sweep's runs have finished.
 	Progress func(done, total int)
+	// Dir, if set, keeps the sweep's points (sweep.Options.Dir): run again,
+	// it runs only those not there.
+	Dir string
 }
 
 // DefaultFig9a is the paper's Fig. 9(a) grid (1–8 MiB × 4–20 FSMs) on the
@@ -109,50 +113,37 @@ func Fig9a(o Fig9aOptions) (*Fig9aResult, error) {
 	if bi < 0 || bj < 0 {
 		return nil, fmt.Errorf("fig9a: the base point (%d B SRAM, %d FSMs) must be one of the grid's points: include that SRAM size and FSM count", o.BaseSRAM, o.BaseFSMs)
 	}
-	shapes := make([]torus.Shape, len(o.Topos))
-	for i, t := range o.Topos {
-		s, err := torus.Parse(t)
-		if err != nil {
-			return nil, err
-		}
-		shapes[i] = s
+	// The grid is a sweep (docs/sweeps.md): ACE alone, the SRAM and FSM
+	// axes, then workloads, then topologies.
+	base := platform.Default()
+	base.ACE, base.Iterations, base.Memory = o.ACE, o.Iterations, o.Memory
+	var sram, fsms []string
+	for _, v := range o.SRAM {
+		sram = append(sram, units.FormatSize(v))
 	}
-	wls := make([]*workload.Workload, len(o.Workloads))
-	for i, n := range o.Workloads {
-		w, err := workload.Load(n)
-		if err != nil {
-			return nil, err
-		}
-		wls[i] = w
+	for _, v := range o.FSMs {
+		fsms = append(fsms, strconv.Itoa(v))
 	}
-	sys, err := systems.Lookup("ace")
-	if err == nil {
-		sys, err = sys.WithACEMemory(o.ACE.CommMemGBps)
-	}
+	spec, err := sweep.New(sweep.Request{Base: base,
+		Sets:      []string{"ace.sram=" + strings.Join(sram, ","), "ace.fsms=" + strings.Join(fsms, ",")},
+		Workloads: o.Workloads, Topologies: o.Topos, Systems: []string{"ace"},
+		Reference: []string{"ace.sram=" + units.FormatSize(o.BaseSRAM), "ace.fsms=" + strconv.Itoa(o.BaseFSMs)}})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("fig9a: %w", err)
 	}
-	nt, nw, ns, nf := len(shapes), len(wls), len(o.SRAM), len(o.FSMs)
+	oc, err := sweep.Run(context.Background(), spec, sweep.Options{Workers: o.Workers, Dir: o.Dir, Progress: o.Progress})
+	if err != nil {
+		return nil, fmt.Errorf("fig9a: %w", err)
+	}
+	nt, nw, ns, nf := len(o.Topos), len(o.Workloads), len(o.SRAM), len(o.FSMs)
 	runs := make([]Fig9aRun, nt*nw*ns*nf)
 	idx := func(t, w, s, f int) int { return ((t*nw+w)*ns+s)*nf + f }
-	if i, err := par.DoReport(len(runs), o.Workers, func(i int) error {
-		f := i % nf
-		s := (i / nf) % ns
-		w := (i / nf / ns) % nw
-		t := i / nf / ns / nw
-		cfg := o.ACE
-		cfg.SRAMBytes, cfg.FSMs = o.SRAM[s], o.FSMs[f]
-		rep, err := compare.Run(compare.Options{Shape: shapes[t], Workload: wls[w], Systems: []systems.System{sys},
-			Iterations: o.Iterations, ACE: cfg, Workers: 1, Memory: o.Memory})
-		if err != nil {
-			return err
-		}
-		runs[i] = Fig9aRun{Topo: o.Topos[t], Workload: o.Workloads[w], SRAM: o.SRAM[s], FSMs: o.FSMs[f], Cycles: rep.Systems[0].TotalCycles}
-		return nil
-	}, o.Progress); err != nil {
-		f, sz := i%nf, (i/nf)%ns
-		w, t := (i/nf/ns)%nw, i/nf/ns/nw
-		return nil, fmt.Errorf("fig9a: %s on %s with %d B SRAM and %d FSMs: %w", o.Workloads[w], o.Topos[t], o.SRAM[sz], o.FSMs[f], err)
+	for i, p := range oc.Points { // sweep order: SRAM, FSMs, workload, topology
+		t := i % nt
+		w := (i / nt) % nw
+		f := (i / nt / nw) % nf
+		sz := i / nt / nw / nf
+		runs[idx(t, w, sz, f)] = Fig9aRun{Topo: o.Topos[t], Workload: o.Workloads[w], SRAM: o.SRAM[sz], FSMs: o.FSMs[f], Cycles: p.Systems[0].TotalCycles}
 	}
 	res := &Fig9aResult{BaseSRAM: o.BaseSRAM, BaseFSMs: o.BaseFSMs}
 	for t := 0; t < nt; t++ {

@@ -4,7 +4,11 @@ import (
 	"testing"
 
 	"github.com/acemu/acemu/ace"
+	"github.com/acemu/acemu/compare"
 	"github.com/acemu/acemu/contend"
+	"github.com/acemu/acemu/systems"
+	"github.com/acemu/acemu/torus"
+	"github.com/acemu/acemu/workload"
 	"github.com/stretchr/testify/require"
 )
 
@@ -247,5 +251,34 @@ func TestPinnedSweepPoints(t *testing.T) {
 	require.NoError(t, err)
 	for i, p := range pins {
 		require.Equal(t, [3]int64{p.cycles, p.read, p.write}, [3]int64{got[i].Cycles, got[i].MemRead, got[i].MemWrite}, "%+v", p.spec)
+	}
+}
+
+// Fig. 9(a) runs on the sweep; each of its runs is the comparator's ACE
+// system at that design point, as a direct compare.Run gives it (the way
+// Fig9a ran before the sweep existed), and a non-default design
+// parameter (here the FSM split) reaches every point.
+func TestFig9aRunsAreTheComparatorsRuns(t *testing.T) {
+	o := DefaultFig9a()
+	o.SRAM, o.FSMs = []int64{1 << 20, 4 << 20}, []int{8, 16}
+	o.Workloads = []string{"dlrm", "../testdata/astrasim/DLRM_HybridParallel.txt"}
+	o.Topos, o.Iterations = []string{"4x2x1", "2x2x2"}, 1
+	o.ACE.FSMSplit = "even"
+	r, err := Fig9a(o)
+	require.NoError(t, err)
+	require.Len(t, r.Runs, 16)
+	sys, err := systems.Lookup("ace")
+	require.NoError(t, err)
+	for _, run := range r.Runs {
+		shape, err := torus.Parse(run.Topo)
+		require.NoError(t, err)
+		w, err := workload.Load(run.Workload)
+		require.NoError(t, err)
+		cfg := o.ACE
+		cfg.SRAMBytes, cfg.FSMs = run.SRAM, run.FSMs
+		rep, err := compare.Run(compare.Options{Shape: shape, Workload: w, Systems: []systems.System{sys},
+			Iterations: 1, ACE: cfg, Workers: 1, Memory: o.Memory})
+		require.NoError(t, err)
+		require.Equal(t, rep.Systems[0].TotalCycles, run.Cycles, "%+v", run)
 	}
 }

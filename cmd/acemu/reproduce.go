@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -27,7 +28,8 @@ Rerun the sweeps behind the ACE paper's figures from the model:
   fig9a  ACE's SRAM size × FSM count: two training iterations of every
          workload on every topology (default the three built-ins and
          ASTRA-sim's two files in testdata/, on 4x4x4 and 4x8x4), normalised
-         to 4 MiB and 16 FSMs and averaged as the paper does
+         to 4 MiB and 16 FSMs and averaged as the paper does; it is an
+         acemu sweep (docs/sweeps.md) over ace.sram and ace.fsms
 
 Each point is a full cycle-level run, folded to one NPU where the torus
 allows it: fig4 takes about ten seconds on two cores, fig5 and fig6 under a
@@ -47,7 +49,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	sms := fs.String("sms", "", "fig6: communication SM counts, comma-separated (default 1,…,8,10,12,16)")
 	fig6Mem := fs.Int64("fig6-mem", 900, "fig6: memory bandwidth given to the baseline's communication, GB/s")
 	format := fs.String("format", "table", "output: "+formats)
-	outDir := fs.String("out", "", "also write every artifact of the run into this directory: result.txt, result.csv, result.json, the platform configuration used (platform.yaml) and the figure (as --plot)")
+	outDir := fs.String("out", "", "also write every artifact of the run into this directory: result.txt, result.csv, result.json, the platform configuration used (platform.yaml) and the figure (as --plot); fig9a keeps its sweep's points in DIR/sweep, so that the same command again runs only the missing ones")
 	plotDir := fs.String("plot", "", "fig5, fig6, fig9a: draw the figure as PNG and SVG into this directory")
 	workers := fs.Int("workers", 0, "simulations run at once (default: GOMAXPROCS; results do not depend on it)")
 	registerACEDesignFlags(fs)
@@ -184,6 +186,9 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		o := reproduce.DefaultFig9a()
 		o.Progress = progress
 		o.Workers, o.ACE, o.Memory = *workers, acfg, mp
+		if *outDir != "" {
+			o.Dir = filepath.Join(*outDir, "sweep") // its points: run again, only the missing ones run
+		}
 		if *sramList == "" {
 			*sramList = "1MiB,2MiB,4MiB,8MiB"
 		}
