@@ -2,6 +2,7 @@ package collectives
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -81,7 +82,58 @@ func NewHierarchical(cfg Config, phases []HPhase) (*Hierarchical, error) {
 	if len(phases) == 0 {
 		return nil, fmt.Errorf("no phases: every dimension has size 1, so there is nothing to do; use a topology with at least 2 NPUs")
 	}
+	if err := h.checkSpan(); err != nil {
+		return nil, err
+	}
 	return h, nil
+}
+
+// checkSpan requires the phases that combine NPUs' data to span every NPU
+// once: the reducing phases (reduce-scatter, all-reduce) of an all-reduce
+// or a reduce-scatter, the all-gathers of an all-gather (which may reduce
+// nothing). Their tiers, in order of place value, must be the digits of
+// the NPU id: the first of place value 1, each next one's the product of
+// the sizes before it, all together the NPU count. Otherwise some NPU's
+// data would be summed twice, or never, and the result would not be the
+// collective named.
+func (h *Hierarchical) checkSpan() error {
+	var tiers []Tier
+	for _, p := range h.phases {
+		reduces := p.Kind == ReduceScatter || p.Kind == AllReduce
+		if h.cfg.Op == OpAllGather && reduces {
+			return fmt.Errorf("phases %s do not make an all-gather: %s adds data together, which an all-gather never does; use all-gathers only", h.describe(), p)
+		}
+		if reduces || h.cfg.Op == OpAllGather {
+			tiers = append(tiers, p.Tier)
+		}
+	}
+	slices.SortStableFunc(tiers, func(a, b Tier) int { return a.stride - b.stride })
+	what := "reducing phases (rs, ar)"
+	if h.cfg.Op == OpAllGather {
+		what = "all-gathers"
+	}
+	place, n := 1, h.cfg.Shape.N()
+	for i, t := range tiers {
+		if t.stride != place {
+			if i > 0 && t.stride == tiers[i-1].stride {
+				return fmt.Errorf("phases %s do not make %s: their %s cover %s twice, so its NPUs' data would be counted twice; give each dimension one",
+					h.describe(), article(h.cfg.Op), what, t.Name)
+			}
+			return fmt.Errorf("phases %s do not make %s: their %s leave out the NPUs %d apart (a dimension of place value %d), whose data would never be combined; give every dimension of size above 1 one such phase",
+				h.describe(), article(h.cfg.Op), what, place, place)
+		}
+		place *= t.Size
+	}
+	if place != n {
+		return fmt.Errorf("phases %s do not make %s: their %s span %d of the %d NPUs, so the rest's data would never be combined; give every dimension of size above 1 one such phase",
+			h.describe(), article(h.cfg.Op), what, place, n)
+	}
+	return nil
+}
+
+// article is "an all-reduce", "a reduce-scatter" or "an all-gather".
+func article(op CollectiveOp) string {
+	return map[CollectiveOp]string{OpAllReduce: "an all-reduce", OpReduceScatter: "a reduce-scatter", OpAllGather: "an all-gather"}[op]
 }
 
 func (h *Hierarchical) describe() string {
