@@ -60,6 +60,10 @@ type Options struct {
 	// sees the links' packets, Work the endpoint's work, the collectives
 	// and the compute kernels.
 	Observe func(system string, net *fabric.Network) observe.Observers
+	// Finished, when set, is given each system's result as soon as it has
+	// one (systems run in parallel: from several goroutines), before the
+	// comparison's own figures (% of ideal, speed-ups) exist.
+	Finished func(r SystemResult)
 	// Progress, when set, is told how far each system's training loop has
 	// gone (train.Config.Progress); systems run in parallel.
 	Progress func(system string, done, total int)
@@ -171,6 +175,9 @@ func Run(o Options) (*Report, error) {
 	res := make([]SystemResult, len(o.Systems))
 	if i, err := par.Do(len(o.Systems), o.Workers, func(i int) (err error) {
 		res[i], err = runSystem(o, o.Systems[i], fold)
+		if err == nil && o.Finished != nil {
+			o.Finished(res[i])
+		}
 		return err
 	}); err != nil {
 		return nil, fmt.Errorf("%s: %w", o.Systems[i].Name, err)

@@ -10,10 +10,10 @@ import (
 	"fmt"
 	"image/color"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/acemu/acemu/compare"
+	"github.com/acemu/acemu/internal/outfile"
 	"github.com/acemu/acemu/rtl"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -150,12 +150,12 @@ func saveGrid(rows [][]*plot.Plot, dir, name string, w, h vg.Length) ([]string, 
 }
 
 func writeTo(path string, c io.WriterTo) error {
-	f, err := os.Create(path)
+	f, err := outfile.Create(path)
 	if err != nil {
 		return err
 	}
 	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
+		f.Abort()
 		return err
 	}
 	return f.Close()

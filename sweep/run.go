@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"github.com/acemu/acemu/compare"
+	"github.com/acemu/acemu/internal/outfile"
 	"github.com/acemu/acemu/internal/par"
-	"github.com/acemu/acemu/internal/wholefile"
 	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/workload"
 )
@@ -200,7 +200,7 @@ func keep(dir string, p PointResult) (*PointResult, error) {
 		return nil, fmt.Errorf("point %d: %w", p.Index, err)
 	}
 	if dir != "" {
-		if err := wholefile.Write(filepath.Join(dir, "points", pointFile(p.Index)), b); err != nil {
+		if err := outfile.Write(filepath.Join(dir, "points", pointFile(p.Index)), b); err != nil {
 			return nil, err
 		}
 	}
@@ -243,7 +243,7 @@ func openDir(dir string, s *Spec, sh Shard) (map[int]*PointResult, error) {
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("--out: %w", err)
-	} else if err := wholefile.Write(path, append(want, '\n')); err != nil {
+	} else if err := outfile.Write(path, append(want, '\n')); err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
 	kept, err := readPoints(dir, s)
@@ -269,7 +269,7 @@ func readPoints(dir string, s *Spec) (map[int]*PointResult, error) {
 	kept := map[int]*PointResult{}
 	for _, e := range ents {
 		name := filepath.Join(dir, "points", e.Name())
-		if strings.HasSuffix(e.Name(), wholefile.TempSuffix) {
+		if strings.HasSuffix(e.Name(), outfile.TempSuffix) {
 			if err := os.Remove(name); err != nil {
 				return nil, err
 			}

@@ -2,28 +2,28 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/acemu/acemu/capture"
 	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/internal/outfile"
 	"github.com/acemu/acemu/observe"
 )
 
 // packetCapture is a --pcap file (an outputFile).
 type packetCapture struct {
-	f      *os.File
+	f      *outfile.File
 	path   string
 	filter capture.Filter
 	w      *capture.Writer // once started
 }
 
 // pcapOutput makes --pcap files keeping what filter (--pcap-filter) keeps.
-func pcapOutput(filter string) (func(f *os.File, path string) outputFile, error) {
+func pcapOutput(filter string) (func(f *outfile.File, path string) outputFile, error) {
 	flt, err := capture.ParseFilter(filter)
 	if err != nil {
 		return nil, fmt.Errorf("--pcap-filter: %w", err)
 	}
-	return func(f *os.File, path string) outputFile { return &packetCapture{f: f, path: path, filter: flt} }, nil
+	return func(f *outfile.File, path string) outputFile { return &packetCapture{f: f, path: path, filter: flt} }, nil
 }
 
 func (c *packetCapture) start(_ string, net *fabric.Network) (observe.Observers, error) {

@@ -232,6 +232,11 @@ func runCollective(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "acemu collective: %v\n", err)
 		return 1
 	}
+	if rep.DataOK != nil && !*rep.DataOK {
+		// The report is printed (it says what is wrong); the run failed.
+		fmt.Fprintf(stderr, "acemu collective: --check-data: the result is wrong: %s\n", rep.DataError)
+		return 1
+	}
 	return 0
 }
 

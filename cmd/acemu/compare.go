@@ -1,20 +1,22 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/csv"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/spf13/pflag"
 
 	"github.com/acemu/acemu/compare"
 	"github.com/acemu/acemu/contend"
 	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/internal/outfile"
 	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/systems"
@@ -135,6 +137,33 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if pb != nil {
 		opts.Progress = pb.update
 	}
+	// Ctrl-C prints the systems that finished.
+	var finMu sync.Mutex
+	var finished []compare.SystemResult
+	opts.Finished = func(r compare.SystemResult) {
+		finMu.Lock()
+		defer finMu.Unlock()
+		finished = append(finished, r)
+	}
+	defer onInterrupt(func(stderr io.Writer) {
+		finMu.Lock()
+		defer finMu.Unlock()
+		if len(finished) == 0 {
+			fmt.Fprintf(stderr, "acemu: interrupted before any of the %d systems finished; files being written were removed\n", len(ss))
+			return
+		}
+		slices.SortFunc(finished, func(a, b compare.SystemResult) int {
+			return slices.Index(names, a.Name) - slices.Index(names, b.Name)
+		})
+		part := result{doc: map[string]any{"interrupted": true, "workload": w.Name, "topology": shape.String(), "systems": finished},
+			header: []string{"system", "compute (cycles/iter)", "exposed comm", "iteration", "exposed %", "network GB/s"}}
+		for _, r := range finished {
+			part.rows = append(part.rows, []string{r.Name, fmt.Sprintf("%.0f", r.ComputeCycles), fmt.Sprintf("%.0f", r.ExposedCommCycles),
+				fmt.Sprintf("%.0f", r.IterationCycles), f1(100 * r.ExposedShare), f1(r.NetworkGBps)})
+		}
+		_ = part.write(stdout, *format)
+		fmt.Fprintf(stderr, "acemu: interrupted: %d of %d systems finished (printed); files being written were removed\n", len(finished), len(ss))
+	})()
 	rep, err := compare.Run(opts)
 	pb.finish()
 	for _, o := range outs {
@@ -190,21 +219,15 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 // the window's first cycle, then one column per system (empty once a
 // system's run has ended).
 func writeSeries(path string, rep *compare.Report) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := csv.NewWriter(f)
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
 	head := []string{"cycle"}
 	n := 0
 	for _, s := range rep.Systems {
 		head = append(head, s.Name)
 		n = max(n, len(s.NetworkUtilization))
 	}
-	if err := w.Write(head); err != nil {
-		f.Close()
-		return err
-	}
+	_ = w.Write(head)
 	for i := 0; i < n; i++ {
 		row := []string{strconv.Itoa(i * compare.WindowCycles)}
 		for _, s := range rep.Systems {
@@ -214,17 +237,13 @@ func writeSeries(path string, rep *compare.Report) error {
 			}
 			row = append(row, v)
 		}
-		if err := w.Write(row); err != nil {
-			f.Close()
-			return err
-		}
+		_ = w.Write(row)
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {
-		f.Close()
 		return err
 	}
-	return f.Close()
+	return outfile.Write(path, b.Bytes())
 }
 
 // loadWorkload returns a built-in workload or reads an ASTRA-sim file.

@@ -42,6 +42,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "acemu:", err)
 		os.Exit(1)
 	}
+	catchInterrupts(os.Stderr)
 	code := run(os.Args[1:], os.Stdout, os.Stderr)
 	if err := stop(); err != nil {
 		fmt.Fprintln(os.Stderr, "acemu:", err)

@@ -162,7 +162,7 @@ func TestMicrocodeCommandAndUserPrograms(t *testing.T) {
 		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
 		code, out, errOut := runCLI("collective", "--topo", "4x1x1", "--size", "4096", "--check-data", "--format", "json", "--microcode", path)
 		var r map[string]any
-		if code == 0 {
+		if out != "" {
 			require.NoError(t, json.Unmarshal([]byte(out), &r))
 		}
 		return code, r, errOut
@@ -172,9 +172,10 @@ func TestMicrocodeCommandAndUserPrograms(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.Equal(t, true, r["data_ok"])
 	// A valid program that stores where it should reduce runs, and the data
-	// check says the result is wrong.
+	// check says the result is wrong: the report says so, and the run fails.
 	code, r, errOut = run(strings.Replace(listing, " reduce ", " store ", 1))
-	require.Equal(t, 0, code, errOut)
+	require.Equal(t, 1, code, errOut)
+	require.Contains(t, errOut, "--check-data: the result is wrong")
 	require.Equal(t, false, r["data_ok"])
 	require.Contains(t, r["data_error"], "want")
 	// A malformed program is refused with file:line.

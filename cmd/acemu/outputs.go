@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/internal/outfile"
 	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/systems"
 	"github.com/spf13/pflag"
@@ -25,9 +26,11 @@ type outputFile interface {
 
 // closeOutput closes f after a write error werr (nil: none), and puts the
 // first failure, named by flag and path, into *err when that is nil.
-func closeOutput(f *os.File, flag, path string, werr error, err *error) {
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
+func closeOutput(f *outfile.File, flag, path string, werr error, err *error) {
+	if werr != nil {
+		f.Abort() // never a truncated file
+	} else {
+		werr = f.Close()
 	}
 	if werr != nil && *err == nil {
 		*err = fmt.Errorf("%s %s: %w", flag, path, werr)
@@ -35,8 +38,8 @@ func closeOutput(f *os.File, flag, path string, werr error, err *error) {
 }
 
 // createOutput creates path (for flag) as an output file made by mk.
-func createOutput(flag, path string, mk func(*os.File, string) outputFile) (outputFile, error) {
-	f, err := os.Create(path)
+func createOutput(flag, path string, mk func(*outfile.File, string) outputFile) (outputFile, error) {
+	f, err := outfile.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", flag, err)
 	}
@@ -54,7 +57,7 @@ type systemOutputs struct {
 	err   error // the first failure to start one (systems run in parallel)
 }
 
-func newSystemOutputs(flag, path, ext string, ss []systems.System, mk func(*os.File, string) outputFile) (*systemOutputs, error) {
+func newSystemOutputs(flag, path, ext string, ss []systems.System, mk func(*outfile.File, string) outputFile) (*systemOutputs, error) {
 	o := &systemOutputs{files: map[string]outputFile{}}
 	for _, s := range ss {
 		p := path
@@ -147,7 +150,7 @@ func (f *outputFlags) prepare(fs *pflag.FlagSet, others ...*string) error {
 // created: its flag, path, default extension and how it is made.
 type outputKind struct {
 	flag, path, ext string
-	mk              func(*os.File, string) outputFile
+	mk              func(*outfile.File, string) outputFile
 }
 
 // asked returns the files written as the run goes that the flags ask for:

@@ -110,7 +110,7 @@ func TestOutputFilesLeaveTheOutputAlone(t *testing.T) {
 
 func TestPcapErrors(t *testing.T) {
 	requireRefused(t, 1, `--pcap-filter: packet filter term "npu=a"`, "collective", "--topo", "4x1x1", "--pcap", filepath.Join(t.TempDir(), "x.pcap"), "--pcap-filter", "npu=a")
-	requireRefused(t, 1, "--pcap: open /nonexistent/dir/x.baseline-nooverlap.pcap", "--workload", "dlrm", "--topo", "4x1x1", "--pcap", "/nonexistent/dir/x.pcap")
+	requireRefused(t, 1, "--pcap: create /nonexistent/dir/x.baseline-nooverlap.pcap", "--workload", "dlrm", "--topo", "4x1x1", "--pcap", "/nonexistent/dir/x.pcap")
 }
 
 func TestTraceErrors(t *testing.T) {

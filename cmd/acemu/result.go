@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/acemu/acemu/internal/outfile"
 	"github.com/acemu/acemu/platform"
 )
 
@@ -77,7 +78,7 @@ func (r result) writeOut(dir string, p platform.Platform) error {
 		if err := r.write(&b, f.format); err != nil {
 			return fmt.Errorf("--out: %w", err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, f.name), b.Bytes(), 0o644); err != nil {
+		if err := outfile.Write(filepath.Join(dir, f.name), b.Bytes()); err != nil {
 			return fmt.Errorf("--out: %w", err)
 		}
 	}
@@ -85,7 +86,7 @@ func (r result) writeOut(dir string, p platform.Platform) error {
 	if err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "platform.yaml"), cfg, 0o644); err != nil {
+	if err := outfile.Write(filepath.Join(dir, "platform.yaml"), cfg); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
 	return nil

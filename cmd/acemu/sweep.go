@@ -6,15 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/spf13/pflag"
 
-	"github.com/acemu/acemu/internal/wholefile"
+	"github.com/acemu/acemu/internal/outfile"
 	"github.com/acemu/acemu/sweep"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/workload"
@@ -119,14 +117,13 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if sh.N > 0 {
 		total = (spec.Len() - sh.I + sh.N - 1) / sh.N
 	}
-	stopInterrupts := onInterrupt(func() {
+	defer onInterrupt(func(stderr io.Writer) {
 		kept := "not kept (no --out)"
 		if *out != "" {
 			kept = "kept in " + *out + "; the same command runs the rest"
 		}
-		fmt.Fprintf(stderr, "\nacemu sweep: interrupted: %d of %d points finished, %s\n", finished.Load(), total, kept)
-	})
-	defer stopInterrupts()
+		fmt.Fprintf(stderr, "acemu sweep: interrupted: %d of %d points finished, %s\n", finished.Load(), total, kept)
+	})()
 	pb := newProgressBars(stderr, []string{"points"})
 	oc, err := sweep.Run(context.Background(), spec, sweep.Options{Workers: *workers, Shard: sh, Dir: *out,
 		Progress: func(done, total int) {
@@ -230,7 +227,7 @@ func writeSweep(spec *sweep.Spec, pts []sweep.PointResult, format, dir string, s
 				fmt.Fprintf(stderr, "acemu sweep: --out: %v\n", err)
 				return 1
 			}
-			if err := wholefile.Write(filepath.Join(dir, f.name), b.Bytes()); err != nil {
+			if err := outfile.Write(filepath.Join(dir, f.name), b.Bytes()); err != nil {
 				fmt.Fprintf(stderr, "acemu sweep: --out: %v\n", err)
 				return 1
 			}
@@ -258,27 +255,4 @@ func readSmall(name string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: larger than 1 MiB; a sweep file is a few KB", name)
 	}
 	return b, nil
-}
-
-// exit ends the process; a variable so that tests can see the code.
-var exit = os.Exit
-
-// onInterrupt makes Ctrl-C (and SIGTERM) call say and end the process
-// with exit code 130; the returned function undoes it.
-func onInterrupt(say func()) (stop func()) {
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-ch:
-			say()
-			exit(130)
-		case <-done:
-		}
-	}()
-	return func() {
-		signal.Stop(ch)
-		close(done)
-	}
 }

@@ -100,24 +100,22 @@ func TestSweepRefusesBadInput(t *testing.T) {
 	}
 }
 
-// A sweep interrupted with Ctrl-C (SIGINT) exits 130 with one line saying
-// how many points finished, keeps them, and run again runs only the rest,
-// ending with what an uninterrupted sweep prints.
-func TestSweepInterruptedKeepsFinishedPoints(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "out")
-	args := append(append([]string(nil), sweepArgs...), "--out", dir, "--format", "csv")
+// interruptWhen runs acemu with args as a process, sends it SIGINT once
+// ready() (polled) holds, and requires exit code 130; it returns stdout
+// and stderr.
+func interruptWhen(t *testing.T, ready func() bool, args ...string) (string, string) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "ACEMU_TEST_MAIN=1")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	require.NoError(t, cmd.Start())
 	deadline := time.Now().Add(60 * time.Second)
-	for {
-		m, _ := filepath.Glob(filepath.Join(dir, "points", "*.json"))
-		if len(m) > 0 {
-			break
+	for !ready() {
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("not ready in 60 s: %s", stderr.String())
 		}
-		require.True(t, time.Now().Before(deadline), "no point finished in 60 s")
 		time.Sleep(5 * time.Millisecond)
 	}
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
@@ -125,7 +123,25 @@ func TestSweepInterruptedKeepsFinishedPoints(t *testing.T) {
 	var ee *exec.ExitError
 	require.True(t, errors.As(err, &ee), "%v", err)
 	require.Equal(t, 130, ee.ExitCode(), stderr.String())
-	require.Regexp(t, `acemu sweep: interrupted: \d of 8 points finished, kept in .*; the same command runs the rest\n$`, stderr.String())
+	return stdout.String(), stderr.String()
+}
+
+// globbed says whether pattern matches at least n files.
+func globbed(pattern string, n int) func() bool {
+	return func() bool {
+		m, _ := filepath.Glob(pattern)
+		return len(m) >= n
+	}
+}
+
+// A sweep interrupted with Ctrl-C (SIGINT) exits 130 with one line saying
+// how many points finished, keeps them, and run again runs only the rest,
+// ending with what an uninterrupted sweep prints.
+func TestSweepInterruptedKeepsFinishedPoints(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	args := append(append([]string(nil), sweepArgs...), "--out", dir, "--format", "csv")
+	_, stderr := interruptWhen(t, globbed(filepath.Join(dir, "points", "*.json"), 1), args...)
+	require.Regexp(t, `acemu sweep: interrupted: \d of 8 points finished, kept in .*; the same command runs the rest\n$`, stderr)
 	kept, _ := filepath.Glob(filepath.Join(dir, "points", "*.json"))
 	require.Less(t, len(kept), 8, "the sweep stopped before its end")
 
@@ -135,4 +151,18 @@ func TestSweepInterruptedKeepsFinishedPoints(t *testing.T) {
 	whole, _, code := runArgs(t, append(append([]string(nil), sweepArgs...), "--format", "csv")...)
 	require.Equal(t, 0, code)
 	require.Equal(t, whole, out)
+}
+
+// A comparison interrupted before any system finished exits 130 with one
+// line, and the trace files it was writing are gone, not truncated.
+func TestCompareInterruptedLeavesNoTruncatedFiles(t *testing.T) {
+	dir := t.TempDir()
+	// The trace files are open once the run has started.
+	stdout, stderr := interruptWhen(t, globbed(filepath.Join(dir, "*.tmp"), 2), "--workload", "gnmt", "--topo", "4x4x4", "--full",
+		"--systems", "ideal,ace", "--trace", filepath.Join(dir, "run.json"))
+	require.Equal(t, "\nacemu: interrupted before any of the 2 systems finished; files being written were removed\n", stderr)
+	require.Empty(t, stdout)
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Empty(t, ents, "no file, whole or partial")
 }

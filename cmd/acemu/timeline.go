@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/internal/outfile"
 	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/timeline"
 )
@@ -14,7 +14,7 @@ import (
 // timelineFile is a --trace file (an outputFile): its recorder's trace is
 // written when the run ends.
 type timelineFile struct {
-	f    *os.File
+	f    *outfile.File
 	path string
 	npus []int // --trace-npus; nil with all
 	all  bool
@@ -24,7 +24,7 @@ type timelineFile struct {
 
 // traceOutput makes --trace files recording the NPUs npus names
 // (--trace-npus: a list, or all), the run named by name.
-func traceOutput(npus string, name func(system string) string) (func(f *os.File, path string) outputFile, error) {
+func traceOutput(npus string, name func(system string) string) (func(f *outfile.File, path string) outputFile, error) {
 	var list []int
 	all := strings.EqualFold(strings.TrimSpace(npus), "all")
 	if !all {
@@ -36,7 +36,7 @@ func traceOutput(npus string, name func(system string) string) (func(f *os.File,
 			list = append(list, n)
 		}
 	}
-	return func(f *os.File, path string) outputFile {
+	return func(f *outfile.File, path string) outputFile {
 		return &timelineFile{f: f, path: path, npus: list, all: all, name: name}
 	}, nil
 }

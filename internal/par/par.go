@@ -8,7 +8,7 @@ import (
 )
 
 // Do calls f(i) for every i in [0, n), up to workers at a time (0 or less:
-// GOMAXPROCS), and returns the error of the lowest i that failed, with i.
+// GOMAXPROCS; never more than n), and returns the error of the lowest i that failed, with i.
 // Each f(i) must write only its own results.
 func Do(n, workers int, f func(i int) error) (int, error) {
 	return DoReport(n, workers, f, nil)
@@ -20,6 +20,7 @@ func DoReport(n, workers int, f func(i int) error, report func(done, n int)) (in
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	workers = min(workers, n) // no goroutine without a job: a huge count costs nothing
 	errs := make([]error, n)
 	next := make(chan int)
 	var mu sync.Mutex

@@ -2,6 +2,8 @@ package par
 
 import (
 	"errors"
+	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -42,4 +44,20 @@ func TestDoReportCountsEveryCall(t *testing.T) {
 			require.Equal(t, i+1, d)
 		}
 	}
+}
+
+// A worker count far beyond the jobs starts no more goroutines than jobs:
+// a billion workers for three jobs is cheap.
+func TestHugeWorkerCountsCostNothing(t *testing.T) {
+	var mu sync.Mutex
+	var peak int
+	before := runtime.NumGoroutine()
+	_, err := Do(3, 1_000_000_000, func(int) error {
+		mu.Lock()
+		defer mu.Unlock()
+		peak = max(peak, runtime.NumGoroutine()-before)
+		return nil
+	})
+	require.NoError(t, err)
+	require.LessOrEqual(t, peak, 3)
 }
