@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/acemu/acemu/compare"
+	"github.com/acemu/acemu/internal/limited"
 	"github.com/acemu/acemu/internal/outfile"
 	"github.com/acemu/acemu/internal/par"
 	"github.com/acemu/acemu/torus"
@@ -213,6 +214,10 @@ func keep(dir string, p PointResult) (*PointResult, error) {
 
 func pointFile(i int) string { return fmt.Sprintf("%06d.json", i) }
 
+// maxRecord bounds sweep.json and a point's file: both are a few KB (a
+// sweep of the largest axes, MaxPoints values, some MB).
+const maxRecord = 64 << 20
+
 // dirSweep is a directory's sweep.json: the sweep and the shard it holds.
 type dirSweep struct {
 	Shard string `json:"shard"`
@@ -230,7 +235,7 @@ func openDir(dir string, s *Spec, sh Shard) (map[int]*PointResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if old, err := os.ReadFile(path); err == nil {
+	if old, err := limited.ReadFile(path, maxRecord, "not a sweep's sweep.json"); err == nil {
 		var d dirSweep
 		if err := json.Unmarshal(old, &d); err != nil || d.Spec == nil {
 			return nil, fmt.Errorf("--out %s: sweep.json is not a sweep's (%v); use another directory", dir, err)
@@ -275,7 +280,7 @@ func readPoints(dir string, s *Spec) (map[int]*PointResult, error) {
 			}
 			continue
 		}
-		b, err := os.ReadFile(name)
+		b, err := limited.ReadFile(name, maxRecord, "not a point's result")
 		if err != nil {
 			return nil, err
 		}
@@ -308,7 +313,7 @@ func Merge(dirs []string) (*Spec, []PointResult, error) {
 	from := map[int]string{}
 	shards := map[string]string{}
 	for _, dir := range dirs {
-		b, err := os.ReadFile(filepath.Join(dir, "sweep.json"))
+		b, err := limited.ReadFile(filepath.Join(dir, "sweep.json"), maxRecord, "not a sweep's sweep.json")
 		if err != nil {
 			return nil, nil, fmt.Errorf("merge: %s is not a sweep's --out directory: %w", dir, err)
 		}

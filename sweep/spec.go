@@ -313,6 +313,11 @@ func rangeValues(key, expr string) ([]string, error) {
 		if len(out) == maxRange {
 			return nil, fmt.Errorf("more than %d values; use a larger step", maxRange)
 		}
+		// Exact steps of a fraction can grow the numbers without end
+		// (x1.0001 to the 10000th power has 40000 digits).
+		if v.Denom().BitLen() > 64 || v.Num().BitLen() > 128 {
+			return nil, fmt.Errorf("value %d of the range is no longer a short exact number; use a step or factor whose powers stay short (e.g. x2, x1.5)", len(out)+1)
+		}
 		s, err := num.format(v)
 		if err != nil {
 			return nil, err

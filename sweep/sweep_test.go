@@ -83,6 +83,7 @@ func TestBadSweepsAreRefused(t *testing.T) {
 		{"range no step", func(r *Request) { r.Sets = []string{"ace.fsms=4..20"} }, "FROM..TO:STEP"},
 		{"range of names", func(r *Request) { r.Sets = []string{"ace.partition=a..b:1"} }, "takes names"},
 		{"range too long", func(r *Request) { r.Sets = []string{"ace.sram=64KiB..1GiB:1B"} }, "more than 10000 values"},
+		{"range of growing fractions", func(r *Request) { r.Sets = []string{"npu.compute_speed=0.01..1000:x1.0001"} }, "no longer a short exact number"},
 		{"range of fractions for a count", func(r *Request) { r.Sets = []string{"ace.fsms=4..6:0.5"} }, "not a whole number"},
 		{"grid too large", func(r *Request) {
 			r.Sets = []string{"ace.fsms=3..1000:1", "links.tx_buffer=1..1000:1"}

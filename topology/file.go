@@ -38,6 +38,10 @@ type File struct {
 // maxNodes bounds a file topology: routing tables are nodes² entries.
 const maxNodes = 4096
 
+// maxFileBytes bounds a topology file: 4096 nodes with a few links each
+// take well under a MiB.
+const maxFileBytes = 16 << 20
+
 // N is the number of nodes.
 func (f *File) N() int { return f.Nodes }
 
@@ -112,7 +116,7 @@ type linkDoc struct {
 // Every node must reach every other; errors name the file, the link and
 // the fix.
 func Load(name string, data []byte) (*File, error) {
-	if len(data) > 16<<20 {
+	if len(data) > maxFileBytes {
 		return nil, fmt.Errorf("%s: %d bytes; a topology file of %d nodes at most fits in far less", name, len(data), maxNodes)
 	}
 	var d fileDoc

@@ -8,6 +8,7 @@ import (
 
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/internal/limited"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/torus"
 )
@@ -99,7 +100,7 @@ func init() {
 			}
 			return nil, false, nil
 		}
-		data, err := os.ReadFile(spec)
+		data, err := limited.ReadFile(spec, maxFileBytes, fmt.Sprintf("a topology file of %d nodes at most fits in far less", maxNodes))
 		if err != nil {
 			return nil, false, fmt.Errorf("--topo: %w", err)
 		}

@@ -3,11 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/acemu/acemu/internal/limited"
 	"github.com/acemu/acemu/platform"
 )
 
@@ -41,12 +41,7 @@ func (pf platformFlags) build(fs *pflag.FlagSet) (platform.Platform, error) {
 func (pf platformFlags) buildWith(fs *pflag.FlagSet, keys map[string]string) (platform.Platform, error) {
 	p := platform.Default()
 	if pf.config != "" {
-		f, err := os.Open(pf.config)
-		if err != nil {
-			return p, fmt.Errorf("--config: %w", err)
-		}
-		data, err := io.ReadAll(io.LimitReader(f, 1<<20+1))
-		f.Close()
+		data, err := limited.ReadFile(pf.config, 1<<20, "a platform configuration is a few KB (acemu config dump writes one)")
 		if err != nil {
 			return p, fmt.Errorf("--config: %w", err)
 		}

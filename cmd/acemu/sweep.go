@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/acemu/acemu/internal/limited"
 	"github.com/acemu/acemu/internal/outfile"
 	"github.com/acemu/acemu/sweep"
 	"github.com/acemu/acemu/systems"
@@ -76,7 +77,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}
 	req := sweep.Request{Base: base}
 	if *file != "" {
-		data, err := readSmall(*file)
+		data, err := limited.ReadFile(*file, 1<<20, "a sweep file is a few KB")
 		if err != nil {
 			return fail(fmt.Errorf("--file: %w", err))
 		}
@@ -238,21 +239,4 @@ func writeSweep(spec *sweep.Spec, pts []sweep.PointResult, format, dir string, s
 		return 1
 	}
 	return 0
-}
-
-// readSmall reads a file of at most 1 MiB.
-func readSmall(name string) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, 1<<20+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > 1<<20 {
-		return nil, fmt.Errorf("%s: larger than 1 MiB; a sweep file is a few KB", name)
-	}
-	return b, nil
 }

@@ -1,0 +1,35 @@
+package topology
+
+import (
+	"testing"
+)
+
+// FuzzLoad: no topology file panics; one that loads has its node count in
+// range and a route from every node to every other.
+func FuzzLoad(f *testing.F) {
+	f.Add([]byte(line))
+	f.Add([]byte(line[:len(line)/2]))
+	f.Add([]byte("nodes: 4096\nlinks: []\n"))
+	f.Add([]byte("nodes: 2\nlinks:\n  - {from: 0, to: 1, bandwidth: 1e999999GB/s, latency: 1}\n  - {from: 1, to: 0, bandwidth: 0GB/s, latency: -1}\n"))
+	f.Add([]byte(`{"nodes": 2, "links": [{"from": 0, "to": 1, "bandwidth": "1GB/s", "latency": 1}, {"from": 1, "to": 0, "bandwidth": "1GB/s", "latency": 1}]}`))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fl, err := Load("fuzz.yaml", data)
+		if err != nil {
+			return
+		}
+		if fl.N() < 2 || fl.N() > maxNodes {
+			t.Fatalf("loaded %d nodes", fl.N())
+		}
+		for a := 0; a < fl.N(); a++ {
+			for b := 0; b < fl.N(); b++ {
+				if a == b {
+					continue
+				}
+				if _, ok := fl.NextPort(a, b); !ok {
+					t.Fatalf("no route from %d to %d", a, b)
+				}
+			}
+		}
+	})
+}
