@@ -151,6 +151,12 @@ func RunOne(k *rtl.Kernel, e Runner, plan *collectives.Plan) (rtl.Cycle, error) 
 	}
 	k.Run()
 	if err := e.Stuck(); err != nil {
+		if serr := k.StallError(); serr != nil {
+			return 0, fmt.Errorf("%w\n%v", serr, err)
+		}
+		return 0, err
+	}
+	if err := k.StallError(); err != nil {
 		return 0, err
 	}
 	return finish - start, nil

@@ -1,6 +1,7 @@
 package afi_test
 
 import (
+	"errors"
 	"math/big"
 	"testing"
 
@@ -77,4 +78,28 @@ func TestBadCommandsAreRefused(t *testing.T) {
 	require.NoError(t, err)
 	_, err = a.Issue(0, collectives.OpAllReduce, 0, nil)
 	require.ErrorContains(t, err, "allreduce of 0 B")
+}
+
+// spinner is an engine that never finishes: its collective retries every
+// cycle for ever, and it says what it waits on.
+type spinner struct{ k *rtl.Kernel }
+
+func (s spinner) Issue(now rtl.Cycle, _ *collectives.Plan, _ func(rtl.Cycle)) error {
+	var h rtl.HandlerFunc
+	h = func(now rtl.Cycle, _ int32, _ int64) { s.k.Schedule(now+1, h, 0, 0) }
+	s.k.Schedule(now, h, 0, 0)
+	return nil
+}
+
+func (spinner) Stuck() error { return errors.New("NPU 0 chunk 0 waits for its port") }
+
+// A collective whose events go on without progress ends, through the
+// kernel's watchdog, with the stall and the engine's report of who waits
+// on what, instead of running for ever.
+func TestAStalledCollectiveReportsWhoWaits(t *testing.T) {
+	k := rtl.NewKernel()
+	k.SetStallEvents(10_000)
+	_, err := afi.RunOne(k, spinner{k}, nil)
+	require.ErrorContains(t, err, "stopped making progress")
+	require.ErrorContains(t, err, "NPU 0 chunk 0 waits for its port")
 }

@@ -386,6 +386,7 @@ func (l *Link) startAll(now rtl.Cycle) (started int, at rtl.Cycle, c rtl.Class, 
 // credit it takes (available since cycle credit).
 func (l *Link) start(now, credit rtl.Cycle) {
 	e, _ := l.tx.Pop()
+	l.k.Progress()
 	if l.feeder != nil {
 		if l.stops.Len() > 0 && l.stops.At(0) == l.popped {
 			l.stops.Pop()

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"slices"
 	"strings"
 
 	"github.com/acemu/acemu/observe"
@@ -140,24 +139,48 @@ func (n *Network) LinkUtilization(cycles rtl.Cycle) []float64 {
 	}
 	nw := int((cycles + n.window - 1) / n.window)
 	out := make([]float64, nw)
-	nums := make([]int64, 0, len(n.windows))
-	for num := range n.windows {
-		nums = append(nums, num)
-	}
-	slices.Sort(nums) // a fixed order; the sum is exact anyway
 	for i := range out {
-		t := new(big.Rat)
-		for _, num := range nums {
-			t.Add(t, n.windows[num].Busy(i))
-		}
-		w := n.window
-		if end := rtl.Cycle(i+1) * n.window; end > cycles {
-			w = cycles - rtl.Cycle(i)*n.window
-		}
-		t.Quo(t, big.NewRat(int64(len(n.Links))*int64(w), 1))
-		out[i], _ = t.Float64()
+		out[i] = n.windowUtilization(i, cycles)
 	}
 	return out
+}
+
+// PeakLinkUtilization is the largest value of LinkUtilization(cycles),
+// found by visiting only the windows some link was busy in (the others are
+// 0): its cost does not grow with idle time. It is 0 without TrackWindows.
+func (n *Network) PeakLinkUtilization(cycles rtl.Cycle) float64 {
+	if n.windows == nil || len(n.Links) == 0 || cycles <= 0 {
+		return 0
+	}
+	pages := map[int64]bool{}
+	for _, ws := range n.windows {
+		for _, p := range ws.BusyPages() {
+			pages[p] = true
+		}
+	}
+	nw := int64((cycles + n.window - 1) / n.window)
+	peak := 0.0
+	for p := range pages {
+		for i := p; i < min(p+rtl.PageWindows, nw); i++ {
+			peak = max(peak, n.windowUtilization(int(i), cycles))
+		}
+	}
+	return peak
+}
+
+// windowUtilization is LinkUtilization's window i.
+func (n *Network) windowUtilization(i int, cycles rtl.Cycle) float64 {
+	t := new(big.Rat)
+	for _, ws := range n.windows {
+		t.Add(t, ws.Busy(i)) // an exact sum: its order does not matter
+	}
+	w := n.window
+	if end := rtl.Cycle(i+1) * n.window; end > cycles {
+		w = cycles - rtl.Cycle(i)*n.window
+	}
+	t.Quo(t, big.NewRat(int64(len(n.Links))*int64(w), 1))
+	f, _ := t.Float64()
+	return f
 }
 
 // Horizon returns the earliest cycle at which a packet not yet reported to

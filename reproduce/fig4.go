@@ -1,6 +1,7 @@
 package reproduce
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 
@@ -232,6 +233,9 @@ func fig4One(o Fig4Options, topo string, sys systems.System, kernel *Fig4Kernel)
 		return r, runErr
 	}
 	if err := ep.Stuck(); err != nil {
+		return r, errors.Join(k.StallError(), err)
+	}
+	if err := k.StallError(); err != nil {
 		return r, err
 	}
 	if !commDone {

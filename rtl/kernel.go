@@ -120,7 +120,12 @@ type Kernel struct {
 	far     farHeap
 	ran     uint64
 	halted  bool
-	cur     uint64 // the key of the event running (or run last)
+	// The watchdog: progressAt is Events() when the model last reported
+	// progress; a run that goes StallEvents events past it stops, stalled.
+	progressAt uint64
+	stalled    bool
+	stallAfter uint64 // 0: StallEvents
+	cur        uint64 // the key of the event running (or run last)
 }
 
 // NewKernel returns a kernel at cycle 0 with no events.
@@ -128,6 +133,45 @@ func NewKernel() *Kernel { return &Kernel{} }
 
 // Now returns the current cycle.
 func (k *Kernel) Now() Cycle { return k.now }
+
+// MaxCycle bounds simulated time: a run that would go beyond it is
+// refused before it starts. Links keep time in units of 1/Num cycle (Num up
+// to 37600 on Table V's links, Rate), so 10^14 cycles keeps every
+// product far inside int64; it is 22 hours at 1245 MHz, beyond any
+// training step.
+const MaxCycle = 100_000_000_000_000
+
+// MaxCycleText is MaxCycle as simulated time, for messages.
+const MaxCycleText = "22 hours at 1245 MHz"
+
+// StallEvents is how many events may run with no progress reported
+// (Progress) before the kernel stops the run as stalled: a run whose
+// events go on but whose model does nothing (a retry that never succeeds)
+// ends with its report of who waits on what instead of running forever.
+// Every packet a link starts is progress, and a healthy run reports it
+// every few events; 2^26 events is seconds of wall time.
+const StallEvents = 1 << 26
+
+// SetStallEvents changes the watchdog's limit for this kernel (0: back to
+// StallEvents): for tests of stalls.
+func (k *Kernel) SetStallEvents(n uint64) { k.stallAfter = n }
+
+// Progress records that the model moved forward (a packet started on a
+// link, work finished): the watchdog's evidence.
+func (k *Kernel) Progress() { k.progressAt = k.ran }
+
+// Stalled reports whether the last run stopped because StallEvents events
+// ran with no progress.
+func (k *Kernel) Stalled() bool { return k.stalled }
+
+// StallError is nil, or, after a run that stalled, an error saying so
+// (the caller adds who waits on what).
+func (k *Kernel) StallError() error {
+	if !k.stalled {
+		return nil
+	}
+	return fmt.Errorf("the run stopped making progress: %d events ran up to cycle %d with no packet moving and no work finishing (a retry that can never succeed)", cmp.Or(k.stallAfter, StallEvents), k.now)
+}
 
 // Events returns how many events have run so far.
 func (k *Kernel) Events() uint64 { return k.ran }
@@ -226,8 +270,14 @@ func (k *Kernel) Run() Cycle { return k.RunUntil(Cycle(1<<62 - 1)) }
 // RunUntil runs events due at or before limit (or until none is left, or Halt)
 // and returns the current cycle. Events after limit stay scheduled.
 func (k *Kernel) RunUntil(limit Cycle) Cycle {
-	k.halted = false
+	k.halted, k.stalled = false, false
+	k.progressAt = k.ran
+	stallAt := cmp.Or(k.stallAfter, StallEvents)
 	for !k.halted {
+		if k.ran-k.progressAt > stallAt {
+			k.stalled = true
+			break
+		}
 		t, ok := k.next()
 		if !ok || t > limit {
 			break

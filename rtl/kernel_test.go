@@ -243,3 +243,41 @@ func TestKernelLargeBucketsKeepClassOrder(t *testing.T) {
 		require.Equal(t, order, got, "trial %d", trial)
 	}
 }
+
+// stuckRetry reschedules itself every cycle and never gets anywhere.
+type stuckRetry struct{ k *Kernel }
+
+func (s stuckRetry) Handle(now Cycle, _ int32, _ int64) { s.k.Schedule(now+1, s, 0, 0) }
+
+// The watchdog: a run whose events go on with no progress reported stops
+// after StallEvents events, stalled, with an error saying so; progress
+// reported in time keeps it going.
+func TestAStalledRunStops(t *testing.T) {
+	const limit = 100_000
+	k := NewKernel()
+	k.SetStallEvents(limit)
+	k.Schedule(0, stuckRetry{k}, 0, 0)
+	k.Run()
+	require.True(t, k.Stalled())
+	require.Equal(t, uint64(limit)+1, k.Events())
+	require.ErrorContains(t, k.StallError(), "stopped making progress")
+
+	k2 := NewKernel()
+	k2.SetStallEvents(limit)
+	n := 0
+	var h HandlerFunc
+	h = func(now Cycle, _ int32, _ int64) {
+		n++
+		if n%1000 == 0 {
+			k2.Progress()
+		}
+		if n < 3*limit/2 {
+			k2.Schedule(now+1, h, 0, 0)
+		}
+	}
+	k2.Schedule(0, h, 0, 0)
+	k2.Run()
+	require.False(t, k2.Stalled(), "progress every 1000 events keeps a run going past the limit")
+	require.NoError(t, k2.StallError())
+	require.Equal(t, 3*limit/2, n)
+}

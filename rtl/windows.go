@@ -1,15 +1,29 @@
 package rtl
 
-import "math/big"
+import (
+	"math/big"
+	"slices"
+)
 
 // Windows adds up, exactly, the time serializers of one rate are busy in
 // consecutive windows of W cycles: the series behind a utilisation-over-time
 // plot. Time is in units of 1/Num cycle, as Serializer.LastSpan gives it.
+// Windows are kept in pages that exist only where some window is busy, so
+// a long idle stretch (hours of compute) costs no memory.
 type Windows struct {
-	w     int64   // window, in units
-	num   int64   // units per cycle
-	units []int64 // busy units per window
+	w     int64 // window, in units
+	num   int64 // units per cycle
+	pages map[int64]*windowPage
+	// last is the page Add used last (spans come in nearly time order).
+	lastIdx int64
+	last    *windowPage
+	n       int64 // windows up to the last busy one
 }
+
+// pageWindows is how many windows a page holds.
+const pageWindows = 1024
+
+type windowPage [pageWindows]int64 // busy units per window
 
 // NewWindows returns an empty series of windows of w cycles for serializers
 // whose rate has numerator num.
@@ -17,7 +31,20 @@ func NewWindows(w Cycle, num int64) *Windows {
 	if w < 1 || num < 1 {
 		panic("rtl: windows need a positive width and rate")
 	}
-	return &Windows{w: int64(w) * num, num: num}
+	return &Windows{w: int64(w) * num, num: num, pages: map[int64]*windowPage{}, lastIdx: -1}
+}
+
+func (ws *Windows) page(p int64) *windowPage {
+	if p == ws.lastIdx {
+		return ws.last
+	}
+	pg, ok := ws.pages[p]
+	if !ok {
+		pg = new(windowPage)
+		ws.pages[p] = pg
+	}
+	ws.lastIdx, ws.last = p, pg
+	return pg
 }
 
 // Add counts the span [start, end) (units) as busy, split at window edges.
@@ -25,22 +52,35 @@ func (ws *Windows) Add(start, end int64) {
 	for start < end {
 		i := start / ws.w
 		edge := (i + 1) * ws.w
-		for int64(len(ws.units)) <= i {
-			ws.units = append(ws.units, 0)
-		}
 		n := min(end, edge) - start
-		ws.units[i] += n
+		ws.page(i / pageWindows)[i%pageWindows] += n
+		ws.n = max(ws.n, i+1)
 		start += n
 	}
 }
 
 // Len returns the number of windows that hold any busy time or precede one.
-func (ws *Windows) Len() int { return len(ws.units) }
+func (ws *Windows) Len() int { return int(ws.n) }
 
 // Busy returns the busy cycles in window i, exactly (zero past the end).
 func (ws *Windows) Busy(i int) *big.Rat {
-	if i >= len(ws.units) {
+	pg, ok := ws.pages[int64(i)/pageWindows]
+	if !ok || pg[int64(i)%pageWindows] == 0 {
 		return new(big.Rat)
 	}
-	return big.NewRat(ws.units[i], ws.num)
+	return big.NewRat(pg[int64(i)%pageWindows], ws.num)
 }
+
+// BusyPages returns the first window of every page that holds busy time,
+// in order: the windows outside them are idle.
+func (ws *Windows) BusyPages() []int64 {
+	out := make([]int64, 0, len(ws.pages))
+	for p := range ws.pages {
+		out = append(out, p*pageWindows)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// PageWindows is how many windows BusyPages' pages hold.
+const PageWindows = pageWindows

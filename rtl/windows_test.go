@@ -24,3 +24,19 @@ func TestWindowsSplitSpansExactly(t *testing.T) {
 	require.Equal(t, big.NewRat(10, 3), ws.Busy(2))
 	require.Equal(t, new(big.Rat), ws.Busy(7))
 }
+
+// Busy time an hour of cycles apart costs two pages, not the billions of
+// idle windows between; both spans are where they belong.
+func TestWindowsAcrossALongIdleStretch(t *testing.T) {
+	ws := NewWindows(1000, 1)
+	far := int64(4_482_000_000_000) // an hour at 1245 MHz
+	ws.Add(500, 1500)
+	ws.Add(far, far+250)
+	require.Len(t, ws.pages, 2)
+	require.Equal(t, int(far/1000+1), ws.Len())
+	require.Equal(t, big.NewRat(500, 1), ws.Busy(0))
+	require.Equal(t, big.NewRat(500, 1), ws.Busy(1))
+	require.Equal(t, big.NewRat(250, 1), ws.Busy(int(far/1000)))
+	require.Equal(t, new(big.Rat), ws.Busy(2))
+	require.Equal(t, []int64{0, far / 1000 / PageWindows * PageWindows}, ws.BusyPages())
+}

@@ -245,6 +245,9 @@ func Run(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*Metrics, 
 	if lp.err != nil {
 		return nil, fmt.Errorf("train: workload %s: %w", w.Name, lp.err)
 	}
+	if err := k.StallError(); err != nil {
+		return nil, fmt.Errorf("train: workload %s: %w\n%v", w.Name, err, lp.stuck())
+	}
 	if !lp.finished {
 		return nil, fmt.Errorf("train: workload %s: %w", w.Name, lp.stuck())
 	}
@@ -473,6 +476,7 @@ type builder struct {
 	overlap    bool
 	dlrm       bool
 	lastBottom int
+	computed   int64 // compute cycles emitted so far
 }
 
 func (b *builder) emit(o op) { b.lp.ops = append(b.lp.ops, o) }
@@ -482,6 +486,10 @@ func (b *builder) compute(it, l int, p Pass, work workload.Work) error {
 	c, err := b.t.cycles(work)
 	if err != nil {
 		return fmt.Errorf("layer %d (%s) %s compute: %w", l, b.lp.w.Layers[l].Name, p, err)
+	}
+	if b.computed += c; c > rtl.MaxCycle || b.computed > rtl.MaxCycle {
+		return fmt.Errorf("layer %d (%s) %s compute: the run's compute reaches %d cycles, beyond the %d cycles (%s of simulated time) acemu simulates; shorten the compute times or run fewer iterations",
+			l, b.lp.w.Layers[l].Name, p, b.computed, rtl.MaxCycle, rtl.MaxCycleText)
 	}
 	if c > 0 {
 		b.emit(op{kind: opCompute, iter: it, layer: l, pass: p, kernel: b.t.kernel(work)})
@@ -642,6 +650,7 @@ func (lp *loop) Handle(now rtl.Cycle, _ int32, _ int64) {
 // computeDone ends the current compute op at now (called by the NPU at
 // the kernel's last cycle) and goes on.
 func (lp *loop) computeDone(now rtl.Cycle) {
+	lp.k.Progress()
 	o := &lp.ops[lp.pc]
 	it := &lp.iters[o.iter]
 	c := int64(now - lp.computeAt)
