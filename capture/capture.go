@@ -149,6 +149,9 @@ const holdFrom = 4096
 // NewWriter starts a capture of net's packets on out (nanosecond
 // timestamps), keeping those filter allows.
 func NewWriter(out io.Writer, net *fabric.Network, filter Filter) (*Writer, error) {
+	if err := filter.check(net.NPUs(), len(net.Links)); err != nil {
+		return nil, err
+	}
 	w := pcapgo.NewWriterNanos(out)
 	if err := w.WriteFileHeader(HeaderLen, LinkType); err != nil {
 		return nil, fmt.Errorf("packet capture: %w", err)

@@ -32,6 +32,23 @@ func matches(spans []span, v int64) bool {
 	return false
 }
 
+// check refuses terms that no packet of a network of npus NPUs and links
+// links can match: a filter that keeps nothing would be a silent mistake.
+func (f Filter) check(npus, links int) error {
+	for _, c := range []struct {
+		key, what string
+		spans     []span
+		n         int
+	}{{"npu", "NPUs", f.npus, npus}, {"link", "links", f.links, links}} {
+		for _, s := range c.spans {
+			if s.lo >= int64(c.n) {
+				return fmt.Errorf("packet filter %s=%d: this run has %s 0 to %d", c.key, s.lo, c.what, c.n-1)
+			}
+		}
+	}
+	return nil
+}
+
 func (f Filter) allows(e observe.Event, l *fabric.Link) bool {
 	return matches(f.links, int64(e.Link)) &&
 		(matches(f.npus, int64(l.Src)) || matches(f.npus, int64(l.Dst))) &&

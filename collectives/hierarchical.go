@@ -41,6 +41,10 @@ func NewHierarchical(cfg Config, phases []HPhase) (*Hierarchical, error) {
 	}
 	var open []HPhase
 	for i, p := range phases {
+		if p.Tier.Size > MaxGroup {
+			return nil, fmt.Errorf("phase %d (%s): a group of %d NPUs; acemu's analysis of a phase's programs grows as the cube of its group (512 NPUs: seconds, 1024: a minute, 4096: hours), so a group holds at most %d; use the hierarchical algorithm on a torus whose dimensions are at most %d",
+				i+1, p, p.Tier.Size, MaxGroup, MaxGroup)
+		}
 		g, err := lookupGroup(p.Algo)
 		if err != nil {
 			return nil, fmt.Errorf("phase %d: %w", i+1, err)
@@ -87,6 +91,10 @@ func NewHierarchical(cfg Config, phases []HPhase) (*Hierarchical, error) {
 	}
 	return h, nil
 }
+
+// MaxGroup bounds the NPUs of one phase's group (a ring, a tree): the
+// analysis of its programs grows as the cube of the group's size.
+const MaxGroup = 512
 
 // checkSpan requires the phases that combine NPUs' data to span every NPU
 // once: the reducing phases (reduce-scatter, all-reduce) of an all-reduce

@@ -8,7 +8,6 @@ package compare
 import (
 	"fmt"
 	"math/big"
-	"slices"
 
 	"github.com/acemu/acemu/ace"
 	"github.com/acemu/acemu/afi"
@@ -92,6 +91,11 @@ func (o Options) links() torus.LinkConfig {
 // WindowCycles is the window of the network utilisation series: 1 K
 // cycles (Section V, Fig. 10: "averaged over 1K cycles"), read as 1000.
 const WindowCycles = 1000
+
+// MaxSeriesWindows bounds a per-window series (Options.Series): 10^8
+// windows is 10^11 cycles, over a minute of simulated time, and 800 MB of
+// floats; a longer run reports its mean and peak without the series.
+const MaxSeriesWindows = 100_000_000
 
 // ElementBytes is the size of a gradient element (FP16), the unit the
 // training loop pads its collectives with.
@@ -366,16 +370,19 @@ func runSystem(o Options, sys systems.System, fold bool) (SystemResult, error) {
 		r.NetworkGBps = float64(r.BytesSentPerNPU) / secs / 1e9
 		r.CommMemGBps = float64(r.MemReadPerNPU+r.MemWritePerNPU) / secs / 1e9
 	}
-	if u := net.LinkUtilization(cycles); len(u) > 0 {
+	if cycles > 0 && len(net.Links) > 0 {
 		var busy big.Rat
 		for _, l := range net.Links {
 			busy.Add(&busy, l.BusyCycles())
 		}
 		busy.Quo(&busy, big.NewRat(int64(len(net.Links))*int64(cycles), 1))
 		r.LinkUtilization, _ = busy.Float64()
-		r.PeakLinkUtilization = slices.Max(u)
+		r.PeakLinkUtilization = net.PeakLinkUtilization(cycles)
 		if o.Series {
-			r.NetworkUtilization = u
+			if nw := (cycles + WindowCycles - 1) / WindowCycles; nw > MaxSeriesWindows {
+				return r, fmt.Errorf("the utilisation series would hold %d windows of %d cycles, more than %d; run without --timeseries and --plot", nw, WindowCycles, MaxSeriesWindows)
+			}
+			r.NetworkUtilization = net.LinkUtilization(cycles)
 		}
 	}
 	if compute != nil && cycles > 0 {

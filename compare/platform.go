@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/acemu/acemu/platform"
@@ -25,7 +26,10 @@ func PlatformOptions(p platform.Platform) (Options, error) {
 // set to p's (ace.mem_bw); an unknown name or an empty list is an error.
 func PlatformSystems(names []string, p platform.Platform) ([]systems.System, error) {
 	var ss []systems.System
-	for _, n := range names {
+	for i, n := range names {
+		if slices.Contains(names[:i], n) {
+			return nil, fmt.Errorf("%s given twice; name each system once", n)
+		}
 		s, err := systems.Lookup(n)
 		if err != nil {
 			return nil, err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/acemu/acemu/internal/yamlone"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -58,7 +59,7 @@ func (p *Platform) Load(name string, data []byte) error {
 		return fmt.Errorf("%s: %d bytes; a platform configuration is a few KB (acemu config dump writes one)", name, len(data))
 	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	if err := yamlone.Decode(data, &doc, false); err != nil {
 		return fmt.Errorf("%s: not YAML or JSON: %w", name, err)
 	}
 	if doc.Kind == 0 {

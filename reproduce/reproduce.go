@@ -186,8 +186,8 @@ func Fig5(o Fig5Options) (*Fig5Result, error) {
 	for _, t := range o.Topos {
 		specs = append(specs, Spec{Topo: t, Size: o.Size, Endpoint: Ideal})
 		for _, m := range o.MemGBps {
-			if m <= 0 {
-				return nil, fmt.Errorf("fig5: memory bandwidth %d GB/s must be positive", m)
+			if m <= 0 || m > npu.MemoryGBps {
+				return nil, fmt.Errorf("fig5: memory bandwidth %d GB/s: give 1 to %d GB/s (the NPU's memory, Table V)", m, npu.MemoryGBps)
 			}
 			specs = append(specs, Spec{Topo: t, Size: o.Size, Endpoint: Baseline, CommSMs: o.BaselineSMs, CommMemGBps: m},
 				Spec{Topo: t, Size: o.Size, Endpoint: ACE, CommMemGBps: m, ACE: o.ACE})
@@ -262,8 +262,11 @@ type Fig6Result struct {
 
 // Fig6 runs the Fig. 6 sweep.
 func Fig6(o Fig6Options) (*Fig6Result, error) {
-	if len(o.Topos) == 0 || len(o.SMs) == 0 || o.Size <= 0 || o.MemGBps <= 0 {
-		return nil, fmt.Errorf("fig6: need topologies, SM counts, a size and memory bandwidth")
+	if len(o.Topos) == 0 || len(o.SMs) == 0 || o.Size <= 0 {
+		return nil, fmt.Errorf("fig6: need topologies, SM counts and a size")
+	}
+	if o.MemGBps <= 0 || o.MemGBps > npu.MemoryGBps {
+		return nil, fmt.Errorf("fig6: memory bandwidth %d GB/s (--fig6-mem): give 1 to %d GB/s (the NPU's memory, Table V)", o.MemGBps, npu.MemoryGBps)
 	}
 	var specs []Spec
 	for _, t := range o.Topos {

@@ -65,8 +65,14 @@ func TestRunIsDeterministicAcrossWorkers(t *testing.T) {
 }
 
 func TestBadSweepsAreRefused(t *testing.T) {
-	_, err := Fig5(Fig5Options{Topos: []string{"4x2x2"}, Size: 1 << 20, MemGBps: []int64{-1}, BaselineSMs: 80})
-	require.ErrorContains(t, err, "must be positive")
+	for _, m := range []int64{-1, 0, 901} { // the NPU's memory is 900 GB/s (Table V)
+		_, err := Fig5(Fig5Options{Topos: []string{"4x2x2"}, Size: 1 << 20, MemGBps: []int64{m}, BaselineSMs: 80})
+		require.ErrorContains(t, err, "give 1 to 900 GB/s", m)
+		_, err = Fig6(Fig6Options{Topos: []string{"4x2x2"}, Size: 1 << 20, SMs: []int{4}, MemGBps: m})
+		require.ErrorContains(t, err, "give 1 to 900 GB/s", m)
+	}
+	_, err := Fig5(Fig5Options{Topos: []string{"4x2x2"}, Size: 1 << 20, MemGBps: []int64{900}, BaselineSMs: 0})
+	require.Error(t, err)
 	_, err = Fig6(Fig6Options{Topos: []string{"4x2x2"}, Size: 1 << 20, SMs: []int{81}, MemGBps: 900})
 	require.ErrorContains(t, err, "use 1..80")
 	_, err = Run([]Spec{{Topo: "4x0x2", Size: 1 << 20, Endpoint: Ideal}}, 1, nil)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/acemu/acemu/internal/yamlone"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -28,7 +29,7 @@ func ReadFile(name string, data []byte) (File, error) {
 		return f, fmt.Errorf("%s: %d bytes; a sweep file is a few KB", name, len(data))
 	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	if err := yamlone.Decode(data, &doc, false); err != nil {
 		return f, fmt.Errorf("%s: not YAML or JSON: %w", name, err)
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {

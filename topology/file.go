@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/internal/yamlone"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/units"
 )
@@ -36,7 +37,10 @@ type File struct {
 }
 
 // maxNodes bounds a file topology: routing tables are nodes² entries.
-const maxNodes = 4096
+const maxNodes = MaxNodes
+
+// MaxNodes is the most nodes a topology file holds.
+const MaxNodes = 4096
 
 // maxFileBytes bounds a topology file: 4096 nodes with a few links each
 // take well under a MiB.
@@ -120,9 +124,7 @@ func Load(name string, data []byte) (*File, error) {
 		return nil, fmt.Errorf("%s: %d bytes; a topology file of %d nodes at most fits in far less", name, len(data), maxNodes)
 	}
 	var d fileDoc
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&d); err != nil {
+	if err := yamlone.Decode(data, &d, true); err != nil {
 		return nil, fmt.Errorf("%s: not a topology (nodes: N, links: [{from, to, bandwidth, latency}]): %w", name, err)
 	}
 	if d.Nodes < 2 || d.Nodes > maxNodes {

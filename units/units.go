@@ -12,13 +12,14 @@ import (
 )
 
 // sizeUnits are the suffixes ParseSize accepts: binary (KiB = 1024) and
-// decimal (KB = 1000) prefixes, case-insensitive, with or without a space.
+// decimal (KB = 1000) prefixes, in any case but for the B (a lower-case b
+// is bits, refused), with or without a space.
 var sizeUnits = []struct {
 	suffix string
 	mult   int64
 }{
-	{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40},
-	{"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"tb", 1e12},
+	{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40}, {"pib", 1 << 50}, {"eib", 1 << 60},
+	{"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"tb", 1e12}, {"pb", 1e15}, {"eb", 1e18},
 	{"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30},
 	{"b", 1},
 }
@@ -27,6 +28,9 @@ var sizeUnits = []struct {
 // KiB, MiB, GiB are powers of 1024; KB, MB, GB powers of 1000; a bare K, M,
 // G is binary. The result must be a whole number of bytes.
 func ParseSize(s string) (int64, error) {
+	if bits(s) {
+		return 0, fmt.Errorf("size %q: a lower-case b is bits; acemu counts bytes: write B (e.g. 64KiB, 8MB)", s)
+	}
 	t := strings.ToLower(strings.TrimSpace(s))
 	if t == "" {
 		return 0, fmt.Errorf("size is empty; give bytes with an optional unit, e.g. 64MiB or 8KiB")
@@ -60,6 +64,9 @@ func ParseSize(s string) (int64, error) {
 // "128GB/s", "128 GB/s", "128GBps" or a bare "128". It returns an exact
 // fraction.
 func ParseBandwidth(s string) (*big.Rat, error) {
+	if bits(s) {
+		return nil, fmt.Errorf("bandwidth %q: a lower-case b is bits; acemu counts bytes: write GB/s (e.g. 128GB/s)", s)
+	}
 	t := strings.ToLower(strings.TrimSpace(s))
 	for _, suf := range []string{"gb/s", "gbps", "gbs"} {
 		t = strings.TrimSpace(strings.TrimSuffix(t, suf))
@@ -72,6 +79,19 @@ func ParseBandwidth(s string) (*big.Rat, error) {
 		return nil, fmt.Errorf("bandwidth %q: must be positive", s)
 	}
 	return r, nil
+}
+
+// bits reports whether s's unit ends in a lower-case b (Kib, Mb, 8b,
+// Gb/s, Gbps): bits, which acemu does not take.
+func bits(s string) bool {
+	t := strings.TrimSpace(s)
+	for _, suf := range []string{"/s", "/S", "ps", "pS", "s"} {
+		if u, ok := strings.CutSuffix(t, suf); ok && strings.HasSuffix(u, "b") {
+			t = u
+			break
+		}
+	}
+	return len(t) > 1 && strings.HasSuffix(t, "b")
 }
 
 // FormatSize writes n bytes as ParseSize reads them back: in the largest

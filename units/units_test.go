@@ -14,7 +14,7 @@ func TestParseSize(t *testing.T) {
 		{"64MiB", 64 << 20},
 		{"64 MiB", 64 << 20},
 		{"8KiB", 8192},
-		{"8kib", 8192},
+		{"8KIB", 8192}, // the prefix in any case; a lower-case b is bits (TestBitsAreRefused)
 		{"1GiB", 1 << 30},
 		{"64MB", 64_000_000},
 		{"8KB", 8000},
@@ -37,12 +37,35 @@ func TestParseSize(t *testing.T) {
 		{"-5MiB", "at least 1 byte"},
 		{"0.3B", "at least 1 byte"},
 		{"1.0001KB", "whole number"},
-		{"2PiB", "not a number"}, // PiB is not a unit
+		{"2PiB", "more than 1 PiB"}, // a unit, beyond the limit
 		{"9999TB", "1 PiB"},
 		{"NaN", "not a number"},
 	}
 	for _, tc := range bad {
 		_, err := ParseSize(tc.in)
 		require.ErrorContains(t, err, tc.msg, tc.in)
+	}
+}
+
+// A lower-case b is bits, which acemu does not take: refused with the fix,
+// in sizes and bandwidths; B (bytes) is read in any case of its prefix.
+func TestBitsAreRefused(t *testing.T) {
+	for _, s := range []string{"64Kib", "64Mb", "64kb", "8b", "1Gb"} {
+		_, err := ParseSize(s)
+		require.ErrorContains(t, err, "lower-case b is bits", s)
+	}
+	for _, s := range []string{"100Gb/s", "100Gbps", "100gb/s", "100gbs"} {
+		_, err := ParseBandwidth(s)
+		require.ErrorContains(t, err, "lower-case b is bits", s)
+	}
+	for s, want := range map[string]int64{"64KB": 64000, "64kB": 64000, "2MiB": 2 << 20, "8B": 8, "1PiB": 1 << 50} {
+		n, err := ParseSize(s)
+		require.NoError(t, err, s)
+		require.Equal(t, want, n, s)
+	}
+	for _, s := range []string{"128GB/s", "128 GB/s", "128GBps", "128gB/s", "128"} {
+		r, err := ParseBandwidth(s)
+		require.NoError(t, err, s)
+		require.Equal(t, "128", r.RatString(), s)
 	}
 }

@@ -293,6 +293,9 @@ func (p *astraParser) count(f []string) (int64, error) {
 	if n < 1 {
 		return 0, p.errfField(1, countFieldName, f[0], "must be at least 1")
 	}
+	if n > MaxLayers {
+		return 0, p.errfField(1, countFieldName, f[0], "more than %d layers; a training step's collectives and chunks take tens of KB per layer, so acemu takes at most %d", MaxLayers, MaxLayers)
+	}
 	if len(f) > 1 {
 		return 0, p.errfField(2, "extra", f[1], "unexpected: the layer-count line holds only the number of layers")
 	}

@@ -219,6 +219,11 @@ func (w *Workload) DLRMLastBottomLayer() (int, error) {
 	return k, nil
 }
 
+// MaxLayers bounds a workload's layers: each layer's collectives, chunks
+// and endpoint state take some 30 KB, so 10000 layers (many times the
+// largest workload files, of a few hundred) is about 300 MB.
+const MaxLayers = 10_000
+
 // Validate reports whether w is a workload the emulator can run: at least
 // one layer, a known parallelism (and for HYBRID_DLRM a valid last
 // bottom-MLP layer, for HYBRID_CUSTOMIZED a parallelism on every layer), no
@@ -228,6 +233,9 @@ func (w *Workload) DLRMLastBottomLayer() (int, error) {
 func (w *Workload) Validate() error {
 	if len(w.Layers) == 0 {
 		return fmt.Errorf("workload %s: no layers; a workload needs at least one", w.Name)
+	}
+	if len(w.Layers) > MaxLayers {
+		return fmt.Errorf("workload %s: %d layers; acemu takes at most %d", w.Name, len(w.Layers), MaxLayers)
 	}
 	if !slices.Contains(Parallelisms(), w.Parallelism) {
 		return fmt.Errorf("workload %s: unknown parallelism %q; known: %s", w.Name, w.Parallelism, strings.Join(Parallelisms(), ", "))

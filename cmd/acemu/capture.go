@@ -36,9 +36,9 @@ func (c *packetCapture) start(_ string, net *fabric.Network) (observe.Observers,
 }
 
 func (c *packetCapture) close(err *error) {
-	var werr error
-	if c.w != nil {
-		werr = c.w.Flush()
+	if c.w == nil { // never started: no file
+		c.f.Abort()
+		return
 	}
-	closeOutput(c.f, "--pcap", c.path, werr, err)
+	closeOutput(c.f, "--pcap", c.path, c.w.Flush(), err)
 }

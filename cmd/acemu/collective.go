@@ -158,6 +158,9 @@ func (o *planOpts) plan() (*collectives.Plan, error) {
 	if o.factors != "" && alg != "blueconnect" {
 		return nil, fmt.Errorf("--factors is for --algorithm blueconnect, not %s", alg)
 	}
+	if o.unidirectional && alg != "hierarchical" && alg != "blueconnect" && alg != "ring" {
+		return nil, fmt.Errorf("--unidirectional is for ring phases (algorithms hierarchical, blueconnect and ring); %s has no ring direction, so drop it", alg)
+	}
 	return collectives.NewPlan(cfg, alg, size, chunk)
 }
 
@@ -206,6 +209,12 @@ func runCollective(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	o.p, o.chunk, o.message = p, units.FormatSize(p.ChunkBytes), units.FormatSize(p.MessageBytes)
+	// A lone collective has no training loop; ACE's keys are for ACE.
+	unused := []string{"training.", "npu.compute_speed"}
+	if !strings.EqualFold(o.system, "ace") {
+		unused = append(unused, "ace.")
+	}
+	err = unusedParams(p, "acemu collective --system "+o.system, unused...)
 	if err == nil {
 		err = checkFormat(o.format)
 	}

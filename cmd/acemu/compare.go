@@ -71,6 +71,9 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if err := checkFormat(*format); err != nil {
 		return fail(err)
 	}
+	if err := checkWorkers(*workers); err != nil {
+		return fail(err)
+	}
 	shape, err := torus.Parse(*topo)
 	if err != nil {
 		return fail(fmt.Errorf("--topo: %w", err))
@@ -94,6 +97,9 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	if !slices.ContainsFunc(ss, func(s systems.System) bool { return s.Kind == systems.ACE }) {
 		if err := refuseFlags(fs, aceFlagNames, "is for ACE, which --systems does not include"); err != nil {
+			return fail(err)
+		}
+		if err := unusedParams(p, "a comparison without ACE (--systems)", "ace."); err != nil {
 			return fail(err)
 		}
 	}

@@ -134,6 +134,9 @@ func (f *outputFlags) prepare(fs *pflag.FlagSet, others ...*string) error {
 			return err
 		}
 	}
+	if err := f.checkClashes(others...); err != nil {
+		return err
+	}
 	if f.out == "" {
 		return nil
 	}
@@ -142,6 +145,49 @@ func (f *outputFlags) prepare(fs *pflag.FlagSet, others ...*string) error {
 	}
 	for _, p := range append(others, &f.pcap, &f.trace) {
 		*p = inDir(f.out, *p)
+	}
+	return nil
+}
+
+// outFiles are the files --out writes itself (results, platform, plots).
+var outFiles = []string{"result.txt", "result.csv", "result.json", "platform.yaml",
+	"utilization.png", "utilization.svg", "breakdown.png", "breakdown.svg"}
+
+// checkClashes refuses two outputs on one path (--pcap, --trace, the
+// others, and --out's own files): one would overwrite or garble the other.
+func (f *outputFlags) checkClashes(others ...*string) error {
+	seen := map[string]string{}
+	add := func(what, path string) error {
+		if path == "" {
+			return nil
+		}
+		abs, err := filepath.Abs(inDir(f.out, path))
+		if err != nil {
+			return nil
+		}
+		if prev, ok := seen[abs]; ok {
+			return fmt.Errorf("%s and %s name the same file, %s; give each its own", prev, what, path)
+		}
+		seen[abs] = what
+		return nil
+	}
+	if f.out != "" {
+		for _, name := range outFiles {
+			if err := add("--out's "+name, name); err != nil {
+				return err
+			}
+		}
+	}
+	if err := add("--pcap", f.pcap); err != nil {
+		return err
+	}
+	if err := add("--trace", f.trace); err != nil {
+		return err
+	}
+	for _, p := range others {
+		if err := add("--timeseries", *p); err != nil {
+			return err
+		}
 	}
 	return nil
 }

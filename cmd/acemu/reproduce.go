@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -69,6 +70,9 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "acemu reproduce: name one figure, fig4, fig5, fig6 or fig9a\n\n%s%s", reproduceUsage, fs.FlagUsages())
 		return 2
 	}
+	if err := checkWorkers(*workers); err != nil {
+		return fail(err)
+	}
 	if err := checkFormat(*format); err != nil {
 		return fail(err)
 	}
@@ -108,11 +112,17 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	// The sweeps build their own runs on Table V's links and AFI; fig5
 	// sweeps ACE's memory itself, and figs. 5 and 6 run no compute.
 	ignored := map[string][]string{
-		"fig4":  {"links.", "afi.", "training.iterations", "training.priority", "training.mem_bound_share"},
-		"fig5":  {"links.", "afi.", "training.", "ace.mem_bw"},
-		"fig6":  {"links.", "afi.", "training.", "ace."},
-		"fig9a": {"links.", "afi.", "training.iterations", "training.priority", "training.mem_bound_share"},
+		"fig4":  {"links.", "afi.", "training.iterations", "training.priority", "training.mem_bound_share", "npu.compute_speed"},
+		"fig5":  {"links.", "afi.", "training.", "ace.mem_bw", "npu.compute_speed"},
+		"fig6":  {"links.", "afi.", "training.", "ace.", "npu.compute_speed"},
+		"fig9a": {"links.", "afi.", "training.iterations", "training.priority", "training.mem_bound_share", "npu.compute_speed"},
 	}[fs.Arg(0)]
+	if fs.Arg(0) == "fig4" && fs.Changed("systems") && !slices.Contains(splitList(*sysList), "ace") {
+		if err := refuseFlags(fs, aceFlagNames, "is for ACE, which --systems does not include"); err != nil {
+			return fail(err)
+		}
+		ignored = append(ignored, "ace.")
+	}
 	if err := unusedParams(p, "acemu reproduce "+fs.Arg(0), ignored...); err != nil {
 		return fail(err)
 	}
@@ -364,6 +374,9 @@ func parseInts(s, flag string) ([]int64, error) {
 		v, err := strconv.ParseInt(x, 10, 64)
 		if err != nil || v <= 0 {
 			return nil, fmt.Errorf("%s %q: %q is not a positive whole number; write e.g. 64,128,450", flag, s, x)
+		}
+		if slices.Contains(out, v) {
+			return nil, fmt.Errorf("%s %q: %d given twice", flag, s, v)
 		}
 		out = append(out, v)
 	}

@@ -68,8 +68,8 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if err := checkFormat(*format); err != nil {
 		return fail(err)
 	}
-	if *workers < 0 || *workers > maxWorkers {
-		return fail(fmt.Errorf("--workers %d: give 0 (every core) to %d", *workers, maxWorkers))
+	if err := checkWorkers(*workers); err != nil {
+		return fail(err)
 	}
 	base, err := platformFlags{config: *config}.buildWith(fs, nil)
 	if err != nil {
@@ -148,9 +148,18 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	return writeSweep(spec, oc.Points, *format, *out, stdout, stderr)
 }
 
-// maxWorkers bounds --workers: more goroutines than this would not run a
-// sweep faster on any machine acemu runs on, only take memory.
+// maxWorkers bounds --workers: more goroutines than this would not run
+// anything faster on any machine acemu runs on (and no command starts more
+// than it has jobs).
 const maxWorkers = 1024
+
+// checkWorkers refuses a --workers outside 0 (every core) to maxWorkers.
+func checkWorkers(n int) error {
+	if n < 0 || n > maxWorkers {
+		return fmt.Errorf("--workers %d: give 0 (every core) to %d", n, maxWorkers)
+	}
+	return nil
+}
 
 // runSweepMerge is acemu sweep merge.
 func runSweepMerge(args []string, stdout, stderr io.Writer) int {

@@ -61,9 +61,9 @@ func (t *timelineFile) start(system string, net *fabric.Network) (observe.Observ
 
 // close writes the trace, if the run started it.
 func (t *timelineFile) close(err *error) {
-	var werr error
-	if t.r != nil {
-		werr = t.r.Write(t.f)
+	if t.r == nil { // never started: no file
+		t.f.Abort()
+		return
 	}
-	closeOutput(t.f, "--trace", t.path, werr, err)
+	closeOutput(t.f, "--trace", t.path, t.r.Write(t.f), err)
 }

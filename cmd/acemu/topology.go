@@ -47,9 +47,16 @@ func runTopology(args []string, stdout, stderr io.Writer) int {
 	if err := checkFormat(*format, "yaml"); err != nil {
 		return fail(err)
 	}
+	// The file holds nodes and links (raw bandwidth, latency) only.
+	if err := unusedParams(p, "acemu topology dump", "ace.", "training.", "afi.", "npu.compute_speed", "links.efficiency", "links.tx_buffer", "links.rx_buffer"); err != nil {
+		return fail(err)
+	}
 	spec, err := topology.Parse(*topo)
 	if err != nil {
 		return fail(err)
+	}
+	if n := spec.Topology.N(); n < 2 || n > topology.MaxNodes {
+		return fail(fmt.Errorf("--topo %s: %d NPUs; a topology file holds 2 to %d nodes, so its dump could not be read back", *topo, n, topology.MaxNodes))
 	}
 	settings, err := linkSettings(p)
 	if err != nil {
