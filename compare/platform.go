@@ -34,6 +34,9 @@ func PlatformSystems(names []string, p platform.Platform) ([]systems.System, err
 		if err != nil {
 			return nil, err
 		}
+		if s.Kind == systems.Baseline && s.CommSMs == 0 {
+			return nil, fmt.Errorf("%s: this system takes its communication SMs and memory from --comm-sms and --comm-mem-bw, which only acemu collective has; here use Table VI's baseline-nooverlap, baseline-commopt or baseline-compopt", n)
+		}
 		if s, err = s.WithACEMemory(p.ACE.CommMemGBps); err != nil {
 			return nil, fmt.Errorf("ace.mem_bw: %w", err)
 		}

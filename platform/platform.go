@@ -7,6 +7,7 @@
 package platform
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 	"strconv"
@@ -192,6 +193,9 @@ func size(min, max int64, f func(*Platform) *int64) value {
 // parseCount reads a whole number in [min, max].
 func parseCount(s string, min, max int64) (int64, error) {
 	n, err := strconv.ParseInt(s, 10, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		return 0, fmt.Errorf("out of range: give %d to %d", min, max)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("not a whole number")
 	}

@@ -124,10 +124,24 @@ func Fig9a(o Fig9aOptions) (*Fig9aResult, error) {
 	for _, v := range o.FSMs {
 		fsms = append(fsms, strconv.Itoa(v))
 	}
-	spec, err := sweep.New(sweep.Request{Base: base,
+	req := sweep.Request{Base: base,
 		Sets:      []string{"ace.sram=" + strings.Join(sram, ","), "ace.fsms=" + strings.Join(fsms, ",")},
-		Workloads: o.Workloads, Topologies: o.Topos, Systems: []string{"ace"},
-		Reference: []string{"ace.sram=" + units.FormatSize(o.BaseSRAM), "ace.fsms=" + strconv.Itoa(o.BaseFSMs)}})
+		Workloads: o.Workloads, Topologies: o.Topos, Systems: []string{"ace"}}
+	req.Names.Workloads, req.Names.Topologies = "--workloads", "--topos"
+	// The base point is the reference of the axes that have more than one
+	// value (one value is a setting, not an axis).
+	if len(sram) > 1 {
+		req.Reference = append(req.Reference, "ace.sram="+units.FormatSize(o.BaseSRAM))
+	} else {
+		base.ACE.SRAMBytes = o.SRAM[0]
+	}
+	if len(fsms) > 1 {
+		req.Reference = append(req.Reference, "ace.fsms="+strconv.Itoa(o.BaseFSMs))
+	} else {
+		base.ACE.FSMs = o.FSMs[0]
+	}
+	req.Base = base
+	spec, err := sweep.New(req)
 	if err != nil {
 		return nil, fmt.Errorf("fig9a: %w", err)
 	}

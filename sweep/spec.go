@@ -8,6 +8,7 @@ package sweep
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -71,6 +72,9 @@ type Request struct {
 	Topologies []string
 	Systems    []string
 	Reference  []string
+	// Names name the lists in errors (the flag or file they came from);
+	// empty: --workload, --topo, --systems.
+	Names struct{ Workloads, Topologies, Systems string }
 }
 
 // New checks a request and returns its sweep: every value parsed and
@@ -117,7 +121,7 @@ func New(r Request) (*Spec, error) {
 		s.Axes = append(s.Axes, Axis{a.key, vals})
 	}
 	var err error
-	if s.Workloads, err = list("--workload", r.Workloads, func(w string) (string, error) {
+	if s.Workloads, err = list(cmp.Or(r.Names.Workloads, "--workload"), r.Workloads, func(w string) (string, error) {
 		if slices.Contains(workload.BuiltinNames(), w) {
 			return w, nil
 		}
@@ -128,7 +132,7 @@ func New(r Request) (*Spec, error) {
 	}); err != nil {
 		return nil, err
 	}
-	if s.Topologies, err = list("--topo", r.Topologies, func(t string) (string, error) {
+	if s.Topologies, err = list(cmp.Or(r.Names.Topologies, "--topo"), r.Topologies, func(t string) (string, error) {
 		sh, err := torus.Parse(t)
 		if err != nil {
 			return "", err
@@ -137,7 +141,7 @@ func New(r Request) (*Spec, error) {
 	}); err != nil {
 		return nil, err
 	}
-	if s.Systems, err = list("--systems", r.Systems, func(n string) (string, error) {
+	if s.Systems, err = list(cmp.Or(r.Names.Systems, "--systems"), r.Systems, func(n string) (string, error) {
 		if _, err := compare.PlatformSystems([]string{n}, base); err != nil {
 			return "", err
 		}

@@ -145,6 +145,9 @@ func Load(name string, data []byte) (*File, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
+		if len(f.out[l.From]) == rtl.ClassPorts {
+			return nil, fmt.Errorf("%s: node %d's link %d; a node has at most %d outgoing links (ports)", where, l.From, rtl.ClassPorts+1, rtl.ClassPorts)
+		}
 		f.Links = append(f.Links, Link{From: l.From, To: l.To, GBps: bw, Latency: l.Latency})
 		f.out[l.From] = append(f.out[l.From], len(f.Links)-1)
 	}

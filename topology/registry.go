@@ -94,7 +94,10 @@ func init() {
 	})
 	Register("a topology file (docs/topology.md)", func(spec string) (*Spec, bool, error) {
 		st, err := os.Stat(spec)
-		if err != nil || st.IsDir() {
+		if err == nil && st.IsDir() {
+			return nil, false, fmt.Errorf("--topo %q is a directory; give a topology file (docs/topology.md) or a torus LxVxH", spec)
+		}
+		if err != nil {
 			if strings.ContainsAny(spec, "/.") {
 				return nil, false, fmt.Errorf("--topo %q: no such topology file (a torus is LxVxH, e.g. 4x4x4)", spec)
 			}

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/acemu/acemu/internal/lines"
 )
 
 // AstraSimCycleHz is the clock of the compute times and update delays in
@@ -144,7 +146,8 @@ func ParseAstraSim(r io.Reader, name string) (*Workload, error) {
 	}
 
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	sc.Buffer(make([]byte, 0, 64*1024), maxAstraLine)
+	sc.Split(lines.Split) // LF, CR LF or a lone CR
 	var (
 		headerLine, countLine int   // 0 until read
 		count                 int64 // declared layers
@@ -190,6 +193,9 @@ func ParseAstraSim(r io.Reader, name string) (*Workload, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("%s:%d: a line longer than %d bytes; a workload line is a few dozen", name, p.line+1, maxAstraLine)
+		}
 		return nil, fmt.Errorf("%s: read after line %d: %w", name, p.line, err)
 	}
 
@@ -282,6 +288,13 @@ func (p *astraParser) checkDLRM(w *Workload, headerLine int, count int64) error 
 	return nil
 }
 
+// maxAstraLine bounds a line of a workload file.
+const maxAstraLine = 1 << 20
+
+// MaxCommBytes bounds a collective's size in a workload file, as sizes
+// on the command line are (units.ParseSize: 1 PiB).
+const MaxCommBytes = 1 << 50
+
 // count reads the layer-count line.
 func (p *astraParser) count(f []string) (int64, error) {
 	n, err := strconv.ParseInt(f[0], 10, 64)
@@ -351,6 +364,12 @@ func (p *astraParser) layer(customized bool, f []string) (Layer, error) {
 		}
 		if ct == CommNone && ps.comm.Bytes != 0 {
 			return Layer{}, p.errf(ps.csize, f[ps.csize-1], "a pass whose comm type (field %d) is NONE must have size 0", ps.ctype)
+		}
+		if ct != CommNone && ps.comm.Bytes == 0 {
+			return Layer{}, p.errf(ps.csize, f[ps.csize-1], "a %s of 0 bytes: give its size, or NONE (field %d) for no collective", ct, ps.ctype)
+		}
+		if ps.comm.Bytes > MaxCommBytes {
+			return Layer{}, p.errf(ps.csize, f[ps.csize-1], "more than %d bytes (1 PiB), beyond any collective acemu can run", int64(MaxCommBytes))
 		}
 	}
 	if l.UpdateCycles, err = p.number(f, fieldUpdate, "cycles (ns)"); err != nil {

@@ -1,7 +1,7 @@
 package workload
 
 import (
-	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -368,8 +368,7 @@ func TestParseErrorUnwrap(t *testing.T) {
 func TestParseAstraSimReadError(t *testing.T) {
 	_, err := ParseAstraSim(strings.NewReader("DATA\n1\n"+strings.Repeat("x", 2<<20)+"\n"), "huge.txt")
 	require.Error(t, err)
-	assert.ErrorIs(t, err, bufio.ErrTooLong)
-	assert.True(t, strings.HasPrefix(err.Error(), "huge.txt: read after line 2: "), err.Error())
+	assert.Equal(t, "huge.txt:3: a line longer than 1048576 bytes; a workload line is a few dozen", err.Error())
 }
 
 // LoadAstraSim names the path: in a parse error, and when the file cannot
@@ -490,4 +489,18 @@ func TestParallelismLists(t *testing.T) {
 	n := CommTypeNames()
 	n[0] = "X"
 	assert.Equal(t, "NONE", CommNone.String())
+}
+
+// A file saved with lone CR line ends (old Mac) or CR LF reads as the same
+// workload as with LF.
+func TestAstraSimLineEnds(t *testing.T) {
+	b, err := os.ReadFile("../testdata/astrasim/DLRM_HybridParallel.txt")
+	require.NoError(t, err)
+	want, err := ParseAstraSim(bytes.NewReader(b), "x.txt")
+	require.NoError(t, err)
+	for _, end := range []string{"\r", "\r\n"} {
+		got, err := ParseAstraSim(bytes.NewReader(bytes.ReplaceAll(b, []byte("\n"), []byte(end))), "x.txt")
+		require.NoError(t, err, "%q", end)
+		require.Equal(t, want, got, "%q", end)
+	}
 }

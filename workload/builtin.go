@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/acemu/acemu/internal/lines"
 )
 
 // builtinFS holds the built-in workload tables (docs/workloads.md), written
@@ -116,6 +118,7 @@ func parseBuiltin(file string, data []byte) (*Workload, error) {
 	w := &Workload{Source: BuiltinSource}
 	var header bool
 	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Split(lines.Split) // LF, CR LF or a lone CR
 	line := 0
 	errf := func(format string, args ...any) error {
 		return fmt.Errorf("%s:%d: %s", file, line, fmt.Sprintf(format, args...))

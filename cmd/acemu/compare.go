@@ -106,8 +106,9 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if err := of.prepare(fs, series); err != nil {
 		return fail(err)
 	}
+	plotFlag := "--plot"
 	if of.out != "" && *plotDir == "" {
-		*plotDir = of.out
+		*plotDir, plotFlag = of.out, "--out"
 	}
 	opts.Shape, opts.Workload, opts.Systems = shape, w, ss
 	opts.Workers, opts.Full, opts.Series = *workers, *full, *series != "" || *plotDir != ""
@@ -184,7 +185,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *plotDir != "" {
-		if err := drawComparison(*plotDir, rep); err != nil {
+		if err := drawComparison(plotFlag, *plotDir, rep); err != nil {
 			return fail(err)
 		}
 	}

@@ -107,7 +107,7 @@ Usage:
                              print a topology as a file that --topo FILE reads (edit it to make your own)
   acemu help [command]       show help
 
-Run 'acemu collective --help' for the flags.
+Run 'acemu COMMAND --help' for a command's flags; the comparator's follow.
 `
 
 // defaultArgs are the built-in default: acemu's main job, the paper's
@@ -135,7 +135,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		fmt.Fprint(stdout, usage)
-		return 0
+		fmt.Fprintln(stdout)
+		return runCompare([]string{"--help"}, stdout, stderr) // acemu's own flags: the comparator's
 	default:
 		fmt.Fprintf(stderr, "acemu: unknown command %q\n\n%s", args[0], usage)
 		return 2

@@ -10,8 +10,8 @@ import (
 
 // drawComparison draws a comparison's figures into dir (created if need
 // be): utilization.{png,svg} and breakdown.{png,svg}.
-func drawComparison(dir string, rep *compare.Report) error {
-	return draw(dir, func(dir string) error {
+func drawComparison(flag, dir string, rep *compare.Report) error {
+	return draw(flag, dir, func(dir string) error {
 		if _, err := plots.Utilization(rep, dir); err != nil {
 			return err
 		}
@@ -20,16 +20,17 @@ func drawComparison(dir string, rep *compare.Report) error {
 	})
 }
 
-// draw runs f on dir (--plot), created if need be; nothing when dir is "".
-func draw(dir string, f func(dir string) error) error {
+// draw runs f on dir (given by flag: --plot, or --out), created if need
+// be; nothing when dir is "".
+func draw(flag, dir string, f func(dir string) error) error {
 	if dir == "" {
 		return nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("--plot: %w", err)
+		return fmt.Errorf("%s: %w", flag, err)
 	}
 	if err := f(dir); err != nil {
-		return fmt.Errorf("--plot: %w", err)
+		return fmt.Errorf("%s: %w", flag, err)
 	}
 	return nil
 }

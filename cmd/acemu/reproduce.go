@@ -76,8 +76,9 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	if err := checkFormat(*format); err != nil {
 		return fail(err)
 	}
+	plotFlag := "--plot"
 	if *outDir != "" && *plotDir == "" && fs.Arg(0) != "fig4" {
-		*plotDir = *outDir // the figure goes with the results
+		*plotDir, plotFlag = *outDir, "--out" // the figure goes with the results
 	}
 	// Flags a figure does not use would be silently ignored: refuse them.
 	// A lone collective has no compute beside it to share the NPU with:
@@ -208,8 +209,10 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		if fs.Changed("topos") {
 			o.Topos = tl
 		}
-		if *wlList != "" {
-			o.Workloads = splitList(*wlList)
+		if fs.Changed("workloads") {
+			if o.Workloads = splitList(*wlList); len(o.Workloads) == 0 {
+				return fail(fmt.Errorf("--workloads is empty; give built-in names or ASTRA-sim files, e.g. resnet50,dlrm"))
+			}
 		}
 		o.SRAM = o.SRAM[:0]
 		for _, x := range splitList(*sramList) {
@@ -230,7 +233,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 		out = r
-		if err := draw(*plotDir, func(dir string) error { _, err := plots.Fig9a(r, dir); return err }); err != nil {
+		if err := draw(plotFlag, *plotDir, func(dir string) error { _, err := plots.Fig9a(r, dir); return err }); err != nil {
 			return fail(err)
 		}
 		header = []string{"SRAM \\ FSMs"}
@@ -266,7 +269,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 		out = r
-		if err := draw(*plotDir, func(dir string) error { _, err := plots.Fig5(r, dir); return err }); err != nil {
+		if err := draw(plotFlag, *plotDir, func(dir string) error { _, err := plots.Fig5(r, dir); return err }); err != nil {
 			return fail(err)
 		}
 		header = []string{"topology", "comm mem GB/s", "baseline GB/s", "baseline % ideal", "ACE GB/s", "ACE % ideal", "ideal GB/s"}
@@ -291,7 +294,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 		out = r
-		if err := draw(*plotDir, func(dir string) error { _, err := plots.Fig6(r, dir); return err }); err != nil {
+		if err := draw(plotFlag, *plotDir, func(dir string) error { _, err := plots.Fig6(r, dir); return err }); err != nil {
 			return fail(err)
 		}
 		header = []string{"topology", "comm SMs", "baseline GB/s", "% ideal", "SM busy %", "memory read GB/s", "ideal GB/s"}

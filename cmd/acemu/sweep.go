@@ -86,6 +86,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 			return fail(fmt.Errorf("--file %w", err))
 		}
 		req.Sets, req.Workloads, req.Topologies, req.Systems, req.Reference = f.Sets, f.Workloads, f.Topologies, f.Systems, f.Reference
+		req.Names.Workloads, req.Names.Topologies, req.Names.Systems = *file+": workloads", *file+": topologies", *file+": systems"
 	}
 	req.Sets = append(req.Sets, *sets...)
 	req.Reference = append(req.Reference, *refs...)
@@ -96,6 +97,16 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}{{"workload", *wl, &req.Workloads}, {"topo", *topo, &req.Topologies}, {"systems", *sysList, &req.Systems}} {
 		if fs.Changed(l.flag) || *l.dst == nil {
 			*l.dst = strings.Split(l.val, ",")
+			if fs.Changed(l.flag) {
+				switch l.flag {
+				case "workload":
+					req.Names.Workloads = ""
+				case "topo":
+					req.Names.Topologies = ""
+				case "systems":
+					req.Names.Systems = ""
+				}
+			}
 		}
 	}
 	spec, err := sweep.New(req)
@@ -169,6 +180,10 @@ func runSweepMerge(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s%s", sweepUsage, fs.FlagUsages()) }
 	if done, code := parseFlagsArgs(fs, args, 1<<20, stdout, stderr); done {
 		return code
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintf(stderr, "acemu sweep merge: name the directories of the shards (their --out), e.g. acemu sweep merge out/shard-*\n")
+		return 2
 	}
 	if err := checkFormat(*format); err != nil {
 		fmt.Fprintf(stderr, "acemu sweep merge: %v\n", err)

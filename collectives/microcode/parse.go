@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/internal/lines"
 )
 
 // Error is a syntax or placement error in a listing, at a line of a file.
@@ -42,6 +43,7 @@ func Parse(name string, r io.Reader) ([]Section, error) {
 	p := &parser{file: name, secLine: map[[2]int64]int{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), MaxLineBytes)
+	sc.Split(lines.Split) // LF, CR LF or a lone CR
 	for sc.Scan() {
 		p.line++
 		if err := p.parseLine(sc.Text()); err != nil {
@@ -50,7 +52,7 @@ func Parse(name string, r io.Reader) ([]Section, error) {
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, p.errf("line longer than %d bytes", MaxLineBytes)
+			return nil, p.errAt(p.line+1, "a line longer than %d bytes", MaxLineBytes)
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

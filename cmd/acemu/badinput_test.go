@@ -1,0 +1,87 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// badInput is one case of testdata/badinput/cases.json: acemu's
+// arguments, and what the error must name ("" for a valid input, which
+// must succeed).
+type badInput struct {
+	Name string   `json:"name"`
+	Args []string `json:"args"`
+	Want string   `json:"want"`
+}
+
+// TestBadInputs runs every bad and edge input of the table (over 800, on
+// every command and flag; docs/bad-input.md): each bad one exits non-zero
+// with a message from acemu that names the problem, each valid one
+// succeeds, none panics, and none takes more than a minute.
+func TestBadInputs(t *testing.T) {
+	t.Chdir("../..") // the cases' paths are the repository's
+	b, err := os.ReadFile("testdata/badinput/cases.json")
+	require.NoError(t, err)
+	var table struct {
+		Cases []badInput `json:"cases"`
+	}
+	require.NoError(t, json.Unmarshal(b, &table))
+	require.GreaterOrEqual(t, len(table.Cases), 300)
+	bad := 0
+	for _, c := range table.Cases {
+		if c.Want != "" {
+			bad++
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			tmp := t.TempDir()
+			args := make([]string, len(c.Args))
+			for i, a := range c.Args {
+				args[i] = strings.ReplaceAll(a, "$TMP", tmp)
+			}
+			code, stderr, err := runGuarded(args, time.Minute)
+			require.NoError(t, err, "acemu %s", strings.Join(args, " "))
+			if c.Want == "" {
+				require.Equal(t, 0, code, "acemu %s: a valid input fails: %s", strings.Join(args, " "), stderr)
+				return
+			}
+			require.NotEqual(t, 0, code, "acemu %s: a bad input succeeds", strings.Join(args, " "))
+			require.True(t, strings.HasPrefix(stderr, "acemu"), "acemu %s: the message is not acemu's: %q", strings.Join(args, " "), stderr)
+			require.Contains(t, stderr, c.Want, "acemu %s: the message does not name the problem", strings.Join(args, " "))
+		})
+	}
+	require.GreaterOrEqual(t, bad, 300, "bad inputs in the table")
+}
+
+// runGuarded runs acemu in-process with a deadline, turning a panic or a
+// hang into an error.
+func runGuarded(args []string, limit time.Duration) (code int, stderr string, err error) {
+	type result struct {
+		code   int
+		stderr string
+		err    error
+	}
+	done := make(chan result, 1)
+	go func() {
+		var out, errb bytes.Buffer
+		defer func() {
+			if r := recover(); r != nil {
+				done <- result{err: fmt.Errorf("panic: %v", r)}
+			}
+		}()
+		c := run(args, &out, &errb)
+		done <- result{code: c, stderr: errb.String()}
+	}()
+	select {
+	case r := <-done:
+		return r.code, r.stderr, r.err
+	case <-time.After(limit):
+		return 0, "", fmt.Errorf("no answer in %s", limit)
+	}
+}
