@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -94,13 +95,22 @@ func ParseFilter(s string) (Filter, error) {
 func parseSpan(v string) (span, error) {
 	lo, hi, isRange := strings.Cut(v, "-")
 	a, err := strconv.ParseInt(strings.TrimSpace(lo), 10, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		return span{}, fmt.Errorf("%q: %s is too large", v, lo)
+	}
 	if err != nil || a < 0 {
 		return span{}, fmt.Errorf("%q is not a number from 0 or a range A-B", v)
 	}
 	if !isRange {
 		return span{a, a}, nil
 	}
+	if strings.TrimSpace(hi) == "" {
+		return span{}, fmt.Errorf("%q: the range's end B is missing; write A-B", v)
+	}
 	b, err := strconv.ParseInt(strings.TrimSpace(hi), 10, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		return span{}, fmt.Errorf("%q: %s is too large", v, hi)
+	}
 	if err != nil || b < a {
 		return span{}, fmt.Errorf("%q: a range A-B needs numbers with A ≤ B", v)
 	}

@@ -344,6 +344,9 @@ func (s *Spec) setReference(ref []string) error {
 		if !slices.ContainsFunc(s.Axes, func(a Axis) bool { return a.Key == k }) {
 			return fmt.Errorf("--reference %s: not an axis of the sweep (the axes are %s)", k, s.axisKeys())
 		}
+		if _, ok := want[k]; ok {
+			return fmt.Errorf("--reference %s: given twice; give one value per axis", k)
+		}
 		want[k] = strings.TrimSpace(v)
 	}
 	s.Reference = nil

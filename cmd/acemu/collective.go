@@ -171,6 +171,7 @@ type collectiveOpts struct {
 	p                         platform.Platform
 	commMemBW                 string
 	commSMs                   int
+	commSMsGiven              bool // --comm-sms was given (0 then is a value, refused)
 	traceHash, checkData      bool
 	full                      bool
 	outputFlags
@@ -203,6 +204,7 @@ func runCollective(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
+	o.commSMsGiven = fs.Changed("comm-sms")
 	p, err := o.pf.build(fs)
 	if err != nil {
 		fmt.Fprintf(stderr, "acemu collective: %v\n", err)
@@ -402,8 +404,8 @@ func (o collectiveOpts) systemSpec() (systems.System, error) {
 			return sys, fmt.Errorf("--comm-mem-bw: %w", err)
 		}
 	}
-	if o.commSMs < 0 {
-		return sys, fmt.Errorf("--comm-sms %d: must not be negative", o.commSMs)
+	if o.commSMs < 0 || o.commSMs == 0 && o.commSMsGiven {
+		return sys, fmt.Errorf("--comm-sms %d: give 1 to %d SMs (the NPU has %d)", o.commSMs, npu.SMs-1, npu.SMs)
 	}
 	if sys, err = sys.WithACEMemory(o.p.ACE.CommMemGBps); err != nil { // ace.mem_bw, --comm-mem-bw winning
 		return sys, err
