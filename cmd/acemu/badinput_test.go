@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -83,5 +84,36 @@ func runGuarded(args []string, limit time.Duration) (code int, stderr string, er
 		return r.code, r.stderr, r.err
 	case <-time.After(limit):
 		return 0, "", fmt.Errorf("no answer in %s", limit)
+	}
+}
+
+// Inputs that once took gigabytes (or ran out of memory) are refused with
+// bounded memory: the heap the process takes from the system
+// (runtime.MemStats.HeapSys) grows by less than 512 MB for each.
+func TestHugeInputsAreRefusedWithLittleMemory(t *testing.T) {
+	dir := t.TempDir()
+	many := dir + "/many.txt"
+	require.NoError(t, os.WriteFile(many, []byte("DATA\n100000\nl -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 1024 1\n"), 0o644))
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--workload", many, "--topo", "4x2x1"}, "more than 10000 layers"},
+		{[]string{"collective", "--topo", "129x129x1", "--size", "64KiB"}, "more than 16384 NPUs"}, // odd rings: no folding
+		{[]string{"--workload", "resnet50", "--topo", "4x2x1", "--workers", "1000000"}, "--workers 1000000"},
+		{[]string{"topology", "dump", "--topo", "64x32x32"}, "holds 2 to 4096 nodes"},
+		{[]string{"collective", "--topo", "65536x1x1", "--size", "64KiB"}, "a group of 65536 NPUs"},
+		{[]string{"sweep", "--set", "ace.fsms=3..1000:1", "--set", "links.tx_buffer=1..1000:1"}, "more than 100000 points"},
+		{[]string{"collective", "--topo", "/dev/zero"}, "larger than 16 MiB"},
+	} {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		code, stderr, err := runGuarded(c.args, time.Minute)
+		runtime.ReadMemStats(&after)
+		require.NoError(t, err, c.args)
+		require.NotEqual(t, 0, code, c.args)
+		require.Contains(t, stderr, c.want, c.args)
+		require.Less(t, after.HeapSys-before.HeapSys, uint64(512<<20), "%v took %d MB of heap", c.args, (after.HeapSys-before.HeapSys)>>20)
 	}
 }
