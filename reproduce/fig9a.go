@@ -132,15 +132,10 @@ func Fig9a(o Fig9aOptions) (*Fig9aResult, error) {
 	// value (one value is a setting, not an axis).
 	if len(sram) > 1 {
 		req.Reference = append(req.Reference, "ace.sram="+units.FormatSize(o.BaseSRAM))
-	} else {
-		base.ACE.SRAMBytes = o.SRAM[0]
 	}
 	if len(fsms) > 1 {
 		req.Reference = append(req.Reference, "ace.fsms="+strconv.Itoa(o.BaseFSMs))
-	} else {
-		base.ACE.FSMs = o.FSMs[0]
 	}
-	req.Base = base
 	spec, err := sweep.New(req)
 	if err != nil {
 		return nil, fmt.Errorf("fig9a: %w", err)

@@ -94,18 +94,25 @@ echo "slurm-test: cluster up: $(sinfo -h -o '%P %D node(s) %c CPUs %t') ($(slurm
 # The sweep: 2 × 2 design points × 2 topologies, ACE and the ideal system.
 go build -o "$work/acemu" ./cmd/acemu || exit 1
 SWEEP="--set ace.sram=2MiB,4MiB --set ace.fsms=8,16 --set training.iterations=1 --workload dlrm --topo 4x2x2,4x4x2 --systems ace,ideal"
-job=$(ACEMU="$work/acemu" OUT="$work/out" SWEEP="$SWEEP" sbatch --parsable --wait --array=0-2 --cpus-per-task=1 \
+job=$(SHARDS=3 ACEMU="$work/acemu" OUT="$work/out" SWEEP="$SWEEP" sbatch --parsable --wait --array=0-2 --cpus-per-task=1 \
 	--chdir="$root" --output="$work/log/task-%a.log" docs/slurm/sweep.sbatch)
 rc=$?
 echo "slurm-test: job array $job finished (sbatch --wait exit $rc)"
 cat "$work"/log/task-*.log
 [ $rc = 0 ] || { echo "slurm-test: FAILED: the job array failed"; exit 1; }
-# shellcheck disable=SC2086
-"$work/acemu" sweep merge "$work"/out/shard-* --format csv >"$work/merged.csv" || { echo "slurm-test: FAILED: merge"; exit 1; }
-# shellcheck disable=SC2086
-"$work/acemu" sweep $SWEEP --format csv >"$work/whole.csv" || { echo "slurm-test: FAILED: the unsharded sweep"; exit 1; }
-if cmp "$work/merged.csv" "$work/whole.csv"; then
-	echo "slurm-test: PASSED: the 3 shards of job $job merged equal the unsharded sweep ($(($(wc -l <"$work/whole.csv") - 1)) rows, $(wc -c <"$work/whole.csv") bytes, byte for byte)"
+# A task resubmitted alone (as after a failure) runs only what is missing.
+rm "$(ls "$work"/out/shard-1/points/*.json | head -n 1)"
+SHARDS=3 ACEMU="$work/acemu" OUT="$work/out" SWEEP="$SWEEP" sbatch --parsable --wait --array=1 --cpus-per-task=1 \
+	--chdir="$root" --output="$work/log/again-%a.log" docs/slurm/sweep.sbatch >/dev/null || { echo "slurm-test: FAILED: the resubmitted task"; cat "$work"/log/again-*.log; exit 1; }
+cat "$work"/log/again-*.log
+grep -q "(1 run now, 2 kept from before)" "$work"/log/again-1.log || { echo "slurm-test: FAILED: the resubmitted task did not run exactly its missing point"; exit 1; }
+for f in csv json; do
+	"$work/acemu" sweep merge "$work"/out/shard-* --format $f >"$work/merged.$f" || { echo "slurm-test: FAILED: merge"; exit 1; }
+	# shellcheck disable=SC2086
+	"$work/acemu" sweep $SWEEP --format $f >"$work/whole.$f" || { echo "slurm-test: FAILED: the unsharded sweep"; exit 1; }
+done
+if cmp "$work/merged.csv" "$work/whole.csv" && cmp "$work/merged.json" "$work/whole.json"; then
+	echo "slurm-test: PASSED: the 3 shards of job $job merged equal the unsharded sweep byte for byte (CSV: $(($(wc -l <"$work/whole.csv") - 1)) rows, $(wc -c <"$work/whole.csv") bytes; JSON with the aggregate: $(wc -c <"$work/whole.json") bytes)"
 	"$work/acemu" sweep merge "$work"/out/shard-* | tail -n 12
 	rm -rf "$work"
 	exit 0

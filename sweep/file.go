@@ -47,9 +47,9 @@ func ReadFile(name string, data []byte) (File, error) {
 		var err error
 		switch k.Value {
 		case "set":
-			f.Sets, err = settings(at, v, true)
+			f.Sets, err = settings(name, at, v, true)
 		case "reference":
-			f.Reference, err = settings(at, v, false)
+			f.Reference, err = settings(name, at, v, false)
 		case "workloads":
 			f.Workloads, err = scalars(at, k.Value, v)
 		case "topologies":
@@ -68,14 +68,14 @@ func ReadFile(name string, data []byte) (File, error) {
 
 // settings reads a mapping of parameter keys to a value, a list of values
 // or (lists allowed) a range, as KEY=VALUE strings in the file's order.
-func settings(at string, n *yaml.Node, lists bool) ([]string, error) {
+func settings(name, at string, n *yaml.Node, lists bool) ([]string, error) {
 	if n.Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("%s: give a mapping of parameter keys to values (e.g. ace.sram: [1MiB, 4MiB])", at)
 	}
 	var out []string
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		where := fmt.Sprintf("%s (line %d)", k.Value, k.Line)
+		where := fmt.Sprintf("%s:%d: %s", name, k.Line, k.Value)
 		switch {
 		case v.Kind == yaml.ScalarNode && v.Tag != "!!null":
 			if strings.Contains(v.Value, ",") {

@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/acemu/acemu/compare"
 	"github.com/acemu/acemu/internal/limited"
@@ -40,6 +43,7 @@ func ParseShard(s string) (Shard, error) {
 	return Shard{i, n}, nil
 }
 
+// String writes the shard as i/n, or "all".
 func (sh Shard) String() string {
 	if sh.N == 0 {
 		return "all"
@@ -52,6 +56,8 @@ func (sh Shard) has(i int) bool { return sh.N == 0 || i%sh.N == sh.I }
 
 // PointResult is one point's comparator run, as kept on disk.
 type PointResult struct {
+	// Sweep is the digest of the sweep the point belongs to.
+	Sweep    string   `json:"sweep"`
 	Index    int      `json:"index"`
 	Values   []string `json:"values"`
 	Workload string   `json:"workload"`
@@ -97,6 +103,11 @@ func Run(ctx context.Context, s *Spec, o Options) (*Outcome, error) {
 	got := make([]*PointResult, len(idx))
 	out := &Outcome{}
 	if o.Dir != "" {
+		unlock, err := lockDir(o.Dir)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
 		kept, err := openDir(o.Dir, s, o.Shard)
 		if err != nil {
 			return nil, err
@@ -168,7 +179,7 @@ func Run(ctx context.Context, s *Spec, o Options) (*Outcome, error) {
 // run runs one point: the comparator on the point's platform, one system
 // after another.
 func (s *Spec) run(pt Point, wls map[string]*workload.Workload) (PointResult, error) {
-	r := PointResult{Index: pt.Index, Values: pt.Values, Workload: pt.Workload, Topology: pt.Topology}
+	r := PointResult{Sweep: s.digest(), Index: pt.Index, Values: pt.Values, Workload: pt.Workload, Topology: pt.Topology}
 	p, err := s.Platform(pt.Values)
 	if err != nil {
 		return r, err
@@ -218,6 +229,27 @@ func pointFile(i int) string { return fmt.Sprintf("%06d.json", i) }
 // sweep of the largest axes, MaxPoints values, some MB).
 const maxRecord = 64 << 20
 
+// lockDir takes dir's lock (DIR/.lock, flock) for one run: two runs in one
+// directory (a requeued task beside its first, two pods of one index)
+// would write the same points.
+func lockDir(dir string) (unlock func(), err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("--out: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("--out: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--out %s: another acemu sweep is running in it (%v); wait for it, or give this one another directory", dir, err)
+	}
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}
+
 // dirSweep is a directory's sweep.json: the sweep and the shard it holds.
 type dirSweep struct {
 	Shard string `json:"shard"`
@@ -241,7 +273,7 @@ func openDir(dir string, s *Spec, sh Shard) (map[int]*PointResult, error) {
 			return nil, fmt.Errorf("--out %s: sweep.json is not a sweep's (%v); use another directory", dir, err)
 		}
 		if !bytes.Equal(d.Spec.encode(), s.encode()) {
-			return nil, fmt.Errorf("--out %s holds another sweep (its sweep.json differs from this one's); use another directory, or remove it to start again", dir)
+			return nil, fmt.Errorf("--out %s holds another sweep (its sweep.json differs from this one's: settings, axes, lists or a workload file's content); use another directory, or remove the whole directory to start again", dir)
 		}
 		if d.Shard != sh.String() {
 			return nil, fmt.Errorf("--out %s holds shard %s of this sweep, not %s; give each shard its own directory", dir, d.Shard, sh)
@@ -251,7 +283,7 @@ func openDir(dir string, s *Spec, sh Shard) (map[int]*PointResult, error) {
 	} else if err := outfile.Write(path, append(want, '\n')); err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
-	kept, err := readPoints(dir, s)
+	kept, err := readPoints(dir, s, true)
 	if err != nil {
 		return nil, err
 	}
@@ -264,9 +296,10 @@ func openDir(dir string, s *Spec, sh Shard) (map[int]*PointResult, error) {
 }
 
 // readPoints reads the points a directory holds, checking each is the
-// sweep's point of its index; leftover temporary files (a run stopped while
-// writing) are removed.
-func readPoints(dir string, s *Spec) (map[int]*PointResult, error) {
+// sweep's point of its index. Temporary files (a point being written, or
+// left by a run that stopped while writing) are not points: with clean,
+// they are removed (the caller holds the directory's lock).
+func readPoints(dir string, s *Spec, clean bool) (map[int]*PointResult, error) {
 	ents, err := os.ReadDir(filepath.Join(dir, "points"))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
@@ -275,8 +308,10 @@ func readPoints(dir string, s *Spec) (map[int]*PointResult, error) {
 	for _, e := range ents {
 		name := filepath.Join(dir, "points", e.Name())
 		if strings.HasSuffix(e.Name(), outfile.TempSuffix) {
-			if err := os.Remove(name); err != nil {
-				return nil, err
+			if clean {
+				if err := os.Remove(name); err != nil {
+					return nil, err
+				}
 			}
 			continue
 		}
@@ -292,7 +327,7 @@ func readPoints(dir string, s *Spec) (map[int]*PointResult, error) {
 			return nil, fmt.Errorf("%s: index %d is not this file's point of the sweep's %d; remove it to run the point again", name, p.Index, s.Len())
 		}
 		pt := s.Point(p.Index)
-		if strings.Join(p.Values, "\x00") != strings.Join(pt.Values, "\x00") || p.Workload != pt.Workload || p.Topology != pt.Topology || len(p.Systems) != len(s.Systems) {
+		if p.Sweep != s.digest() || strings.Join(p.Values, "\x00") != strings.Join(pt.Values, "\x00") || p.Workload != pt.Workload || p.Topology != pt.Topology || len(p.Systems) != len(s.Systems) {
 			return nil, fmt.Errorf("%s: not the sweep's point %d; remove it to run the point again", name, p.Index)
 		}
 		kept[p.Index] = &p
@@ -321,6 +356,9 @@ func Merge(dirs []string) (*Spec, []PointResult, error) {
 		if err := json.Unmarshal(b, &d); err != nil || d.Spec == nil {
 			return nil, nil, fmt.Errorf("merge: %s/sweep.json is not a sweep's (%v)", dir, err)
 		}
+		if err := d.Spec.check(); err != nil {
+			return nil, nil, fmt.Errorf("merge: %s/sweep.json: %w (edited, or from another version of acemu?)", dir, err)
+		}
 		if spec == nil {
 			spec, first = d.Spec, dir
 		} else if !bytes.Equal(spec.encode(), d.Spec.encode()) {
@@ -330,11 +368,12 @@ func Merge(dirs []string) (*Spec, []PointResult, error) {
 			return nil, nil, fmt.Errorf("merge: %s and %s both hold shard %s", other, dir, d.Shard)
 		}
 		shards[d.Shard] = dir
-		pts, err := readPoints(dir, spec)
+		pts, err := readPoints(dir, spec, false)
 		if err != nil {
 			return nil, nil, fmt.Errorf("merge: %w", err)
 		}
-		for i, p := range pts {
+		for _, i := range slices.Sorted(maps.Keys(pts)) {
+			p := pts[i]
 			if other, ok := from[i]; ok {
 				return nil, nil, fmt.Errorf("merge: point %d is in both %s and %s", i, other, dir)
 			}

@@ -9,6 +9,7 @@ package sweep
 import (
 	"bytes"
 	"cmp"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -16,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/acemu/acemu/compare"
+	"github.com/acemu/acemu/internal/limited"
 	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/units"
@@ -53,9 +55,13 @@ type Spec struct {
 	Axes []Axis    `json:"axes"`
 	// Workloads are built-in names or ASTRA-sim files; Topologies torus
 	// shapes LxVxH; Systems Table VI's systems by name.
-	Workloads  []string `json:"workloads"`
-	Topologies []string `json:"topologies"`
-	Systems    []string `json:"systems"`
+	Workloads []string `json:"workloads"`
+	// WorkloadFiles is, per workload, the SHA-256 of its file's content
+	// ("" for a built-in): a file edited between runs, or different on
+	// two machines, is another sweep.
+	WorkloadFiles []string `json:"workload_files"`
+	Topologies    []string `json:"topologies"`
+	Systems       []string `json:"systems"`
 	// Reference is the point the aggregate is normalised to: one value per
 	// axis, in the axes' order.
 	Reference []string `json:"reference"`
@@ -132,6 +138,13 @@ func New(r Request) (*Spec, error) {
 	}); err != nil {
 		return nil, err
 	}
+	for _, w := range s.Workloads {
+		d, err := workloadDigest(w)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", cmp.Or(r.Names.Workloads, "--workload"), err)
+		}
+		s.WorkloadFiles = append(s.WorkloadFiles, d)
+	}
 	if s.Topologies, err = list(cmp.Or(r.Names.Topologies, "--topo"), r.Topologies, func(t string) (string, error) {
 		sh, err := torus.Parse(t)
 		if err != nil {
@@ -163,6 +176,53 @@ func New(r Request) (*Spec, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// workloadDigest is the SHA-256 of a workload file's content, "" for a
+// built-in workload.
+func workloadDigest(w string) (string, error) {
+	if slices.Contains(workload.BuiltinNames(), w) {
+		return "", nil
+	}
+	b, err := limited.ReadFile(w, maxWorkloadFile, "a workload file of 10000 layers is far smaller")
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%x", sha256.Sum256(b)), nil
+}
+
+// maxWorkloadFile bounds a workload file read for its digest.
+const maxWorkloadFile = 64 << 20
+
+// check checks a spec read from disk (sweep.json) as New checks one it
+// builds: every list and axis filled, the reference on the axes, the base
+// values readable, the grid within MaxPoints.
+func (s *Spec) check() error {
+	if len(s.Workloads) == 0 || len(s.Topologies) == 0 || len(s.Systems) == 0 {
+		return fmt.Errorf("no workloads, topologies or systems")
+	}
+	if len(s.WorkloadFiles) != len(s.Workloads) {
+		return fmt.Errorf("%d workload digests for %d workloads", len(s.WorkloadFiles), len(s.Workloads))
+	}
+	if len(s.Reference) != len(s.Axes) {
+		return fmt.Errorf("%d reference values for %d axes", len(s.Reference), len(s.Axes))
+	}
+	n := int64(len(s.Workloads) * len(s.Topologies))
+	for i, a := range s.Axes {
+		if len(a.Values) == 0 || !slices.Contains(a.Values, s.Reference[i]) {
+			return fmt.Errorf("axis %s: no values, or the reference %s is not among them", a.Key, s.Reference[i])
+		}
+		if n *= int64(len(a.Values)); n > MaxPoints {
+			return fmt.Errorf("more than %d points", MaxPoints)
+		}
+	}
+	p := platform.Default()
+	for _, b := range s.Base {
+		if err := p.Set(b.Key, b.Value); err != nil {
+			return err
+		}
+	}
+	return s.checkPlatforms()
 }
 
 // list checks and canonicalises a comma-separated list flag: no empty
@@ -385,11 +445,14 @@ func (s *Spec) basePlatform() platform.Platform {
 	p := platform.Default()
 	for _, b := range s.Base {
 		if err := p.Set(b.Key, b.Value); err != nil {
-			panic("sweep: base setting " + b.Key + ": " + err.Error()) // New checked it
+			panic("sweep: base setting " + b.Key + ": " + err.Error()) // New or check checked it
 		}
 	}
 	return p
 }
+
+// digest identifies the sweep in each point's file.
+func (s *Spec) digest() string { return fmt.Sprintf("%x", sha256.Sum256(s.encode())) }
 
 // Platform is the platform of the parameter combination vals (one value
 // per axis).

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -262,9 +263,9 @@ reference: {ace.sram: 4MiB}
 	for _, c := range []struct{ body, want string }{
 		{"set: [a]", "mapping of parameter keys"},
 		{"sets: {}", `s.yaml:1: unknown key "sets"`},
-		{"set: {ace.sram: {a: 1}}", "ace.sram (line 1): give a value"},
+		{"set: {ace.sram: {a: 1}}", "s.yaml:1: ace.sram: give a value"},
 		{"workloads: []", "empty list"},
-		{"set: {ace.sram: 1MiB, 2MiB}", "2MiB (line 1): give a value"},
+		{"set: {ace.sram: 1MiB, 2MiB}", "s.yaml:1: 2MiB: give a value"},
 		{"set: {ace.sram: '1MiB, 2MiB'}", "write a list as [a, b, c]"},
 		{"- a", "must be a mapping"},
 		{"set: {a: 1}\nset: {b: 2}", "set given twice"},
@@ -272,5 +273,65 @@ reference: {ace.sram: 4MiB}
 	} {
 		_, err := ReadFile("s.yaml", []byte(c.body))
 		require.ErrorContains(t, err, c.want, c.body)
+	}
+}
+
+// A point belongs to one sweep: with sweep.json removed, a sweep with
+// another fixed setting does not take the old points for its own; a
+// workload file edited between runs makes another sweep.
+func TestPointsBelongToTheirSweep(t *testing.T) {
+	dir := t.TempDir()
+	one := func(iters string) *Spec {
+		s, err := New(Request{Base: platform.Default(), Sets: []string{"ace.fsms=8,16", "training.iterations=" + iters},
+			Workloads: []string{"dlrm"}, Topologies: []string{"4x2x1"}, Systems: []string{"ace"}})
+		require.NoError(t, err)
+		return s
+	}
+	_, err := Run(context.Background(), one("1"), Options{Dir: dir})
+	require.NoError(t, err)
+	require.NoError(t, os.Remove(filepath.Join(dir, "sweep.json")))
+	_, err = Run(context.Background(), one("2"), Options{Dir: dir})
+	require.ErrorContains(t, err, "not the sweep's point 0")
+
+	wl := filepath.Join(t.TempDir(), "w.txt")
+	b, err := os.ReadFile("../testdata/astrasim/DLRM_HybridParallel.txt")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(wl, b, 0o644))
+	spec := func() *Spec {
+		s, err := New(Request{Base: platform.Default(), Sets: []string{"ace.fsms=8,16"}, Workloads: []string{wl},
+			Topologies: []string{"4x2x1"}, Systems: []string{"ace"}})
+		require.NoError(t, err)
+		return s
+	}
+	a := spec()
+	require.NoError(t, os.WriteFile(wl, bytes.Replace(b, []byte("300"), []byte("30000"), 1), 0o644))
+	require.NotEqual(t, a.encode(), spec().encode(), "an edited workload file is another sweep")
+}
+
+// Two runs cannot share a directory (its lock); merge reads shards that
+// are still being written without touching their temporary files; a
+// corrupt sweep.json is an error, not a panic.
+func TestDirectoriesAreSharedSafely(t *testing.T) {
+	s := small(t)
+	dir := t.TempDir()
+	unlock, err := lockDir(dir)
+	require.NoError(t, err)
+	_, err = Run(context.Background(), s, Options{Dir: dir})
+	require.ErrorContains(t, err, "another acemu sweep is running in it")
+	unlock()
+	_, err = Run(context.Background(), s, Options{Dir: dir, Workers: 2})
+	require.NoError(t, err)
+	tmp := filepath.Join(dir, "points", "000003.json.tmp")
+	require.NoError(t, os.WriteFile(tmp, []byte("{half"), 0o644))
+	_, _, err = Merge([]string{dir})
+	require.NoError(t, err)
+	require.FileExists(t, tmp, "merge leaves a point being written alone")
+
+	for _, bad := range []string{`{"shard":"all","sweep":{}}`, `{"shard":"all","sweep":{"workloads":["dlrm"],"workload_files":[""],"topologies":["4x2x1"],"systems":["ace"],"axes":[{"key":"ace.fsms","values":["8"]}],"reference":["16"]}}`} {
+		d := t.TempDir()
+		require.NoError(t, os.MkdirAll(filepath.Join(d, "points"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(d, "sweep.json"), []byte(bad), 0o644))
+		_, _, err := Merge([]string{d})
+		require.ErrorContains(t, err, "sweep.json", bad)
 	}
 }
