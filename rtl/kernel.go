@@ -125,6 +125,7 @@ type Kernel struct {
 	progressAt uint64
 	stalled    bool
 	stallAfter uint64 // 0: StallEvents
+	beyond     bool   // an event was due after MaxCycle: the run stopped
 	cur        uint64 // the key of the event running (or run last)
 }
 
@@ -135,14 +136,16 @@ func NewKernel() *Kernel { return &Kernel{} }
 func (k *Kernel) Now() Cycle { return k.now }
 
 // MaxCycle bounds simulated time: a run that would go beyond it is
-// refused before it starts. Links keep time in units of 1/Num cycle (Num up
-// to 37600 on Table V's links, Rate), so 10^14 cycles keeps every
-// product far inside int64; it is 22 hours at 1245 MHz, beyond any
-// training step.
-const MaxCycle = 100_000_000_000_000
+// refused before it starts. Serializers and memory servers keep time in
+// units of 1/Num cycle and multiply it by a rate's Den (Rate), so a cycle
+// times Num times Den must stay inside int64; NewRate refuses rates whose
+// Num × Den would let it overflow by MaxCycle. 2 × 10^10 cycles is 16 s at
+// 1245 MHz: a thousand training iterations of the built-in ResNet-50
+// (9.7 M cycles each) fit, and rates as fine as 1/10^8 B/cycle stay exact.
+const MaxCycle = 20_000_000_000
 
 // MaxCycleText is MaxCycle as simulated time, for messages.
-const MaxCycleText = "22 hours at 1245 MHz"
+const MaxCycleText = "16 s at 1245 MHz"
 
 // StallEvents is how many events may run with no progress reported
 // (Progress) before the kernel stops the run as stalled: a run whose
@@ -164,9 +167,12 @@ func (k *Kernel) Progress() { k.progressAt = k.ran }
 // ran with no progress.
 func (k *Kernel) Stalled() bool { return k.stalled }
 
-// StallError is nil, or, after a run that stalled, an error saying so
-// (the caller adds who waits on what).
+// StallError is nil, or, after a run that stalled or went past MaxCycle,
+// an error saying so (the caller adds who waits on what).
 func (k *Kernel) StallError() error {
+	if k.beyond {
+		return fmt.Errorf("the run went past cycle %d (%s), the most acemu simulates exactly; make it smaller (a smaller collective, fewer iterations)", int64(MaxCycle), MaxCycleText)
+	}
 	if !k.stalled {
 		return nil
 	}
@@ -190,6 +196,10 @@ func (k *Kernel) Schedule(at Cycle, h Handler, kind int32, arg int64) {
 func (k *Kernel) ScheduleClass(at Cycle, c Class, h Handler, kind int32, arg int64) {
 	if at < k.now {
 		panic(fmt.Sprintf("rtl: event scheduled at cycle %d, before now (%d)", at, k.now))
+	}
+	if at > MaxCycle { // beyond what time arithmetic holds: stop the run
+		k.beyond, k.halted = true, true
+		return
 	}
 	k.seq++
 	ev := event{at: at, key: uint64(c)<<seqBits | k.seq, h: h, kind: kind, arg: arg}

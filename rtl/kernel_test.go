@@ -281,3 +281,17 @@ func TestAStalledRunStops(t *testing.T) {
 	require.NoError(t, k2.StallError())
 	require.Equal(t, 3*limit/2, n)
 }
+
+// An event due after MaxCycle stops the run with an error, rather than
+// letting time arithmetic overflow.
+func TestARunPastMaxCycleStops(t *testing.T) {
+	k := NewKernel()
+	ran := 0
+	k.Schedule(0, HandlerFunc(func(now Cycle, _ int32, _ int64) {
+		ran++
+		k.Schedule(MaxCycle+1, HandlerFunc(func(Cycle, int32, int64) { ran++ }), 0, 0)
+	}), 0, 0)
+	k.Run()
+	require.Equal(t, 1, ran)
+	require.ErrorContains(t, k.StallError(), "went past cycle")
+}

@@ -33,8 +33,16 @@ func NewRate(bytesPerSecond *big.Rat, clockHz int64) (Rate, error) {
 	if !num.IsInt64() || !den.IsInt64() || num.Int64() >= maxRatePart || den.Int64() >= maxRatePart {
 		return Rate{}, fmt.Errorf("bandwidth %s B/s at %d Hz is %s B/cycle: the fraction is too fine to account exactly; round the bandwidth to fewer digits", bytesPerSecond.RatString(), clockHz, r.RatString())
 	}
+	if num.Int64()*den.Int64() > maxRateProduct {
+		return Rate{}, fmt.Errorf("bandwidth %s B/s at %d Hz is %s B/cycle: a fraction this fine would overflow acemu's exact time arithmetic within %d cycles; round the bandwidth to fewer digits (e.g. 33GB/s, not 33.3GB/s)", bytesPerSecond.RatString(), clockHz, r.RatString(), int64(MaxCycle))
+	}
 	return Rate{Num: num.Int64(), Den: den.Int64()}, nil
 }
+
+// maxRateProduct bounds a rate's Num × Den so that MaxCycle × Num × Den,
+// the largest product of time arithmetic, stays inside int64 with room to
+// spare (a factor 4).
+const maxRateProduct = (1<<63 - 1) / 4 / MaxCycle
 
 // RateGBps returns the payload rate of a link of gbps GB/s (10^9 B/s, as the
 // paper counts) at the given efficiency (a fraction such as 94/100), at the
