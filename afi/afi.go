@@ -143,7 +143,8 @@ type Runner interface {
 // until it has no events left, and returns how long the collective took.
 // It fails with e's report of what waits on what if the collective did not
 // finish.
-func RunOne(k *rtl.Kernel, e Runner, plan *collectives.Plan) (rtl.Cycle, error) {
+func RunOne(k *rtl.Kernel, e Runner, plan *collectives.Plan) (c rtl.Cycle, err error) {
+	defer rtl.RecoverOverflow(&err)
 	start := k.Now()
 	var finish rtl.Cycle
 	if err := e.Issue(start, plan, func(now rtl.Cycle) { finish = now }); err != nil {

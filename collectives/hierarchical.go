@@ -111,6 +111,9 @@ func (h *Hierarchical) checkSpan() error {
 		if h.cfg.Op == OpAllGather && reduces {
 			return fmt.Errorf("phases %s do not make an all-gather: %s adds data together, which an all-gather never does; use all-gathers only", h.describe(), p)
 		}
+		if h.cfg.Op == OpReduceScatter && p.Kind == AllReduce {
+			return fmt.Errorf("phases %s do not make a reduce-scatter: %s leaves the NPUs of its group with the same data, where a reduce-scatter leaves each its own part; use reduce-scatters", h.describe(), p)
+		}
 		if reduces || h.cfg.Op == OpAllGather {
 			tiers = append(tiers, p.Tier)
 		}

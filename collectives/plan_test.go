@@ -78,6 +78,7 @@ func TestNewPlanErrors(t *testing.T) {
 		{"rs then ar on one dimension", Config{Shape: c.Shape, Op: OpAllReduce, MessageBytes: 8192, PhaseSpec: "rs:local,ar:local,ar:vertical,ar:horizontal,ag:local"}, "hierarchical", 100, 100, "cover local twice"},
 		{"local never reduced", Config{Shape: c.Shape, Op: OpAllReduce, MessageBytes: 8192, PhaseSpec: "ar:vertical,ar:horizontal"}, "hierarchical", 100, 100, "leave out the NPUs 1 apart"},
 		{"reduce-scatter of one dimension", Config{Shape: c.Shape, Op: OpReduceScatter, MessageBytes: 8192, PhaseSpec: "rs:local"}, "hierarchical", 100, 100, "do not make a reduce-scatter"},
+		{"reduce-scatter with all-reduces", Config{Shape: c.Shape, Op: OpReduceScatter, MessageBytes: 8192, PhaseSpec: "rs:local,ar:vertical,ar:horizontal"}, "hierarchical", 100, 100, "leaves the NPUs of its group with the same data"},
 		{"all-gather that reduces", Config{Shape: c.Shape, Op: OpAllGather, MessageBytes: 8192, PhaseSpec: "ag:horizontal,ag:vertical,ag:local,rs:local,ag:local"}, "hierarchical", 100, 100, "adds data together"},
 		{"all-gather of two dimensions", Config{Shape: c.Shape, Op: OpAllGather, MessageBytes: 8192, PhaseSpec: "ag:vertical,ag:local"}, "hierarchical", 100, 100, "span 8 of the 16 NPUs"},
 		{"bad phase kind", Config{Shape: c.Shape, Op: OpAllReduce, MessageBytes: 8192, PhaseSpec: "xx:local"}, "hierarchical", 100, 100, "not rs, ag or ar"},

@@ -92,10 +92,11 @@ func (o Options) links() torus.LinkConfig {
 // cycles (Section V, Fig. 10: "averaged over 1K cycles"), read as 1000.
 const WindowCycles = 1000
 
-// MaxSeriesWindows bounds a per-window series (Options.Series): 10^8
-// windows is 10^11 cycles, over a minute of simulated time, and 800 MB of
-// floats; a longer run reports its mean and peak without the series.
-const MaxSeriesWindows = 100_000_000
+// MaxSeriesWindows bounds a per-window series (Options.Series): 10^7
+// windows is 10^10 cycles (8 s of simulated time), two series of 80 MB of
+// floats per system and a CSV of some 300 MB; a longer run reports its
+// mean and peak without the series.
+const MaxSeriesWindows = 10_000_000
 
 // ElementBytes is the size of a gradient element (FP16), the unit the
 // training loop pads its collectives with.
@@ -282,7 +283,8 @@ func (c comm) Issue(now rtl.Cycle, t workload.CommType, bytes int64, done func(n
 }
 
 // runSystem runs the workload on one system.
-func runSystem(o Options, sys systems.System, fold bool) (SystemResult, error) {
+func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err error) {
+	defer rtl.RecoverOverflow(&err)
 	r := SystemResult{Name: sys.Name}
 	k := rtl.NewKernel()
 	net, err := torus.Build(k, o.Shape, o.links(), fold)

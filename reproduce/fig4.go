@@ -167,7 +167,8 @@ func Fig4(o Fig4Options) (*Fig4Result, error) {
 }
 
 // fig4One runs the all-reduce on sys beside kernel (nil: alone).
-func fig4One(o Fig4Options, topo string, sys systems.System, kernel *Fig4Kernel) (Fig4Row, error) {
+func fig4One(o Fig4Options, topo string, sys systems.System, kernel *Fig4Kernel) (_ Fig4Row, err error) {
+	defer rtl.RecoverOverflow(&err)
 	r := Fig4Row{Topo: topo, System: sys.Name}
 	shape, err := torus.Parse(topo)
 	if err != nil {

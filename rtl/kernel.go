@@ -167,6 +167,23 @@ func (k *Kernel) Progress() { k.progressAt = k.ran }
 // ran with no progress.
 func (k *Kernel) Stalled() bool { return k.stalled }
 
+// Overflow is what the exact time arithmetic panics with when a run has
+// gone so far that a product no longer fits 64 bits: long runs on rates
+// with large fractions. RecoverOverflow turns it into an error.
+type Overflow string
+
+// RecoverOverflow, deferred by a function that runs a simulation, turns an
+// Overflow panic into *err; any other panic goes on.
+func RecoverOverflow(err *error) {
+	if r := recover(); r != nil {
+		o, ok := r.(Overflow)
+		if !ok {
+			panic(r)
+		}
+		*err = fmt.Errorf("the run went so far in simulated time that its exact time arithmetic overflows (%s); make it shorter (fewer iterations, a smaller collective, round bandwidths)", string(o))
+	}
+}
+
 // StallError is nil, or, after a run that stalled or went past MaxCycle,
 // an error saying so (the caller adds who waits on what).
 func (k *Kernel) StallError() error {
@@ -195,6 +212,9 @@ func (k *Kernel) Schedule(at Cycle, h Handler, kind int32, arg int64) {
 // ScheduleClass is Schedule for an event of class c.
 func (k *Kernel) ScheduleClass(at Cycle, c Class, h Handler, kind int32, arg int64) {
 	if at < k.now {
+		if k.now-at > 1<<40 { // a time that wrapped round int64, not a model bug
+			panic(Overflow(fmt.Sprintf("an event's time wrapped round (due at cycle %d, now %d)", at, k.now)))
+		}
 		panic(fmt.Sprintf("rtl: event scheduled at cycle %d, before now (%d)", at, k.now))
 	}
 	if at > MaxCycle { // beyond what time arithmetic holds: stop the run
@@ -303,6 +323,10 @@ func (k *Kernel) RunUntil(limit Cycle) Cycle {
 		}
 		// The bucket may grow while it runs (events scheduled for now).
 		for j := 0; j < len(k.wheel[i]); j++ {
+			if k.ran-k.progressAt > stallAt { // events for now without end
+				k.stalled = true
+				return k.now
+			}
 			ev := k.wheel[i][j]
 			k.wheel[i][j].h = nil
 			k.ran++

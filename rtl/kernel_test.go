@@ -295,3 +295,27 @@ func TestARunPastMaxCycleStops(t *testing.T) {
 	require.Equal(t, 1, ran)
 	require.ErrorContains(t, k.StallError(), "went past cycle")
 }
+
+// An Overflow panic becomes an error where a simulation is run; any other
+// panic goes on.
+func TestRecoverOverflow(t *testing.T) {
+	run := func(v any) (err error) {
+		defer RecoverOverflow(&err)
+		panic(v)
+	}
+	require.ErrorContains(t, run(Overflow("x")), "exact time arithmetic overflows (x)")
+	require.PanicsWithValue(t, "model bug", func() { _ = run("model bug") })
+}
+
+// Events for the same cycle without end are caught too.
+func TestASameCycleLivelockStops(t *testing.T) {
+	k := NewKernel()
+	k.SetStallEvents(1000)
+	var h HandlerFunc
+	h = func(now Cycle, _ int32, _ int64) { k.Schedule(now, h, 0, 0) }
+	k.Schedule(5, h, 0, 0)
+	k.Run()
+	require.True(t, k.Stalled())
+	require.Equal(t, Cycle(5), k.Now())
+	require.LessOrEqual(t, k.Events(), uint64(1001))
+}

@@ -207,7 +207,7 @@ func rescaleWithin(t, from, to int64) int64 {
 		}
 	}
 	if !q.IsInt64() {
-		panic("rtl: a serializer's time no longer fits 64 bits")
+		panic(Overflow("a serializer's exact time no longer fits 64 bits"))
 	}
 	return q.Int64()
 }

@@ -29,7 +29,7 @@ func Parse(s string) (Shape, error) {
 	if text == "" {
 		return Shape{}, fmt.Errorf("topology %q is empty; want three sizes LxVxH, e.g. %s", s, topologyExample)
 	}
-	if low := strings.ToLower(text); strings.ContainsAny(text, "/\\") || strings.HasSuffix(low, ".yaml") || strings.HasSuffix(low, ".yml") || strings.HasSuffix(low, ".json") {
+	if low := strings.ToLower(text); strings.Contains(text, "/") || strings.HasSuffix(low, ".yaml") || strings.HasSuffix(low, ".yml") || strings.HasSuffix(low, ".json") {
 		return Shape{}, fmt.Errorf("topology %q: a file, where a torus LxVxH is wanted, e.g. %s (topology files work with acemu collective and acemu topology dump)", s, topologyExample)
 	}
 	parts := strings.Split(strings.ReplaceAll(text, "X", "x"), "x")

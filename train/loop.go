@@ -228,7 +228,8 @@ type Metrics struct {
 // cycle, and a kernel that runs out of events while the loop still waits
 // for a collective (a Comm that never completes one), which names the
 // collective instead of hanging.
-func Run(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*Metrics, error) {
+func Run(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (m *Metrics, err error) {
+	defer rtl.RecoverOverflow(&err)
 	if k == nil || w == nil || comm == nil {
 		return nil, errors.New("train: Run needs a kernel, a workload and a Comm")
 	}
@@ -251,7 +252,7 @@ func Run(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*Metrics, 
 	if !lp.finished {
 		return nil, fmt.Errorf("train: workload %s: %w", w.Name, lp.stuck())
 	}
-	m, err := lp.metrics()
+	m, err = lp.metrics()
 	if err != nil {
 		return nil, fmt.Errorf("train: workload %s: %w", w.Name, err)
 	}

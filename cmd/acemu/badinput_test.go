@@ -39,6 +39,10 @@ func TestBadInputs(t *testing.T) {
 	for _, c := range table.Cases {
 		if c.Want != "" {
 			bad++
+			// What a message must name is more than the command every
+			// message of a command starts with.
+			require.NotContains(t, []string{"acemu", "collective", "sweep", "reproduce", "topology", "config", "microcode", "merge", "dump"},
+				strings.TrimSpace(c.Want), "case %s: want names only the command", c.Name)
 		}
 		t.Run(c.Name, func(t *testing.T) {
 			tmp := t.TempDir()

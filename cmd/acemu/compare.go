@@ -150,6 +150,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	opts.Finished = func(r compare.SystemResult) {
 		finMu.Lock()
 		defer finMu.Unlock()
+		r.NetworkUtilization, r.ComputeUtilization = nil, nil // in the files, not the report
 		finished = append(finished, r)
 	}
 	defer onInterrupt(func(stderr io.Writer) {

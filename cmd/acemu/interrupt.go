@@ -44,7 +44,8 @@ func catchInterrupts(stderr io.Writer) {
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-ch
-		interrupt.Lock() // held: nothing changes the words now
+		signal.Reset(os.Interrupt, syscall.SIGTERM) // a second Ctrl-C ends acemu at once
+		interrupt.Lock()                            // held: nothing changes the words now
 		fmt.Fprintln(stderr)
 		if interrupt.say != nil {
 			interrupt.say(stderr)

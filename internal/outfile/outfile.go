@@ -11,6 +11,7 @@ package outfile
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"sync"
 )
 
@@ -44,7 +45,7 @@ func AbortAll() {
 	}
 }
 
-// TempSuffix ends the name of a regular file being written.
+// TempSuffix ends the name of a regular file being written (".NAME.*.tmp").
 const TempSuffix = ".tmp"
 
 // File is an output file being written.
@@ -54,24 +55,40 @@ type File struct {
 	closed    bool
 }
 
-// Create opens path for writing.
+// Create opens path for writing. A regular file (or a path not there yet)
+// is written under a temporary name of its own beside it (".NAME.*.tmp")
+// and renamed into place on Close, keeping an existing file's mode;
+// anything else (a symlink, /dev/stdout, a pipe) is written directly.
 func Create(path string) (*File, error) {
-	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
-		if fi.IsDir() {
-			return nil, &os.PathError{Op: "create", Path: path, Err: errors.New("is a directory; name a file")}
+	fi, err := os.Lstat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return nil, &os.PathError{Op: "create", Path: path, Err: errors.New("is a directory; name a file")}
+	case err == nil && !fi.Mode().IsRegular():
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+		if err != nil {
+			f, err = os.OpenFile(path, os.O_WRONLY, 0) // a pipe or device takes no truncation
 		}
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
 		if err != nil {
 			return nil, err
 		}
 		return &File{File: f, path: path}, nil
 	}
-	tmp := path + TempSuffix
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	mode := os.FileMode(0o644)
+	if err == nil {
+		mode = fi.Mode().Perm()
+	}
+	dir, base := filepath.Split(path)
+	f, err := os.CreateTemp(filepath.Clean(dir+"."), "."+base+".*"+TempSuffix)
 	if err != nil {
 		return nil, &os.PathError{Op: "create", Path: path, Err: unwrapPath(err)}
 	}
-	out := &File{File: f, path: path, tmp: tmp}
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
+		_ = os.Remove(f.Name())
+		return nil, err
+	}
+	out := &File{File: f, path: path, tmp: f.Name()}
 	track(out, true)
 	return out, nil
 }

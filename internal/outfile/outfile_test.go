@@ -101,3 +101,30 @@ func TestAbortAllRemovesOnlyFilesBeingWritten(t *testing.T) {
 	require.Equal(t, "done", ents[0].Name())
 	f.Abort()
 }
+
+// A file's temporary name is its own (a user's NAME.tmp is untouched); an
+// existing file keeps its mode; a symlink is written through, not
+// replaced.
+func TestTemporaryNamesModesAndSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "x")
+	require.NoError(t, os.WriteFile(p+".tmp", []byte("mine"), 0o600))
+	require.NoError(t, os.WriteFile(p, []byte("old"), 0o600))
+	require.NoError(t, Write(p, []byte("new")))
+	b, _ := os.ReadFile(p + ".tmp")
+	require.Equal(t, "mine", string(b))
+	fi, err := os.Stat(p)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+
+	real := filepath.Join(dir, "real.csv")
+	require.NoError(t, os.WriteFile(real, []byte("old content"), 0o644))
+	link := filepath.Join(dir, "link.csv")
+	require.NoError(t, os.Symlink(real, link))
+	require.NoError(t, Write(link, []byte("new")))
+	b, _ = os.ReadFile(real)
+	require.Equal(t, "new", string(b), "written through the link")
+	li, err := os.Lstat(link)
+	require.NoError(t, err)
+	require.NotZero(t, li.Mode()&os.ModeSymlink, "the link stays a link")
+}
