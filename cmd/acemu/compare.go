@@ -106,6 +106,9 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if err := of.prepare(fs, series); err != nil {
 		return fail(err)
 	}
+	if err := of.checkSystemClashes(ss, *series); err != nil {
+		return fail(err)
+	}
 	plotFlag := "--plot"
 	if of.out != "" && *plotDir == "" {
 		*plotDir, plotFlag = of.out, "--out"

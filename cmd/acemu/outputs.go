@@ -60,12 +60,7 @@ type systemOutputs struct {
 func newSystemOutputs(flag, path, ext string, ss []systems.System, mk func(*outfile.File, string) outputFile) (*systemOutputs, error) {
 	o := &systemOutputs{files: map[string]outputFile{}}
 	for _, s := range ss {
-		p := path
-		if len(ss) > 1 {
-			e := filepath.Ext(path)
-			p = strings.TrimSuffix(path, e) + "." + s.Name + cmp.Or(e, ext)
-		}
-		f, err := createOutput(flag, p, mk)
+		f, err := createOutput(flag, systemPath(path, ext, s.Name, ss), mk)
 		if err != nil {
 			_ = o.close()
 			return nil, err
@@ -145,6 +140,51 @@ func (f *outputFlags) prepare(fs *pflag.FlagSet, others ...*string) error {
 	}
 	for _, p := range append(others, &f.pcap, &f.trace) {
 		*p = inDir(f.out, *p)
+	}
+	return nil
+}
+
+// systemPath is a per-system output's file for system s among ss: path
+// itself for one system, with the system's name before its extension (ext
+// if it has none) for several.
+func systemPath(path, ext, s string, ss []systems.System) string {
+	if len(ss) < 2 {
+		return path
+	}
+	e := filepath.Ext(path)
+	return strings.TrimSuffix(path, e) + "." + s + cmp.Or(e, ext)
+}
+
+// checkSystemClashes refuses per-system files (--pcap, --trace, one per
+// system) that fall on each other or on --timeseries.
+func (f *outputFlags) checkSystemClashes(ss []systems.System, series string) error {
+	seen := map[string]string{}
+	add := func(what, path string) error {
+		if path == "" {
+			return nil
+		}
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return nil
+		}
+		if prev, ok := seen[abs]; ok {
+			return fmt.Errorf("%s and %s name the same file, %s; give each its own", prev, what, path)
+		}
+		seen[abs] = what
+		return nil
+	}
+	if err := add("--timeseries", series); err != nil {
+		return err
+	}
+	for _, k := range []struct{ flag, path, ext string }{{"--pcap", f.pcap, ".pcap"}, {"--trace", f.trace, ".json"}} {
+		if k.path == "" {
+			continue
+		}
+		for _, s := range ss {
+			if err := add(k.flag+" (for "+s.Name+")", systemPath(k.path, k.ext, s.Name, ss)); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
