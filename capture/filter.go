@@ -3,6 +3,7 @@ package capture
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -32,6 +33,10 @@ func matches(spans []span, v int64) bool {
 	}
 	return false
 }
+
+// CheckNPUs refuses npu terms beyond a run of n NPUs, before the run
+// starts (links are checked when the capture starts on its network).
+func (f Filter) CheckNPUs(n int) error { return f.check(n, math.MaxInt) }
 
 // check refuses terms that no packet of a network of npus NPUs and links
 // links can match: a filter that keeps nothing would be a silent mistake.

@@ -17,9 +17,13 @@ type packetCapture struct {
 	w      *capture.Writer // once started
 }
 
-// pcapOutput makes --pcap files keeping what filter (--pcap-filter) keeps.
-func pcapOutput(filter string) (func(f *outfile.File, path string) outputFile, error) {
+// pcapOutput makes --pcap files keeping what filter (--pcap-filter) keeps,
+// for a run of npus NPUs.
+func pcapOutput(filter string, npus int) (func(f *outfile.File, path string) outputFile, error) {
 	flt, err := capture.ParseFilter(filter)
+	if err == nil {
+		err = flt.CheckNPUs(npus)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("--pcap-filter: %w", err)
 	}

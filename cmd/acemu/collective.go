@@ -288,7 +288,7 @@ func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 	// --pcap and --trace: their observer sees the packets (the network's)
 	// and the endpoint's work.
 	name := plan.Algorithm + " " + plan.Op.String() + " on " + o.system
-	kinds, err := o.outputFlags.asked(func(string) string { return name })
+	kinds, err := o.outputFlags.asked(shape.N(), func(string) string { return name })
 	if err != nil {
 		return nil, err
 	}

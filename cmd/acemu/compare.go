@@ -115,7 +115,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	opts.Shape, opts.Workload, opts.Systems = shape, w, ss
 	opts.Workers, opts.Full, opts.Series = *workers, *full, *series != "" || *plotDir != ""
-	kinds, err := of.asked(func(system string) string { return w.Name + " on " + system })
+	kinds, err := of.asked(shape.N(), func(system string) string { return w.Name + " on " + system })
 	if err != nil {
 		return fail(err)
 	}

@@ -240,12 +240,12 @@ type outputKind struct {
 }
 
 // asked returns the files written as the run goes that the flags ask for:
-// --pcap (with its filter) and --trace (with its NPUs; name names the
-// run of a system).
-func (f *outputFlags) asked(name func(system string) string) ([]outputKind, error) {
+// --pcap (with its filter, checked against the run's npus NPUs) and
+// --trace (with its NPUs; name names the run of a system).
+func (f *outputFlags) asked(npus int, name func(system string) string) ([]outputKind, error) {
 	var out []outputKind
 	if f.pcap != "" {
-		mk, err := pcapOutput(f.pcapFilter)
+		mk, err := pcapOutput(f.pcapFilter, npus)
 		if err != nil {
 			return nil, err
 		}
