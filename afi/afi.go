@@ -1,6 +1,7 @@
 package afi
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/acemu/acemu/collectives"
@@ -152,10 +153,7 @@ func RunOne(k *rtl.Kernel, e Runner, plan *collectives.Plan) (c rtl.Cycle, err e
 	}
 	k.Run()
 	if err := e.Stuck(); err != nil {
-		if serr := k.StallError(); serr != nil {
-			return 0, fmt.Errorf("%w\n%v", serr, err)
-		}
-		return 0, err
+		return 0, errors.Join(k.StallError(), err)
 	}
 	if err := k.StallError(); err != nil {
 		return 0, err

@@ -17,7 +17,6 @@ type Windows struct {
 	// last is the page Add used last (spans come in nearly time order).
 	lastIdx int64
 	last    *windowPage
-	n       int64 // windows up to the last busy one
 }
 
 // pageWindows is how many windows a page holds.
@@ -54,13 +53,24 @@ func (ws *Windows) Add(start, end int64) {
 		edge := (i + 1) * ws.w
 		n := min(end, edge) - start
 		ws.page(i / pageWindows)[i%pageWindows] += n
-		ws.n = max(ws.n, i+1)
 		start += n
 	}
 }
 
-// Len returns the number of windows that hold any busy time or precede one.
-func (ws *Windows) Len() int { return int(ws.n) }
+// Len returns the number of windows that hold any busy time or precede one
+// (found from the pages: not for the hot path).
+func (ws *Windows) Len() int {
+	n := int64(0)
+	for p, pg := range ws.pages {
+		for i := pageWindows - 1; i >= 0; i-- {
+			if pg[i] != 0 {
+				n = max(n, p*pageWindows+int64(i)+1)
+				break
+			}
+		}
+	}
+	return int(n)
+}
 
 // Busy returns the busy cycles in window i, exactly (zero past the end).
 func (ws *Windows) Busy(i int) *big.Rat {

@@ -56,7 +56,7 @@ func (sh Shard) has(i int) bool { return sh.N == 0 || i%sh.N == sh.I }
 
 // PointResult is one point's comparator run, as kept on disk.
 type PointResult struct {
-	// Sweep is the digest of the sweep the point belongs to.
+	// Sweep is the fingerprint (SHA-256) of the sweep the point belongs to.
 	Sweep    string   `json:"sweep"`
 	Index    int      `json:"index"`
 	Values   []string `json:"values"`
@@ -179,7 +179,7 @@ func Run(ctx context.Context, s *Spec, o Options) (*Outcome, error) {
 // run runs one point: the comparator on the point's platform, one system
 // after another.
 func (s *Spec) run(pt Point, wls map[string]*workload.Workload) (PointResult, error) {
-	r := PointResult{Sweep: s.digest(), Index: pt.Index, Values: pt.Values, Workload: pt.Workload, Topology: pt.Topology}
+	r := PointResult{Sweep: s.fingerprint(), Index: pt.Index, Values: pt.Values, Workload: pt.Workload, Topology: pt.Topology}
 	p, err := s.Platform(pt.Values)
 	if err != nil {
 		return r, err
@@ -327,7 +327,7 @@ func readPoints(dir string, s *Spec, clean bool) (map[int]*PointResult, error) {
 			return nil, fmt.Errorf("%s: index %d is not this file's point of the sweep's %d; remove it to run the point again", name, p.Index, s.Len())
 		}
 		pt := s.Point(p.Index)
-		if p.Sweep != s.digest() || strings.Join(p.Values, "\x00") != strings.Join(pt.Values, "\x00") || p.Workload != pt.Workload || p.Topology != pt.Topology || len(p.Systems) != len(s.Systems) {
+		if p.Sweep != s.fingerprint() || strings.Join(p.Values, "\x00") != strings.Join(pt.Values, "\x00") || p.Workload != pt.Workload || p.Topology != pt.Topology || len(p.Systems) != len(s.Systems) {
 			return nil, fmt.Errorf("%s: not the sweep's point %d; remove it to run the point again", name, p.Index)
 		}
 		kept[p.Index] = &p

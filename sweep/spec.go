@@ -139,7 +139,7 @@ func New(r Request) (*Spec, error) {
 		return nil, err
 	}
 	for _, w := range s.Workloads {
-		d, err := workloadDigest(w)
+		d, err := workloadHash(w)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", cmp.Or(r.Names.Workloads, "--workload"), err)
 		}
@@ -178,9 +178,9 @@ func New(r Request) (*Spec, error) {
 	return s, nil
 }
 
-// workloadDigest is the SHA-256 of a workload file's content, "" for a
+// workloadHash is the SHA-256 of a workload file's content, "" for a
 // built-in workload.
-func workloadDigest(w string) (string, error) {
+func workloadHash(w string) (string, error) {
 	if slices.Contains(workload.BuiltinNames(), w) {
 		return "", nil
 	}
@@ -191,7 +191,7 @@ func workloadDigest(w string) (string, error) {
 	return fmt.Sprintf("%x", sha256.Sum256(b)), nil
 }
 
-// maxWorkloadFile bounds a workload file read for its digest.
+// maxWorkloadFile bounds a workload file read for its hash.
 const maxWorkloadFile = 64 << 20
 
 // check checks a spec read from disk (sweep.json) as New checks one it
@@ -202,7 +202,7 @@ func (s *Spec) check() error {
 		return fmt.Errorf("no workloads, topologies or systems")
 	}
 	if len(s.WorkloadFiles) != len(s.Workloads) {
-		return fmt.Errorf("%d workload digests for %d workloads", len(s.WorkloadFiles), len(s.Workloads))
+		return fmt.Errorf("%d workload file hashes for %d workloads", len(s.WorkloadFiles), len(s.Workloads))
 	}
 	if len(s.Reference) != len(s.Axes) {
 		return fmt.Errorf("%d reference values for %d axes", len(s.Reference), len(s.Axes))
@@ -451,8 +451,9 @@ func (s *Spec) basePlatform() platform.Platform {
 	return p
 }
 
-// digest identifies the sweep in each point's file.
-func (s *Spec) digest() string { return fmt.Sprintf("%x", sha256.Sum256(s.encode())) }
+// fingerprint identifies the sweep in each point's file: the SHA-256 of
+// its canonical JSON.
+func (s *Spec) fingerprint() string { return fmt.Sprintf("%x", sha256.Sum256(s.encode())) }
 
 // Platform is the platform of the parameter combination vals (one value
 // per axis).

@@ -221,7 +221,7 @@ func runCollective(args []string, stdout, stderr io.Writer) int {
 		err = checkFormat(o.format)
 	}
 	if err == nil {
-		err = o.outputFlags.prepare(fs)
+		err = o.outputFlags.prepare(fs, nil, nil)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "acemu collective: %v\n", err)

@@ -103,10 +103,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 	}
-	if err := of.prepare(fs, series); err != nil {
-		return fail(err)
-	}
-	if err := of.checkSystemClashes(ss, *series); err != nil {
+	if err := of.prepare(fs, ss, series); err != nil {
 		return fail(err)
 	}
 	plotFlag := "--plot"

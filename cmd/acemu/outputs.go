@@ -114,11 +114,12 @@ func (f *outputFlags) register(fs *pflag.FlagSet, perSystem bool, out string) {
 }
 
 // prepare checks the flags once fs is parsed (a filter without its file
-// would be ignored) and, with --out, creates its directory and moves the
-// relative paths in others (the run's files, and those of more flags)
-// into it. Call it once every other flag is known good: it creates a
-// directory.
-func (f *outputFlags) prepare(fs *pflag.FlagSet, others ...*string) error {
+// would be ignored; no two outputs on one file) and, with --out, creates
+// its directory and moves the relative paths (the run's files and
+// --timeseries, when series is not nil) into it. ss are the run's systems,
+// each with its own --pcap and --trace file when there are several. Call it
+// once every other flag is known good: it creates a directory.
+func (f *outputFlags) prepare(fs *pflag.FlagSet, ss []systems.System, series *string) error {
 	if f.pcap == "" {
 		if err := refuseFlags(fs, []string{"pcap-filter"}, "is for --pcap"); err != nil {
 			return err
@@ -129,7 +130,16 @@ func (f *outputFlags) prepare(fs *pflag.FlagSet, others ...*string) error {
 			return err
 		}
 	}
-	if err := f.checkClashes(others...); err != nil {
+	paths := []*string{&f.pcap, &f.trace}
+	if series != nil {
+		paths = append(paths, series)
+	}
+	if f.out != "" {
+		for _, p := range paths {
+			*p = inDir(f.out, *p)
+		}
+	}
+	if err := f.checkClashes(ss, series); err != nil {
 		return err
 	}
 	if f.out == "" {
@@ -137,9 +147,6 @@ func (f *outputFlags) prepare(fs *pflag.FlagSet, others ...*string) error {
 	}
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return fmt.Errorf("--out: %w", err)
-	}
-	for _, p := range append(others, &f.pcap, &f.trace) {
-		*p = inDir(f.out, *p)
 	}
 	return nil
 }
@@ -155,9 +162,14 @@ func systemPath(path, ext, s string, ss []systems.System) string {
 	return strings.TrimSuffix(path, e) + "." + s + cmp.Or(e, ext)
 }
 
-// checkSystemClashes refuses per-system files (--pcap, --trace, one per
-// system) that fall on each other or on --timeseries.
-func (f *outputFlags) checkSystemClashes(ss []systems.System, series string) error {
+// outFiles are the files --out writes itself (results, platform, plots).
+var outFiles = []string{"result.txt", "result.csv", "result.json", "platform.yaml",
+	"utilization.png", "utilization.svg", "breakdown.png", "breakdown.svg"}
+
+// checkClashes refuses two outputs on one file: --out's own files, each
+// system's --pcap and --trace file, --timeseries. One would overwrite or
+// garble the other.
+func (f *outputFlags) checkClashes(ss []systems.System, series *string) error {
 	seen := map[string]string{}
 	add := func(what, path string) error {
 		if path == "" {
@@ -173,60 +185,34 @@ func (f *outputFlags) checkSystemClashes(ss []systems.System, series string) err
 		seen[abs] = what
 		return nil
 	}
-	if err := add("--timeseries", series); err != nil {
-		return err
-	}
-	for _, k := range []struct{ flag, path, ext string }{{"--pcap", f.pcap, ".pcap"}, {"--trace", f.trace, ".json"}} {
-		if k.path == "" {
-			continue
-		}
-		for _, s := range ss {
-			if err := add(k.flag+" (for "+s.Name+")", systemPath(k.path, k.ext, s.Name, ss)); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// outFiles are the files --out writes itself (results, platform, plots).
-var outFiles = []string{"result.txt", "result.csv", "result.json", "platform.yaml",
-	"utilization.png", "utilization.svg", "breakdown.png", "breakdown.svg"}
-
-// checkClashes refuses two outputs on one path (--pcap, --trace, the
-// others, and --out's own files): one would overwrite or garble the other.
-func (f *outputFlags) checkClashes(others ...*string) error {
-	seen := map[string]string{}
-	add := func(what, path string) error {
-		if path == "" {
-			return nil
-		}
-		abs, err := filepath.Abs(inDir(f.out, path))
-		if err != nil {
-			return nil
-		}
-		if prev, ok := seen[abs]; ok {
-			return fmt.Errorf("%s and %s name the same file, %s; give each its own", prev, what, path)
-		}
-		seen[abs] = what
-		return nil
-	}
 	if f.out != "" {
 		for _, name := range outFiles {
-			if err := add("--out's "+name, name); err != nil {
+			if err := add("--out's "+name, filepath.Join(f.out, name)); err != nil {
 				return err
 			}
 		}
 	}
-	if err := add("--pcap", f.pcap); err != nil {
-		return err
-	}
-	if err := add("--trace", f.trace); err != nil {
-		return err
-	}
-	for _, p := range others {
-		if err := add("--timeseries", *p); err != nil {
+	if series != nil {
+		if err := add("--timeseries", *series); err != nil {
 			return err
+		}
+	}
+	names := []string{""} // one run
+	if len(ss) > 1 {
+		names = nil
+		for _, s := range ss {
+			names = append(names, s.Name)
+		}
+	}
+	for _, k := range []struct{ flag, path, ext string }{{"--pcap", f.pcap, ".pcap"}, {"--trace", f.trace, ".json"}} {
+		for _, n := range names {
+			what := k.flag
+			if n != "" {
+				what += " (for " + n + ")"
+			}
+			if err := add(what, systemPath(k.path, k.ext, n, ss)); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
