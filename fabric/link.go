@@ -126,12 +126,12 @@ type Link struct {
 	Params   LinkParams
 
 	k        *rtl.Kernel
-	ser      *rtl.Serializer
-	tx       *rtl.FIFO[txEntry]
-	wire     *rtl.FIFO[flight]
-	rx       *rtl.FIFO[Packet]
-	credits  int                  // credits never used yet (the initial ones)
-	returned *rtl.FIFO[rtl.Cycle] // cycles at which used credits come back, in order
+	ser      rtl.Serializer
+	tx       rtl.FIFO[txEntry]
+	wire     rtl.FIFO[flight]
+	rx       rtl.FIFO[Packet]
+	credits  int                 // credits never used yet (the initial ones)
+	returned rtl.FIFO[rtl.Cycle] // cycles at which used credits come back, in order
 
 	sender, receiver Endpoint
 	absorber         Absorber  // the receiver, when it takes every packet on arrival and per-packet events are not asked for
@@ -164,7 +164,7 @@ type Link struct {
 	// not full (Link.push). planTrain then finds the first without reading
 	// the buffer's entries.
 	pushed, popped int64
-	stops          *rtl.FIFO[int64]
+	stops          rtl.FIFO[int64]
 	// Scratch of planTrain: credits' returns.
 	planBack []rtl.Cycle
 	trains   int64
@@ -182,12 +182,12 @@ func NewLink(k *rtl.Kernel, id, src, dst, port int, p LinkParams) (*Link, error)
 	return &Link{
 		ID: id, Src: src, Dst: dst, Port: port, Params: p,
 		k:        k,
-		ser:      rtl.NewSerializer(p.Rate),
-		tx:       rtl.NewFIFO[txEntry](p.TxBuffer),
-		wire:     rtl.NewFIFO[flight](0),
-		rx:       rtl.NewFIFO[Packet](p.RxBuffer),
+		ser:      *rtl.NewSerializer(p.Rate),
+		tx:       *rtl.NewFIFO[txEntry](p.TxBuffer),
+		wire:     *rtl.NewFIFO[flight](0),
+		rx:       *rtl.NewFIFO[Packet](p.RxBuffer),
 		credits:  p.RxBuffer,
-		returned: rtl.NewFIFO[rtl.Cycle](0),
+		returned: *rtl.NewFIFO[rtl.Cycle](0),
 	}, nil
 }
 
@@ -207,7 +207,7 @@ func (l *Link) Attach(sender, receiver Endpoint, perPacket bool) {
 		l.txClass = rtl.ClassTransmit + rtl.Class(l.Port)
 		if l.absorber != nil {
 			l.feeder = f
-			l.stops = rtl.NewFIFO[int64](l.Params.TxBuffer)
+			l.stops = *rtl.NewFIFO[int64](l.Params.TxBuffer)
 		}
 	}
 }

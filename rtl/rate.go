@@ -83,11 +83,18 @@ func (r Rate) String() string {
 // rate × time, never a rounded bytes-per-cycle.
 type Serializer struct {
 	rate      Rate
-	freeAt    int64    // when the last transfer ends, in 1/Num cycle units
-	busy      int64    // total transfer time, in 1/Num cycle units
-	lastStart int64    // when the last transfer started, in 1/Num cycle units
-	busyPast  *big.Rat // transfer time at earlier rates, in cycles (nil: none)
-	watch     func(start, end int64, r Rate, n int64)
+	freeAt    int64 // when the last transfer ends, in 1/Num cycle units
+	busy      int64 // total transfer time, in 1/Num cycle units
+	lastStart int64 // when the last transfer started, in 1/Num cycle units
+	// freeAt as whole cycles, kept without division on the hot path:
+	// endCycle = ⌈freeAt / Num⌉ and slack = endCycle×Num − freeAt, in
+	// [0, Num). Start adds a transfer's n × Den as lastDq whole cycles
+	// and lastDr units (n's quotient and remainder by Num, worked out once
+	// per transfer size).
+	endCycle, slack       int64
+	lastN, lastDq, lastDr int64
+	busyPast              *big.Rat // transfer time at earlier rates, in cycles (nil: none)
+	watch                 func(start, end int64, r Rate, n int64)
 }
 
 // Watch calls f at every transfer started, with its exact span in units of
@@ -128,7 +135,7 @@ func (s *Serializer) FreeCycle() Cycle { return Cycle(s.freeAt / s.rate.Num) }
 
 // FreeAt returns the first cycle at or after which the serializer is idle
 // (the end of the last transfer, rounded up to a whole cycle).
-func (s *Serializer) FreeAt() Cycle { return Cycle(ceilDiv(s.freeAt, s.rate.Num)) }
+func (s *Serializer) FreeAt() Cycle { return Cycle(s.endCycle) }
 
 // Start begins a transfer of n bytes that is ready at cycle ready: it starts
 // at the later of ready and the end of the previous transfer. It returns the
@@ -137,15 +144,29 @@ func (s *Serializer) Start(ready Cycle, n int64) Cycle {
 	start := int64(ready) * s.rate.Num
 	if s.freeAt > start {
 		start = s.freeAt
+	} else {
+		s.endCycle, s.slack = int64(ready), 0
 	}
 	d := n * s.rate.Den
+	if n != s.lastN {
+		s.lastN, s.lastDq, s.lastDr = n, d/s.rate.Num, d%s.rate.Num
+	}
+	// freeAt + d = (endCycle + dq) × Num + (dr − slack), with dr − slack
+	// in (−Num, Num).
+	s.endCycle += s.lastDq
+	if x := s.lastDr - s.slack; x > 0 {
+		s.endCycle++
+		s.slack = s.rate.Num - x
+	} else {
+		s.slack = -x
+	}
 	s.lastStart = start
 	s.freeAt = start + d
 	s.busy += d
 	if s.watch != nil {
 		s.watch(start, s.freeAt, s.rate, n)
 	}
-	return Cycle(ceilDiv(s.freeAt, s.rate.Num))
+	return Cycle(s.endCycle)
 }
 
 // LastSpan returns when the last transfer started and ended, exactly, in
@@ -188,6 +209,9 @@ func (s *Serializer) SetRate(r Rate) {
 	s.freeAt = rescaleWithin(s.freeAt, s.rate.Num, r.Num)
 	s.lastStart = rescaleWithin(s.lastStart, s.rate.Num, r.Num)
 	s.rate = r
+	s.endCycle = ceilDiv(s.freeAt, r.Num)
+	s.slack = s.endCycle*r.Num - s.freeAt
+	s.lastN = 0
 }
 
 // rescaleWithin returns ⌈t × to / from⌉ for t ≥ 0 (an instant in units of

@@ -2,6 +2,7 @@ package rtl
 
 import (
 	"math/big"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -117,4 +118,41 @@ func TestSerializerSetRateStaysInItsCycle(t *testing.T) {
 	require.True(t, s.FreeWithin(0))
 	require.Equal(t, Cycle(0), s.FreeCycle())
 	require.Equal(t, Cycle(1), s.Start(0, 1))
+}
+
+// The serializer keeps its end in whole cycles without dividing (Start,
+// FreeAt); on random rates, sizes, ready cycles and rate changes every
+// end must be ⌈exact end⌉, the exact end worked out independently with
+// big.Rat (start = max(ready, previous end), end = start + n / rate).
+func TestSerializerEndsAgreeWithExactArithmetic(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 3))
+	for run := 0; run < 200; run++ {
+		rate := Rate{Num: 1 + r.Int64N(50_000), Den: 1 + r.Int64N(1000)}
+		s := NewSerializer(rate)
+		free := new(big.Rat) // the exact end of the last transfer, in cycles
+		ready := Cycle(0)
+		for i := 0; i < 300; i++ {
+			if r.IntN(40) == 0 {
+				// A rate change keeps the transfer under way's end; the
+				// reference takes the serializer's own rounded end
+				// (SetRate's rule is tested on its own above).
+				rate = Rate{Num: 1 + r.Int64N(50_000), Den: 1 + r.Int64N(1000)}
+				s.SetRate(rate)
+				free = big.NewRat(s.freeAt, rate.Num)
+				require.Equal(t, CeilRat(free), int64(s.FreeAt()))
+			}
+			ready += Cycle(r.IntN(3)) * Cycle(r.IntN(20))
+			n := []int64{256, 256, 256, 1 + r.Int64N(256), 1 + r.Int64N(1<<20)}[r.IntN(5)]
+			start := new(big.Rat).SetInt64(int64(ready))
+			if free.Cmp(start) > 0 {
+				start = free
+			}
+			free = new(big.Rat).Add(start, big.NewRat(n*rate.Den, rate.Num))
+			end := s.Start(ready, n)
+			require.Equal(t, CeilRat(free), int64(end), "run %d transfer %d", run, i)
+			require.Equal(t, end, s.FreeAt())
+			require.Equal(t, s.FreeBy(end), true)
+			require.Equal(t, s.FreeBy(end-1), free.Cmp(new(big.Rat).SetInt64(int64(end-1))) <= 0)
+		}
+	}
 }

@@ -17,6 +17,10 @@ type Windows struct {
 	// last is the page Add used last (spans come in nearly time order).
 	lastIdx int64
 	last    *windowPage
+	// The window Add counted into last, [lo, hi) in units, and its
+	// counter: a span inside it is added without division.
+	lo, hi int64
+	cur    *int64
 }
 
 // pageWindows is how many windows a page holds.
@@ -30,7 +34,7 @@ func NewWindows(w Cycle, num int64) *Windows {
 	if w < 1 || num < 1 {
 		panic("rtl: windows need a positive width and rate")
 	}
-	return &Windows{w: int64(w) * num, num: num, pages: map[int64]*windowPage{}, lastIdx: -1}
+	return &Windows{w: int64(w) * num, num: num, pages: map[int64]*windowPage{}, lastIdx: -1, lo: 1} // lo > hi: no window yet
 }
 
 func (ws *Windows) page(p int64) *windowPage {
@@ -48,11 +52,17 @@ func (ws *Windows) page(p int64) *windowPage {
 
 // Add counts the span [start, end) (units) as busy, split at window edges.
 func (ws *Windows) Add(start, end int64) {
+	if start >= ws.lo && end <= ws.hi {
+		*ws.cur += end - start
+		return
+	}
 	for start < end {
 		i := start / ws.w
 		edge := (i + 1) * ws.w
 		n := min(end, edge) - start
-		ws.page(i / pageWindows)[i%pageWindows] += n
+		ws.cur = &ws.page(i / pageWindows)[i%pageWindows]
+		ws.lo, ws.hi = edge-ws.w, edge
+		*ws.cur += n
 		start += n
 	}
 }
