@@ -67,12 +67,15 @@ type Absorber interface {
 // waiting, the link works out when each following event would come and
 // what it would start, as far as nothing but the sender's plain refills
 // happens (no message finishing, no packet the receiver acts on, no
-// emptied buffer), schedules the event where that stops, and does the
-// events before it, with the per-packet code, when the sender next sends
-// or the train ends. A Send that changes the sender's plan ends the train
-// there. Every packet's send and arrival cycle, and every credit, are what
-// per-packet events give (Network.SetPerPacket turns trains off, for the
-// comparison).
+// emptied buffer), and schedules the event where that stops. When the
+// train ends there, the link takes the state the plan worked out, all at
+// once (the packets started, their credits, the serialiser, the refills
+// in the buffer); when something needs the link's state before that, or
+// a Send changes the sender's plan (which ends the train there), it does
+// the events due so far one by one, with the per-packet code. A Send that
+// leaves the plan as it was is refused, as the full buffer would. Every
+// packet's send and arrival cycle, and every credit, are what per-packet
+// events give (Network.SetPerPacket turns trains off, for the comparison).
 //
 // An event scheduled ahead must run where the per-packet one would: the
 // transmit events of a link whose sender feeds trains take a fixed place
@@ -87,8 +90,10 @@ type Feeder interface {
 	// happening, and the first of them: the others are of its size and
 	// for the same NPU.
 	Plain(l *Link) (n int, first Packet)
-	// Next returns the next of those packets, which goes into l now.
-	Next(l *Link) Packet
+	// Take moves the sender past the next n of those packets, which go
+	// into l now, and returns the first: the others follow it in its
+	// message (indices first.Index+1, first.Index+2, …).
+	Take(l *Link, n int) Packet
 }
 
 // trainEvent is a transmit event a train stands for: its cycle and class,
@@ -97,6 +102,14 @@ type trainEvent struct {
 	at    rtl.Cycle
 	class rtl.Class
 	n     int
+}
+
+// plannedPacket is a packet a train starts: the train event that starts
+// it, its end (the serialiser's, whole cycles) and its exact span.
+type plannedPacket struct {
+	ev     int32
+	end    rtl.Cycle
+	s0, s1 int64
 }
 
 type txEntry struct {
@@ -165,9 +178,17 @@ type Link struct {
 	// the buffer's entries.
 	pushed, popped int64
 	stops          rtl.FIFO[int64]
-	// Scratch of planTrain: credits' returns.
-	planBack []rtl.Cycle
-	trains   int64
+	// What planTrain worked out, for doing the whole train at once
+	// (applyTrain): the credits' returns of the packets it starts, the
+	// packets, and the serialiser, credits never used and returned
+	// credits used after the train.
+	planBack    []rtl.Cycle
+	planPackets []plannedPacket
+	planSer     rtl.Serializer
+	planCredits int
+	planUsed    int
+	trains      int64
+	applied     int64 // trains done all at once
 }
 
 // NewLink returns a link from src to dst, driven by kernel k. Both endpoints
@@ -238,12 +259,17 @@ func (l *Link) TxSpace() int {
 func (l *Link) Send(p Packet) bool {
 	now := l.k.Now()
 	if len(l.train) > 0 {
-		// The transmit buffer is full all through a train; the events
-		// before this one are done now, and the sender's new plan may
-		// end the train here.
-		l.catchUp()
+		// The transmit buffer is full all through a train, so the Send
+		// is refused, and the train's events need not be done yet:
+		// unless the sender's new plan ends the train here. Plain counts
+		// from where the sender stands and trainLeft from where the
+		// events done so far left it; doing more of them takes as many
+		// from both, so only a plan short of trainLeft now can end it.
 		if n, _ := l.feeder.Plain(l); n < l.trainLeft {
-			l.abandon()
+			l.catchUp()
+			if n, _ := l.feeder.Plain(l); n < l.trainLeft {
+				l.abandon()
+			}
 		}
 		if !l.tx.Full() {
 			panic(fmt.Sprintf("%s: room in the transmit buffer during a train", l))
@@ -470,7 +496,7 @@ func (l *Link) planTrain(at rtl.Cycle, c rtl.Class) bool {
 	case !likeSpare || like.Bytes != PacketBytes:
 		firstStop = inBuf
 	}
-	back := l.planBack[:0]
+	back, pkts := l.planBack[:0], l.planPackets[:0]
 	head, used, refills := 0, 0, 0 // next packet to start (the buffer's, then refills), credits returned used
 	l.train, l.trainPos = l.train[:0], 0
 plan:
@@ -508,6 +534,8 @@ plan:
 			}
 			end := ser.Start(credit, PacketBytes)
 			back = append(back, end+l.Params.Latency+l.Params.CreditLatency)
+			s0, s1 := ser.LastSpan()
+			pkts = append(pkts, plannedPacket{ev: int32(len(l.train)), end: end, s0: s0, s1: s1})
 			head++
 			n++
 		}
@@ -516,15 +544,20 @@ plan:
 		}
 		l.train = append(l.train, trainEvent{at: at, class: c, n: n})
 		refills += n
+		l.planSer, l.planCredits, l.planUsed = ser, credits, used
 		if blocked >= 0 {
 			at, c = blocked, rtl.ClassCredit+rtl.Class(l.Port)
 		} else {
 			at, c = ser.FreeAt(), l.txClass
 		}
 	}
-	l.planBack = back
+	l.planBack, l.planPackets = back, pkts
 	if len(l.train) == 0 {
 		return false
+	}
+	if len(pkts) > refills { // the packets of the stopping event are not the train's
+		back, pkts = back[:refills], pkts[:refills]
+		l.planBack, l.planPackets = back, pkts
 	}
 	l.trainLeft, l.trainSpare = refills, likeSpare
 	l.trains++
@@ -538,16 +571,74 @@ func (l *Link) replay(ev trainEvent) {
 	if n, _, _, _ := l.startAll(ev.at); n != ev.n {
 		panic(fmt.Sprintf("%s: a train's event at cycle %d started %d packets, not the %d planned", l, ev.at, n, ev.n))
 	}
+	p := l.feeder.Take(l, ev.n)
 	for range ev.n {
-		p := l.feeder.Next(l)
 		l.push(txEntry{p: p, ready: ev.at, spare: l.trainSpare})
+		p.Index++
 	}
 	l.trainLeft -= ev.n
 }
 
+// applyTrain does every event of the train under way at once, leaving
+// what replaying them one by one would: the state planTrain worked out,
+// the packets it started reported in the same order, and the sender's
+// refills in the buffer.
+func (l *Link) applyTrain() {
+	n, inBuf := l.trainLeft, l.tx.Len()
+	first := l.feeder.Take(l, n)
+	for j, pk := range l.planPackets {
+		if l.windows != nil {
+			l.windows.Add(pk.s0, pk.s1)
+		}
+		if l.obs != nil {
+			p := first
+			if j < inBuf {
+				p = l.tx.At(j).p
+			} else {
+				p.Index += int32(j - inBuf)
+			}
+			l.observe(observe.PacketSent, l.train[pk.ev].at, p, pk.end)
+			l.observe(observe.PacketReceived, pk.end+l.Params.Latency, p, 0)
+		}
+	}
+	// The buffer loses the packets started and keeps the refills not
+	// started; refill j went in at the event that started packet j.
+	l.tx.Drop(min(n, inBuf))
+	l.popped += int64(n)
+	skip := max(0, n-inBuf)
+	l.pushed += int64(skip)
+	for j := skip; j < n; j++ {
+		p := first
+		p.Index += int32(j)
+		l.push(txEntry{p: p, ready: l.train[l.planPackets[j].ev].at, spare: l.trainSpare})
+	}
+	l.packets += int64(n)
+	l.bytes += int64(n) * PacketBytes
+	l.absorbed += int64(n)
+	l.k.Progress()
+	// Credits: the returned ones the train used go, the train's packets'
+	// come back in order.
+	queued := l.returned.Len()
+	l.returned.Drop(min(l.planUsed, queued))
+	for _, back := range l.planBack[max(0, l.planUsed-queued):] {
+		l.returned.Push(back)
+	}
+	l.credits = l.planCredits
+	l.ser.Adopt(l.planSer)
+	l.trainLeft, l.trainPos = 0, len(l.train)
+	l.applied++
+}
+
 // catchUp does the events of the train under way that run before the
-// event running now.
+// event running now: all at once when they all do (applyTrain), else one
+// by one.
 func (l *Link) catchUp() {
+	if l.trainPos == 0 && len(l.train) > 0 && !l.ser.Watched() {
+		if last := l.train[len(l.train)-1]; l.k.Precedes(last.at, last.class) {
+			l.applyTrain()
+			return
+		}
+	}
 	for l.trainPos < len(l.train) {
 		ev := l.train[l.trainPos]
 		if !l.k.Precedes(ev.at, ev.class) {
@@ -643,5 +734,6 @@ func (l *Link) Absorbed() int64 {
 	return l.absorbed
 }
 
-// Trains returns the trains the link has moved (Feeder).
-func (l *Link) Trains() int64 { return l.trains }
+// Trains returns the trains the link has moved (Feeder), and how many of
+// them it did all at once rather than event by event.
+func (l *Link) Trains() (trains, atOnce int64) { return l.trains, l.applied }

@@ -91,9 +91,10 @@ func (nd *node) Plain(l *fabric.Link) (int, fabric.Packet) {
 	return int(om.msg.Packets - om.next - 1), fabric.PacketOf(om.msg, om.next)
 }
 
-// Next returns the next packet Plain counts, and moves the port past it.
-func (nd *node) Next(l *fabric.Link) fabric.Packet {
+// Take moves the port past the next n packets Plain counts and returns
+// the first.
+func (nd *node) Take(l *fabric.Link, n int) fabric.Packet {
 	om := nd.ports[l.Port].cur
-	om.next++
-	return fabric.PacketOf(om.msg, om.next-1)
+	om.next += int32(n)
+	return fabric.PacketOf(om.msg, om.next-int32(n))
 }

@@ -92,6 +92,19 @@ func (f *FIFO[T]) Pop() (v T, ok bool) {
 	return v, true
 }
 
+// Drop removes the k oldest items; k must not exceed Len.
+func (f *FIFO[T]) Drop(k int) {
+	if k > f.n {
+		panic("rtl: FIFO drops more items than it holds")
+	}
+	var zero T
+	for range k {
+		f.buf[f.head] = zero
+		f.head = (f.head + 1) & (len(f.buf) - 1)
+	}
+	f.n -= k
+}
+
 func (f *FIFO[T]) grow() {
 	nb := make([]T, 2*len(f.buf))
 	for i := 0; i < f.n; i++ {

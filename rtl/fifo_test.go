@@ -42,3 +42,23 @@ func TestFIFOUnboundedGrowsInOrder(t *testing.T) {
 	require.Equal(t, 34, p)
 	require.Equal(t, 66, f.Len())
 }
+
+// Drop removes the oldest items across the ring's wrap, keeps the rest in
+// order, and refuses to drop more than the FIFO holds.
+func TestFIFODrop(t *testing.T) {
+	f := NewFIFO[int](5) // a ring of 16
+	for i := 0; i < 14; i++ {
+		f.Push(i)
+		f.Pop()
+	}
+	for i := 1; i <= 5; i++ { // items 1..5 at ring slots 14, 15, 0, 1, 2
+		require.True(t, f.Push(i))
+	}
+	f.Drop(3)
+	require.Equal(t, 2, f.Len())
+	require.Equal(t, 4, f.At(0))
+	require.Equal(t, 5, f.At(1))
+	f.Drop(0)
+	require.Equal(t, 2, f.Len())
+	require.Panics(t, func() { f.Drop(3) })
+}

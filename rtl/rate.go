@@ -110,6 +110,18 @@ func (s *Serializer) Shadow() Serializer {
 	return c
 }
 
+// Watched reports whether someone watches s's transfers (Watch).
+func (s *Serializer) Watched() bool { return s.watch != nil }
+
+// Adopt gives s the state of t, a Shadow of s that did transfers ahead:
+// for a serializer no one watches (a watcher would miss them).
+func (s *Serializer) Adopt(t Serializer) {
+	if s.watch != nil {
+		panic("rtl: a watched serializer adopts a shadow's transfers")
+	}
+	*s = t
+}
+
 // NewSerializer returns an idle serializer of the given rate.
 func NewSerializer(r Rate) *Serializer {
 	if r.Num <= 0 || r.Den <= 0 {

@@ -156,3 +156,17 @@ func TestSerializerEndsAgreeWithExactArithmetic(t *testing.T) {
 		}
 	}
 }
+
+// Adopt takes a shadow's state (transfers done ahead), and refuses on a
+// watched serializer, whose watcher would miss them.
+func TestSerializerAdoptsAShadow(t *testing.T) {
+	s := NewSerializer(Rate{Num: 3, Den: 1})
+	sh := s.Shadow()
+	require.Equal(t, Cycle(4), sh.Start(2, 6)) // [2, 4)
+	s.Adopt(sh)
+	require.Equal(t, Cycle(4), s.FreeAt())
+	require.Equal(t, big.NewRat(2, 1), s.BusyCycles())
+	s.Watch(func(int64, int64, Rate, int64) {})
+	require.True(t, s.Watched())
+	require.Panics(t, func() { s.Adopt(sh) })
+}
