@@ -85,7 +85,7 @@ func newEngine(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, cfg IdealC
 		return nil, fmt.Errorf("a folded network on %s, which has no symmetry to fold by: build its full network", top)
 	}
 	r := &run{k: k, net: net, shape: top, cfg: cfg, info: xcore.Infos{}, colls: xcore.NewCollectives(k),
-		gate: admit.New("", k, shape, net.Folded())}
+		gate: admit.New("", k, shape, net.Folded()), reads: base != nil}
 	if net.Folded() { // the one node stands for every NPU
 		if cfg.Data != nil {
 			return nil, fmt.Errorf("a folded network runs one NPU for all: it cannot carry every NPU's data; check data on a full network")

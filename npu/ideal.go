@@ -107,6 +107,9 @@ type run struct {
 	chunks int32
 	// gate makes the checks of an issue.
 	gate *admit.Gate
+	// reads: the datapath counts the memory a send reads (the baseline),
+	// which issue works out per message.
+	reads bool
 }
 
 // chunkState is one chunk's progress on one NPU: the executor core's
@@ -114,7 +117,6 @@ type run struct {
 type chunkState struct {
 	xcore.Chunk
 	prio    int64             // its collective's port priority: port queues serve lower values first
-	arrived []bool            // a Recv's message has been processed
 	pending map[int32][]int64 // values of received messages not yet applied
 	early   []earlyMsg        // messages for later phases that came first
 }
@@ -263,14 +265,12 @@ func (nd *node) enterPhase(now rtl.Cycle, c, ph int32) {
 	cs := nd.chunks[c]
 	cs.Phase = ph
 	if cs.Finished() {
-		cs.arrived = nil
 		cs.Done(now, nd.id, nd.r.cfg.Observer, nd.r.colls)
 		nd.chunks[c] = nil
 		return
 	}
 	cs.Load(nd.id, nd.r.info)
 	prog := cs.Prog
-	cs.arrived = make([]bool, len(prog.Ops))
 	if cs.Ops.Remaining == 0 {
 		nd.enterPhase(now, c, ph+1)
 		return
@@ -308,7 +308,7 @@ func (nd *node) issue(now rtl.Cycle, c, i int32) {
 	m := fabric.NewMessage(nd.id, int(op.Peer), op.Data.Len)
 	m.Coll, m.Chunk, m.Phase, m.Op = int32(cs.Coll.ID), c, cs.Phase, op.Match
 	reads := int64(1)
-	if r := cs.Info.Flow.ForwardOf; r != nil && r[i] >= 0 && cs.Prog.Ops[r[i]].Reduce && !cs.Info.Flow.Store[r[i]] {
+	if r := cs.Info.Flow.ForwardOf; nd.r.reads && r != nil && r[i] >= 0 && cs.Prog.Ops[r[i]].Reduce && !cs.Info.Flow.Store[r[i]] {
 		reads = 2 // the SMs reduce as they forward: local and received operands
 	}
 	if cs.Vals != nil {
@@ -416,10 +416,10 @@ func (nd *node) received(now rtl.Cycle, c, ph, op int32, vals []int64) {
 		cs.early = append(cs.early, earlyMsg{ph, op, vals})
 		return
 	}
-	if ph < cs.Phase || cs.arrived[op] {
+	if ph < cs.Phase || cs.Ops.Arrived(op) {
 		panic(fmt.Sprintf("npu %d chunk %d: message for phase %d op %d arrived twice or too late (now in phase %d)", nd.id, c, ph, op, cs.Phase))
 	}
-	cs.arrived[op] = true
+	cs.Ops.SetArrived(op)
 	if vals != nil {
 		if cs.pending == nil {
 			cs.pending = map[int32][]int64{}
@@ -444,22 +444,24 @@ func (nd *node) recvReady(now rtl.Cycle, c, op int32) {
 func (nd *node) complete(now rtl.Cycle, c, i int32) {
 	cs := nd.chunks[c]
 	ph := cs.Phase
-	op := &cs.Prog.Ops[i]
-	if op.Kind == collectives.Recv && cs.pending != nil {
+	if cs.pending != nil && cs.Info.Kinds[i] == collectives.Recv {
 		if v, ok := cs.pending[i]; ok {
+			op := &cs.Prog.Ops[i]
 			collectives.Scatter(cs.Vals, cs.Prog.View, op.Data, v, op.Reduce)
 			delete(cs.pending, i)
 		}
 	}
 	if o := nd.r.cfg.Observer; o != nil {
+		op := &cs.Prog.Ops[i]
 		o.Observe(observe.Event{Kind: observe.OpDone, Cycle: now, NPU: nd.id, Chunk: int(c), Phase: int(cs.Phase), Op: int(i), OpKind: int(op.Kind), Step: int(op.Step)})
 	}
+	kinds := cs.Info.Kinds
 	cs.Ops.Complete(i, func(d int32) {
-		switch cs.Prog.Ops[d].Kind {
+		switch kinds[d] {
 		case collectives.Send:
 			nd.issue(now, c, d)
 		case collectives.Recv:
-			if cs.arrived[d] {
+			if cs.Ops.Arrived(d) {
 				nd.recvReady(now, c, d)
 			}
 		}

@@ -122,13 +122,20 @@ func (c *Chunk) Done(now rtl.Cycle, npu int, o observe.Observer, colls *Collecti
 }
 
 // Info is what is derived once per program: how many dependences each op
-// has, which ops depend on it, and its data flow (which sends forward a
-// reduction, which receives store their result).
+// has, which ops depend on it, each op's kind, and its data flow (which
+// sends forward a reduction, which receives store their result). It is
+// laid out for the hot path: flat arrays, not one slice per op.
 type Info struct {
-	NDeps      []int16
-	Dependents [][]int32
-	Flow       collectives.Flow
+	NDeps []int16
+	Kinds []collectives.Kind
+	Flow  collectives.Flow
+	// The ops that depend on op i are depOn[depFrom[i]:depFrom[i+1]],
+	// in the program's order.
+	depFrom, depOn []int32
 }
+
+// Dependents returns the ops that depend on op i, in the program's order.
+func (in *Info) Dependents(i int32) []int32 { return in.depOn[in.depFrom[i]:in.depFrom[i+1]] }
 
 // Infos caches Info per program.
 type Infos map[*collectives.Program]*Info
@@ -138,8 +145,14 @@ func (s Infos) Of(p *collectives.Program) *Info {
 	if in, ok := s[p]; ok {
 		return in
 	}
-	in := &Info{Flow: collectives.Analyze(p)}
-	in.NDeps, in.Dependents = p.DepGraph()
+	in := &Info{Flow: collectives.Analyze(p), Kinds: make([]collectives.Kind, len(p.Ops)), depFrom: make([]int32, len(p.Ops)+1)}
+	var dependents [][]int32
+	in.NDeps, dependents = p.DepGraph()
+	for i, ds := range dependents {
+		in.Kinds[i] = p.Ops[i].Kind
+		in.depOn = append(in.depOn, ds...)
+		in.depFrom[i+1] = int32(len(in.depOn))
+	}
 	s[p] = in
 	return in
 }
@@ -147,34 +160,55 @@ func (s Infos) Of(p *collectives.Program) *Info {
 // Ops is one chunk's progress through its current phase's ops.
 type Ops struct {
 	info      *Info
-	Deps      []int16 // unmet dependences per op
-	Done      []bool
+	st        []opState // per op, in one array: what a message's op reads and writes is together
 	Remaining int
+}
+
+// opState is one op's progress.
+type opState struct {
+	deps    int16 // dependences not met
+	done    bool
+	arrived bool // the endpoint's mark: the op's message has come (SetArrived)
 }
 
 // Begin starts a phase of n ops described by info.
 func (o *Ops) Begin(info *Info, n int) {
+	if n != len(info.NDeps) {
+		panic(fmt.Sprintf("xcore: a phase of %d ops described by an Info of %d", n, len(info.NDeps)))
+	}
 	o.info = info
-	o.Deps = append(o.Deps[:0], info.NDeps...)
-	o.Done = make([]bool, n)
+	o.st = o.st[:0]
+	for _, d := range info.NDeps {
+		o.st = append(o.st, opState{deps: d})
+	}
 	o.Remaining = n
 }
 
 // Clear drops the phase's state (the chunk is finished).
-func (o *Ops) Clear() { o.info, o.Deps, o.Done = nil, nil, nil }
+func (o *Ops) Clear() { o.info, o.st = nil, nil }
 
 // Ready reports whether op i's dependences are met.
-func (o *Ops) Ready(i int32) bool { return o.Deps[i] == 0 }
+func (o *Ops) Ready(i int32) bool { return o.st[i].deps == 0 }
+
+// Unmet returns how many of op i's dependences are not met.
+func (o *Ops) Unmet(i int32) int { return int(o.st[i].deps) }
+
+// Arrived reports whether SetArrived marked op i in this phase.
+func (o *Ops) Arrived(i int32) bool { return o.st[i].arrived }
+
+// SetArrived marks op i: for an endpoint that notes here that a receive's
+// message has come.
+func (o *Ops) SetArrived(i int32) { o.st[i].arrived = true }
 
 // Complete marks op i done and releases the ops that waited on it: ready
 // is called, in order, for each whose last dependence this was (it may
 // complete further ops).
 func (o *Ops) Complete(i int32, ready func(d int32)) {
-	o.Done[i] = true
+	o.st[i].done = true
 	o.Remaining--
-	for _, d := range o.info.Dependents[i] {
-		o.Deps[d]--
-		if o.Deps[d] == 0 {
+	for _, d := range o.info.Dependents(i) {
+		o.st[d].deps--
+		if o.st[d].deps == 0 {
 			ready(d)
 		}
 	}
@@ -189,9 +223,9 @@ func (o *Ops) Waits(prog *collectives.Program, ready func(i int, op *collectives
 	for i := range prog.Ops {
 		op := &prog.Ops[i]
 		switch {
-		case o.Done[i]:
-		case o.Deps[i] > 0:
-			waits = append(waits, fmt.Sprintf("op %d (%s NPU %d) waits on %d earlier ops", i, op.Kind, op.Peer, o.Deps[i]))
+		case o.st[i].done:
+		case o.st[i].deps > 0:
+			waits = append(waits, fmt.Sprintf("op %d (%s NPU %d) waits on %d earlier ops", i, op.Kind, op.Peer, o.st[i].deps))
 		default:
 			waits = append(waits, ready(i, op))
 		}
