@@ -112,12 +112,6 @@ type plannedPacket struct {
 	s0, s1 int64
 }
 
-type txEntry struct {
-	p     Packet
-	ready rtl.Cycle // cycle it entered the transmit buffer
-	spare bool      // the receiver only takes it (Absorber.Absorbs)
-}
-
 type flight struct {
 	p      Packet
 	arrive rtl.Cycle
@@ -140,7 +134,7 @@ type Link struct {
 
 	k        *rtl.Kernel
 	ser      rtl.Serializer
-	tx       rtl.FIFO[txEntry]
+	tx       txBuf
 	wire     rtl.FIFO[flight]
 	rx       rtl.FIFO[Packet]
 	credits  int                 // credits never used yet (the initial ones)
@@ -179,10 +173,8 @@ type Link struct {
 	pushed, popped int64
 	stops          rtl.FIFO[int64]
 	// What planTrain worked out, for doing the whole train at once
-	// (applyTrain): the credits' returns of the packets it starts, the
-	// packets, and the serialiser, credits never used and returned
-	// credits used after the train.
-	planBack    []rtl.Cycle
+	// (applyTrain): the packets it starts, and the serialiser, credits
+	// never used and returned credits used after the train.
 	planPackets []plannedPacket
 	planSer     rtl.Serializer
 	planCredits int
@@ -204,7 +196,7 @@ func NewLink(k *rtl.Kernel, id, src, dst, port int, p LinkParams) (*Link, error)
 		ID: id, Src: src, Dst: dst, Port: port, Params: p,
 		k:        k,
 		ser:      *rtl.NewSerializer(p.Rate),
-		tx:       *rtl.NewFIFO[txEntry](p.TxBuffer),
+		tx:       newTxBuf(p.TxBuffer),
 		wire:     *rtl.NewFIFO[flight](0),
 		rx:       *rtl.NewFIFO[Packet](p.RxBuffer),
 		credits:  p.RxBuffer,
@@ -279,7 +271,9 @@ func (l *Link) Send(p Packet) bool {
 		l.senderWaiting = true
 		return false
 	}
-	l.push(txEntry{p: p, ready: now, spare: l.absorber != nil && l.absorber.Absorbs(l, p)})
+	spare := l.absorber != nil && l.absorber.Absorbs(l, p)
+	l.tx.Push(p, now, spare)
+	l.noteStops(1, spare && p.Bytes == PacketBytes)
 	if !l.txPending && !l.creditStalled {
 		if l.ser.FreeBy(now) {
 			l.transmit(now, false)
@@ -291,18 +285,19 @@ func (l *Link) Send(p Packet) bool {
 	return true
 }
 
-// push puts e into the transmit buffer, which has room, and notes a packet
-// that would stop a train (one not spared its arrival, or not a full
-// packet).
-func (l *Link) push(e txEntry) {
-	l.tx.Push(e)
+// noteStops counts n packets just put into the transmit buffer, on a
+// link with a feeder, and notes them as packets a train would stop at
+// unless plain (spared their arrival, and full).
+func (l *Link) noteStops(n int, plain bool) {
 	if l.feeder == nil {
 		return
 	}
-	if !e.spare || e.p.Bytes != PacketBytes {
-		l.stops.Push(l.pushed)
+	if !plain {
+		for i := range n {
+			l.stops.Push(l.pushed + int64(i))
+		}
 	}
-	l.pushed++
+	l.pushed += int64(n)
 }
 
 // schedule arranges a transmit event at cycle at of class c.
@@ -411,7 +406,7 @@ func (l *Link) startAll(now rtl.Cycle) (started int, at rtl.Cycle, c rtl.Class, 
 // start starts the oldest packet of the transmit buffer at now, with the
 // credit it takes (available since cycle credit).
 func (l *Link) start(now, credit rtl.Cycle) {
-	e, _ := l.tx.Pop()
+	p, ready, spare := l.tx.Pop()
 	l.k.Progress()
 	if l.feeder != nil {
 		if l.stops.Len() > 0 && l.stops.At(0) == l.popped {
@@ -419,32 +414,31 @@ func (l *Link) start(now, credit rtl.Cycle) {
 		}
 		l.popped++
 	}
-	ready := e.ready
 	if credit > ready {
 		ready = credit
 	}
-	end := l.ser.Start(ready, int64(e.p.Bytes))
+	end := l.ser.Start(ready, int64(p.Bytes))
 	if l.windows != nil {
 		l.windows.Add(l.ser.LastSpan())
 	}
 	l.packets++
-	l.bytes += int64(e.p.Bytes)
+	l.bytes += int64(p.Bytes)
 	if l.obs != nil {
-		l.observe(observe.PacketSent, now, e.p, end)
+		l.observe(observe.PacketSent, now, p, end)
 	}
 	arrive := end + l.Params.Latency
 	if l.absorber != nil {
 		// The receiver takes it at arrive: its credit is back then.
 		l.returned.Push(arrive + l.Params.CreditLatency)
-		if e.spare {
+		if spare {
 			l.absorbed++
 			if l.obs != nil {
-				l.observe(observe.PacketReceived, arrive, e.p, 0)
+				l.observe(observe.PacketReceived, arrive, p, 0)
 			}
 			return
 		}
 	}
-	l.wire.Push(flight{p: e.p, arrive: arrive})
+	l.wire.Push(flight{p: p, arrive: arrive})
 	if !l.arrivePending {
 		l.arrivePending = true
 		l.k.ScheduleClass(arrive, rtl.ClassArrive+rtl.Class(l.Port), l, evArrive, 0)
@@ -496,7 +490,9 @@ func (l *Link) planTrain(at rtl.Cycle, c rtl.Class) bool {
 	case !likeSpare || like.Bytes != PacketBytes:
 		firstStop = inBuf
 	}
-	back, pkts := l.planBack[:0], l.planPackets[:0]
+	pkts := l.planPackets[:0]
+	backLag := l.Params.Latency + l.Params.CreditLatency // a packet's credit is back this long after its end
+	var mark rtl.SerializerMark
 	head, used, refills := 0, 0, 0 // next packet to start (the buffer's, then refills), credits returned used
 	l.train, l.trainPos = l.train[:0], 0
 plan:
@@ -513,11 +509,11 @@ plan:
 			switch {
 			case credits > 0:
 				credits--
-			case used < queued+len(back):
+			case used < queued+len(pkts):
 				if used < queued {
 					credit = l.returned.At(used)
 				} else {
-					credit = back[used-queued]
+					credit = pkts[used-queued].end + backLag
 				}
 				if credit > at {
 					blocked = credit
@@ -533,7 +529,6 @@ plan:
 				break
 			}
 			end := ser.Start(credit, PacketBytes)
-			back = append(back, end+l.Params.Latency+l.Params.CreditLatency)
 			s0, s1 := ser.LastSpan()
 			pkts = append(pkts, plannedPacket{ev: int32(len(l.train)), end: end, s0: s0, s1: s1})
 			head++
@@ -544,21 +539,22 @@ plan:
 		}
 		l.train = append(l.train, trainEvent{at: at, class: c, n: n})
 		refills += n
-		l.planSer, l.planCredits, l.planUsed = ser, credits, used
+		mark, l.planCredits, l.planUsed = ser.Mark(), credits, used
 		if blocked >= 0 {
 			at, c = blocked, rtl.ClassCredit+rtl.Class(l.Port)
 		} else {
 			at, c = ser.FreeAt(), l.txClass
 		}
 	}
-	l.planBack, l.planPackets = back, pkts
+	l.planPackets = pkts
 	if len(l.train) == 0 {
 		return false
 	}
 	if len(pkts) > refills { // the packets of the stopping event are not the train's
-		back, pkts = back[:refills], pkts[:refills]
-		l.planBack, l.planPackets = back, pkts
+		l.planPackets = pkts[:refills]
 	}
+	l.planSer = ser
+	l.planSer.Reset(mark)
 	l.trainLeft, l.trainSpare = refills, likeSpare
 	l.trains++
 	l.schedule(at, c)
@@ -572,10 +568,8 @@ func (l *Link) replay(ev trainEvent) {
 		panic(fmt.Sprintf("%s: a train's event at cycle %d started %d packets, not the %d planned", l, ev.at, n, ev.n))
 	}
 	p := l.feeder.Take(l, ev.n)
-	for range ev.n {
-		l.push(txEntry{p: p, ready: ev.at, spare: l.trainSpare})
-		p.Index++
-	}
+	l.tx.PushRun(p, ev.n, ev.at, l.trainSpare)
+	l.noteStops(ev.n, l.trainSpare)
 	l.trainLeft -= ev.n
 }
 
@@ -593,7 +587,7 @@ func (l *Link) applyTrain() {
 		if l.obs != nil {
 			p := first
 			if j < inBuf {
-				p = l.tx.At(j).p
+				p = l.tx.At(j)
 			} else {
 				p.Index += int32(j - inBuf)
 			}
@@ -607,10 +601,11 @@ func (l *Link) applyTrain() {
 	l.popped += int64(n)
 	skip := max(0, n-inBuf)
 	l.pushed += int64(skip)
-	for j := skip; j < n; j++ {
+	if skip < n {
 		p := first
-		p.Index += int32(j)
-		l.push(txEntry{p: p, ready: l.train[l.planPackets[j].ev].at, spare: l.trainSpare})
+		p.Index += int32(skip)
+		l.tx.PushRun(p, n-skip, l.train[l.planPackets[skip].ev].at, l.trainSpare)
+		l.noteStops(n-skip, l.trainSpare)
 	}
 	l.packets += int64(n)
 	l.bytes += int64(n) * PacketBytes
@@ -620,8 +615,8 @@ func (l *Link) applyTrain() {
 	// come back in order.
 	queued := l.returned.Len()
 	l.returned.Drop(min(l.planUsed, queued))
-	for _, back := range l.planBack[max(0, l.planUsed-queued):] {
-		l.returned.Push(back)
+	for _, pk := range l.planPackets[max(0, l.planUsed-queued):] {
+		l.returned.Push(pk.end + l.Params.Latency + l.Params.CreditLatency)
 	}
 	l.credits = l.planCredits
 	l.ser.Adopt(l.planSer)

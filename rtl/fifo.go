@@ -79,6 +79,10 @@ func (f *FIFO[T]) PeekRef() *T {
 // At returns the i-th oldest item (0: the oldest); i must be below Len.
 func (f *FIFO[T]) At(i int) T { return f.buf[(f.head+i)&(len(f.buf)-1)] }
 
+// Ref returns a pointer to the i-th oldest item (0: the oldest), valid
+// until the next Push or Pop; i must be below Len.
+func (f *FIFO[T]) Ref(i int) *T { return &f.buf[(f.head+i)&(len(f.buf)-1)] }
+
 // Pop removes and returns the oldest item; ok is false when empty.
 func (f *FIFO[T]) Pop() (v T, ok bool) {
 	if f.n == 0 {

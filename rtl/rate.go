@@ -110,6 +110,23 @@ func (s *Serializer) Shadow() Serializer {
 	return c
 }
 
+// SerializerMark is a serializer's timing at one instant (Mark): enough
+// to go back to it (Reset).
+type SerializerMark struct {
+	freeAt, busy, lastStart, endCycle, slack int64
+}
+
+// Mark returns s's timing now, for Reset.
+func (s *Serializer) Mark() SerializerMark {
+	return SerializerMark{s.freeAt, s.busy, s.lastStart, s.endCycle, s.slack}
+}
+
+// Reset takes s back to the timing of m, a Mark of s taken at the same
+// rate: the transfers started since are undone.
+func (s *Serializer) Reset(m SerializerMark) {
+	s.freeAt, s.busy, s.lastStart, s.endCycle, s.slack = m.freeAt, m.busy, m.lastStart, m.endCycle, m.slack
+}
+
 // Watched reports whether someone watches s's transfers (Watch).
 func (s *Serializer) Watched() bool { return s.watch != nil }
 

@@ -170,3 +170,20 @@ func TestSerializerAdoptsAShadow(t *testing.T) {
 	require.True(t, s.Watched())
 	require.Panics(t, func() { s.Adopt(sh) })
 }
+
+// Reset undoes the transfers started since a Mark: the end, the busy time
+// and the next transfer's start are what they were.
+func TestSerializerResetsToAMark(t *testing.T) {
+	s := NewSerializer(Rate{Num: 3, Den: 1})
+	s.Start(2, 4) // [2, 3 1/3)
+	m := s.Mark()
+	s.Start(0, 9) // [3 1/3, 6 1/3)
+	require.Equal(t, Cycle(7), s.FreeAt())
+	s.Reset(m)
+	require.Equal(t, Cycle(4), s.FreeAt())
+	require.Equal(t, big.NewRat(4, 3), s.BusyCycles())
+	// 2 bytes after [2, 3 1/3): [3 1/3, 4) ends in cycle 4.
+	require.Equal(t, Cycle(4), s.Start(0, 2))
+	start, end := s.LastSpan()
+	require.Equal(t, [2]int64{10, 12}, [2]int64{start, end})
+}
