@@ -138,7 +138,8 @@ type outMsg struct {
 // msgQueue orders a port's waiting messages by their collective's priority
 // (Policy), then oldest chunk first, then in the order they became ready: the oldest chunk's messages never wait behind a
 // younger chunk's, which keeps chunks flowing through the phases. It is a
-// binary heap whose entries carry their keys, so ordering reads no
+// 4-ary heap (half the levels of a binary one, a node's children side by
+// side in memory) whose entries carry their keys, so ordering reads no
 // message; the keys are unique (seq), so the order popped is the same
 // whatever the heap's shape.
 type msgQueue []queued
@@ -160,13 +161,16 @@ func (a *queued) before(b *queued) bool {
 	return a.seq < b.seq
 }
 
+// heapArity is the number of children of a node of a port's queue.
+const heapArity = 4
+
 // pushMsg queues om, of a collective of priority prio (chunkState.prio),
 // seq-th to become ready.
 func pushMsg(q *msgQueue, om *outMsg, prio int64, seq uint64) {
 	*q = append(*q, queued{prio: prio, seq: seq, chunk: om.chunk, om: om})
 	h := *q
 	for i := len(h) - 1; i > 0; {
-		p := (i - 1) / 2
+		p := (i - 1) / heapArity
 		if !h[i].before(&h[p]) {
 			break
 		}
@@ -184,12 +188,15 @@ func popMsg(q *msgQueue) *outMsg {
 	h[n] = queued{}
 	h = h[:n]
 	for i := 0; ; {
-		c := 2*i + 1
-		if c >= n {
+		first := heapArity*i + 1
+		if first >= n {
 			break
 		}
-		if r := c + 1; r < n && h[r].before(&h[c]) {
-			c = r
+		c := first
+		for r := first + 1; r < min(first+heapArity, n); r++ {
+			if h[r].before(&h[c]) {
+				c = r
+			}
 		}
 		if !h[c].before(&h[i]) {
 			break
@@ -251,9 +258,12 @@ func (nd *node) Handle(now rtl.Cycle, kind int32, arg int64) {
 // processed hands a message that has arrived (key msgKey) to its chunk.
 func (nd *node) processed(now rtl.Cycle, key int64) {
 	c, ph, op := int32(key>>32), int32(key>>24&0xff), int32(key&0xffffff)
-	vals, ok := nd.inbox[key]
-	if ok {
-		delete(nd.inbox, key)
+	var vals []int64
+	if len(nd.inbox) > 0 { // a run that checks data: messages carry values
+		if v, ok := nd.inbox[key]; ok {
+			vals = v
+			delete(nd.inbox, key)
+		}
 	}
 	nd.received(now, c, ph, op, vals)
 }

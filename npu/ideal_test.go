@@ -1,6 +1,7 @@
 package npu
 
 import (
+	"math/rand/v2"
 	"runtime"
 	"testing"
 
@@ -147,5 +148,35 @@ func BenchmarkAllReduce64MiB4x4x4(b *testing.B) {
 		b.ReportMetric(float64(res.Events), "events")
 		b.ReportMetric(float64(res.Events)/b.Elapsed().Seconds()*float64(i+1), "events/s")
 		b.ReportMetric(float64(res.MeanBytesSent())/(float64(res.Cycles)/rtl.ClockHz)/1e9, "GB/s/NPU")
+	}
+}
+
+// A port's queue pops its messages in key order (priority, then chunk,
+// then the order they became ready), whatever order they were pushed and
+// popped in between: checked against sorting the keys.
+func TestPortQueuePopsInKeyOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 8))
+	for run := 0; run < 50; run++ {
+		var q msgQueue
+		var ref []queued
+		seq := uint64(0)
+		for step := 0; step < 2000; step++ {
+			if len(ref) == 0 || r.IntN(3) != 0 {
+				seq++
+				om := &outMsg{chunk: int32(r.IntN(40))}
+				prio := int64(r.IntN(3))
+				pushMsg(&q, om, prio, seq)
+				ref = append(ref, queued{prio: prio, seq: seq, chunk: om.chunk, om: om})
+				continue
+			}
+			best := 0
+			for i := range ref {
+				if ref[i].before(&ref[best]) {
+					best = i
+				}
+			}
+			require.Same(t, ref[best].om, popMsg(&q), "run %d step %d", run, step)
+			ref = append(ref[:best], ref[best+1:]...)
+		}
 	}
 }
