@@ -147,6 +147,11 @@ type Link struct {
 	obs              observe.Observer
 	windows          *rtl.Windows // busy time per window, when tracked (Network.TrackWindows)
 
+	// hand is the packet an absorber takes as it arrives (inHand until
+	// it does).
+	hand   Packet
+	inHand bool
+
 	txPending     bool // an evTransmit is scheduled
 	arrivePending bool // an evArrive is scheduled
 	creditStalled bool // waiting for the receiver to take a packet
@@ -308,6 +313,10 @@ func (l *Link) schedule(at rtl.Cycle, c rtl.Class) {
 // Receive takes the oldest packet from the receive buffer, returning its
 // credit to the sender. ok is false when the buffer is empty.
 func (l *Link) Receive() (p Packet, ok bool) {
+	if l.inHand {
+		l.inHand = false
+		return l.hand, true // an absorber's: its credit was counted when it was sent
+	}
 	p, ok = l.rx.Pop()
 	if !ok {
 		return p, false
@@ -667,11 +676,21 @@ func (l *Link) arrive(now rtl.Cycle) {
 		}
 		p := f.p
 		l.wire.Pop()
-		if !l.rx.Push(p) {
-			panic(fmt.Sprintf("fabric: link %d overran its receive buffer: credit accounting is broken", l.ID))
-		}
 		if l.obs != nil {
 			l.observe(observe.PacketReceived, now, p, 0)
+		}
+		if l.absorber != nil {
+			// It takes the packet now (Receive): it goes from hand
+			// to hand, not through the receive buffer.
+			l.hand, l.inHand = p, true
+			l.receiver.PacketArrived(now, l)
+			if l.inHand {
+				panic(fmt.Sprintf("%s: an absorber left a packet it was to take on arrival", l))
+			}
+			continue
+		}
+		if !l.rx.Push(p) {
+			panic(fmt.Sprintf("fabric: link %d overran its receive buffer: credit accounting is broken", l.ID))
 		}
 		l.receiver.PacketArrived(now, l)
 	}

@@ -22,9 +22,9 @@ type txEntry struct {
 // train puts its refills in and the serialiser takes packets out without
 // writing an entry per packet.
 //
-// A run merges packets whose ready cycles differ and keeps the first's:
-// it holds only a train's refills, whose ready cycle never decides when
-// they start (Link.planTrain: each comes in at an event after which the
+// Packets put in one by one join a run only with the same ready cycle. A
+// train's refills join one whatever their ready cycles, and the run keeps
+// the earliest: a refill's ready cycle never decides when it starts (Link.planTrain: each comes in at an event after which the
 // serialiser is busy, or waits for a credit, past that cycle, and starts
 // after the packets before it), so the earlier cycle changes nothing.
 type txBuf struct {
@@ -46,10 +46,28 @@ func (b *txBuf) Full() bool { return b.n >= b.limit }
 // Space returns the packets it can take now.
 func (b *txBuf) Space() int { return b.limit - b.n }
 
-// Push puts one packet in; the buffer has room.
+// Push puts one packet in; the buffer has room. It extends the last
+// entry when p continues it and came in the same cycle (a sender filling
+// the buffer puts a message's packets in back to back).
 func (b *txBuf) Push(p Packet, ready rtl.Cycle, spare bool) {
-	b.ring.Push(txEntry{p: p, ready: ready, n: 1, spare: spare})
 	b.n++
+	if b.continues(p, spare) && b.ring.Ref(b.ring.Len()-1).ready == ready {
+		b.ring.Ref(b.ring.Len()-1).n++
+		return
+	}
+	b.ring.Push(txEntry{p: p, ready: ready, n: 1, spare: spare})
+}
+
+// continues reports whether p, a packet with spare mark spare, is the
+// packet after the last entry's last, both full.
+func (b *txBuf) continues(p Packet, spare bool) bool {
+	k := b.ring.Len()
+	if k == 0 {
+		return false
+	}
+	last := b.ring.Ref(k - 1)
+	return last.p.Msg == p.Msg && last.p.Index+last.n == p.Index && last.spare == spare &&
+		last.p.Shift == p.Shift && last.p.Bytes == PacketBytes && p.Bytes == PacketBytes
 }
 
 // PushRun puts in n full packets of first's message, first and those
@@ -63,13 +81,9 @@ func (b *txBuf) PushRun(first Packet, n int, ready rtl.Cycle, spare bool) {
 		panic(fmt.Sprintf("fabric: %d packets into a transmit buffer with room for %d", n, b.limit-b.n))
 	}
 	b.n += n
-	if k := b.ring.Len(); k > 0 {
-		last := b.ring.Ref(k - 1)
-		if last.p.Msg == first.Msg && last.p.Index+last.n == first.Index && last.spare == spare &&
-			last.p.Shift == first.Shift && last.p.Bytes == PacketBytes {
-			last.n += int32(n)
-			return
-		}
+	if b.continues(first, spare) {
+		b.ring.Ref(b.ring.Len() - 1).n += int32(n)
+		return
 	}
 	b.ring.Push(txEntry{p: first, ready: ready, n: int32(n), spare: spare})
 }

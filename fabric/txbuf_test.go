@@ -75,8 +75,9 @@ func TestTxBufHoldsRunsAsPackets(t *testing.T) {
 			require.Equal(t, limit-len(ref), b.Space())
 		}
 	}
-	// Runs that continue each other are one entry; a break in the index,
-	// another spare mark or a single push starts a new one.
+	// Runs that continue each other are one entry, and so is a packet put
+	// in the same cycle that continues one; a break in the index, another
+	// spare mark or a single packet of another cycle starts a new one.
 	c := newTxBuf(32)
 	c.PushRun(PacketOf(msgs[0], 0), 2, 5, true)
 	c.PushRun(PacketOf(msgs[0], 2), 3, 9, true)
@@ -84,8 +85,13 @@ func TestTxBufHoldsRunsAsPackets(t *testing.T) {
 	c.PushRun(PacketOf(msgs[0], 6), 1, 9, true)
 	c.PushRun(PacketOf(msgs[0], 7), 1, 9, false)
 	c.Push(PacketOf(msgs[0], 8), 9, false)
+	require.Equal(t, 3, c.ring.Len())
+	c.Push(PacketOf(msgs[0], 9), 10, false)
+	c.Push(PacketOf(msgs[0], 10), 10, false)
 	require.Equal(t, 4, c.ring.Len())
-	require.Equal(t, 8, c.Len())
+	require.Equal(t, 10, c.Len())
+	_, ready, _ := c.Pop()
+	require.Equal(t, rtl.Cycle(5), ready)
 	b := newTxBuf(2)
 	require.Panics(t, func() { b.PushRun(PacketOf(msgs[0], 0), 3, 0, true) })
 	require.Panics(t, func() { b.Drop(1) })
