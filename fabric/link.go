@@ -100,17 +100,13 @@ type Feeder interface {
 // and the packets it starts (and the sender puts in).
 type trainEvent struct {
 	at    rtl.Cycle
+	n     int32
 	class rtl.Class
-	n     int
 }
 
-// plannedPacket is a packet a train starts: the train event that starts
-// it, its end (the serialiser's, whole cycles) and its exact span.
-type plannedPacket struct {
-	ev     int32
-	end    rtl.Cycle
-	s0, s1 int64
-}
+// span is a stretch of time the serialiser is busy, exactly (units of
+// 1/Num cycle).
+type span struct{ s0, s1 int64 }
 
 type flight struct {
 	p      Packet
@@ -178,9 +174,12 @@ type Link struct {
 	pushed, popped int64
 	stops          rtl.FIFO[int64]
 	// What planTrain worked out, for doing the whole train at once
-	// (applyTrain): the packets it starts, and the serialiser, credits
-	// never used and returned credits used after the train.
-	planPackets []plannedPacket
+	// (applyTrain): the ends of the packets it starts (the serialiser's,
+	// whole cycles), the serialiser's busy time (the packets' spans, those
+	// back to back joined), and the serialiser, credits never used and
+	// returned credits used after the train.
+	planEnds    []rtl.Cycle
+	planSpans   []span
 	planSer     rtl.Serializer
 	planCredits int
 	planUsed    int
@@ -499,7 +498,8 @@ func (l *Link) planTrain(at rtl.Cycle, c rtl.Class) bool {
 	case !likeSpare || like.Bytes != PacketBytes:
 		firstStop = inBuf
 	}
-	pkts := l.planPackets[:0]
+	ends, spans := l.planEnds[:0], l.planSpans[:0]
+	markSpans, markS1 := 0, int64(0)
 	backLag := l.Params.Latency + l.Params.CreditLatency // a packet's credit is back this long after its end
 	var mark rtl.SerializerMark
 	head, used, refills := 0, 0, 0 // next packet to start (the buffer's, then refills), credits returned used
@@ -518,11 +518,11 @@ plan:
 			switch {
 			case credits > 0:
 				credits--
-			case used < queued+len(pkts):
+			case used < queued+len(ends):
 				if used < queued {
 					credit = l.returned.At(used)
 				} else {
-					credit = pkts[used-queued].end + backLag
+					credit = ends[used-queued] + backLag
 				}
 				if credit > at {
 					blocked = credit
@@ -539,28 +539,38 @@ plan:
 			}
 			end := ser.Start(credit, PacketBytes)
 			s0, s1 := ser.LastSpan()
-			pkts = append(pkts, plannedPacket{ev: int32(len(l.train)), end: end, s0: s0, s1: s1})
+			ends = append(ends, end)
+			if k := len(spans); k > 0 && spans[k-1].s1 == s0 {
+				spans[k-1].s1 = s1
+			} else {
+				spans = append(spans, span{s0, s1})
+			}
 			head++
 			n++
 		}
 		if refills+n > plain || n == 0 && blocked < 0 {
 			break // the sender would do more than refill (or nothing moves)
 		}
-		l.train = append(l.train, trainEvent{at: at, class: c, n: n})
+		l.train = append(l.train, trainEvent{at: at, class: c, n: int32(n)})
 		refills += n
 		mark, l.planCredits, l.planUsed = ser.Mark(), credits, used
+		if markSpans = len(spans); markSpans > 0 {
+			markS1 = spans[markSpans-1].s1
+		}
 		if blocked >= 0 {
 			at, c = blocked, rtl.ClassCredit+rtl.Class(l.Port)
 		} else {
 			at, c = ser.FreeAt(), l.txClass
 		}
 	}
-	l.planPackets = pkts
+	l.planEnds, l.planSpans = ends, spans
 	if len(l.train) == 0 {
 		return false
 	}
-	if len(pkts) > refills { // the packets of the stopping event are not the train's
-		l.planPackets = pkts[:refills]
+	// The packets of the stopping event are not the train's.
+	l.planEnds, l.planSpans = ends[:refills], spans[:markSpans]
+	if markSpans > 0 {
+		spans[markSpans-1].s1 = markS1
 	}
 	l.planSer = ser
 	l.planSer.Reset(mark)
@@ -573,13 +583,14 @@ plan:
 // replay does train event ev as a transmit event would: it starts the
 // packets, and the sender refills the buffer.
 func (l *Link) replay(ev trainEvent) {
-	if n, _, _, _ := l.startAll(ev.at); n != ev.n {
-		panic(fmt.Sprintf("%s: a train's event at cycle %d started %d packets, not the %d planned", l, ev.at, n, ev.n))
+	n := int(ev.n)
+	if started, _, _, _ := l.startAll(ev.at); started != n {
+		panic(fmt.Sprintf("%s: a train's event at cycle %d started %d packets, not the %d planned", l, ev.at, started, n))
 	}
-	p := l.feeder.Take(l, ev.n)
-	l.tx.PushRun(p, ev.n, ev.at, l.trainSpare)
-	l.noteStops(ev.n, l.trainSpare)
-	l.trainLeft -= ev.n
+	p := l.feeder.Take(l, n)
+	l.tx.PushRun(p, n, ev.at, l.trainSpare)
+	l.noteStops(n, l.trainSpare)
+	l.trainLeft -= n
 }
 
 // applyTrain does every event of the train under way at once, leaving
@@ -589,19 +600,26 @@ func (l *Link) replay(ev trainEvent) {
 func (l *Link) applyTrain() {
 	n, inBuf := l.trainLeft, l.tx.Len()
 	first := l.feeder.Take(l, n)
-	for j, pk := range l.planPackets {
-		if l.windows != nil {
-			l.windows.Add(pk.s0, pk.s1)
+	if l.windows != nil {
+		for _, sp := range l.planSpans {
+			l.windows.Add(sp.s0, sp.s1)
 		}
-		if l.obs != nil {
-			p := first
-			if j < inBuf {
-				p = l.tx.At(j)
-			} else {
-				p.Index += int32(j - inBuf)
+	}
+	if l.obs != nil {
+		j := 0
+		for _, ev := range l.train {
+			for range ev.n {
+				p := first
+				if j < inBuf {
+					p = l.tx.At(j)
+				} else {
+					p.Index += int32(j - inBuf)
+				}
+				end := l.planEnds[j]
+				l.observe(observe.PacketSent, ev.at, p, end)
+				l.observe(observe.PacketReceived, end+l.Params.Latency, p, 0)
+				j++
 			}
-			l.observe(observe.PacketSent, l.train[pk.ev].at, p, pk.end)
-			l.observe(observe.PacketReceived, pk.end+l.Params.Latency, p, 0)
 		}
 	}
 	// The buffer loses the packets started and keeps the refills not
@@ -613,7 +631,7 @@ func (l *Link) applyTrain() {
 	if skip < n {
 		p := first
 		p.Index += int32(skip)
-		l.tx.PushRun(p, n-skip, l.train[l.planPackets[skip].ev].at, l.trainSpare)
+		l.tx.PushRun(p, n-skip, l.startOf(skip), l.trainSpare)
 		l.noteStops(n-skip, l.trainSpare)
 	}
 	l.packets += int64(n)
@@ -624,13 +642,25 @@ func (l *Link) applyTrain() {
 	// come back in order.
 	queued := l.returned.Len()
 	l.returned.Drop(min(l.planUsed, queued))
-	for _, pk := range l.planPackets[max(0, l.planUsed-queued):] {
-		l.returned.Push(pk.end + l.Params.Latency + l.Params.CreditLatency)
+	for _, end := range l.planEnds[max(0, l.planUsed-queued):] {
+		l.returned.Push(end + l.Params.Latency + l.Params.CreditLatency)
 	}
 	l.credits = l.planCredits
 	l.ser.Adopt(l.planSer)
 	l.trainLeft, l.trainPos = 0, len(l.train)
 	l.applied++
+}
+
+// startOf returns the cycle of the train event that starts the train's
+// j-th packet.
+func (l *Link) startOf(j int) rtl.Cycle {
+	for _, ev := range l.train {
+		if j < int(ev.n) {
+			return ev.at
+		}
+		j -= int(ev.n)
+	}
+	panic(fmt.Sprintf("%s: a train starts no packet %d", l, j))
 }
 
 // catchUp does the events of the train under way that run before the
