@@ -180,7 +180,7 @@ type Link struct {
 	// returned credits used after the train.
 	planEnds    []rtl.Cycle
 	planSpans   []span
-	planSer     rtl.Serializer
+	planMark    rtl.SerializerMark
 	planCredits int
 	planUsed    int
 	trains      int64
@@ -572,8 +572,7 @@ plan:
 	if markSpans > 0 {
 		spans[markSpans-1].s1 = markS1
 	}
-	l.planSer = ser
-	l.planSer.Reset(mark)
+	l.planMark = mark
 	l.trainLeft, l.trainSpare = refills, likeSpare
 	l.trains++
 	l.schedule(at, c)
@@ -646,7 +645,7 @@ func (l *Link) applyTrain() {
 		l.returned.Push(end + l.Params.Latency + l.Params.CreditLatency)
 	}
 	l.credits = l.planCredits
-	l.ser.Adopt(l.planSer)
+	l.ser.Reset(l.planMark) // the shadow's timing: it worked at l.ser's rate
 	l.trainLeft, l.trainPos = 0, len(l.train)
 	l.applied++
 }

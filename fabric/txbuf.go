@@ -51,23 +51,26 @@ func (b *txBuf) Space() int { return b.limit - b.n }
 // the buffer puts a message's packets in back to back).
 func (b *txBuf) Push(p Packet, ready rtl.Cycle, spare bool) {
 	b.n++
-	if b.continues(p, spare) && b.ring.Ref(b.ring.Len()-1).ready == ready {
-		b.ring.Ref(b.ring.Len()-1).n++
+	if last := b.continues(p, spare); last != nil && last.ready == ready {
+		last.n++
 		return
 	}
 	b.ring.Push(txEntry{p: p, ready: ready, n: 1, spare: spare})
 }
 
-// continues reports whether p, a packet with spare mark spare, is the
-// packet after the last entry's last, both full.
-func (b *txBuf) continues(p Packet, spare bool) bool {
+// continues returns the last entry if p, a packet with spare mark spare,
+// is the packet after its last, both full; nil otherwise.
+func (b *txBuf) continues(p Packet, spare bool) *txEntry {
 	k := b.ring.Len()
 	if k == 0 {
-		return false
+		return nil
 	}
 	last := b.ring.Ref(k - 1)
-	return last.p.Msg == p.Msg && last.p.Index+last.n == p.Index && last.spare == spare &&
-		last.p.Shift == p.Shift && last.p.Bytes == PacketBytes && p.Bytes == PacketBytes
+	if last.p.Msg == p.Msg && last.p.Index+last.n == p.Index && last.spare == spare &&
+		last.p.Shift == p.Shift && last.p.Bytes == PacketBytes && p.Bytes == PacketBytes {
+		return last
+	}
+	return nil
 }
 
 // PushRun puts in n full packets of first's message, first and those
@@ -81,8 +84,8 @@ func (b *txBuf) PushRun(first Packet, n int, ready rtl.Cycle, spare bool) {
 		panic(fmt.Sprintf("fabric: %d packets into a transmit buffer with room for %d", n, b.limit-b.n))
 	}
 	b.n += n
-	if b.continues(first, spare) {
-		b.ring.Ref(b.ring.Len() - 1).n += int32(n)
+	if last := b.continues(first, spare); last != nil {
+		last.n += int32(n)
 		return
 	}
 	b.ring.Push(txEntry{p: first, ready: ready, n: int32(n), spare: spare})

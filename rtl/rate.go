@@ -121,23 +121,15 @@ func (s *Serializer) Mark() SerializerMark {
 	return SerializerMark{s.freeAt, s.busy, s.lastStart, s.endCycle, s.slack}
 }
 
-// Reset takes s back to the timing of m, a Mark of s taken at the same
-// rate: the transfers started since are undone.
+// Reset gives s the timing of m, a Mark of s or of a Shadow of s taken
+// at s's rate: back to it (the transfers started since are undone), or on
+// to a shadow's transfers done ahead (a watcher of s sees none of them).
 func (s *Serializer) Reset(m SerializerMark) {
 	s.freeAt, s.busy, s.lastStart, s.endCycle, s.slack = m.freeAt, m.busy, m.lastStart, m.endCycle, m.slack
 }
 
 // Watched reports whether someone watches s's transfers (Watch).
 func (s *Serializer) Watched() bool { return s.watch != nil }
-
-// Adopt gives s the state of t, a Shadow of s that did transfers ahead:
-// for a serializer no one watches (a watcher would miss them).
-func (s *Serializer) Adopt(t Serializer) {
-	if s.watch != nil {
-		panic("rtl: a watched serializer adopts a shadow's transfers")
-	}
-	*s = t
-}
 
 // NewSerializer returns an idle serializer of the given rate.
 func NewSerializer(r Rate) *Serializer {

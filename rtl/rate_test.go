@@ -157,18 +157,18 @@ func TestSerializerEndsAgreeWithExactArithmetic(t *testing.T) {
 	}
 }
 
-// Adopt takes a shadow's state (transfers done ahead), and refuses on a
-// watched serializer, whose watcher would miss them.
-func TestSerializerAdoptsAShadow(t *testing.T) {
+// Reset also moves a serializer on to the timing of a Shadow's Mark: the
+// shadow's transfers, done ahead, as if s had done them.
+func TestSerializerTakesAShadowsTiming(t *testing.T) {
 	s := NewSerializer(Rate{Num: 3, Den: 1})
 	sh := s.Shadow()
 	require.Equal(t, Cycle(4), sh.Start(2, 6)) // [2, 4)
-	s.Adopt(sh)
+	s.Reset(sh.Mark())
 	require.Equal(t, Cycle(4), s.FreeAt())
 	require.Equal(t, big.NewRat(2, 1), s.BusyCycles())
+	require.False(t, s.Watched())
 	s.Watch(func(int64, int64, Rate, int64) {})
 	require.True(t, s.Watched())
-	require.Panics(t, func() { s.Adopt(sh) })
 }
 
 // Reset undoes the transfers started since a Mark: the end, the busy time

@@ -105,7 +105,7 @@ func (c *Chunk) Finished() bool { return int(c.Phase) == c.Coll.Plan.NumPhases()
 func (c *Chunk) Load(npu int, infos Infos) {
 	c.Prog = c.Coll.Plan.Program(npu, int(c.Phase), c.Len)
 	c.Info = infos.Of(c.Prog)
-	c.Ops.Begin(c.Info, len(c.Prog.Ops))
+	c.Ops.Begin(c.Info)
 }
 
 // Done ends the chunk on NPU npu at cycle now: the observer, if any, sees
@@ -171,17 +171,14 @@ type opState struct {
 	arrived bool // the endpoint's mark: the op's message has come (SetArrived)
 }
 
-// Begin starts a phase of n ops described by info.
-func (o *Ops) Begin(info *Info, n int) {
-	if n != len(info.NDeps) {
-		panic(fmt.Sprintf("xcore: a phase of %d ops described by an Info of %d", n, len(info.NDeps)))
-	}
+// Begin starts the phase of the program info describes.
+func (o *Ops) Begin(info *Info) {
 	o.info = info
 	o.st = o.st[:0]
 	for _, d := range info.NDeps {
 		o.st = append(o.st, opState{deps: d})
 	}
-	o.Remaining = n
+	o.Remaining = len(info.NDeps)
 }
 
 // Clear drops the phase's state (the chunk is finished).
@@ -189,9 +186,6 @@ func (o *Ops) Clear() { o.info, o.st = nil, nil }
 
 // Ready reports whether op i's dependences are met.
 func (o *Ops) Ready(i int32) bool { return o.st[i].deps == 0 }
-
-// Unmet returns how many of op i's dependences are not met.
-func (o *Ops) Unmet(i int32) int { return int(o.st[i].deps) }
 
 // Arrived reports whether SetArrived marked op i in this phase.
 func (o *Ops) Arrived(i int32) bool { return o.st[i].arrived }

@@ -46,7 +46,7 @@ func TestOpsReleaseWhatWaited(t *testing.T) {
 	in := infos.Of(prog)
 	require.Same(t, in, infos.Of(prog), "derived once")
 	var o Ops
-	o.Begin(in, len(prog.Ops))
+	o.Begin(in)
 	require.Equal(t, len(prog.Ops), o.Remaining)
 	var order []int32
 	var ready []int32
@@ -65,7 +65,7 @@ func TestOpsReleaseWhatWaited(t *testing.T) {
 	require.Len(t, order, len(prog.Ops), "every op runs once, each after its dependences")
 	require.Zero(t, o.Remaining)
 	for i := range prog.Ops {
-		require.Zero(t, o.Unmet(int32(i)))
+		require.Zero(t, o.st[i].deps)
 	}
 }
 
