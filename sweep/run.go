@@ -139,6 +139,7 @@ func Run(ctx context.Context, s *Spec, o Options) (*Outcome, error) {
 		o.Progress(done, len(idx))
 		progress = func(d, _ int) { o.Progress(done+d, len(idx)) }
 	}
+	fp := s.fingerprint()
 	if k, err := par.DoReport(len(todo), o.Workers, func(k int) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -147,7 +148,7 @@ func Run(ctx context.Context, s *Spec, o Options) (*Outcome, error) {
 		if o.Ran != nil {
 			o.Ran(idx[j])
 		}
-		p, err := s.run(s.Point(idx[j]), wls)
+		p, err := s.run(s.Point(idx[j]), fp, wls)
 		if err != nil {
 			return err
 		}
@@ -176,10 +177,10 @@ func Run(ctx context.Context, s *Spec, o Options) (*Outcome, error) {
 	return out, nil
 }
 
-// run runs one point: the comparator on the point's platform, one system
-// after another.
-func (s *Spec) run(pt Point, wls map[string]*workload.Workload) (PointResult, error) {
-	r := PointResult{Sweep: s.fingerprint(), Index: pt.Index, Values: pt.Values, Workload: pt.Workload, Topology: pt.Topology}
+// run runs one point of the sweep of fingerprint fp: the comparator on the
+// point's platform, one system after another.
+func (s *Spec) run(pt Point, fp string, wls map[string]*workload.Workload) (PointResult, error) {
+	r := PointResult{Sweep: fp, Index: pt.Index, Values: pt.Values, Workload: pt.Workload, Topology: pt.Topology}
 	p, err := s.Platform(pt.Values)
 	if err != nil {
 		return r, err
@@ -305,6 +306,7 @@ func readPoints(dir string, s *Spec, clean bool) (map[int]*PointResult, error) {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	kept := map[int]*PointResult{}
+	fp := s.fingerprint()
 	for _, e := range ents {
 		name := filepath.Join(dir, "points", e.Name())
 		if strings.HasSuffix(e.Name(), outfile.TempSuffix) {
@@ -327,7 +329,7 @@ func readPoints(dir string, s *Spec, clean bool) (map[int]*PointResult, error) {
 			return nil, fmt.Errorf("%s: index %d is not this file's point of the sweep's %d; remove it to run the point again", name, p.Index, s.Len())
 		}
 		pt := s.Point(p.Index)
-		if p.Sweep != s.fingerprint() || strings.Join(p.Values, "\x00") != strings.Join(pt.Values, "\x00") || p.Workload != pt.Workload || p.Topology != pt.Topology || len(p.Systems) != len(s.Systems) {
+		if p.Sweep != fp || strings.Join(p.Values, "\x00") != strings.Join(pt.Values, "\x00") || p.Workload != pt.Workload || p.Topology != pt.Topology || len(p.Systems) != len(s.Systems) {
 			return nil, fmt.Errorf("%s: not the sweep's point %d; remove it to run the point again", name, p.Index)
 		}
 		kept[p.Index] = &p

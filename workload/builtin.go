@@ -125,7 +125,7 @@ func parseBuiltin(file string, data []byte) (*Workload, error) {
 	}
 	for sc.Scan() {
 		line++
-		text := strings.TrimRight(sc.Text(), "\r")
+		text := sc.Text() // lines.Split took the line ending off
 		switch {
 		case strings.TrimSpace(text) == "":
 			continue

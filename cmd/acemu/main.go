@@ -107,7 +107,7 @@ Usage:
                              print a topology as a file that --topo FILE reads (edit it to make your own)
   acemu help [command]       show help
 
-Run 'acemu COMMAND --help' for a command's flags; the comparator's follow.
+Run 'acemu COMMAND --help' for a command's flags.
 `
 
 // defaultArgs are the built-in default: acemu's main job, the paper's
@@ -135,6 +135,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		fmt.Fprint(stdout, usage)
+		fmt.Fprintln(stdout, "The comparator's flags (acemu's own, without a command):")
 		fmt.Fprintln(stdout)
 		return runCompare([]string{"--help"}, stdout, stderr) // acemu's own flags: the comparator's
 	default:
