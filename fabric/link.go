@@ -67,12 +67,19 @@ type Absorber interface {
 // waiting, the link works out when each following event would come and
 // what it would start, as far as nothing but the sender's plain refills
 // happens (no message finishing, no packet the receiver acts on, no
-// emptied buffer), and schedules the event where that stops. When the
+// emptied buffer), and schedules the event where that stops. When it
+// ends with the sender not waiting, the train is a drain: the buffer's
+// packets leave as far as the one before its last, and a packet the
+// sender puts in meanwhile joins behind them (a refused one ends the
+// train there, since the next start calls the sender). On a link that
+// streams (streams), a train is worked out in closed form, not event by
+// event (planStream). When the
 // train ends there, the link takes the state the plan worked out, all at
 // once (the packets started, their credits, the serialiser, the refills
 // in the buffer); when something needs the link's state before that, or
 // a Send changes the sender's plan (which ends the train there), it does
-// the events due so far one by one, with the per-packet code. A Send that
+// the events due so far: one by one, with the per-packet code, or, in
+// closed form, all at once (applyStream). A Send that
 // leaves the plan as it was is refused, as the full buffer would. Every
 // packet's send and arrival cycle, and every credit, are what per-packet
 // events give (Network.SetPerPacket turns trains off, for the comparison).
@@ -165,6 +172,18 @@ type Link struct {
 	trainLeft int
 	// trainSpare: the packets the feeder puts in are spared their arrival.
 	trainSpare bool
+	// drain: the train is the transmit buffer emptying with the sender
+	// not waiting (it puts nothing in; trainLeft is 0); trainN is the
+	// packets the train's events start.
+	drain  bool
+	trainN int
+	// A train in closed form (planStream), instead of train: its events
+	// not done yet each start one full packet, back to back from where
+	// the serialiser stands, at the cycles the serialiser frees (the first
+	// at its FreeAt); streamLeft counts them. streams is whether the link
+	// can move such trains (Attach).
+	streamLeft int
+	streams    bool
 	gen        int64
 	// On a link with a feeder, pushed and popped count the packets into
 	// and out of the transmit buffer, and stops holds the numbers (pushed
@@ -184,6 +203,8 @@ type Link struct {
 	planCredits int
 	planUsed    int
 	trains      int64
+	drains      int64 // trains that are drains
+	streamed    int64 // trains in closed form
 	applied     int64 // trains done all at once
 }
 
@@ -225,8 +246,29 @@ func (l *Link) Attach(sender, receiver Endpoint, perPacket bool) {
 		if l.absorber != nil {
 			l.feeder = f
 			l.stops = *rtl.NewFIFO[int64](l.Params.TxBuffer)
+			l.streams = streams(l.Params)
 		}
 	}
+}
+
+// streams reports whether a link of parameters p streams full packets
+// on its credits at an absorber: with d = PacketBytes × Den, a full
+// packet's time in units of 1/Num cycle, d ≥ Num (a packet takes a
+// cycle or more, so a transmit event starts at most one of a train's)
+// and (RxBuffer − 1) × d ≥ (Latency + CreditLatency + 1) × Num. At an
+// absorber a packet's credit is the one of the packet RxBuffer before
+// it, back Latency + CreditLatency cycles after that packet's end
+// cycle (less than Num units after its exact end); with RxBuffer − 1
+// full packets back to back between them, it is back by the exact
+// instant the later packet starts back to back, so it never holds a
+// train's packet back (planStream).
+func streams(p LinkParams) bool {
+	d := PacketBytes * p.Rate.Den
+	lag := int64(p.Latency + p.CreditLatency)
+	if lag+1 > math.MaxInt64/p.Rate.Num || int64(p.RxBuffer-1) > math.MaxInt64/d {
+		return false // beyond exact arithmetic: the train's events are worked out one by one
+	}
+	return d >= p.Rate.Num && int64(p.RxBuffer-1)*d >= (lag+1)*p.Rate.Num
 }
 
 // SetObserver installs an observer of the link's packets (nil removes
@@ -254,7 +296,16 @@ func (l *Link) TxSpace() int {
 // SpaceAvailable call, when the buffer is full.
 func (l *Link) Send(p Packet) bool {
 	now := l.k.Now()
-	if len(l.train) > 0 {
+	if l.inTrain() && l.drain {
+		// The packets a drain starts by now leave the buffer first; the
+		// packet joins the buffer behind the drain's, which start as
+		// planned. If it is refused, the next start calls the sender:
+		// an event of its own.
+		l.catchUp()
+		if l.tx.Full() && (l.trainPos < len(l.train) || l.streamLeft > 0) {
+			l.abandon()
+		}
+	} else if l.inTrain() {
 		// The transmit buffer is full all through a train, so the Send
 		// is refused, and the train's events need not be done yet:
 		// unless the sender's new plan ends the train here. Plain counts
@@ -350,8 +401,11 @@ func (l *Link) Handle(now rtl.Cycle, kind int32, gen int64) {
 		if gen != l.gen {
 			return // of a train that ended early (abandon)
 		}
-		if len(l.train) > 0 { // this event ends the train: its events all come before
+		if l.inTrain() { // this event ends the train: its events all come before
 			l.catchUp()
+			if l.streamLeft > 0 {
+				panic(fmt.Sprintf("%s: a train in closed form has events after its end", l))
+			}
 			l.train, l.trainPos = l.train[:0], 0
 		}
 		l.txPending = false
@@ -474,20 +528,30 @@ func (l *Link) takeCredit(now rtl.Cycle) (rtl.Cycle, bool) {
 // stops is scheduled, and the train's events are done when the sender next
 // sends (catchUp) or at that event. It reports whether it made a train.
 func (l *Link) planTrain(at rtl.Cycle, c rtl.Class) bool {
-	if !l.senderWaiting || !l.tx.Full() {
+	inBuf := l.tx.Len()
+	// A drain: the sender is not waiting, so it puts nothing in as the
+	// buffer's packets start; a packet it sends meanwhile joins behind
+	// them (Send).
+	drain := !l.senderWaiting
+	plain, like, likeSpare := 0, Packet{}, false
+	switch {
+	case drain && inBuf < 2:
 		return false
+	case !drain:
+		if !l.tx.Full() {
+			return false
+		}
+		if plain, like = l.feeder.Plain(l); plain < 2 {
+			return false
+		}
+		likeSpare = l.absorber.Absorbs(l, like)
 	}
-	plain, like := l.feeder.Plain(l)
-	if plain < 2 {
-		return false
-	}
-	likeSpare := l.absorber.Absorbs(l, like)
 	// Every packet the train starts is a full one, spared its arrival, and
 	// none waits for its own readiness: those in the buffer came by now,
 	// and a refill comes at an event before the one it starts at, after
 	// that event's starts keep the serialiser busy past it.
 	ser := l.ser.Shadow()
-	credits, inBuf, queued := l.credits, l.tx.Len(), l.returned.Len()
+	credits, queued := l.credits, l.returned.Len()
 	// The first packet, counted from the buffer's head, a train stops at:
 	// one in the buffer, else the first refill unless the refills are plain
 	// (then the sender's plan ends the train).
@@ -495,14 +559,26 @@ func (l *Link) planTrain(at rtl.Cycle, c rtl.Class) bool {
 	switch {
 	case l.stops.Len() > 0:
 		firstStop = int(l.stops.At(0) - l.popped)
-	case !likeSpare || like.Bytes != PacketBytes:
+	case !drain && (!likeSpare || like.Bytes != PacketBytes):
 		firstStop = inBuf
+	}
+	if drain {
+		// The event that starts the buffer's last packet is a real one:
+		// the link then waits for the sender, as after any other.
+		firstStop = min(firstStop, inBuf-1)
+	}
+	if l.streams && c == l.txClass && at == l.ser.FreeAt() {
+		limit := firstStop
+		if !drain {
+			limit = min(limit, plain)
+		}
+		return l.planStream(limit, drain, likeSpare)
 	}
 	ends, spans := l.planEnds[:0], l.planSpans[:0]
 	markSpans, markS1 := 0, int64(0)
 	backLag := l.Params.Latency + l.Params.CreditLatency // a packet's credit is back this long after its end
 	var mark rtl.SerializerMark
-	head, used, refills := 0, 0, 0 // next packet to start (the buffer's, then refills), credits returned used
+	head, used, started := 0, 0, 0 // next packet to start (the buffer's, then refills), credits returned used, packets started by the train's events
 	l.train, l.trainPos = l.train[:0], 0
 plan:
 	for {
@@ -548,11 +624,11 @@ plan:
 			head++
 			n++
 		}
-		if refills+n > plain || n == 0 && blocked < 0 {
+		if !drain && started+n > plain || n == 0 && blocked < 0 {
 			break // the sender would do more than refill (or nothing moves)
 		}
 		l.train = append(l.train, trainEvent{at: at, class: c, n: int32(n)})
-		refills += n
+		started += n
 		mark, l.planCredits, l.planUsed = ser.Mark(), credits, used
 		if markSpans = len(spans); markSpans > 0 {
 			markS1 = spans[markSpans-1].s1
@@ -568,15 +644,136 @@ plan:
 		return false
 	}
 	// The packets of the stopping event are not the train's.
-	l.planEnds, l.planSpans = ends[:refills], spans[:markSpans]
+	l.planEnds, l.planSpans = ends[:started], spans[:markSpans]
 	if markSpans > 0 {
 		spans[markSpans-1].s1 = markS1
 	}
 	l.planMark = mark
-	l.trainLeft, l.trainSpare = refills, likeSpare
+	l.trainN, l.drain, l.trainSpare = started, drain, likeSpare
+	l.trainLeft = started // a train's sender refills every packet it starts
+	if drain {
+		l.trainLeft = 0
+	}
 	l.trains++
+	if drain {
+		l.drains++
+	}
 	l.schedule(at, c)
 	return true
+}
+
+// planStream makes a train in closed form, from a transmit event at the
+// serialiser's FreeAt on a link that streams, of at most limit packets
+// (the first packet, from the buffer's head, it must not start): the
+// packets start back to back, one an event, while their credits are
+// back by the exact instant each starts. With F the serialiser's exact
+// end now and d a full packet's time (units of 1/Num cycle), packet i
+// starts at F + i×d, at the event of cycle ⌈(F + i×d) / Num⌉: there the
+// serialiser is free and, d ≥ Num, busy again past the cycle after one
+// start. An initial credit is back; a credit returned before the train
+// is checked; a credit of the train's own packets is back in time
+// because the link streams (streams). It reports whether it made a
+// train.
+func (l *Link) planStream(limit int, drain, spare bool) bool {
+	num, d := l.Params.Rate.Num, int64(PacketBytes)*l.Params.Rate.Den
+	free := l.ser.FreeExact()
+	k := limit
+	if q := l.returned.Len(); l.credits < k && q > 0 {
+		// Packets credits … credits+q−1 take the returned credits in order.
+		i := l.credits
+		start := free + int64(i)*d
+		for u := 0; u < q && i < k; u, i = u+1, i+1 {
+			if int64(l.returned.At(u))*num > start {
+				k = i // it waits for its credit: the train stops there
+				break
+			}
+			start += d
+		}
+	}
+	if k < 1 {
+		return false
+	}
+	l.train, l.trainPos = l.train[:0], 0
+	l.streamLeft, l.trainN, l.drain, l.trainSpare = k, k, drain, spare
+	l.trainLeft = k
+	if drain {
+		l.trainLeft = 0
+	}
+	l.trains++
+	if drain {
+		l.drains++
+	}
+	l.streamed++
+	end := free + int64(k)*d
+	l.schedule(rtl.Cycle((end+num-1)/num), l.txClass) // the cycle packet k would start at: the train stops there
+	return true
+}
+
+// applyStream does the next j events of the train in closed form under
+// way at once, leaving what doing them one by one would: the packets
+// started (the buffer's, then the sender's refills), reported in order,
+// their credits, and the refills not started in the buffer.
+func (l *Link) applyStream(j int) {
+	inBuf := l.tx.Len()
+	var first Packet
+	if !l.drain {
+		first = l.feeder.Take(l, j)
+	}
+	skip := max(0, j-inBuf) // refills started by these events too
+	refillAt := rtl.Cycle(0)
+	lag := l.Params.Latency + l.Params.CreditLatency
+	s0 := l.ser.FreeExact()
+	for i := range j {
+		at := l.ser.FreeAt() // the event that starts packet i
+		if i == skip {
+			refillAt = at
+		}
+		credit := rtl.Cycle(0)
+		if l.credits > 0 {
+			l.credits--
+		} else {
+			credit, _ = l.returned.Pop()
+		}
+		from := l.ser.FreeExact()
+		end := l.ser.Start(credit, PacketBytes)
+		if st, _ := l.ser.LastSpan(); st != from {
+			panic(fmt.Sprintf("%s: a packet of a train in closed form did not start back to back", l))
+		}
+		l.returned.Push(end + lag)
+		if l.obs != nil {
+			p := first
+			if i < inBuf {
+				p = l.tx.At(i)
+			} else {
+				p.Index += int32(i - inBuf)
+			}
+			l.observe(observe.PacketSent, at, p, end)
+			l.observe(observe.PacketReceived, end+l.Params.Latency, p, 0)
+		}
+	}
+	if l.windows != nil {
+		l.windows.Add(s0, l.ser.FreeExact())
+	}
+	l.tx.Drop(min(j, inBuf))
+	l.popped += int64(j)
+	l.pushed += int64(skip)
+	if !l.drain && skip < j {
+		p := first
+		p.Index += int32(skip)
+		l.tx.PushRun(p, j-skip, refillAt, l.trainSpare)
+		l.noteStops(j-skip, l.trainSpare)
+	}
+	l.packets += int64(j)
+	l.bytes += int64(j) * PacketBytes
+	l.absorbed += int64(j)
+	l.k.Progress()
+	if j == l.trainN {
+		l.applied++
+	}
+	l.streamLeft -= j
+	if !l.drain {
+		l.trainLeft -= j
+	}
 }
 
 // replay does train event ev as a transmit event would: it starts the
@@ -585,6 +782,9 @@ func (l *Link) replay(ev trainEvent) {
 	n := int(ev.n)
 	if started, _, _, _ := l.startAll(ev.at); started != n {
 		panic(fmt.Sprintf("%s: a train's event at cycle %d started %d packets, not the %d planned", l, ev.at, started, n))
+	}
+	if l.drain {
+		return
 	}
 	p := l.feeder.Take(l, n)
 	l.tx.PushRun(p, n, ev.at, l.trainSpare)
@@ -597,8 +797,11 @@ func (l *Link) replay(ev trainEvent) {
 // the packets it started reported in the same order, and the sender's
 // refills in the buffer.
 func (l *Link) applyTrain() {
-	n, inBuf := l.trainLeft, l.tx.Len()
-	first := l.feeder.Take(l, n)
+	n, inBuf := l.trainN, l.tx.Len()
+	var first Packet
+	if !l.drain {
+		first = l.feeder.Take(l, n)
+	}
 	if l.windows != nil {
 		for _, sp := range l.planSpans {
 			l.windows.Add(sp.s0, sp.s1)
@@ -627,7 +830,7 @@ func (l *Link) applyTrain() {
 	l.popped += int64(n)
 	skip := max(0, n-inBuf)
 	l.pushed += int64(skip)
-	if skip < n {
+	if !l.drain && skip < n {
 		p := first
 		p.Index += int32(skip)
 		l.tx.PushRun(p, n-skip, l.startOf(skip), l.trainSpare)
@@ -666,6 +869,19 @@ func (l *Link) startOf(j int) rtl.Cycle {
 // event running now: all at once when they all do (applyTrain), else one
 // by one.
 func (l *Link) catchUp() {
+	if l.streamLeft > 0 {
+		// Event i of the stream is at ⌈(F + i×d) / Num⌉, of the link's
+		// transmit class: those due by cycle t run before now.
+		t := l.k.Now()
+		if !l.k.Precedes(t, l.txClass) {
+			t--
+		}
+		num, d := l.Params.Rate.Num, int64(PacketBytes)*l.Params.Rate.Den
+		if x := int64(t)*num - l.ser.FreeExact(); x >= 0 {
+			l.applyStream(int(min(int64(l.streamLeft), x/d+1)))
+		}
+		return
+	}
 	if l.trainPos == 0 && len(l.train) > 0 && !l.ser.Watched() {
 		if last := l.train[len(l.train)-1]; l.k.Precedes(last.at, last.class) {
 			l.applyTrain()
@@ -685,6 +901,12 @@ func (l *Link) catchUp() {
 // abandon ends the train under way before its next event, which becomes
 // an event of its own; the event that was to end it is left stale.
 func (l *Link) abandon() {
+	if l.streamLeft > 0 {
+		l.streamLeft, l.trainLeft = 0, 0
+		l.gen++
+		l.schedule(l.ser.FreeAt(), l.txClass)
+		return
+	}
 	next := l.train[l.trainPos]
 	l.train, l.trainPos, l.trainLeft = l.train[:0], 0, 0
 	l.gen++
@@ -777,6 +999,30 @@ func (l *Link) Absorbed() int64 {
 	return l.absorbed
 }
 
-// Trains returns the trains the link has moved (Feeder), and how many of
-// them it did all at once rather than event by event.
-func (l *Link) Trains() (trains, atOnce int64) { return l.trains, l.applied }
+// nextTrainEvent returns the cycle of the next event of the train under
+// way not done yet, if any.
+func (l *Link) nextTrainEvent() (rtl.Cycle, bool) {
+	switch {
+	case l.streamLeft > 0:
+		return l.ser.FreeAt(), true
+	case l.trainPos < len(l.train):
+		return l.train[l.trainPos].at, true
+	}
+	return 0, false
+}
+
+// inTrain reports whether a train is under way.
+func (l *Link) inTrain() bool { return len(l.train) > 0 || l.streamLeft > 0 }
+
+// TrainCounts counts a link's trains (Feeder).
+type TrainCounts struct {
+	Trains int64 // trains moved
+	Drains int64 // of them, the transmit buffer emptying with the sender not waiting
+	Closed int64 // of them, worked out in closed form (the link streams)
+	AtOnce int64 // of them, done all at once rather than in parts or event by event
+}
+
+// Trains returns the link's counts of trains.
+func (l *Link) Trains() TrainCounts {
+	return TrainCounts{Trains: l.trains, Drains: l.drains, Closed: l.streamed, AtOnce: l.applied}
+}

@@ -193,8 +193,8 @@ func (n *Network) Horizon() rtl.Cycle {
 	}
 	h := n.Links[0].k.Now() // one kernel drives every link
 	for _, l := range n.Links {
-		if l.trainPos < len(l.train) {
-			h = min(h, l.train[l.trainPos].at)
+		if at, ok := l.nextTrainEvent(); ok {
+			h = min(h, at)
 		}
 	}
 	return h

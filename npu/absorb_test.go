@@ -75,6 +75,7 @@ type absorbResult struct {
 	packets, ops             []string
 	ends                     []rtl.Cycle
 	absorbed, trains, atOnce int64
+	drains, closed           int64
 }
 
 // absorbTrace runs c with per-packet events (arrivals and starts) or
@@ -121,9 +122,11 @@ func absorbTrace(t *testing.T, c absorbRun, perPacket bool) (res absorbResult, o
 	require.NoError(t, e.Stuck())
 	for _, l := range net.Links {
 		res.absorbed += l.Absorbed()
-		n, once := l.Trains()
-		res.trains += n
-		res.atOnce += once
+		c := l.Trains()
+		res.trains += c.Trains
+		res.drains += c.Drains
+		res.closed += c.Closed
+		res.atOnce += c.AtOnce
 	}
 	slices.Sort(res.packets)
 	res.ops = slices.Concat(byNPU...)
@@ -141,7 +144,7 @@ func absorbTrace(t *testing.T, c absorbRun, perPacket bool) (res absorbResult, o
 // (fabric.Link.applyTrain), some event by event.
 func TestSparedArrivalsChangeNothing(t *testing.T) {
 	r := rand.New(rand.NewPCG(14, 1))
-	ran, spared, trains, atOnce := 0, int64(0), int64(0), int64(0)
+	ran, spared, trains, drains, closed, atOnce := 0, int64(0), int64(0), int64(0), int64(0), int64(0)
 	for i := 0; i < 200 && ran < 80; i++ {
 		c := randomAbsorbRun(r)
 		ref, ok := absorbTrace(t, c, true)
@@ -150,6 +153,8 @@ func TestSparedArrivalsChangeNothing(t *testing.T) {
 		}
 		require.Zero(t, ref.absorbed)
 		require.Zero(t, ref.trains)
+		require.Zero(t, ref.drains)
+		require.Zero(t, ref.closed)
 		got, _ := absorbTrace(t, c, false)
 		require.Equal(t, ref.ends, got.ends, "%+v", c)
 		require.Equal(t, ref.ops, got.ops, "%+v", c)
@@ -157,12 +162,18 @@ func TestSparedArrivalsChangeNothing(t *testing.T) {
 		ran++
 		spared += got.absorbed
 		trains += got.trains
+		drains += got.drains
+		closed += got.closed
 		atOnce += got.atOnce
 	}
-	t.Logf("%d configurations, %d arrivals spared, %d trains (%d done at once)", ran, spared, trains, atOnce)
+	t.Logf("%d configurations, %d arrivals spared, %d trains (%d drains; %d in closed form; %d done at once)", ran, spared, trains, drains, closed, atOnce)
 	require.GreaterOrEqual(t, ran, 60)
 	require.Positive(t, spared)
 	require.Positive(t, trains)
+	require.Positive(t, drains)
+	require.Less(t, drains, trains, "some trains are the sender refilling")
+	require.Positive(t, closed)
+	require.Less(t, closed, trains, "some trains are worked out event by event")
 	require.Positive(t, atOnce)
 	require.Less(t, atOnce, trains, "some trains are done event by event too")
 }

@@ -190,6 +190,10 @@ func (s *Serializer) Start(ready Cycle, n int64) Cycle {
 	return Cycle(s.endCycle)
 }
 
+// FreeExact returns the exact end of the last transfer, in units of
+// 1/Num cycle (Rate().Num units a cycle).
+func (s *Serializer) FreeExact() int64 { return s.freeAt }
+
 // LastSpan returns when the last transfer started and ended, exactly, in
 // units of 1/Num cycle (Rate().Num units a cycle).
 func (s *Serializer) LastSpan() (start, end int64) { return s.lastStart, s.freeAt }
