@@ -720,25 +720,21 @@ func (l *Link) applyStream(j int) {
 		first = l.feeder.Take(l, j)
 	}
 	skip := max(0, j-inBuf) // refills started by these events too
-	refillAt := rtl.Cycle(0)
+	// Packet i starts at the event of the cycle packet i−1 ends (packet
+	// 0: the serialiser's FreeAt) and its credit comes back lag after
+	// it ends; it takes an initial credit, else the oldest returned.
 	lag := l.Params.Latency + l.Params.CreditLatency
-	s0 := l.ser.FreeExact()
+	initial := min(l.credits, j)
+	l.credits -= initial
+	queued := min(j-initial, l.returned.Len())
+	l.returned.Drop(queued) // before the packets' own go in: the ring keeps its size
+	at, refillAt := l.ser.FreeAt(), rtl.Cycle(0)
+	ends := l.ser.Steps(PacketBytes)
 	for i := range j {
-		at := l.ser.FreeAt() // the event that starts packet i
 		if i == skip {
 			refillAt = at
 		}
-		credit := rtl.Cycle(0)
-		if l.credits > 0 {
-			l.credits--
-		} else {
-			credit, _ = l.returned.Pop()
-		}
-		from := l.ser.FreeExact()
-		end := l.ser.Start(credit, PacketBytes)
-		if st, _ := l.ser.LastSpan(); st != from {
-			panic(fmt.Sprintf("%s: a packet of a train in closed form did not start back to back", l))
-		}
+		end := ends.Next()
 		l.returned.Push(end + lag)
 		if l.obs != nil {
 			p := first
@@ -750,7 +746,11 @@ func (l *Link) applyStream(j int) {
 			l.observe(observe.PacketSent, at, p, end)
 			l.observe(observe.PacketReceived, end+l.Params.Latency, p, 0)
 		}
+		at = end
 	}
+	l.returned.Drop(j - initial - queued) // the train's own, used by its later packets
+	s0 := l.ser.FreeExact()
+	l.ser.Run(int64(j), PacketBytes)
 	if l.windows != nil {
 		l.windows.Add(s0, l.ser.FreeExact())
 	}

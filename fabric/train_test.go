@@ -210,3 +210,32 @@ func TestTrainsChangeNoPacket(t *testing.T) {
 	require.Positive(t, sum.AtOnce)
 	require.Less(t, sum.AtOnce, sum.Trains)
 }
+
+// On a link that streams, the credit of a packet RxBuffer before one
+// that starts back to back behind RxBuffer−1 full packets is back by the
+// exact instant it starts, whatever the instant's place in its cycle:
+// for every start s (units of 1/Num cycle) over a whole cycle's worth,
+// ⌈(s − (RxBuffer−1)·d) / Num⌉ + Latency + CreditLatency ≤ s / Num, on
+// random links at and near the fewest credits that stream.
+func TestStreamingCreditsAreBackInTime(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 2))
+	checked := 0
+	for range 300 {
+		den := int64(1 + r.IntN(300))
+		num := 1 + r.Int64N(256*den) // d ≥ Num
+		p := LinkParams{Rate: rtl.Rate{Num: num, Den: den}, Latency: rtl.Cycle(r.IntN(50)), CreditLatency: rtl.Cycle(r.IntN(50))}
+		d, lag := PacketBytes*den, int64(p.Latency+p.CreditLatency)
+		least := ((lag+1)*num+d-1)/d + 1 // the fewest credits that stream
+		p.RxBuffer = int(max(1, least+int64(r.IntN(3))-1))
+		if !streams(p) {
+			continue
+		}
+		checked++
+		gap := int64(p.RxBuffer-1) * d
+		for s := gap + 5*num; s < gap+6*num; s++ {
+			back := (s-gap+num-1)/num + lag // the credit's cycle
+			require.LessOrEqual(t, back*num, s, "%+v at %d", p, s)
+		}
+	}
+	require.Greater(t, checked, 100)
+}

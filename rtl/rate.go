@@ -190,6 +190,52 @@ func (s *Serializer) Start(ready Cycle, n int64) Cycle {
 	return Cycle(s.endCycle)
 }
 
+// Run does k transfers of n bytes back to back, the first starting at
+// the end of the last transfer: what k calls of Start do for transfers
+// each ready by the instant the one before it ends.
+func (s *Serializer) Run(k, n int64) {
+	if k <= 0 {
+		return
+	}
+	if s.watch != nil {
+		for range k {
+			s.Start(Cycle(s.freeAt/s.rate.Num), n) // ready by the end before
+		}
+		return
+	}
+	d := n * s.rate.Den
+	s.lastStart = s.freeAt + (k-1)*d
+	s.freeAt += k * d
+	s.busy += k * d
+	s.endCycle = ceilDiv(s.freeAt, s.rate.Num)
+	s.slack = s.endCycle*s.rate.Num - s.freeAt
+}
+
+// Steps are the end cycles of transfers of one size back to back from
+// where a serializer stands (Serializer.Steps), worked out one after
+// another without division.
+type Steps struct{ cycle, slack, dq, dr, num int64 }
+
+// Steps returns the end cycles of transfers of n bytes back to back from
+// the end of the last transfer, for Next; s does not change.
+func (s *Serializer) Steps(n int64) Steps {
+	d := n * s.rate.Den
+	return Steps{cycle: s.endCycle, slack: s.slack, dq: d / s.rate.Num, dr: d % s.rate.Num, num: s.rate.Num}
+}
+
+// Next returns the cycle by which the next transfer has ended (its exact
+// end rounded up), as Start would.
+func (t *Steps) Next() Cycle {
+	t.cycle += t.dq
+	if x := t.dr - t.slack; x > 0 {
+		t.cycle++
+		t.slack = t.num - x
+	} else {
+		t.slack = -x
+	}
+	return Cycle(t.cycle)
+}
+
 // FreeExact returns the exact end of the last transfer, in units of
 // 1/Num cycle (Rate().Num units a cycle).
 func (s *Serializer) FreeExact() int64 { return s.freeAt }

@@ -187,3 +187,50 @@ func TestSerializerResetsToAMark(t *testing.T) {
 	start, end := s.LastSpan()
 	require.Equal(t, [2]int64{10, 12}, [2]int64{start, end})
 }
+
+// Steps gives the end cycles of transfers back to back, and Run does
+// them, as the exact arithmetic says: on random rates, after random
+// transfers, k transfers of n bytes from the exact end F end at
+// ⌈F + i·n/rate⌉ (i = 1 … k), worked out with big.Rat; after Run the end,
+// the busy time and the last span are those of the k-th, and a watcher
+// sees each transfer's span.
+func TestSerializerRunsTransfersBackToBack(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 9))
+	for run := 0; run < 300; run++ {
+		rate := Rate{Num: 1 + r.Int64N(50_000), Den: 1 + r.Int64N(1000)}
+		s := NewSerializer(rate)
+		var spans [][2]int64
+		if r.IntN(3) == 0 {
+			s.Watch(func(start, end int64, _ Rate, _ int64) { spans = append(spans, [2]int64{start, end}) })
+		}
+		for i := r.IntN(4); i > 0; i-- {
+			s.Start(Cycle(r.IntN(100)), 1+r.Int64N(1000))
+		}
+		busy := s.BusyCycles()
+		spans = spans[:0]
+		free := big.NewRat(s.FreeExact(), rate.Num)
+		k, n := r.Int64N(50), []int64{256, 1 + r.Int64N(5000)}[r.IntN(2)]
+		d := big.NewRat(n*rate.Den, rate.Num)
+		steps := s.Steps(n)
+		for i := int64(1); i <= k; i++ {
+			end := new(big.Rat).Add(free, new(big.Rat).Mul(d, big.NewRat(i, 1)))
+			require.Equal(t, CeilRat(end), int64(steps.Next()), "run %d transfer %d", run, i)
+		}
+		s.Run(k, n)
+		kd := new(big.Rat).Mul(d, big.NewRat(k, 1))
+		end := new(big.Rat).Add(free, kd)
+		require.Equal(t, CeilRat(end), int64(s.FreeAt()), "run %d", run)
+		require.Zero(t, new(big.Rat).Add(busy, kd).Cmp(s.BusyCycles()))
+		require.Zero(t, big.NewRat(s.FreeExact(), rate.Num).Cmp(end))
+		if k > 0 {
+			start, _ := s.LastSpan()
+			require.Zero(t, big.NewRat(start, rate.Num).Cmp(new(big.Rat).Sub(end, d)))
+		}
+		if s.Watched() {
+			require.Len(t, spans, int(k))
+			for i, sp := range spans {
+				require.Equal(t, s.FreeExact()-(k-int64(i))*n*rate.Den, sp[0])
+			}
+		}
+	}
+}
