@@ -192,6 +192,10 @@ type Link struct {
 	// the buffer's entries.
 	pushed, popped int64
 	stops          rtl.FIFO[int64]
+	// fullSince is the number (popped at the time) of the first packet
+	// after the last one shorter than full started: from it on, packets
+	// are full (planStream).
+	fullSince int64
 	// What planTrain worked out, for doing the whole train at once
 	// (applyTrain): the ends of the packets it starts (the serialiser's,
 	// whole cycles), the serialiser's busy time (the packets' spans, those
@@ -268,7 +272,7 @@ func streams(p LinkParams) bool {
 	if lag+1 > math.MaxInt64/p.Rate.Num || int64(p.RxBuffer-1) > math.MaxInt64/d {
 		return false // beyond exact arithmetic: the train's events are worked out one by one
 	}
-	return d >= p.Rate.Num && int64(p.RxBuffer-1)*d >= (lag+1)*p.Rate.Num
+	return d >= p.Rate.Num && int64(p.RxBuffer-1)*d >= (lag)*p.Rate.Num
 }
 
 // SetObserver installs an observer of the link's packets (nil removes
@@ -475,6 +479,9 @@ func (l *Link) start(now, credit rtl.Cycle) {
 			l.stops.Pop()
 		}
 		l.popped++
+		if p.Bytes != PacketBytes {
+			l.fullSince = l.popped
+		}
 	}
 	if credit > ready {
 		ready = credit
@@ -678,11 +685,18 @@ func (l *Link) planStream(limit int, drain, spare bool) bool {
 	num, d := l.Params.Rate.Num, int64(PacketBytes)*l.Params.Rate.Den
 	free := l.ser.FreeExact()
 	k := limit
-	if q := l.returned.Len(); l.credits < k && q > 0 {
-		// Packets credits … credits+q−1 take the returned credits in order.
+	// Packets credits … credits+q−1 take the returned credits in order.
+	// Packet i, the link's packet P = popped + i, takes the credit of
+	// packet P − RxBuffer; when the packets between are all full
+	// (P − RxBuffer + 1 ≥ fullSince), P starts no earlier than the exact
+	// end of P − RxBuffer plus RxBuffer − 1 full packets' time, and the
+	// link streams: the credit is back in time. Only the packets before
+	// that are checked.
+	check := min(k, int(l.fullSince+int64(l.Params.RxBuffer)-1-l.popped))
+	if q := l.returned.Len(); l.credits < check && q > 0 {
 		i := l.credits
 		start := free + int64(i)*d
-		for u := 0; u < q && i < k; u, i = u+1, i+1 {
+		for u := 0; u < q && i < check; u, i = u+1, i+1 {
 			if int64(l.returned.At(u))*num > start {
 				k = i // it waits for its credit: the train stops there
 				break
