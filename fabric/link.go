@@ -272,7 +272,7 @@ func streams(p LinkParams) bool {
 	if lag+1 > math.MaxInt64/p.Rate.Num || int64(p.RxBuffer-1) > math.MaxInt64/d {
 		return false // beyond exact arithmetic: the train's events are worked out one by one
 	}
-	return d >= p.Rate.Num && int64(p.RxBuffer-1)*d >= (lag)*p.Rate.Num
+	return d >= p.Rate.Num && int64(p.RxBuffer-1)*d >= (lag+1)*p.Rate.Num
 }
 
 // SetObserver installs an observer of the link's packets (nil removes
