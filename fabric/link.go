@@ -344,6 +344,40 @@ func (l *Link) Send(p Packet) bool {
 	return true
 }
 
+// SendRun puts packets into the transmit buffer as n Sends one after
+// another would, first and the n−1 following it in its message (none of
+// them its last), up to the first the buffer refuses, and returns how
+// many it took: a link that has a transmit event or a credit pending and
+// no train under way only takes packets in, as many as it has room for,
+// as one entry of the buffer.
+func (l *Link) SendRun(first Packet, n int) int {
+	if first.Index+int32(n) >= first.Msg.Packets {
+		panic(fmt.Sprintf("%s: a run of %d packets from packet %d takes its message's last (of %d)", l, n, first.Index, first.Msg.Packets))
+	}
+	sent := 0
+	for sent < n {
+		p := first
+		p.Index += int32(sent)
+		if l.inTrain() || !l.txPending && !l.creditStalled {
+			// A train under way, or the packet may start the serialiser.
+			if !l.Send(p) {
+				return sent
+			}
+			sent++
+			continue
+		}
+		k := min(n-sent, l.tx.Space())
+		spare := l.absorber != nil && l.absorber.Absorbs(l, p) // the same for all: one message's, none its last
+		l.tx.PushSame(p, k, l.k.Now(), spare)
+		l.noteStops(k, spare) // all full: none is its message's last
+		if sent += k; sent < n {
+			l.senderWaiting = true // the next is refused
+		}
+		return sent
+	}
+	return sent
+}
+
 // noteStops counts n packets just put into the transmit buffer, on a
 // link with a feeder, and notes them as packets a train would stop at
 // unless plain (spared their arrival, and full).

@@ -22,6 +22,7 @@ type feeder struct {
 	// urgent are packets that go before any message's (as packets
 	// passing through do at an NPU).
 	urgent []Packet
+	runs   bool // puts a message's packets but its last in with SendRun
 }
 
 func (f *feeder) FeedsTrains(*Link) bool { return true }
@@ -52,6 +53,13 @@ func (f *feeder) pump() {
 				return
 			}
 			f.cur, f.next, f.queue = f.queue[0], 0, f.queue[1:]
+		}
+		if n := int(f.cur.Packets - f.next - 1); f.runs && n > 0 {
+			k := f.l.SendRun(PacketOf(f.cur, f.next), n)
+			if f.next += int32(k); k < n {
+				return
+			}
+			continue
 		}
 		if !f.l.Send(PacketOf(f.cur, f.next)) {
 			return
@@ -96,6 +104,7 @@ type trainRun struct {
 	// events of probeClass.
 	probe      []rtl.Cycle
 	probeClass []rtl.Class
+	runs       bool // the sender puts runs in (SendRun); per packet it never does
 }
 
 func randomTrainRun(r *rand.Rand) trainRun {
@@ -115,7 +124,7 @@ func randomTrainRun(r *rand.Rand) trainRun {
 	} else {
 		p.RxBuffer = 1 + r.IntN(140)
 	}
-	run := trainRun{p: p}
+	run := trainRun{p: p, runs: r.IntN(2) == 0}
 	at := rtl.Cycle(0)
 	most := []int64{600, 20000, 200000}[r.IntN(3)] // bytes: short messages, some of a few packets, long ones
 	gap := []int{50, 500, 5000}[r.IntN(3)]         // cycles between messages, at most
@@ -150,7 +159,7 @@ func trainTrace(t *testing.T, c trainRun, perPacket bool) ([]string, []string, T
 	k := rtl.NewKernel()
 	l, err := NewLink(k, 0, 0, 1, 3, c.p)
 	require.NoError(t, err)
-	f, rx := &feeder{l: l}, &taker{}
+	f, rx := &feeder{l: l, runs: c.runs && !perPacket}, &taker{}
 	l.Attach(f, rx, perPacket)
 	var packets []string
 	l.SetObserver(observe.Func(func(e observe.Event) {
@@ -182,7 +191,8 @@ func trainTrace(t *testing.T, c trainRun, perPacket bool) ([]string, []string, T
 }
 
 // Trains on one link, in closed form (Link.planStream) where the link
-// streams and event by event where it does not, drains among them, give
+// streams and event by event where it does not, drains among them, and
+// a sender putting a message's packets in as runs (Link.SendRun), give
 // every packet the send and arrival cycle the per-packet events give, on
 // random rates, latencies, buffers (many near the fewest credits that
 // stream) and messages (with short last packets), with the link's counts

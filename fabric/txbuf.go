@@ -73,6 +73,21 @@ func (b *txBuf) continues(p Packet, spare bool) *txEntry {
 	return nil
 }
 
+// PushSame puts in n full packets of first's message, first and those
+// following it, all ready at cycle ready, as n Pushes would; the buffer
+// has room.
+func (b *txBuf) PushSame(first Packet, n int, ready rtl.Cycle, spare bool) {
+	if n == 0 {
+		return
+	}
+	b.n += n
+	if last := b.continues(first, spare); last != nil && last.ready == ready {
+		last.n += int32(n)
+		return
+	}
+	b.ring.Push(txEntry{p: first, ready: ready, n: int32(n), spare: spare})
+}
+
 // PushRun puts in n full packets of first's message, first and those
 // following it, ready at cycle ready: a train's refills. It extends the
 // last entry when they continue it.

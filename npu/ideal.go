@@ -369,6 +369,14 @@ func (p idealPath) pump(now rtl.Cycle, pt *port) {
 			pt.cur = popMsg(&pt.queue)
 		}
 		om := pt.cur
+		if n := int(om.msg.Packets - om.next - 1); n > 1 {
+			// The packets but the last, as a run (the last finishes
+			// the send, below).
+			k := pt.link.SendRun(fabric.PacketOf(om.msg, om.next), n)
+			if om.next += int32(k); k < n {
+				return
+			}
+		}
 		if !pt.link.Send(fabric.PacketOf(om.msg, om.next)) {
 			return
 		}
