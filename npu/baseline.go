@@ -189,10 +189,10 @@ func (b *basePath) pump(now rtl.Cycle, pt *port) {
 			pkt, _ = pt.forward.Peek()
 		} else {
 			if pt.cur == nil {
-				if len(pt.queue) == 0 {
+				if pt.queue.Len() == 0 {
 					return
 				}
-				pt.cur = popMsg(&pt.queue)
+				pt.cur = pt.queue.Pop()
 			}
 			pkt = fabric.PacketOf(pt.cur.msg, pt.cur.next)
 			reads = pt.cur.reads

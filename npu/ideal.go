@@ -136,13 +136,23 @@ type outMsg struct {
 }
 
 // msgQueue orders a port's waiting messages by their collective's priority
-// (Policy), then oldest chunk first, then in the order they became ready: the oldest chunk's messages never wait behind a
-// younger chunk's, which keeps chunks flowing through the phases. It is a
-// 4-ary heap (half the levels of a binary one, a node's children side by
-// side in memory) whose entries carry their keys, so ordering reads no
-// message; the keys are unique (seq), so the order popped is the same
-// whatever the heap's shape.
-type msgQueue []queued
+// (Policy), then oldest chunk first, then in the order they became ready:
+// the oldest chunk's messages never wait behind a younger chunk's, which
+// keeps chunks flowing through the phases. Its entries carry their keys,
+// so ordering reads no message; the keys are unique (seq), so the order
+// popped is the same whatever the structure's shape.
+//
+// Most messages that become ready belong to the oldest chunks and go
+// first, ahead of a backlog of younger chunks'. They go into front, kept
+// sorted with the first at its end, and the backlog into a 4-ary heap
+// (half the levels of a binary one, a node's children side by side in
+// memory): every entry of front comes before every entry of the heap, so
+// a message that goes first is pushed and popped without touching the
+// heap's cold levels.
+type msgQueue struct {
+	front []queued // sorted, last first; all before the heap's
+	heap  []queued
+}
 
 type queued struct {
 	prio  int64
@@ -164,11 +174,32 @@ func (a *queued) before(b *queued) bool {
 // heapArity is the number of children of a node of a port's queue.
 const heapArity = 4
 
-// pushMsg queues om, of a collective of priority prio (chunkState.prio),
+// Len returns the messages queued.
+func (q *msgQueue) Len() int { return len(q.front) + len(q.heap) }
+
+// Push queues om, of a collective of priority prio (chunkState.prio),
 // seq-th to become ready.
-func pushMsg(q *msgQueue, om *outMsg, prio int64, seq uint64) {
-	*q = append(*q, queued{prio: prio, seq: seq, chunk: om.chunk, om: om})
-	h := *q
+func (q *msgQueue) Push(om *outMsg, prio int64, seq uint64) {
+	x := queued{prio: prio, seq: seq, chunk: om.chunk, om: om}
+	n := len(q.front)
+	switch {
+	case n > 0 && x.before(&q.front[0]) || n == 0 && (len(q.heap) == 0 || x.before(&q.heap[0])):
+		// Before the front's last (or, with no front, before the whole
+		// heap): into front, in its place from the end.
+		q.front = append(q.front, x)
+		i := n
+		for ; i > 0 && q.front[i-1].before(&x); i-- {
+			q.front[i] = q.front[i-1]
+		}
+		q.front[i] = x
+	default:
+		q.pushHeap(x)
+	}
+}
+
+func (q *msgQueue) pushHeap(x queued) {
+	q.heap = append(q.heap, x)
+	h := q.heap
 	for i := len(h) - 1; i > 0; {
 		p := (i - 1) / heapArity
 		if !h[i].before(&h[p]) {
@@ -179,9 +210,15 @@ func pushMsg(q *msgQueue, om *outMsg, prio int64, seq uint64) {
 	}
 }
 
-// popMsg takes the first message of a port's queue, which is not empty.
-func popMsg(q *msgQueue) *outMsg {
-	h := *q
+// Pop takes the first message, of a queue that is not empty.
+func (q *msgQueue) Pop() *outMsg {
+	if n := len(q.front); n > 0 {
+		om := q.front[n-1].om
+		q.front[n-1] = queued{}
+		q.front = q.front[:n-1]
+		return om
+	}
+	h := q.heap
 	om := h[0].om
 	n := len(h) - 1
 	h[0] = h[n]
@@ -204,7 +241,7 @@ func popMsg(q *msgQueue) *outMsg {
 		h[i], h[c] = h[c], h[i]
 		i = c
 	}
-	*q = h
+	q.heap = h
 	return om
 }
 
@@ -333,7 +370,7 @@ func (nd *node) issue(now rtl.Cycle, c, i int32) {
 		pidx, _ = nd.r.shape.NextPort(nd.id, int(op.Peer))
 	}
 	nd.r.seq++
-	pushMsg(&nd.ports[pidx].queue, &outMsg{msg: m, chunk: c, op: i, reads: reads}, cs.prio, nd.r.seq)
+	nd.ports[pidx].queue.Push(&outMsg{msg: m, chunk: c, op: i, reads: reads}, cs.prio, nd.r.seq)
 	nd.pump(now, pidx)
 }
 
@@ -363,10 +400,10 @@ func (p idealPath) pump(now rtl.Cycle, pt *port) {
 			continue
 		}
 		if pt.cur == nil {
-			if len(pt.queue) == 0 {
+			if pt.queue.Len() == 0 {
 				return
 			}
-			pt.cur = popMsg(&pt.queue)
+			pt.cur = pt.queue.Pop()
 		}
 		om := pt.cur
 		if n := int(om.msg.Packets - om.next - 1); n > 1 {
