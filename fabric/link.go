@@ -24,6 +24,8 @@ func (p LinkParams) Validate() error {
 	switch {
 	case p.Rate.Num <= 0 || p.Rate.Den <= 0:
 		return fmt.Errorf("%s link: bandwidth must be positive", p.Name)
+	case p.Rate.Num > math.MaxInt32 || p.Rate.Den > math.MaxInt32:
+		return fmt.Errorf("%s link: bandwidth %d/%d B/cycle is too fine a fraction to account exactly; round it to fewer digits", p.Name, p.Rate.Num, p.Rate.Den)
 	case p.Latency < 0 || p.CreditLatency < 0:
 		return fmt.Errorf("%s link: latency must not be negative", p.Name)
 	case p.TxBuffer < 1:
@@ -140,8 +142,8 @@ type Link struct {
 	tx       txBuf
 	wire     rtl.FIFO[flight]
 	rx       rtl.FIFO[Packet]
-	credits  int                 // credits never used yet (the initial ones)
-	returned rtl.FIFO[rtl.Cycle] // cycles at which used credits come back, in order
+	credits  int         // credits never used yet (the initial ones)
+	returned creditQueue // cycles at which used credits come back, in order
 
 	sender, receiver Endpoint
 	absorber         Absorber  // the receiver, when it takes every packet on arrival and per-packet events are not asked for
@@ -229,7 +231,7 @@ func NewLink(k *rtl.Kernel, id, src, dst, port int, p LinkParams) (*Link, error)
 		wire:     *rtl.NewFIFO[flight](0),
 		rx:       *rtl.NewFIFO[Packet](p.RxBuffer),
 		credits:  p.RxBuffer,
-		returned: *rtl.NewFIFO[rtl.Cycle](0),
+		returned: newCreditQueue(p.Rate),
 	}, nil
 }
 
@@ -593,6 +595,7 @@ func (l *Link) planTrain(at rtl.Cycle, c rtl.Class) bool {
 	// that event's starts keep the serialiser busy past it.
 	ser := l.ser.Shadow()
 	credits, queued := l.credits, l.returned.Len()
+	returned := l.returned.Cursor() // at credit used of those returned
 	// The first packet, counted from the buffer's head, a train stops at:
 	// one in the buffer, else the first refill unless the refills are plain
 	// (then the sender's plan ends the train).
@@ -637,13 +640,16 @@ plan:
 				credits--
 			case used < queued+len(ends):
 				if used < queued {
-					credit = l.returned.At(used)
+					credit = returned.At()
 				} else {
 					credit = ends[used-queued] + backLag
 				}
 				if credit > at {
 					blocked = credit
 				} else {
+					if used < queued {
+						returned.Next()
+					}
 					used++
 				}
 			default:
@@ -730,11 +736,13 @@ func (l *Link) planStream(limit int, drain, spare bool) bool {
 	if q := l.returned.Len(); l.credits < check && q > 0 {
 		i := l.credits
 		start := free + int64(i)*d
+		returned := l.returned.Cursor()
 		for u := 0; u < q && i < check; u, i = u+1, i+1 {
-			if int64(l.returned.At(u))*num > start {
+			if int64(returned.At())*num > start {
 				k = i // it waits for its credit: the train stops there
 				break
 			}
+			returned.Next()
 			start += d
 		}
 	}
@@ -776,25 +784,29 @@ func (l *Link) applyStream(j int) {
 	l.credits -= initial
 	queued := min(j-initial, l.returned.Len())
 	l.returned.Drop(queued) // before the packets' own go in: the ring keeps its size
-	at, refillAt := l.ser.FreeAt(), rtl.Cycle(0)
-	ends := l.ser.Steps(PacketBytes)
-	for i := range j {
-		if i == skip {
-			refillAt = at
-		}
-		end := ends.Next()
-		l.returned.Push(end + lag)
-		if l.obs != nil {
+	// The packets' credits as one run: packet 0 ends at the cycle
+	// ⌈(F + d) / Num⌉, slack units after its exact end.
+	num, d := l.Params.Rate.Num, int64(PacketBytes)*l.Params.Rate.Den
+	end0 := l.ser.FreeExact() + d
+	e0 := (end0 + num - 1) / num
+	l.returned.PushRun(rtl.Cycle(e0)+lag, e0*num-end0, j)
+	// The refill of packet skip goes in first, at the event that starts
+	// packet skip: the cycle ⌈(F + skip×d) / Num⌉.
+	refillAt := rtl.Cycle((l.ser.FreeExact() + int64(skip)*d + num - 1) / num)
+	if l.obs != nil {
+		at, ends := l.ser.FreeAt(), l.ser.Steps(PacketBytes)
+		for i := range j {
 			p := first
 			if i < inBuf {
 				p = l.tx.At(i)
 			} else {
 				p.Index += int32(i - inBuf)
 			}
+			end := ends.Next()
 			l.observe(observe.PacketSent, at, p, end)
 			l.observe(observe.PacketReceived, end+l.Params.Latency, p, 0)
+			at = end
 		}
-		at = end
 	}
 	l.returned.Drop(j - initial - queued) // the train's own, used by its later packets
 	s0 := l.ser.FreeExact()
@@ -1030,10 +1042,12 @@ func (l *Link) Describe() string {
 	free := l.credits + l.returned.Len()
 	if l.absorber != nil { // credits of packets not arrived yet are counted already
 		free = l.credits
-		for i := 0; i < l.returned.Len(); i++ {
-			if l.returned.At(i) <= l.k.Now() {
+		returned := l.returned.Cursor()
+		for range l.returned.Len() {
+			if returned.At() <= l.k.Now() {
 				free++
 			}
+			returned.Next()
 		}
 	}
 	return fmt.Sprintf("%s: %d in transmit buffer, %d on the wire, %d in receive buffer, %d credits free, credit-stalled=%v",

@@ -166,6 +166,9 @@ func TestLinkParamsValidate(t *testing.T) {
 	bad = good
 	bad.Latency = -1
 	require.ErrorContains(t, bad.Validate(), "latency")
+	bad = good
+	bad.Rate.Num = 1 << 31 // a credit's sub-cycle slack is kept in 32 bits
+	require.ErrorContains(t, bad.Validate(), "too fine")
 }
 
 func TestPacketOf(t *testing.T) {
