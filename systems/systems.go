@@ -139,23 +139,26 @@ func Lookup(name string) (System, error) {
 // With returns s with communication given commSMs SMs and commMemGBps GB/s
 // of memory bandwidth, and compute's resources recomputed: for systems that
 // overlap, compute gets 80 − commSMs SMs and 900 − commMemGBps GB/s; for
-// baseline-nooverlap, compute keeps the whole NPU. A commSMs of 0 or a nil
-// commMemGBps keeps s's value (an explicit zero bandwidth is a value, and
-// is rejected where communication needs memory). ACE and the ideal
-// endpoint use no SMs for communication, and the ideal endpoint no memory
-// either, so they refuse those overrides. The result is validated; on error
+// baseline-nooverlap, compute keeps the whole NPU. A nil commSMs or
+// commMemGBps keeps s's value (an explicit zero is a value: ACE and the
+// ideal endpoint use 0 SMs; a baseline and ACE's memory refuse 0). ACE
+// and the ideal endpoint use no SMs for communication, and the ideal
+// endpoint no memory either, so they refuse other values. The result is validated; on error
 // s is returned unchanged with an error naming the bad value and the fix.
 // s is not modified, and the result shares no memory with s or commMemGBps.
-func (s System) With(commSMs int, commMemGBps *big.Rat) (System, error) {
+func (s System) With(commSMs *int, commMemGBps *big.Rat) (System, error) {
 	out := s.clone()
-	if commSMs != 0 {
-		switch s.Kind {
-		case Ideal:
-			return s, fmt.Errorf("%s: --comm-sms %d: the ideal endpoint uses no SMs for communication (Table VI); drop --comm-sms or choose a baseline system", s.Name, commSMs)
-		case ACE:
-			return s, fmt.Errorf("%s: --comm-sms %d: ACE runs collectives on its own engine and uses no SMs (Table VI); drop --comm-sms or choose a baseline system", s.Name, commSMs)
+	if commSMs != nil {
+		n := *commSMs
+		switch {
+		case s.Kind == Ideal && n != 0:
+			return s, fmt.Errorf("%s: --comm-sms %d: the ideal endpoint uses no SMs for communication (Table VI); drop --comm-sms or choose a baseline system", s.Name, n)
+		case s.Kind == ACE && n != 0:
+			return s, fmt.Errorf("%s: --comm-sms %d: ACE runs collectives on its own engine and uses no SMs (Table VI); drop --comm-sms or choose a baseline system", s.Name, n)
+		case s.Kind == Baseline && n < 1:
+			return s, s.smsOutOfRange(n)
 		}
-		out.CommSMs = commSMs
+		out.CommSMs = n
 	}
 	if commMemGBps != nil {
 		if s.Kind == Ideal {
@@ -245,11 +248,7 @@ func (s System) validateComm() error {
 				s.Name, maxSMs, memRange, strings.Join(missing, " and "))
 		}
 		if s.CommSMs < 1 || s.CommSMs > maxSMs {
-			why := "the NPU has 80 SMs"
-			if s.Overlap {
-				why = "the NPU has 80 SMs and compute, running alongside, needs at least one"
-			}
-			return fmt.Errorf("%s: --comm-sms %d: out of range; the baseline's collectives run on SMs and %s, so use 1..%d", s.Name, s.CommSMs, why, maxSMs)
+			return s.smsOutOfRange(s.CommSMs)
 		}
 	default:
 		return fmt.Errorf("%s: unknown kind %s: use a preset from Lookup (%s)", s.Name, s.Kind, strings.Join(Names(), ", "))
@@ -268,6 +267,16 @@ func (s System) validateComm() error {
 		return fmt.Errorf("%s: --comm-mem-bw %s GB/s: too much; %s, so use a value in %s GB/s", s.Name, fmtGBps(m), why, memRange)
 	}
 	return nil
+}
+
+// smsOutOfRange is the error for n communication SMs on baseline s,
+// outside 1 to the most it can take.
+func (s System) smsOutOfRange(n int) error {
+	maxSMs, why := npu.SMs, "the NPU has 80 SMs"
+	if s.Overlap {
+		maxSMs, why = npu.SMs-1, "the NPU has 80 SMs and compute, running alongside, needs at least one"
+	}
+	return fmt.Errorf("%s: --comm-sms %d: out of range; the baseline's collectives run on SMs and %s, so use 1..%d", s.Name, n, why, maxSMs)
 }
 
 // clone returns s sharing no memory with it.
@@ -301,5 +310,5 @@ func (s System) WithACEMemory(gbps *big.Rat) (System, error) {
 	if s.Kind != ACE || gbps == nil || (s.CommMemGBps != nil && s.CommMemGBps.Cmp(gbps) == 0) {
 		return s, nil
 	}
-	return s.With(0, gbps)
+	return s.With(nil, gbps)
 }

@@ -50,7 +50,7 @@ func TestPresetsMatchTableVI(t *testing.T) {
 
 			// Table VI is consistent with the rule With applies: no override
 			// changes nothing.
-			same, err := s.With(0, nil)
+			same, err := s.With(nil, nil)
 			require.NoError(t, err)
 			require.Equal(t, s, same)
 		})
@@ -98,7 +98,7 @@ func TestWithRecomputesCompute(t *testing.T) {
 	tests := []struct {
 		name        string
 		system      string
-		sms         int
+		sms         *int
 		mem         *big.Rat
 		commSMs     int
 		commGBps    *big.Rat
@@ -106,24 +106,27 @@ func TestWithRecomputesCompute(t *testing.T) {
 		computeGBps *big.Rat
 	}{
 		// 80 − 8 = 72 SMs; memory kept at 450, so 900 − 450 = 450.
-		{"commopt 8 SMs", "baseline-commopt", 8, nil, 8, rat(450), 72, rat(450)},
+		{"commopt 8 SMs", "baseline-commopt", ptr(8), nil, 8, rat(450), 72, rat(450)},
 		// 900 − 300 = 600 GB/s; SMs kept at 6, so 74.
-		{"commopt 300 GB/s", "baseline-commopt", 0, rat(300), 6, rat(300), 74, rat(600)},
+		{"commopt 300 GB/s", "baseline-commopt", nil, rat(300), 6, rat(300), 74, rat(600)},
 		// 80 − 4 = 76, 900 − 200 = 700.
-		{"compopt both", "baseline-compopt", 4, rat(200), 4, rat(200), 76, rat(700)},
+		{"compopt both", "baseline-compopt", ptr(4), rat(200), 4, rat(200), 76, rat(700)},
 		// 900 − 133.5 = 766.5, exact.
-		{"ace fractional memory", "ace", 0, big.NewRat(267, 2), 0, big.NewRat(267, 2), 80, big.NewRat(1533, 2)},
+		{"ace fractional memory", "ace", nil, big.NewRat(267, 2), 0, big.NewRat(267, 2), 80, big.NewRat(1533, 2)},
 		// ACE with the 80 GB/s of Fig. 12's embedding optimisation added: 900 − 208 = 692.
-		{"ace 208 GB/s", "ace", 0, rat(208), 0, rat(208), 80, rat(692)},
+		{"ace 208 GB/s", "ace", nil, rat(208), 0, rat(208), 80, rat(692)},
 		// No overlap: communication runs after compute, so compute keeps all.
-		{"nooverlap 10 SMs 100 GB/s", "baseline-nooverlap", 10, rat(100), 10, rat(100), 80, rat(900)},
-		{"nooverlap all 80 SMs", "baseline-nooverlap", 80, rat(900), 80, rat(900), 80, rat(900)},
+		{"nooverlap 10 SMs 100 GB/s", "baseline-nooverlap", ptr(10), rat(100), 10, rat(100), 80, rat(900)},
+		{"nooverlap all 80 SMs", "baseline-nooverlap", ptr(80), rat(900), 80, rat(900), 80, rat(900)},
 		// The baseline without defaults: 80 − 6 = 74, 900 − 450 = 450 (= commopt).
-		{"baseline as commopt", "baseline", 6, rat(450), 6, rat(450), 74, rat(450)},
+		{"baseline as commopt", "baseline", ptr(6), rat(450), 6, rat(450), 74, rat(450)},
 		// Largest overlapping split: 80 − 79 = 1 SM, 900 − 899.5 = 0.5 GB/s.
-		{"baseline at the limit", "baseline", 79, big.NewRat(1799, 2), 79, big.NewRat(1799, 2), 1, big.NewRat(1, 2)},
+		{"baseline at the limit", "baseline", ptr(79), big.NewRat(1799, 2), 79, big.NewRat(1799, 2), 1, big.NewRat(1, 2)},
 		// The ideal endpoint takes no overrides and needs none.
-		{"ideal unchanged", "ideal", 0, nil, 0, rat(0), 80, rat(900)},
+		{"ideal unchanged", "ideal", nil, nil, 0, rat(0), 80, rat(900)},
+		// An explicit 0 SMs is what the ideal endpoint and ACE use.
+		{"ideal 0 SMs", "ideal", ptr(0), nil, 0, rat(0), 80, rat(900)},
+		{"ace 0 SMs", "ace", ptr(0), nil, 0, rat(128), 80, rat(772)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -157,27 +160,29 @@ func TestErrors(t *testing.T) {
 	tests := []struct {
 		name   string
 		system string
-		sms    int
+		sms    *int
 		mem    *big.Rat
 		want   []string // substrings of the error
 	}{
-		{"baseline without values", "baseline", 0, nil, []string{"baseline", "--comm-sms", "--comm-mem-bw", "missing --comm-sms and --comm-mem-bw"}},
-		{"baseline without memory", "baseline", 6, nil, []string{"pass --comm-sms", "missing --comm-mem-bw"}},
-		{"baseline without SMs", "baseline", 0, rat(450), []string{"pass --comm-sms", "missing --comm-sms"}},
-		{"commopt 81 SMs", "baseline-commopt", 81, nil, []string{"baseline-commopt", "--comm-sms 81", "1..79"}},
-		{"commopt 80 SMs leaves none to compute", "baseline-commopt", 80, nil, []string{"--comm-sms 80", "compute", "1..79"}},
-		{"nooverlap 81 SMs", "baseline-nooverlap", 81, nil, []string{"--comm-sms 81", "1..80"}},
-		{"negative SMs", "baseline-compopt", -2, nil, []string{"--comm-sms -2", "1..79"}},
-		{"baseline zero memory", "baseline-commopt", 0, rat(0), []string{"--comm-mem-bw 0 GB/s", "positive", "(0, 900)"}},
-		{"baseline negative memory", "baseline-commopt", 0, rat(-10), []string{"--comm-mem-bw -10 GB/s", "(0, 900)"}},
-		{"commopt 900 GB/s leaves none to compute", "baseline-commopt", 0, rat(900), []string{"--comm-mem-bw 900 GB/s", "compute", "(0, 900)"}},
-		{"nooverlap 901 GB/s", "baseline-nooverlap", 0, rat(901), []string{"--comm-mem-bw 901 GB/s", "(0, 900]"}},
-		{"fractional memory named exactly", "baseline-compopt", 0, big.NewRat(2704, 3), []string{"901.333333 (2704/3) GB/s"}},
-		{"ace zero memory", "ace", 0, rat(0), []string{"ace", "--comm-mem-bw 0 GB/s", "positive"}},
-		{"ace too much memory", "ace", 0, rat(1000), []string{"--comm-mem-bw 1000 GB/s", "(0, 900)"}},
-		{"ace SMs", "ace", 2, nil, []string{"--comm-sms 2", "no SMs", "drop --comm-sms"}},
-		{"ideal SMs", "ideal", 1, nil, []string{"ideal", "--comm-sms 1", "drop --comm-sms"}},
-		{"ideal memory", "ideal", 0, rat(128), []string{"--comm-mem-bw 128 GB/s", "drop --comm-mem-bw"}},
+		{"baseline without values", "baseline", nil, nil, []string{"baseline", "--comm-sms", "--comm-mem-bw", "missing --comm-sms and --comm-mem-bw"}},
+		{"baseline without memory", "baseline", ptr(6), nil, []string{"pass --comm-sms", "missing --comm-mem-bw"}},
+		{"baseline without SMs", "baseline", nil, rat(450), []string{"pass --comm-sms", "missing --comm-sms"}},
+		{"commopt 81 SMs", "baseline-commopt", ptr(81), nil, []string{"baseline-commopt", "--comm-sms 81", "1..79"}},
+		{"commopt 80 SMs leaves none to compute", "baseline-commopt", ptr(80), nil, []string{"--comm-sms 80", "compute", "1..79"}},
+		{"nooverlap 81 SMs", "baseline-nooverlap", ptr(81), nil, []string{"--comm-sms 81", "1..80"}},
+		{"negative SMs", "baseline-compopt", ptr(-2), nil, []string{"--comm-sms -2", "1..79"}},
+		{"baseline 0 SMs", "baseline-commopt", ptr(0), nil, []string{"--comm-sms 0", "1..79"}},
+		{"nooverlap 0 SMs", "baseline-nooverlap", ptr(0), rat(100), []string{"--comm-sms 0", "1..80"}},
+		{"baseline zero memory", "baseline-commopt", nil, rat(0), []string{"--comm-mem-bw 0 GB/s", "positive", "(0, 900)"}},
+		{"baseline negative memory", "baseline-commopt", nil, rat(-10), []string{"--comm-mem-bw -10 GB/s", "(0, 900)"}},
+		{"commopt 900 GB/s leaves none to compute", "baseline-commopt", nil, rat(900), []string{"--comm-mem-bw 900 GB/s", "compute", "(0, 900)"}},
+		{"nooverlap 901 GB/s", "baseline-nooverlap", nil, rat(901), []string{"--comm-mem-bw 901 GB/s", "(0, 900]"}},
+		{"fractional memory named exactly", "baseline-compopt", nil, big.NewRat(2704, 3), []string{"901.333333 (2704/3) GB/s"}},
+		{"ace zero memory", "ace", nil, rat(0), []string{"ace", "--comm-mem-bw 0 GB/s", "positive"}},
+		{"ace too much memory", "ace", nil, rat(1000), []string{"--comm-mem-bw 1000 GB/s", "(0, 900)"}},
+		{"ace SMs", "ace", ptr(2), nil, []string{"--comm-sms 2", "no SMs", "drop --comm-sms"}},
+		{"ideal SMs", "ideal", ptr(1), nil, []string{"ideal", "--comm-sms 1", "drop --comm-sms"}},
+		{"ideal memory", "ideal", nil, rat(128), []string{"--comm-mem-bw 128 GB/s", "drop --comm-mem-bw"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -244,3 +249,6 @@ func TestWithACEMemory(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, same.CommMemGBps.Cmp(big.NewRat(450, 1)))
 }
+
+// ptr returns a pointer to n, for With's SMs.
+func ptr(n int) *int { return &n }

@@ -171,7 +171,7 @@ type collectiveOpts struct {
 	p                         platform.Platform
 	commMemBW                 string
 	commSMs                   int
-	commSMsGiven              bool // --comm-sms was given (0 then is a value, refused)
+	commSMsGiven              bool // --comm-sms was given (0 then is a value)
 	traceHash, checkData      bool
 	full                      bool
 	outputFlags
@@ -404,13 +404,14 @@ func (o collectiveOpts) systemSpec() (systems.System, error) {
 			return sys, fmt.Errorf("--comm-mem-bw: %w", err)
 		}
 	}
-	if o.commSMs < 0 || o.commSMs == 0 && o.commSMsGiven {
-		return sys, fmt.Errorf("--comm-sms %d: give 1 to %d SMs (the NPU has %d)", o.commSMs, npu.SMs-1, npu.SMs)
-	}
 	if sys, err = sys.WithACEMemory(o.p.ACE.CommMemGBps); err != nil { // ace.mem_bw, --comm-mem-bw winning
 		return sys, err
 	}
-	return sys.With(o.commSMs, bw)
+	var sms *int // not given: the system's
+	if o.commSMsGiven {
+		sms = &o.commSMs
+	}
+	return sys.With(sms, bw)
 }
 
 func systemHelp() string {

@@ -67,6 +67,20 @@ func TestCollectiveTable(t *testing.T) {
 	require.Contains(t, out, "98304 (1.5000 × payload)") // 2·3/4 · 64 KiB
 }
 
+// --comm-sms is judged by the system: 0 is what the ideal endpoint and
+// ACE use, and all 80 SMs are a baseline's that does not overlap.
+func TestCollectiveCommSMs(t *testing.T) {
+	for _, args := range [][]string{
+		{"--system", "ideal", "--comm-sms", "0"},
+		{"--system", "ace", "--comm-sms", "0"},
+		{"--system", "baseline-nooverlap", "--comm-sms", "80"},
+	} {
+		code, out, errOut := runCLI(append([]string{"collective", "--topo", "4x1x1", "--size", "64KiB"}, args...)...)
+		require.Equal(t, 0, code, "%v: %s", args, errOut)
+		require.Contains(t, out, "bytes sent per NPU")
+	}
+}
+
 func TestCollectiveErrors(t *testing.T) {
 	tests := []struct {
 		args []string
@@ -79,6 +93,8 @@ func TestCollectiveErrors(t *testing.T) {
 		{[]string{"collective", "--system", "gpu"}, 1, "unknown system \"gpu\": use one of baseline-nooverlap"},
 		{[]string{"collective", "--system", "baseline"}, 1, "--comm-sms"},
 		{[]string{"collective", "--system", "baseline-commopt", "--comm-sms", "-1"}, 1, "--comm-sms -1"},
+		{[]string{"collective", "--system", "baseline-commopt", "--comm-sms", "0"}, 1, "--comm-sms 0: out of range; the baseline's collectives run on SMs and the NPU has 80 SMs and compute, running alongside, needs at least one, so use 1..79"},
+		{[]string{"collective", "--system", "ideal", "--comm-sms", "3"}, 1, "ideal: --comm-sms 3: the ideal endpoint uses no SMs"},
 		{[]string{"collective", "--system", "ace", "--comm-mem-bw", "fast"}, 1, "--comm-mem-bw"},
 		{[]string{"collective", "--format", "xml"}, 1, "--format"},
 		{[]string{"collective", "--bogus"}, 2, "unknown flag"},
