@@ -346,6 +346,7 @@ func Merge(dirs []string) (*Spec, []PointResult, error) {
 	}
 	var spec *Spec
 	var first string
+	var encoded []byte // spec's canonical JSON
 	all := map[int]*PointResult{}
 	from := map[int]string{}
 	shards := map[string]string{}
@@ -358,12 +359,12 @@ func Merge(dirs []string) (*Spec, []PointResult, error) {
 		if err := json.Unmarshal(b, &d); err != nil || d.Spec == nil {
 			return nil, nil, fmt.Errorf("merge: %s/sweep.json is not a sweep's (%v)", dir, err)
 		}
-		if err := d.Spec.check(); err != nil {
-			return nil, nil, fmt.Errorf("merge: %s/sweep.json: %w (edited, or from another version of acemu?)", dir, err)
-		}
 		if spec == nil {
-			spec, first = d.Spec, dir
-		} else if !bytes.Equal(spec.encode(), d.Spec.encode()) {
+			if err := d.Spec.check(); err != nil {
+				return nil, nil, fmt.Errorf("merge: %s/sweep.json: %w (edited, or from another version of acemu?)", dir, err)
+			}
+			spec, first, encoded = d.Spec, dir, d.Spec.encode()
+		} else if !bytes.Equal(encoded, d.Spec.encode()) { // the same as the first, which is checked
 			return nil, nil, fmt.Errorf("merge: %s and %s hold different sweeps", first, dir)
 		}
 		if other, ok := shards[d.Shard]; ok {

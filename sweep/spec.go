@@ -165,14 +165,7 @@ func New(r Request) (*Spec, error) {
 	if err := s.setReference(r.Reference); err != nil {
 		return nil, err
 	}
-	n := int64(len(s.Workloads) * len(s.Topologies))
-	for _, a := range s.Axes {
-		n *= int64(len(a.Values))
-		if n > MaxPoints {
-			return nil, fmt.Errorf("the grid has more than %d points; sweep fewer values (or cut it into several sweeps)", MaxPoints)
-		}
-	}
-	if err := s.checkPlatforms(); err != nil {
+	if err := s.check(); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -194,9 +187,10 @@ func workloadHash(w string) (string, error) {
 // maxWorkloadFile bounds a workload file read for its hash.
 const maxWorkloadFile = 64 << 20
 
-// check checks a spec read from disk (sweep.json) as New checks one it
-// builds: every list and axis filled, the reference on the axes, the base
-// values readable, the grid within MaxPoints.
+// check checks a spec, built (New) or read from disk (sweep.json): every
+// list and axis filled, the reference on the axes, the grid within
+// MaxPoints, the base values readable, every combination's platform
+// valid.
 func (s *Spec) check() error {
 	if len(s.Workloads) == 0 || len(s.Topologies) == 0 || len(s.Systems) == 0 {
 		return fmt.Errorf("no workloads, topologies or systems")
@@ -213,14 +207,11 @@ func (s *Spec) check() error {
 			return fmt.Errorf("axis %s: no values, or the reference %s is not among them", a.Key, s.Reference[i])
 		}
 		if n *= int64(len(a.Values)); n > MaxPoints {
-			return fmt.Errorf("more than %d points", MaxPoints)
+			return fmt.Errorf("the grid has more than %d points; sweep fewer values (or cut it into several sweeps)", MaxPoints)
 		}
 	}
-	p := platform.Default()
-	for _, b := range s.Base {
-		if err := p.Set(b.Key, b.Value); err != nil {
-			return err
-		}
+	if _, err := s.base(); err != nil {
+		return err
 	}
 	return s.checkPlatforms()
 }
@@ -440,13 +431,22 @@ func (s *Spec) axisKeys() string {
 	return strings.Join(ks, ", ")
 }
 
-// basePlatform is the platform of Base.
-func (s *Spec) basePlatform() platform.Platform {
+// base returns the platform of Base, or the first setting it refuses.
+func (s *Spec) base() (platform.Platform, error) {
 	p := platform.Default()
 	for _, b := range s.Base {
 		if err := p.Set(b.Key, b.Value); err != nil {
-			panic("sweep: base setting " + b.Key + ": " + err.Error()) // New or check checked it
+			return p, err
 		}
+	}
+	return p, nil
+}
+
+// basePlatform is the platform of Base, which check has checked.
+func (s *Spec) basePlatform() platform.Platform {
+	p, err := s.base()
+	if err != nil {
+		panic("sweep: " + err.Error()) // New or check checked it
 	}
 	return p
 }
