@@ -121,9 +121,12 @@ func Run(ctx context.Context, s *Spec, o Options) (*Outcome, error) {
 	}
 	wls := map[string]*workload.Workload{}
 	for _, n := range s.Workloads {
-		w, err := workload.Load(n)
-		if err != nil {
-			return nil, fmt.Errorf("--workload: %w", err)
+		w := s.loaded[n] // read by New
+		if w == nil {
+			var err error
+			if w, err = workload.Load(n); err != nil {
+				return nil, fmt.Errorf("--workload: %w", err)
+			}
 		}
 		wls[n] = w
 	}

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"os"
 	"slices"
 	"strings"
 
@@ -65,6 +66,9 @@ type Spec struct {
 	// Reference is the point the aggregate is normalised to: one value per
 	// axis, in the axes' order.
 	Reference []string `json:"reference"`
+	// loaded holds the workloads New read, by name, for Run (a Spec read
+	// back from disk has none, and Run loads them).
+	loaded map[string]*workload.Workload
 }
 
 // Request is what a user asks for, before it is checked: the platform
@@ -127,23 +131,20 @@ func New(r Request) (*Spec, error) {
 		s.Axes = append(s.Axes, Axis{a.key, vals})
 	}
 	var err error
+	s.loaded = map[string]*workload.Workload{}
+	hashes := map[string]string{}
 	if s.Workloads, err = list(cmp.Or(r.Names.Workloads, "--workload"), r.Workloads, func(w string) (string, error) {
-		if slices.Contains(workload.BuiltinNames(), w) {
-			return w, nil
-		}
-		if _, err := workload.Load(w); err != nil {
+		wl, h, err := loadWorkload(w)
+		if err != nil {
 			return "", err
 		}
+		s.loaded[w], hashes[w] = wl, h
 		return w, nil
 	}); err != nil {
 		return nil, err
 	}
 	for _, w := range s.Workloads {
-		d, err := workloadHash(w)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", cmp.Or(r.Names.Workloads, "--workload"), err)
-		}
-		s.WorkloadFiles = append(s.WorkloadFiles, d)
+		s.WorkloadFiles = append(s.WorkloadFiles, hashes[w])
 	}
 	if s.Topologies, err = list(cmp.Or(r.Names.Topologies, "--topo"), r.Topologies, func(t string) (string, error) {
 		sh, err := torus.Parse(t)
@@ -171,20 +172,26 @@ func New(r Request) (*Spec, error) {
 	return s, nil
 }
 
-// workloadHash is the SHA-256 of a workload file's content, "" for a
-// built-in workload.
-func workloadHash(w string) (string, error) {
-	if slices.Contains(workload.BuiltinNames(), w) {
-		return "", nil
+// loadWorkload loads workload w (workload.Load) and returns the SHA-256
+// of its file's content ("" for a built-in workload), hashing and parsing
+// the same bytes, read once.
+func loadWorkload(w string) (*workload.Workload, string, error) {
+	if _, err := os.Stat(w); err != nil || slices.Contains(workload.BuiltinNames(), w) {
+		wl, err := workload.Load(w) // a built-in, or Load's error for what is neither
+		return wl, "", err
 	}
 	b, err := limited.ReadFile(w, maxWorkloadFile, "a workload file of 10000 layers is far smaller")
 	if err != nil {
-		return "", err
+		return nil, "", err
 	}
-	return fmt.Sprintf("%x", sha256.Sum256(b)), nil
+	wl, err := workload.ParseAstraSim(bytes.NewReader(b), w)
+	if err != nil {
+		return nil, "", err
+	}
+	return wl, fmt.Sprintf("%x", sha256.Sum256(b)), nil
 }
 
-// maxWorkloadFile bounds a workload file read for its hash.
+// maxWorkloadFile bounds a workload file read.
 const maxWorkloadFile = 64 << 20
 
 // check checks a spec, built (New) or read from disk (sweep.json): every
