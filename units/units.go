@@ -24,6 +24,10 @@ var sizeUnits = []struct {
 	{"b", 1},
 }
 
+// MaxSize is the largest size acemu takes, 1 PiB: beyond any collective
+// it can run (a workload file's sizes are bounded alike).
+const MaxSize = 1 << 50
+
 // ParseSize reads a byte count such as "64MiB", "8 KiB", "1.5GB" or "4096".
 // KiB, MiB, GiB are powers of 1024; KB, MB, GB powers of 1000; a bare K, M,
 // G is binary. The result must be a whole number of bytes.
@@ -51,7 +55,7 @@ func ParseSize(s string) (int64, error) {
 	if b < 1 {
 		return 0, fmt.Errorf("size %q: must be at least 1 byte", s)
 	}
-	if b > 1<<50 {
+	if b > MaxSize {
 		return 0, fmt.Errorf("size %q: more than 1 PiB is not a size this model can run", s)
 	}
 	if b != math.Trunc(b) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/acemu/acemu/internal/lines"
+	"github.com/acemu/acemu/units"
 )
 
 // AstraSimCycleHz is the clock of the compute times and update delays in
@@ -292,8 +293,8 @@ func (p *astraParser) checkDLRM(w *Workload, headerLine int, count int64) error 
 const maxAstraLine = 1 << 20
 
 // MaxCommBytes bounds a collective's size in a workload file, as sizes
-// on the command line are (units.ParseSize: 1 PiB).
-const MaxCommBytes = 1 << 50
+// on the command line are (units.MaxSize: 1 PiB).
+const MaxCommBytes = units.MaxSize
 
 // count reads the layer-count line.
 func (p *astraParser) count(f []string) (int64, error) {
