@@ -204,7 +204,7 @@ func (f *outputFlags) checkClashes(ss []systems.System, series *string) error {
 			names = append(names, s.Name)
 		}
 	}
-	for _, k := range []struct{ flag, path, ext string }{{"--pcap", f.pcap, ".pcap"}, {"--trace", f.trace, ".json"}} {
+	for _, k := range f.perSystem() {
 		for _, n := range names {
 			what := k.flag
 			if n != "" {
@@ -229,22 +229,29 @@ type outputKind struct {
 // --pcap (with its filter, checked against the run's npus NPUs) and
 // --trace (with its NPUs; name names the run of a system).
 func (f *outputFlags) asked(npus int, name func(system string) string) ([]outputKind, error) {
-	var out []outputKind
-	if f.pcap != "" {
-		mk, err := pcapOutput(f.pcapFilter, npus)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, outputKind{"--pcap", f.pcap, ".pcap", mk})
+	makers := [...]func() (func(*outfile.File, string) outputFile, error){ // in perSystem's order
+		func() (func(*outfile.File, string) outputFile, error) { return pcapOutput(f.pcapFilter, npus) },
+		func() (func(*outfile.File, string) outputFile, error) { return traceOutput(f.traceNPUs, name) },
 	}
-	if f.trace != "" {
-		mk, err := traceOutput(f.traceNPUs, name)
-		if err != nil {
+	var out []outputKind
+	for i, k := range f.perSystem() {
+		if k.path == "" {
+			continue
+		}
+		var err error
+		if k.mk, err = makers[i](); err != nil {
 			return nil, err
 		}
-		out = append(out, outputKind{"--trace", f.trace, ".json", mk})
+		out = append(out, k)
 	}
 	return out, nil
+}
+
+// perSystem are the outputs written for each system, in this order:
+// --pcap and --trace, with the paths given ("" for none) and their
+// default extensions.
+func (f *outputFlags) perSystem() [2]outputKind {
+	return [2]outputKind{{flag: "--pcap", path: f.pcap, ext: ".pcap"}, {flag: "--trace", path: f.trace, ext: ".json"}}
 }
 
 // startOutputs creates each output and starts it on net, for a run of
