@@ -17,6 +17,10 @@ const MaxNPUs = 1 << 16
 // (see Validate).
 type Shape struct{ L, V, H int }
 
+// ErrFile is what Parse's error wraps when the topology names a file: a
+// caller that knows where topology files are read can say so.
+var ErrFile = errors.New("a file, where a torus LxVxH is wanted")
+
 // topologyExample is the example the error messages suggest.
 const topologyExample = "4x8x4"
 
@@ -30,7 +34,7 @@ func Parse(s string) (Shape, error) {
 		return Shape{}, fmt.Errorf("topology %q is empty; want three sizes LxVxH, e.g. %s", s, topologyExample)
 	}
 	if low := strings.ToLower(text); strings.Contains(text, "/") || strings.HasSuffix(low, ".yaml") || strings.HasSuffix(low, ".yml") || strings.HasSuffix(low, ".json") {
-		return Shape{}, fmt.Errorf("topology %q: a file, where a torus LxVxH is wanted, e.g. %s (topology files work with acemu collective and acemu topology dump)", s, topologyExample)
+		return Shape{}, fmt.Errorf("topology %q: %w, e.g. %s", s, ErrFile, topologyExample)
 	}
 	parts := strings.Split(strings.ReplaceAll(text, "X", "x"), "x")
 	for i := range parts {

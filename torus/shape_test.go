@@ -131,3 +131,13 @@ func TestSize(t *testing.T) {
 	}
 	assert.Panics(t, func() { s.Size(Dim(3)) })
 }
+
+// A topology that names a file is refused with ErrFile, which callers
+// that know where topology files are read can recognise.
+func TestParseNamesAFile(t *testing.T) {
+	for _, s := range []string{"net.yaml", "dir/ring.json", "T.YML"} {
+		_, err := Parse(s)
+		require.ErrorIs(t, err, ErrFile, s)
+		require.NotContains(t, err.Error(), "acemu", "the parser names no command")
+	}
+}

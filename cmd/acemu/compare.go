@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -76,7 +77,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	shape, err := torus.Parse(*topo)
 	if err != nil {
-		return fail(fmt.Errorf("--topo: %w", err))
+		return fail(fmt.Errorf("--topo: %w", fileHint(err)))
 	}
 	w, err := loadWorkload(*wl)
 	if err != nil {
@@ -261,4 +262,13 @@ func loadWorkload(name string) (*workload.Workload, error) {
 		return nil, fmt.Errorf("--workload: %w", err)
 	}
 	return w, nil
+}
+
+// fileHint adds to a torus topology's error for a file where the
+// commands that read topology files are.
+func fileHint(err error) error {
+	if errors.Is(err, torus.ErrFile) {
+		return fmt.Errorf("%w (topology files work with acemu collective and acemu topology dump)", err)
+	}
+	return err
 }

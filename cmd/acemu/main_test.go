@@ -668,3 +668,17 @@ func requireJSONReadsBack(t *testing.T, dump []string, readBack func(path string
 	require.Equal(t, 0, code, errOut)
 	require.Equal(t, want, again)
 }
+
+// The comparator and the sweep, which take only tori, say which commands
+// read a topology file named where a torus is wanted.
+func TestTopologyFileHint(t *testing.T) {
+	for _, args := range [][]string{
+		{"--topo", "net.yaml", "--workload", "resnet50"},
+		{"sweep", "--topo", "net.yaml", "--workload", "resnet50"},
+	} {
+		code, _, errOut := runCLI(args...)
+		require.Equal(t, 1, code, args)
+		require.Contains(t, errOut, "a file, where a torus LxVxH is wanted", args)
+		require.Contains(t, errOut, "topology files work with acemu collective and acemu topology dump", args)
+	}
+}

@@ -111,7 +111,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}
 	spec, err := sweep.New(req)
 	if err != nil {
-		return fail(err)
+		return fail(fileHint(err))
 	}
 	var sh sweep.Shard
 	if *shard != "" {
