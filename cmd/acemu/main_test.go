@@ -682,3 +682,15 @@ func TestTopologyFileHint(t *testing.T) {
 		require.Contains(t, errOut, "topology files work with acemu collective and acemu topology dump", args)
 	}
 }
+
+// A sweep's list flag wins over its file's list, and an error in it names
+// the flag; an error in the file's list names the file.
+func TestSweepListErrorsNameTheirSource(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.yaml")
+	require.NoError(t, os.WriteFile(file, []byte("workloads: [resnet50]\ntopologies: [4x0x1]\nsystems: [ace]\n"), 0o644))
+	_, _, errOut := runCLI("sweep", "--file", file)
+	require.Contains(t, errOut, file+": topologies: topology \"4x0x1\"")
+	_, _, errOut = runCLI("sweep", "--file", file, "--topo", "4x0x2")
+	require.Contains(t, errOut, "--topo: topology \"4x0x2\"")
+}

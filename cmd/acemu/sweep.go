@@ -90,23 +90,20 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}
 	req.Sets = append(req.Sets, *sets...)
 	req.Reference = append(req.Reference, *refs...)
+	// A list flag given wins over the file's list (and errors then name
+	// the flag: an empty name); a list neither gives takes the flag's
+	// default.
 	for _, l := range []struct {
 		flag string
 		val  string
 		dst  *[]string
-	}{{"workload", *wl, &req.Workloads}, {"topo", *topo, &req.Topologies}, {"systems", *sysList, &req.Systems}} {
+		name *string
+	}{{"workload", *wl, &req.Workloads, &req.Names.Workloads}, {"topo", *topo, &req.Topologies, &req.Names.Topologies}, {"systems", *sysList, &req.Systems, &req.Names.Systems}} {
+		if fs.Changed(l.flag) {
+			*l.name = ""
+		}
 		if fs.Changed(l.flag) || *l.dst == nil {
 			*l.dst = strings.Split(l.val, ",")
-			if fs.Changed(l.flag) {
-				switch l.flag {
-				case "workload":
-					req.Names.Workloads = ""
-				case "topo":
-					req.Names.Topologies = ""
-				case "systems":
-					req.Names.Systems = ""
-				}
-			}
 		}
 	}
 	spec, err := sweep.New(req)
