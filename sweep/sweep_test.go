@@ -321,7 +321,7 @@ func TestDirectoriesAreSharedSafely(t *testing.T) {
 	unlock()
 	_, err = Run(context.Background(), s, Options{Dir: dir, Workers: 2})
 	require.NoError(t, err)
-	tmp := filepath.Join(dir, "points", "000003.json.tmp")
+	tmp := filepath.Join(dir, "points", ".000003.json.41.tmp") // outfile's temporary name for 000003.json
 	require.NoError(t, os.WriteFile(tmp, []byte("{half"), 0o644))
 	_, _, err = Merge([]string{dir})
 	require.NoError(t, err)
