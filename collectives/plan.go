@@ -100,7 +100,13 @@ func NewPlan(cfg Config, algorithm string, payload, chunkBytes int64) (*Plan, er
 	// finds whether every NPU runs NPU 0's programs translated
 	// (CheckEquivariant), so that a folded run does not build them again.
 	s := cfg.Shape.Table()
-	if p.decideByPosition(s, lens) {
+	switch decided, err := p.decideByPosition(s, lens); {
+	case decided && err == nil:
+		return p, nil
+	case decided && cfg.Shape.N() > torus.MaxFullNPUs:
+		// Not equivariant, on more NPUs than a run simulates one by one:
+		// no run can use every NPU's programs, so they are not built.
+		p.equiv, p.equivKnown = err, true
 		return p, nil
 	}
 	for _, l := range lens {
@@ -131,32 +137,33 @@ func NewPlan(cfg Config, algorithm string, payload, chunkBytes int64) (*Plan, er
 
 // decideByPosition builds and checks NPU 0's programs for every chunk
 // length and, for a hierarchical plan on the torus's dimensions, decides
-// equivariance from the members of NPU 0's groups (Hierarchical.byPosition).
-// It reports true when every NPU runs NPU 0's programs translated: the
-// others are then checked (translates of programs that are valid are
-// valid) and built only when a run on a full network asks. Otherwise the
-// caller builds and checks every NPU's.
-func (p *Plan) decideByPosition(s *torus.Table, lens []int64) bool {
+// equivariance from the members of NPU 0's groups (Hierarchical.byPosition):
+// decided, with a nil error when every NPU runs NPU 0's programs
+// translated (the others are then checked, translates of programs that
+// are valid being valid, and built only when a run on a full network
+// asks), or with the reason they do not. Undecided, the caller builds and
+// checks every NPU's.
+func (p *Plan) decideByPosition(s *torus.Table, lens []int64) (decided bool, err error) {
 	h, ok := p.Algo.(*Hierarchical)
 	if !ok {
-		return false
+		return false, nil
 	}
 	for _, l := range lens {
 		progs, err := p.programs(0, l)
 		if err != nil {
-			return false
+			return false, nil
 		}
 		for _, prog := range progs {
 			if prog.Validate() != nil {
-				return false
+				return false, nil
 			}
 		}
 		if decided, err := h.byPosition(p, s, l, progs); !decided || err != nil {
-			return false
+			return decided, err
 		}
 	}
 	p.equiv, p.equivKnown = nil, true
-	return true
+	return true, nil
 }
 
 // NumPhases returns the number of phases.

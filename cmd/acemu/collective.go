@@ -270,13 +270,17 @@ func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 	// One NPU stands for all when nothing needs every NPU (data checks, the
 	// trace hash of every link) and the plan allows it: the same numbers
 	// (docs/architecture.md "Folding").
-	folded := !o.full && !o.checkData && !o.traceHash && o.spec.CanFold() && endpoint.Foldable(plan)
+	mayFold := !o.full && !o.checkData && !o.traceHash && o.spec.CanFold()
+	folded := mayFold && endpoint.Foldable(plan)
 	settings, err := linkSettings(o.p)
 	if err != nil {
 		return nil, err
 	}
 	net, err := o.spec.Build(k, settings, folded)
 	if err != nil {
+		if mayFold && !folded && shape.N() > torus.MaxFullNPUs { // the plan is why (its answer is kept)
+			err = fmt.Errorf("%w; this plan cannot be folded: %v", err, collectives.CheckEquivariant(plan))
+		}
 		return nil, err
 	}
 	var tr *observe.Hash

@@ -101,6 +101,9 @@ func TestCollectiveErrors(t *testing.T) {
 		{[]string{"collective", "extra"}, 2, "unexpected argument"},
 		{[]string{"frobnicate"}, 2, "unknown command"},
 		{[]string{"collective", "--size", "1GiB", "--chunk", "1B"}, 1, "afi.chunk = \"1B\": out of range: give 256B to 1GiB"},
+		// Too many NPUs to run one by one, and a plan that cannot be folded
+		// (1-byte blocks on a 256-ring): the refusal says why it is not folded.
+		{[]string{"collective", "--topo", "256x256x1"}, 1, "this plan cannot be folded: hierarchical allreduce on 256x256x1, phase 2"},
 	}
 	for _, tc := range tests {
 		code, _, errOut := runCLI(tc.args...)
