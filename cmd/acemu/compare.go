@@ -155,6 +155,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		finished = append(finished, r)
 	}
 	defer onInterrupt(func(stderr io.Writer) {
+		pb.finish() // the bars stop before the results and the message
 		finMu.Lock()
 		defer finMu.Unlock()
 		if len(finished) == 0 {

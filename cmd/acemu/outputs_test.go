@@ -9,13 +9,16 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/acemu/acemu/capture"
 	"github.com/acemu/acemu/fabric"
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/pcapgo"
 	"github.com/stretchr/testify/require"
+	"github.com/vbauerster/mpb/v8"
 )
 
 // countCapture reads a capture file back through the gopacket layer and
@@ -218,4 +221,28 @@ func TestOutPutsTheTimeseriesInItsDirectory(t *testing.T) {
 	code, _, errOut := runCLI("--workload", "dlrm", "--topo", "4x1x1", "--systems", "ideal", "--iterations", "1", "--out", dir, "--timeseries", "util.csv")
 	require.Equal(t, 0, code, errOut)
 	require.FileExists(t, filepath.Join(dir, "util.csv"))
+}
+
+// Ctrl-C ends the bars from its own goroutine while the run's end may be
+// ending them too: they end once, and neither call, nor a progress
+// update after them, waits forever.
+func TestProgressBarsEndOnce(t *testing.T) {
+	var buf bytes.Buffer
+	pb := &progressBars{bars: map[string]*mpb.Bar{}, shown: time.AfterFunc(time.Hour, func() {})}
+	pb.p = mpb.New(mpb.WithOutput(&buf), mpb.WithWidth(30))
+	pb.bars["a"] = pb.p.AddBar(0)
+	pb.update("a", 1, 4)
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pb.finish()
+		}()
+	}
+	wg.Wait()
+	pb.finish()
+	pb.update("a", 2, 4)
+	var none *progressBars
+	none.finish()
 }

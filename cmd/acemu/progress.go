@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -18,11 +19,10 @@ const progressDelay = 2 * time.Second
 // of its training loop's steps done, and the time left at the pace so
 // far.
 type progressBars struct {
-	p    *mpb.Progress
-	bars map[string]*mpb.Bar
-	// finished: finish has run.
-	finished bool
-	shown    *time.Timer
+	p     *mpb.Progress
+	bars  map[string]*mpb.Bar
+	once  sync.Once // finish's work, done once (the run's end or Ctrl-C)
+	shown *time.Timer
 }
 
 // newProgressBars returns bars for the systems named, or nil when stderr
@@ -59,10 +59,13 @@ func (pb *progressBars) update(system string, done, total int) {
 // stay on the terminal; a run that ended before they were shown leaves
 // nothing. Nil bars, and bars finished already, do nothing.
 func (pb *progressBars) finish() {
-	if pb == nil || pb.finished {
+	if pb == nil {
 		return
 	}
-	pb.finished = true
+	pb.once.Do(pb.end)
+}
+
+func (pb *progressBars) end() {
 	if pb.shown.Stop() { // never shown
 		for _, b := range pb.bars {
 			b.Abort(true)

@@ -126,14 +126,15 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if sh.N > 0 {
 		total = (spec.Len() - sh.I + sh.N - 1) / sh.N
 	}
+	pb := newProgressBars(stderr, []string{"points"})
 	defer onInterrupt(func(stderr io.Writer) {
+		pb.finish() // the bars stop before the message
 		kept := "not kept (no --out)"
 		if *out != "" {
 			kept = "kept in " + *out + "; the same command runs the rest"
 		}
 		fmt.Fprintf(stderr, "acemu sweep: interrupted: %d of %d points finished, %s\n", finished.Load(), total, kept)
 	})()
-	pb := newProgressBars(stderr, []string{"points"})
 	oc, err := sweep.Run(context.Background(), spec, sweep.Options{Workers: *workers, Shard: sh, Dir: *out,
 		Progress: func(done, total int) {
 			finished.Store(int64(done))
