@@ -13,7 +13,7 @@ import (
 // credits' cycles step as the packets' end cycles do).
 type creditRun struct {
 	at    rtl.Cycle
-	slack int32 // below Num, which is below 2^31 (rtl.NewRate)
+	slack int32 // below Num, which is below 2^31 (LinkParams.Validate)
 	n     int32
 }
 

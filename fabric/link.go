@@ -63,28 +63,31 @@ type Absorber interface {
 
 // A Feeder is a sending endpoint that can tell a link what it will put
 // into it next. With a Feeder at the sending end and an Absorber that takes
-// every packet on arrival at the other, a link moves a train of packets
-// (a message's packets leaving back to back while the sender waits for
-// room) in O(1) events: when a transmit event ends with the sender
-// waiting, the link works out when each following event would come and
-// what it would start, as far as nothing but the sender's plain refills
-// happens (no message finishing, no packet the receiver acts on, no
-// emptied buffer), and schedules the event where that stops. When it
-// ends with the sender not waiting, the train is a drain: the buffer's
-// packets leave as far as the one before its last, and a packet the
-// sender puts in meanwhile joins behind them (a refused one ends the
-// train there, since the next start calls the sender). On a link that
-// streams (streams), a train is worked out in closed form, not event by
-// event (planStream). When the
-// train ends there, the link takes the state the plan worked out, all at
+// every packet on arrival at the other, a link moves a train of packets in
+// O(1) events: when a transmit event ends with more packets waiting, the
+// link works out when each following transmit event would come and what
+// it would start, as far as nothing else would happen (no packet the
+// receiver acts on, no buffer emptied, no message finishing), and
+// schedules only the event where that stops. Two kinds:
+//
+//   - The sender waits for room: each start lets it put the next packet
+//     of its message in (Plain, Take), and a Send during the train is
+//     refused, as the full buffer would refuse it, unless the sender's
+//     plan changes, which ends the train there.
+//   - The sender does not wait (a drain): the buffer's packets leave, as
+//     far as the one before its last; a packet put in meanwhile joins the
+//     buffer behind them, and one refused (or a WantSpace) ends the train
+//     there, since the next start must call the sender.
+//
+// On a link that streams (streams) a train is worked out in closed form
+// (planStream), otherwise event by event (planTrain). When the train's
+// last event is due, the link takes the state the plan worked out, all at
 // once (the packets started, their credits, the serialiser, the refills
-// in the buffer); when something needs the link's state before that, or
-// a Send changes the sender's plan (which ends the train there), it does
-// the events due so far: one by one, with the per-packet code, or, in
-// closed form, all at once (applyStream). A Send that
-// leaves the plan as it was is refused, as the full buffer would. Every
-// packet's send and arrival cycle, and every credit, are what per-packet
-// events give (Network.SetPerPacket turns trains off, for the comparison).
+// in the buffer); when something needs the link's state before that, it
+// does the events due so far: one by one with the per-packet code, or, in
+// closed form, all at once (applyStream). Every packet's send and
+// arrival cycle, and every credit, are what per-packet events give
+// (Network.SetPerPacket turns trains off, for the comparison).
 //
 // An event scheduled ahead must run where the per-packet one would: the
 // transmit events of a link whose sender feeds trains take a fixed place
@@ -182,10 +185,10 @@ type Link struct {
 	// A train in closed form (planStream), instead of train: its events
 	// not done yet each start one full packet, back to back from where
 	// the serialiser stands, at the cycles the serialiser frees (the first
-	// at its FreeAt); streamLeft counts them. streams is whether the link
-	// can move such trains (Attach).
+	// at its FreeAt); streamLeft counts them. streaming is whether the
+	// link can move such trains (streams, at Attach).
 	streamLeft int
-	streams    bool
+	streaming  bool
 	gen        int64
 	// On a link with a feeder, pushed and popped count the packets into
 	// and out of the transmit buffer, and stops holds the numbers (pushed
@@ -210,7 +213,7 @@ type Link struct {
 	planUsed    int
 	trains      int64
 	drains      int64 // trains that are drains
-	streamed    int64 // trains in closed form
+	closed      int64 // trains in closed form
 	applied     int64 // trains done all at once
 }
 
@@ -252,7 +255,7 @@ func (l *Link) Attach(sender, receiver Endpoint, perPacket bool) {
 		if l.absorber != nil {
 			l.feeder = f
 			l.stops = *rtl.NewFIFO[int64](l.Params.TxBuffer)
-			l.streams = streams(l.Params)
+			l.streaming = streams(l.Params)
 		}
 	}
 }
@@ -267,7 +270,9 @@ func (l *Link) Attach(sender, receiver Endpoint, perPacket bool) {
 // cycle (less than Num units after its exact end); with RxBuffer − 1
 // full packets back to back between them, it is back by the exact
 // instant the later packet starts back to back, so it never holds a
-// train's packet back (planStream).
+// train's packet back (planStream). The bound is sufficient, not tight:
+// it allows for a credit's cycle lying up to a whole cycle after its
+// packet's exact end.
 func streams(p LinkParams) bool {
 	d := PacketBytes * p.Rate.Den
 	lag := int64(p.Latency + p.CreditLatency)
@@ -308,22 +313,14 @@ func (l *Link) Send(p Packet) bool {
 		// planned. If it is refused, the next start calls the sender:
 		// an event of its own.
 		l.catchUp()
-		if l.tx.Full() && (l.trainPos < len(l.train) || l.streamLeft > 0) {
-			l.abandon()
+		if l.tx.Full() {
+			l.endDrain()
 		}
 	} else if l.inTrain() {
 		// The transmit buffer is full all through a train, so the Send
 		// is refused, and the train's events need not be done yet:
-		// unless the sender's new plan ends the train here. Plain counts
-		// from where the sender stands and trainLeft from where the
-		// events done so far left it; doing more of them takes as many
-		// from both, so only a plan short of trainLeft now can end it.
-		if n, _ := l.feeder.Plain(l); n < l.trainLeft {
-			l.catchUp()
-			if n, _ := l.feeder.Plain(l); n < l.trainLeft {
-				l.abandon()
-			}
-		}
+		// unless the sender's new plan ends the train here.
+		l.checkPlan()
 		if !l.tx.Full() {
 			panic(fmt.Sprintf("%s: room in the transmit buffer during a train", l))
 		}
@@ -349,9 +346,9 @@ func (l *Link) Send(p Packet) bool {
 // SendRun puts packets into the transmit buffer as n Sends one after
 // another would, first and the n−1 following it in its message (none of
 // them its last), up to the first the buffer refuses, and returns how
-// many it took: a link that has a transmit event or a credit pending and
-// no train under way only takes packets in, as many as it has room for,
-// as one entry of the buffer.
+// many it took: a link with a transmit event pending (or stalled for a
+// credit) and no train under way only takes packets in, as many as it has
+// room for, as one entry of the buffer.
 func (l *Link) SendRun(first Packet, n int) int {
 	if first.Index+int32(n) >= first.Msg.Packets {
 		panic(fmt.Sprintf("%s: a run of %d packets from packet %d takes its message's last (of %d)", l, n, first.Index, first.Msg.Packets))
@@ -429,7 +426,43 @@ func (l *Link) RxPeek() (Packet, bool) { return l.rx.Peek() }
 
 // WantSpace asks for a SpaceAvailable call once the transmit buffer next
 // frees a slot, for a sender that checks TxSpace instead of being refused.
-func (l *Link) WantSpace() { l.senderWaiting = true }
+// It ends a train as a refused Send does: a drain (the next start calls
+// the sender), or a train whose refills the sender's plan no longer
+// gives.
+func (l *Link) WantSpace() {
+	if l.inTrain() && !l.drain {
+		l.checkPlan()
+	}
+	l.endDrain()
+	l.senderWaiting = true
+}
+
+// checkPlan ends the train under way (the sender waiting for room) before
+// its next event if the sender's plan no longer gives the refills it
+// counts on. Plain counts from where the sender stands and trainLeft from
+// where the events done so far left it; doing more of them takes as many
+// from both, so only a plan short of trainLeft now can end it.
+func (l *Link) checkPlan() {
+	if n, _ := l.feeder.Plain(l); n < l.trainLeft {
+		l.catchUp()
+		if n, _ := l.feeder.Plain(l); n < l.trainLeft {
+			l.abandon()
+		}
+	}
+}
+
+// endDrain ends the drain under way, if any, before its next event (the
+// sender now waits, and the next start must call it): its events due by
+// now are done first.
+func (l *Link) endDrain() {
+	if !l.inTrain() || !l.drain {
+		return
+	}
+	l.catchUp()
+	if l.trainPos < len(l.train) || l.streamLeft > 0 {
+		l.abandon()
+	}
+}
 
 // RxLen returns the packets waiting in the receive buffer.
 func (l *Link) RxLen() int { return l.rx.Len() }
@@ -446,7 +479,7 @@ func (l *Link) Handle(now rtl.Cycle, kind int32, gen int64) {
 			if l.streamLeft > 0 {
 				panic(fmt.Sprintf("%s: a train in closed form has events after its end", l))
 			}
-			l.train, l.trainPos = l.train[:0], 0
+			l.train, l.trainPos, l.drain = l.train[:0], 0, false
 		}
 		l.txPending = false
 		l.transmit(now, true)
@@ -611,7 +644,7 @@ func (l *Link) planTrain(at rtl.Cycle, c rtl.Class) bool {
 		// the link then waits for the sender, as after any other.
 		firstStop = min(firstStop, inBuf-1)
 	}
-	if l.streams && c == l.txClass && at == l.ser.FreeAt() {
+	if l.streaming && c == l.txClass && at == l.ser.FreeAt() {
 		limit := firstStop
 		if !drain {
 			limit = min(limit, plain)
@@ -696,17 +729,22 @@ plan:
 		spans[markSpans-1].s1 = markS1
 	}
 	l.planMark = mark
-	l.trainN, l.drain, l.trainSpare = started, drain, likeSpare
-	l.trainLeft = started // a train's sender refills every packet it starts
+	l.beginTrain(started, drain, likeSpare, at, c)
+	return true
+}
+
+// beginTrain starts a train whose events start n packets (the sender's
+// refills spared their arrival when spare; none in a drain), and
+// schedules the event that ends it, at (at, c).
+func (l *Link) beginTrain(n int, drain, spare bool, at rtl.Cycle, c rtl.Class) {
+	l.trainN, l.drain, l.trainSpare = n, drain, spare
+	l.trainLeft = n // a train's sender refills every packet it starts
 	if drain {
 		l.trainLeft = 0
-	}
-	l.trains++
-	if drain {
 		l.drains++
 	}
+	l.trains++
 	l.schedule(at, c)
-	return true
 }
 
 // planStream makes a train in closed form, from a transmit event at the
@@ -749,19 +787,10 @@ func (l *Link) planStream(limit int, drain, spare bool) bool {
 	if k < 1 {
 		return false
 	}
-	l.train, l.trainPos = l.train[:0], 0
-	l.streamLeft, l.trainN, l.drain, l.trainSpare = k, k, drain, spare
-	l.trainLeft = k
-	if drain {
-		l.trainLeft = 0
-	}
-	l.trains++
-	if drain {
-		l.drains++
-	}
-	l.streamed++
+	l.streamLeft = k
+	l.closed++
 	end := free + int64(k)*d
-	l.schedule(rtl.Cycle((end+num-1)/num), l.txClass) // the cycle packet k would start at: the train stops there
+	l.beginTrain(k, drain, spare, rtl.Cycle((end+num-1)/num), l.txClass) // the cycle packet k would start at: the train stops there
 	return true
 }
 
@@ -790,8 +819,10 @@ func (l *Link) applyStream(j int) {
 	end0 := l.ser.FreeExact() + d
 	e0 := (end0 + num - 1) / num
 	l.returned.PushRun(rtl.Cycle(e0)+lag, e0*num-end0, j)
-	// The refill of packet skip goes in first, at the event that starts
-	// packet skip: the cycle ⌈(F + skip×d) / Num⌉.
+	// The refills left in the buffer go in as one run with the first's
+	// cycle: that of the event that starts packet skip, ⌈(F + skip×d) /
+	// Num⌉ (each would have its own, later one, but a refill's cycle never
+	// decides when it starts: txBuf).
 	refillAt := rtl.Cycle((l.ser.FreeExact() + int64(skip)*d + num - 1) / num)
 	if l.obs != nil {
 		at, ends := l.ser.FreeAt(), l.ser.Steps(PacketBytes)
@@ -814,19 +845,7 @@ func (l *Link) applyStream(j int) {
 	if l.windows != nil {
 		l.windows.Add(s0, l.ser.FreeExact())
 	}
-	l.tx.Drop(min(j, inBuf))
-	l.popped += int64(j)
-	l.pushed += int64(skip)
-	if !l.drain && skip < j {
-		p := first
-		p.Index += int32(skip)
-		l.tx.PushRun(p, j-skip, refillAt, l.trainSpare)
-		l.noteStops(j-skip, l.trainSpare)
-	}
-	l.packets += int64(j)
-	l.bytes += int64(j) * PacketBytes
-	l.absorbed += int64(j)
-	l.k.Progress()
+	l.tally(j, inBuf, first, refillAt)
 	if j == l.trainN {
 		l.applied++
 	}
@@ -884,22 +903,7 @@ func (l *Link) applyTrain() {
 			}
 		}
 	}
-	// The buffer loses the packets started and keeps the refills not
-	// started; refill j went in at the event that started packet j.
-	l.tx.Drop(min(n, inBuf))
-	l.popped += int64(n)
-	skip := max(0, n-inBuf)
-	l.pushed += int64(skip)
-	if !l.drain && skip < n {
-		p := first
-		p.Index += int32(skip)
-		l.tx.PushRun(p, n-skip, l.startOf(skip), l.trainSpare)
-		l.noteStops(n-skip, l.trainSpare)
-	}
-	l.packets += int64(n)
-	l.bytes += int64(n) * PacketBytes
-	l.absorbed += int64(n)
-	l.k.Progress()
+	l.tally(n, inBuf, first, l.startOf(max(0, n-inBuf)))
 	// Credits: the returned ones the train used go, the train's packets'
 	// come back in order.
 	queued := l.returned.Len()
@@ -911,6 +915,28 @@ func (l *Link) applyTrain() {
 	l.ser.Reset(l.planMark) // the shadow's timing: it worked at l.ser's rate
 	l.trainLeft, l.trainPos = 0, len(l.train)
 	l.applied++
+}
+
+// tally records n packets a train's events started, of the inBuf in
+// the buffer before them: those leave the buffer, the sender's refills
+// (first and those following it; none in a drain) go in behind as one
+// run with cycle refillAt (that of the first left in the buffer), less
+// those the train started too, and the link's counts move on.
+func (l *Link) tally(n, inBuf int, first Packet, refillAt rtl.Cycle) {
+	l.tx.Drop(min(n, inBuf))
+	l.popped += int64(n)
+	skip := max(0, n-inBuf) // refills started by the same events
+	l.pushed += int64(skip)
+	if !l.drain && skip < n {
+		p := first
+		p.Index += int32(skip)
+		l.tx.PushRun(p, n-skip, refillAt, l.trainSpare)
+		l.noteStops(n-skip, l.trainSpare)
+	}
+	l.packets += int64(n)
+	l.bytes += int64(n) * PacketBytes
+	l.absorbed += int64(n)
+	l.k.Progress()
 }
 
 // startOf returns the cycle of the train event that starts the train's
@@ -961,6 +987,7 @@ func (l *Link) catchUp() {
 // abandon ends the train under way before its next event, which becomes
 // an event of its own; the event that was to end it is left stale.
 func (l *Link) abandon() {
+	l.drain = false
 	if l.streamLeft > 0 {
 		l.streamLeft, l.trainLeft = 0, 0
 		l.gen++
@@ -1086,5 +1113,5 @@ type TrainCounts struct {
 
 // Trains returns the link's counts of trains.
 func (l *Link) Trains() TrainCounts {
-	return TrainCounts{Trains: l.trains, Drains: l.drains, Closed: l.streamed, AtOnce: l.applied}
+	return TrainCounts{Trains: l.trains, Drains: l.drains, Closed: l.closed, AtOnce: l.applied}
 }

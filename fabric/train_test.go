@@ -23,6 +23,7 @@ type feeder struct {
 	// passing through do at an NPU).
 	urgent []Packet
 	runs   bool // puts a message's packets but its last in with SendRun
+	asks   bool // checks TxSpace and asks for room (WantSpace) before sending
 }
 
 func (f *feeder) FeedsTrains(*Link) bool { return true }
@@ -41,6 +42,10 @@ func (f *feeder) Take(_ *Link, n int) Packet {
 
 func (f *feeder) pump() {
 	for {
+		if f.asks && (len(f.urgent) > 0 || f.cur != nil || len(f.queue) > 0) && f.l.TxSpace() == 0 {
+			f.l.WantSpace() // instead of being refused
+			return
+		}
 		if len(f.urgent) > 0 { // packets passing through go first
 			if !f.l.Send(f.urgent[0]) {
 				return
@@ -105,6 +110,7 @@ type trainRun struct {
 	probe      []rtl.Cycle
 	probeClass []rtl.Class
 	runs       bool // the sender puts runs in (SendRun); per packet it never does
+	asks       bool // the sender asks for room (WantSpace) rather than being refused
 }
 
 func randomTrainRun(r *rand.Rand) trainRun {
@@ -124,7 +130,7 @@ func randomTrainRun(r *rand.Rand) trainRun {
 	} else {
 		p.RxBuffer = 1 + r.IntN(140)
 	}
-	run := trainRun{p: p, runs: r.IntN(2) == 0}
+	run := trainRun{p: p, runs: r.IntN(2) == 0, asks: r.IntN(4) == 0}
 	at := rtl.Cycle(0)
 	most := []int64{600, 20000, 200000}[r.IntN(3)] // bytes: short messages, some of a few packets, long ones
 	gap := []int{50, 500, 5000}[r.IntN(3)]         // cycles between messages, at most
@@ -159,7 +165,7 @@ func trainTrace(t *testing.T, c trainRun, perPacket bool) ([]string, []string, T
 	k := rtl.NewKernel()
 	l, err := NewLink(k, 0, 0, 1, 3, c.p)
 	require.NoError(t, err)
-	f, rx := &feeder{l: l, runs: c.runs && !perPacket}, &taker{}
+	f, rx := &feeder{l: l, runs: c.runs && !perPacket, asks: c.asks}, &taker{}
 	l.Attach(f, rx, perPacket)
 	var packets []string
 	l.SetObserver(observe.Func(func(e observe.Event) {
@@ -192,7 +198,8 @@ func trainTrace(t *testing.T, c trainRun, perPacket bool) ([]string, []string, T
 
 // Trains on one link, in closed form (Link.planStream) where the link
 // streams and event by event where it does not, drains among them, and
-// a sender putting a message's packets in as runs (Link.SendRun), give
+// a sender putting a message's packets in as runs (Link.SendRun) or
+// asking for room (Link.WantSpace) rather than being refused, give
 // every packet the send and arrival cycle the per-packet events give, on
 // random rates, latencies, buffers (many near the fewest credits that
 // stream) and messages (with short last packets), with the link's counts
@@ -200,7 +207,7 @@ func trainTrace(t *testing.T, c trainRun, perPacket bool) ([]string, []string, T
 func TestTrainsChangeNoPacket(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 3))
 	var sum TrainCounts
-	for range 400 {
+	for range 1000 {
 		c := randomTrainRun(r)
 		refP, refR, refC := trainTrace(t, c, true)
 		require.Zero(t, refC.Trains)

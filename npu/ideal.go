@@ -174,6 +174,9 @@ func (a *queued) before(b *queued) bool {
 // heapArity is the number of children of a node of a port's queue.
 const heapArity = 4
 
+// frontMax bounds a port queue's front (msgQueue).
+const frontMax = 64
+
 // Len returns the messages queued.
 func (q *msgQueue) Len() int { return len(q.front) + len(q.heap) }
 
@@ -185,7 +188,16 @@ func (q *msgQueue) Push(om *outMsg, prio int64, seq uint64) {
 	switch {
 	case n > 0 && x.before(&q.front[0]) || n == 0 && (len(q.heap) == 0 || x.before(&q.heap[0])):
 		// Before the front's last (or, with no front, before the whole
-		// heap): into front, in its place from the end.
+		// heap): into front, in its place from the end. A full front
+		// gives its last (the largest, before every entry of the heap)
+		// to the heap first, so that an insertion moves at most
+		// frontMax entries.
+		if n == frontMax {
+			q.pushHeap(q.front[0])
+			copy(q.front, q.front[1:])
+			q.front = q.front[:n-1]
+			n--
+		}
 		q.front = append(q.front, x)
 		i := n
 		for ; i > 0 && q.front[i-1].before(&x); i-- {

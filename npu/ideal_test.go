@@ -155,10 +155,11 @@ func BenchmarkAllReduce64MiB4x4x4(b *testing.B) {
 // then the order they became ready), whatever order they were pushed and
 // popped in between: checked against sorting the keys, with chunks
 // pushed at random and, as at an NPU, mostly older than those waiting
-// (those go into the queue's front).
+// (those go into the queue's front, which fills and passes its largest
+// to the heap).
 func TestPortQueuePopsInKeyOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 8))
-	fronts := 0
+	fronts, longest := 0, 0
 	for run := 0; run < 60; run++ {
 		var q msgQueue
 		var ref []queued
@@ -179,6 +180,7 @@ func TestPortQueuePopsInKeyOrder(t *testing.T) {
 				q.Push(om, prio, seq)
 				require.Equal(t, len(ref)+1, q.Len())
 				fronts += len(q.front)
+				longest = max(longest, len(q.front))
 				ref = append(ref, queued{prio: prio, seq: seq, chunk: om.chunk, om: om})
 				continue
 			}
@@ -193,4 +195,5 @@ func TestPortQueuePopsInKeyOrder(t *testing.T) {
 		}
 	}
 	require.Positive(t, fronts, "messages go into the front")
+	require.Equal(t, frontMax, longest, "the front fills, and gives its last to the heap")
 }
