@@ -171,11 +171,13 @@ func Run(o Options) (*Report, error) {
 		return nil, fmt.Errorf("compare: need a workload and at least one system")
 	}
 	fold := false
+	var why error // why one NPU cannot stand for all, when it cannot
 	if !o.Full {
 		var err error
-		if fold, err = Fold(o.afiConfig(o.Shape), o.Workload); err != nil {
+		if why, err = whyNotFold(o.afiConfig(o.Shape), o.Workload); err != nil {
 			return nil, err
 		}
+		fold = why == nil
 	}
 	res := make([]SystemResult, len(o.Systems))
 	if i, err := par.Do(len(o.Systems), o.Workers, func(i int) (err error) {
@@ -185,6 +187,9 @@ func Run(o Options) (*Report, error) {
 		}
 		return err
 	}); err != nil {
+		if why != nil && o.Shape.N() > torus.MaxFullNPUs { // refused for its size: say why it is not folded
+			err = fmt.Errorf("%w; this workload cannot be folded: %v", err, why)
+		}
 		return nil, fmt.Errorf("%s: %w", o.Systems[i].Name, err)
 	}
 	rep := &Report{Topology: o.Shape.String(), NPUs: o.Shape.N(), Workload: o.Workload.Name, Policy: "lifo", Memory: o.Memory.String(), Folded: fold, Systems: res}
@@ -239,6 +244,14 @@ func commOf(t workload.CommType) (collectives.CollectiveOp, error) {
 // which gives the full simulation's numbers exactly at 1/N of its cost
 // (tests in npu, ace and here compare the two).
 func Fold(cfg afi.Config, w *workload.Workload) (bool, error) {
+	why, err := whyNotFold(cfg, w)
+	return why == nil && err == nil, err
+}
+
+// whyNotFold is Fold's answer: nil when one NPU can stand for all, else
+// why not (the first collective that does not run NPU 0's program
+// translated everywhere); err when a collective cannot be planned.
+func whyNotFold(cfg afi.Config, w *workload.Workload) (why, err error) {
 	shape := cfg.Shape
 	seen := map[[2]int64]bool{}
 	for _, l := range w.Layers {
@@ -248,7 +261,7 @@ func Fold(cfg afi.Config, w *workload.Workload) (bool, error) {
 			}
 			op, err := commOf(c.Type)
 			if err != nil {
-				return false, err
+				return nil, err
 			}
 			n := PaddedBytes(c.Bytes, shape.N())
 			if seen[[2]int64{int64(op), n}] {
@@ -257,14 +270,14 @@ func Fold(cfg afi.Config, w *workload.Workload) (bool, error) {
 			seen[[2]int64{int64(op), n}] = true
 			plan, err := cfg.Plan(op, n)
 			if err != nil {
-				return false, fmt.Errorf("layer %s: %w", l.Name, err)
+				return nil, fmt.Errorf("layer %s: %w", l.Name, err)
 			}
-			if !endpoint.Foldable(plan) {
-				return false, nil
+			if why := collectives.CheckEquivariant(plan); why != nil {
+				return fmt.Errorf("layer %s: %w", l.Name, why), nil
 			}
 		}
 	}
-	return true, nil
+	return nil, nil
 }
 
 // comm is the training loop's view of the AFI.

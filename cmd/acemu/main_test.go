@@ -697,3 +697,13 @@ func TestSweepListErrorsNameTheirSource(t *testing.T) {
 	_, _, errOut = runCLI("sweep", "--file", file, "--topo", "4x0x2")
 	require.Contains(t, errOut, "--topo: topology \"4x0x2\"")
 }
+
+// The comparator refuses a torus too large to simulate NPU by NPU whose
+// workload cannot be folded, and says why it cannot (1-byte blocks on a
+// 256-ring), without building every NPU's programs first.
+func TestLargeUnfoldableComparisonSaysWhy(t *testing.T) {
+	code, _, errOut := runCLI("--topo", "256x256x1", "--workload", "resnet50", "--systems", "ideal")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "65536 NPUs to simulate one by one")
+	require.Contains(t, errOut, "this workload cannot be folded: layer conv1: hierarchical allreduce on 256x256x1, phase 2")
+}
