@@ -1,8 +1,6 @@
 package fabric
 
 import (
-	"fmt"
-
 	"github.com/acemu/acemu/rtl"
 )
 
@@ -23,14 +21,18 @@ type creditRun struct {
 type creditQueue struct {
 	ring rtl.FIFO[creditRun]
 	n    int
-	// A full packet's time, d = PacketBytes × Den units of 1/num cycle:
-	// dq whole cycles and dr units.
-	d, dq, dr, num int64
+	// A full packet's time, d = PacketBytes × Den units of 1/num cycle,
+	// and as a Stride; lag is how long after its packet's end cycle a
+	// credit comes back (Latency + CreditLatency).
+	d, num int64
+	stride rtl.Stride
+	lag    rtl.Cycle
 }
 
-func newCreditQueue(r rtl.Rate) creditQueue {
-	d := PacketBytes * r.Den
-	return creditQueue{ring: *rtl.NewFIFO[creditRun](0), d: d, dq: d / r.Num, dr: d % r.Num, num: r.Num}
+func newCreditQueue(p LinkParams) creditQueue {
+	d := PacketBytes * p.Rate.Den
+	return creditQueue{ring: *rtl.NewFIFO[creditRun](0), d: d, num: p.Rate.Num, stride: rtl.NewStride(d, p.Rate.Num),
+		lag: p.Latency + p.CreditLatency}
 }
 
 // Len returns the credits held.
@@ -42,37 +44,29 @@ func (q *creditQueue) Push(at rtl.Cycle) {
 	q.n++
 }
 
-// PushRun adds n credits of full packets that left back to back: the
-// first is back at cycle at, slack units after the exact instant it
-// stands for (its packet's exact end, moved by whole cycles), each next
-// a full packet's time later, rounded up to a cycle alike.
-func (q *creditQueue) PushRun(at rtl.Cycle, slack int64, n int) {
+// PushRun adds the credits of n full packets that left back to back,
+// the first ending at the exact instant end (units of 1/num cycle), each
+// next a full packet's time later: each credit comes back lag after its
+// packet's end cycle (the exact end rounded up).
+func (q *creditQueue) PushRun(end int64, n int) {
 	if n <= 0 {
 		return
 	}
-	if slack < 0 || slack >= q.num {
-		panic(fmt.Sprintf("fabric: a run of credits with slack %d outside [0, %d)", slack, q.num))
-	}
-	q.ring.Push(creditRun{at: at, slack: int32(slack), n: int32(n)})
+	c, slack := rtl.RoundUp(end, q.num)
+	q.ring.Push(creditRun{at: rtl.Cycle(c) + q.lag, slack: int32(slack), n: int32(n)})
 	q.n += n
 }
 
 // step moves run r on to its next credit.
 func (q *creditQueue) step(r *creditRun) {
-	r.at += rtl.Cycle(q.dq)
-	if x := q.dr - int64(r.slack); x > 0 {
-		r.at++
-		r.slack = int32(q.num - x)
-	} else {
-		r.slack = int32(-x)
-	}
+	c, slack := q.stride.Add(int64(r.at), int64(r.slack))
+	r.at, r.slack = rtl.Cycle(c), int32(slack)
 }
 
 // skip moves run r on by k credits at once.
 func (q *creditQueue) skip(r *creditRun, k int64) {
-	v := int64(r.at)*q.num - int64(r.slack) + k*q.d // the exact instant, in units
-	at := (v + q.num - 1) / q.num
-	r.at, r.slack = rtl.Cycle(at), int32(at*q.num-v)
+	c, slack := rtl.RoundUp(int64(r.at)*q.num-int64(r.slack)+k*q.d, q.num)
+	r.at, r.slack = rtl.Cycle(c), int32(slack)
 }
 
 // Peek returns the oldest credit's cycle; ok is false when there is none.

@@ -9,17 +9,20 @@ import (
 )
 
 // A credit queue gives the cycles a FIFO of cycles gives: on random
-// rates and random pushes (single credits and runs), pops, drops and
-// reads through a cursor, against a plain list where a run's credit i is
-// ⌈(at×Num − slack + i×d) / Num⌉, worked out by division.
+// rates, latencies and random pushes (single credits and runs), pops,
+// drops and reads through a cursor, against a plain list where the
+// credit of a run's packet i, ending at the exact instant e + i×d, is
+// ⌈(e + i×d) / Num⌉ + Latency + CreditLatency, worked out by division.
 func TestCreditQueueIsAFIFOOfCycles(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 17))
 	for run := 0; run < 200; run++ {
 		rate := rtl.Rate{Num: 1 + r.Int64N(60_000), Den: 1 + r.Int64N(300)}
 		d := PacketBytes * rate.Den
-		q := newCreditQueue(rate)
+		p := LinkParams{Rate: rate, Latency: rtl.Cycle(r.IntN(600)), CreditLatency: rtl.Cycle(r.IntN(600))}
+		lag := p.Latency + p.CreditLatency
+		q := newCreditQueue(p)
 		var ref []rtl.Cycle
-		at := rtl.Cycle(r.IntN(100))
+		at := lag + rtl.Cycle(r.IntN(100)) // a credit comes back lag after its packet ends, at 0 or later
 		for step := 0; step < 300; step++ {
 			switch op := r.IntN(6); {
 			case op == 0:
@@ -27,12 +30,12 @@ func TestCreditQueueIsAFIFOOfCycles(t *testing.T) {
 				q.Push(at)
 				ref = append(ref, at)
 			case op == 1:
-				at += rtl.Cycle(r.IntN(20))
-				slack, n := r.Int64N(rate.Num), r.IntN(300)
-				q.PushRun(at, slack, n)
+				// A run ending no earlier than the credits before it.
+				e, n := int64(at-lag)*rate.Num+r.Int64N(20*rate.Num), r.IntN(300)
+				q.PushRun(e, n)
 				for i := range int64(n) {
-					v := int64(at)*rate.Num - slack + i*d
-					ref = append(ref, rtl.Cycle((v+rate.Num-1)/rate.Num))
+					v := e + i*d
+					ref = append(ref, rtl.Cycle((v+rate.Num-1)/rate.Num)+lag)
 				}
 				if n > 0 {
 					at = ref[len(ref)-1]

@@ -234,7 +234,7 @@ func NewLink(k *rtl.Kernel, id, src, dst, port int, p LinkParams) (*Link, error)
 		wire:     *rtl.NewFIFO[flight](0),
 		rx:       *rtl.NewFIFO[Packet](p.RxBuffer),
 		credits:  p.RxBuffer,
-		returned: newCreditQueue(p.Rate),
+		returned: newCreditQueue(p),
 	}, nil
 }
 
@@ -760,7 +760,7 @@ func (l *Link) beginTrain(n int, drain, spare bool, at rtl.Cycle, c rtl.Class) {
 // because the link streams (streams). It reports whether it made a
 // train.
 func (l *Link) planStream(limit int, drain, spare bool) bool {
-	num, d := l.Params.Rate.Num, int64(PacketBytes)*l.Params.Rate.Den
+	num, d := l.units()
 	free := l.ser.FreeExact()
 	k := limit
 	// Packets credits … credits+q−1 take the returned credits in order.
@@ -789,8 +789,7 @@ func (l *Link) planStream(limit int, drain, spare bool) bool {
 	}
 	l.streamLeft = k
 	l.closed++
-	end := free + int64(k)*d
-	l.beginTrain(k, drain, spare, rtl.Cycle((end+num-1)/num), l.txClass) // the cycle packet k would start at: the train stops there
+	l.beginTrain(k, drain, spare, l.cycleOf(free+int64(k)*d), l.txClass) // the cycle packet k would start at: the train stops there
 	return true
 }
 
@@ -806,24 +805,21 @@ func (l *Link) applyStream(j int) {
 	}
 	skip := max(0, j-inBuf) // refills started by these events too
 	// Packet i starts at the event of the cycle packet i−1 ends (packet
-	// 0: the serialiser's FreeAt) and its credit comes back lag after
-	// it ends; it takes an initial credit, else the oldest returned.
-	lag := l.Params.Latency + l.Params.CreditLatency
+	// 0: the serialiser's FreeAt) and its credit comes back
+	// Latency + CreditLatency after it ends; it takes an initial credit,
+	// else the oldest returned.
 	initial := min(l.credits, j)
 	l.credits -= initial
 	queued := min(j-initial, l.returned.Len())
 	l.returned.Drop(queued) // before the packets' own go in: the ring keeps its size
-	// The packets' credits as one run: packet 0 ends at the cycle
-	// ⌈(F + d) / Num⌉, slack units after its exact end.
-	num, d := l.Params.Rate.Num, int64(PacketBytes)*l.Params.Rate.Den
-	end0 := l.ser.FreeExact() + d
-	e0 := (end0 + num - 1) / num
-	l.returned.PushRun(rtl.Cycle(e0)+lag, e0*num-end0, j)
+	// The packets' credits as one run, packet 0 ending at F + d.
+	_, d := l.units()
+	l.returned.PushRun(l.ser.FreeExact()+d, j)
 	// The refills left in the buffer go in as one run with the first's
 	// cycle: that of the event that starts packet skip, ⌈(F + skip×d) /
 	// Num⌉ (each would have its own, later one, but a refill's cycle never
 	// decides when it starts: txBuf).
-	refillAt := rtl.Cycle((l.ser.FreeExact() + int64(skip)*d + num - 1) / num)
+	refillAt := l.cycleOf(l.ser.FreeExact() + int64(skip)*d)
 	if l.obs != nil {
 		at, ends := l.ser.FreeAt(), l.ser.Steps(PacketBytes)
 		for i := range j {
@@ -962,7 +958,7 @@ func (l *Link) catchUp() {
 		if !l.k.Precedes(t, l.txClass) {
 			t--
 		}
-		num, d := l.Params.Rate.Num, int64(PacketBytes)*l.Params.Rate.Den
+		num, d := l.units()
 		if x := int64(t)*num - l.ser.FreeExact(); x >= 0 {
 			l.applyStream(int(min(int64(l.streamLeft), x/d+1)))
 		}
@@ -1098,6 +1094,20 @@ func (l *Link) nextTrainEvent() (rtl.Cycle, bool) {
 		return l.train[l.trainPos].at, true
 	}
 	return 0, false
+}
+
+// units returns the units of the serialiser's exact time a cycle holds
+// (the rate's Num) and a full packet's time in them (PacketBytes × Den).
+func (l *Link) units() (num, d int64) {
+	return l.Params.Rate.Num, PacketBytes * l.Params.Rate.Den
+}
+
+// cycleOf returns the cycle at whose start the exact instant v (units of
+// 1/Num cycle) has passed: ⌈v / Num⌉, when a transmit event finds a
+// serialiser free since v.
+func (l *Link) cycleOf(v int64) rtl.Cycle {
+	c, _ := rtl.RoundUp(v, l.Params.Rate.Num)
+	return rtl.Cycle(c)
 }
 
 // inTrain reports whether a train is under way.

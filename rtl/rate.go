@@ -88,13 +88,13 @@ type Serializer struct {
 	lastStart int64 // when the last transfer started, in 1/Num cycle units
 	// freeAt as whole cycles, kept without division on the hot path:
 	// endCycle = ⌈freeAt / Num⌉ and slack = endCycle×Num − freeAt, in
-	// [0, Num). Start adds a transfer's n × Den as lastDq whole cycles
-	// and lastDr units (n's quotient and remainder by Num, worked out once
-	// per transfer size).
-	endCycle, slack       int64
-	lastN, lastDq, lastDr int64
-	busyPast              *big.Rat // transfer time at earlier rates, in cycles (nil: none)
-	watch                 func(start, end int64, r Rate, n int64)
+	// [0, Num). Start moves them on by a transfer's n × Den units as a
+	// Stride (worked out once per transfer size, lastN).
+	endCycle, slack int64
+	lastN           int64
+	stride          Stride
+	busyPast        *big.Rat // transfer time at earlier rates, in cycles (nil: none)
+	watch           func(start, end int64, r Rate, n int64)
 }
 
 // Watch calls f at every transfer started, with its exact span in units of
@@ -170,17 +170,9 @@ func (s *Serializer) Start(ready Cycle, n int64) Cycle {
 	}
 	d := n * s.rate.Den
 	if n != s.lastN {
-		s.lastN, s.lastDq, s.lastDr = n, d/s.rate.Num, d%s.rate.Num
+		s.lastN, s.stride = n, NewStride(d, s.rate.Num)
 	}
-	// freeAt + d = (endCycle + dq) × Num + (dr − slack), with dr − slack
-	// in (−Num, Num).
-	s.endCycle += s.lastDq
-	if x := s.lastDr - s.slack; x > 0 {
-		s.endCycle++
-		s.slack = s.rate.Num - x
-	} else {
-		s.slack = -x
-	}
+	s.endCycle, s.slack = s.stride.Add(s.endCycle, s.slack)
 	s.lastStart = start
 	s.freeAt = start + d
 	s.busy += d
@@ -207,32 +199,55 @@ func (s *Serializer) Run(k, n int64) {
 	s.lastStart = s.freeAt + (k-1)*d
 	s.freeAt += k * d
 	s.busy += k * d
-	s.endCycle = ceilDiv(s.freeAt, s.rate.Num)
-	s.slack = s.endCycle*s.rate.Num - s.freeAt
+	s.endCycle, s.slack = RoundUp(s.freeAt, s.rate.Num)
+}
+
+// Stride is a fixed time of d units of 1/num cycle, kept as dq whole
+// cycles and dr units, that moves an instant held as a whole cycle and a
+// slack (the instant is cycle × num − slack, slack in [0, num)) on
+// without division.
+type Stride struct{ dq, dr, num int64 }
+
+// NewStride returns the stride of d ≥ 0 units at num units a cycle.
+func NewStride(d, num int64) Stride { return Stride{dq: d / num, dr: d % num, num: num} }
+
+// Add returns the instant (cycle, slack) moved on by the stride: the
+// instant plus d is (cycle + dq) × num + (dr − slack), with dr − slack in
+// (−num, num).
+func (s Stride) Add(cycle, slack int64) (int64, int64) {
+	cycle += s.dq
+	x := s.dr - slack
+	if x > 0 {
+		return cycle + 1, s.num - x
+	}
+	return cycle, -x
+}
+
+// RoundUp returns the instant v ≥ 0, in units of 1/num cycle, as a whole
+// cycle and a slack: ⌈v / num⌉ and ⌈v / num⌉ × num − v, in [0, num).
+func RoundUp(v, num int64) (cycle, slack int64) {
+	cycle = ceilDiv(v, num)
+	return cycle, cycle*num - v
 }
 
 // Steps are the end cycles of transfers of one size back to back from
 // where a serializer stands (Serializer.Steps), worked out one after
 // another without division.
-type Steps struct{ cycle, slack, dq, dr, num int64 }
+type Steps struct {
+	cycle, slack int64
+	stride       Stride
+}
 
 // Steps returns the end cycles of transfers of n bytes back to back from
 // the end of the last transfer, for Next; s does not change.
 func (s *Serializer) Steps(n int64) Steps {
-	d := n * s.rate.Den
-	return Steps{cycle: s.endCycle, slack: s.slack, dq: d / s.rate.Num, dr: d % s.rate.Num, num: s.rate.Num}
+	return Steps{cycle: s.endCycle, slack: s.slack, stride: NewStride(n*s.rate.Den, s.rate.Num)}
 }
 
 // Next returns the cycle by which the next transfer has ended (its exact
 // end rounded up), as Start would.
 func (t *Steps) Next() Cycle {
-	t.cycle += t.dq
-	if x := t.dr - t.slack; x > 0 {
-		t.cycle++
-		t.slack = t.num - x
-	} else {
-		t.slack = -x
-	}
+	t.cycle, t.slack = t.stride.Add(t.cycle, t.slack)
 	return Cycle(t.cycle)
 }
 
@@ -280,8 +295,7 @@ func (s *Serializer) SetRate(r Rate) {
 	s.freeAt = rescaleWithin(s.freeAt, s.rate.Num, r.Num)
 	s.lastStart = rescaleWithin(s.lastStart, s.rate.Num, r.Num)
 	s.rate = r
-	s.endCycle = ceilDiv(s.freeAt, r.Num)
-	s.slack = s.endCycle*r.Num - s.freeAt
+	s.endCycle, s.slack = RoundUp(s.freeAt, r.Num)
 	s.lastN = 0
 }
 

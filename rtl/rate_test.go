@@ -234,3 +234,20 @@ func TestSerializerRunsTransfersBackToBack(t *testing.T) {
 		}
 	}
 }
+
+// A Stride moves an instant on as adding its units and rounding up again
+// does: on random instants, strides and cycle lengths, Add of RoundUp(v)
+// is RoundUp(v + d), and RoundUp's slack lies in [0, num).
+func TestStrideAddsWhatRoundingUpGives(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 11))
+	for range 10_000 {
+		num := 1 + r.Int64N(1<<31-1)
+		v, d := r.Int64N(1<<40), r.Int64N(1<<40)
+		c, sl := RoundUp(v, num)
+		require.True(t, sl >= 0 && sl < num, "slack %d of %d", sl, num)
+		require.Equal(t, v, c*num-sl)
+		gc, gs := NewStride(d, num).Add(c, sl)
+		wc, ws := RoundUp(v+d, num)
+		require.Equal(t, [2]int64{wc, ws}, [2]int64{gc, gs}, "v %d d %d num %d", v, d, num)
+	}
+}
