@@ -330,7 +330,7 @@ func (l *Link) Send(p Packet) bool {
 		return false
 	}
 	spare := l.absorber != nil && l.absorber.Absorbs(l, p)
-	l.tx.Push(p, now, spare)
+	l.tx.Push(p, 1, now, spare)
 	l.noteStops(1, spare && p.Bytes == PacketBytes)
 	if !l.txPending && !l.creditStalled {
 		if l.ser.FreeBy(now) {
@@ -348,7 +348,7 @@ func (l *Link) Send(p Packet) bool {
 // them its last), up to the first the buffer refuses, and returns how
 // many it took: a link with a transmit event pending (or stalled for a
 // credit) and no train under way only takes packets in, as many as it has
-// room for, as one entry of the buffer.
+// room for, as one entry of the buffer (txBuf.Push).
 func (l *Link) SendRun(first Packet, n int) int {
 	if first.Index+int32(n) >= first.Msg.Packets {
 		panic(fmt.Sprintf("%s: a run of %d packets from packet %d takes its message's last (of %d)", l, n, first.Index, first.Msg.Packets))
@@ -367,7 +367,7 @@ func (l *Link) SendRun(first Packet, n int) int {
 		}
 		k := min(n-sent, l.tx.Space())
 		spare := l.absorber != nil && l.absorber.Absorbs(l, p) // the same for all: one message's, none its last
-		l.tx.PushSame(p, k, l.k.Now(), spare)
+		l.tx.Push(p, k, l.k.Now(), spare)
 		l.noteStops(k, spare) // all full: none is its message's last
 		if sent += k; sent < n {
 			l.senderWaiting = true // the next is refused

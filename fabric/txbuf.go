@@ -46,18 +46,6 @@ func (b *txBuf) Full() bool { return b.n >= b.limit }
 // Space returns the packets it can take now.
 func (b *txBuf) Space() int { return b.limit - b.n }
 
-// Push puts one packet in; the buffer has room. It extends the last
-// entry when p continues it and came in the same cycle (a sender filling
-// the buffer puts a message's packets in back to back).
-func (b *txBuf) Push(p Packet, ready rtl.Cycle, spare bool) {
-	b.n++
-	if last := b.continues(p, spare); last != nil && last.ready == ready {
-		last.n++
-		return
-	}
-	b.ring.Push(txEntry{p: p, ready: ready, n: 1, spare: spare})
-}
-
 // continues returns the last entry if p, a packet with spare mark spare,
 // is the packet after its last, both full; nil otherwise.
 func (b *txBuf) continues(p Packet, spare bool) *txEntry {
@@ -73,25 +61,24 @@ func (b *txBuf) continues(p Packet, spare bool) *txEntry {
 	return nil
 }
 
-// PushSame puts in n full packets of first's message, first and those
-// following it, all ready at cycle ready, as n Pushes would; the buffer
-// has room.
-func (b *txBuf) PushSame(first Packet, n int, ready rtl.Cycle, spare bool) {
-	if n == 0 {
-		return
-	}
-	b.n += n
-	if last := b.continues(first, spare); last != nil && last.ready == ready {
-		last.n += int32(n)
-		return
-	}
-	b.ring.Push(txEntry{p: first, ready: ready, n: int32(n), spare: spare})
+// Push puts in n packets, first and the n−1 following it in its message
+// (full ones, for n > 1), all come in at cycle ready, as n Pushes of one
+// would; the buffer has room. They extend the last entry when they
+// continue it and came in the same cycle (a sender filling the buffer
+// puts a message's packets in back to back).
+func (b *txBuf) Push(first Packet, n int, ready rtl.Cycle, spare bool) {
+	b.put(first, n, ready, spare, false)
 }
 
 // PushRun puts in n full packets of first's message, first and those
-// following it, ready at cycle ready: a train's refills. It extends the
-// last entry when they continue it.
+// following it, ready at cycle ready: a train's refills. They extend the
+// last entry when they continue it, whatever its cycle (txBuf).
 func (b *txBuf) PushRun(first Packet, n int, ready rtl.Cycle, spare bool) {
+	b.put(first, n, ready, spare, true)
+}
+
+// put is Push, or PushRun with anyCycle.
+func (b *txBuf) put(first Packet, n int, ready rtl.Cycle, spare, anyCycle bool) {
 	if n == 0 {
 		return
 	}
@@ -99,7 +86,7 @@ func (b *txBuf) PushRun(first Packet, n int, ready rtl.Cycle, spare bool) {
 		panic(fmt.Sprintf("fabric: %d packets into a transmit buffer with room for %d", n, b.limit-b.n))
 	}
 	b.n += n
-	if last := b.continues(first, spare); last != nil {
+	if last := b.continues(first, spare); last != nil && (anyCycle || last.ready == ready) {
 		last.n += int32(n)
 		return
 	}

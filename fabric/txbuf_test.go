@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// txBuf against a plain list of packets: random single pushes, runs
-// (continuing the last entry or not), pops, drops and reads, across the
+// txBuf against a plain list of packets: random pushes of one or more
+// packets, refills (PushRun, continuing the last entry or not), pops, drops and reads, across the
 // ring's wrap. Every packet comes out in order with its own index, the
 // ready cycle and spare mark it went in with (a run's: its first's), and
 // the buffer counts packets, not entries.
@@ -32,12 +32,17 @@ func TestTxBufHoldsRunsAsPackets(t *testing.T) {
 			now += rtl.Cycle(r.IntN(3))
 			m := r.IntN(2)
 			switch op := r.IntN(5); {
-			case op == 0 && b.Len() < limit && next[m] < 64:
+			case op == 0 && b.Len() < limit && next[m] < 60:
+				n := 1 + r.IntN(min(limit-b.Len(), 4))
 				p := PacketOf(msgs[m], next[m])
-				next[m]++
+				next[m] += int32(n)
 				spare := r.IntN(2) == 0
-				b.Push(p, now, spare)
-				ref = append(ref, want{p, now, spare, false})
+				b.Push(p, n, now, spare)
+				for i := range n {
+					q := p
+					q.Index += int32(i)
+					ref = append(ref, want{q, now, spare, false})
+				}
 			case op == 1 && b.Len() < limit && next[m] < 60:
 				n := 1 + r.IntN(min(limit-b.Len(), 4))
 				p := PacketOf(msgs[m], next[m])
@@ -84,15 +89,16 @@ func TestTxBufHoldsRunsAsPackets(t *testing.T) {
 	require.Equal(t, 1, c.ring.Len())
 	c.PushRun(PacketOf(msgs[0], 6), 1, 9, true)
 	c.PushRun(PacketOf(msgs[0], 7), 1, 9, false)
-	c.Push(PacketOf(msgs[0], 8), 9, false)
+	c.Push(PacketOf(msgs[0], 8), 1, 9, false)
 	require.Equal(t, 3, c.ring.Len())
-	c.Push(PacketOf(msgs[0], 9), 10, false)
-	c.Push(PacketOf(msgs[0], 10), 10, false)
+	c.Push(PacketOf(msgs[0], 9), 1, 10, false)
+	c.Push(PacketOf(msgs[0], 10), 1, 10, false)
 	require.Equal(t, 4, c.ring.Len())
 	require.Equal(t, 10, c.Len())
 	_, ready, _ := c.Pop()
 	require.Equal(t, rtl.Cycle(5), ready)
 	b := newTxBuf(2)
 	require.Panics(t, func() { b.PushRun(PacketOf(msgs[0], 0), 3, 0, true) })
+	require.Panics(t, func() { b.Push(PacketOf(msgs[0], 0), 3, 0, true) })
 	require.Panics(t, func() { b.Drop(1) })
 }
