@@ -6,6 +6,7 @@
 package compare
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 
@@ -174,7 +175,7 @@ func Run(o Options) (*Report, error) {
 	var why error // why one NPU cannot stand for all, when it cannot
 	if !o.Full {
 		var err error
-		if why, err = whyNotFold(o.afiConfig(o.Shape), o.Workload); err != nil {
+		if why, err = WhyNotFold(o.afiConfig(o.Shape), o.Workload); err != nil {
 			return nil, err
 		}
 		fold = why == nil
@@ -187,7 +188,7 @@ func Run(o Options) (*Report, error) {
 		}
 		return err
 	}); err != nil {
-		if why != nil && o.Shape.N() > torus.MaxFullNPUs { // refused for its size: say why it is not folded
+		if why != nil && errors.Is(err, torus.ErrTooManyNPUs) { // refused for its size: say why it is not folded
 			err = fmt.Errorf("%w; this workload cannot be folded: %v", err, why)
 		}
 		return nil, fmt.Errorf("%s: %w", o.Systems[i].Name, err)
@@ -236,22 +237,15 @@ func commOf(t workload.CommType) (collectives.CollectiveOp, error) {
 	return 0, fmt.Errorf("collective %s: nothing to run", t)
 }
 
-// Fold reports whether one NPU can stand for every NPU of cfg.Shape when w
-// runs there: whether every collective of w, padded (PaddedBytes) and cut
-// as the AFI cuts it, runs the same program on every NPU up to a
-// translation of the torus (collectives.CheckEquivariant). The comparator
-// then simulates one NPU on a folded network (torus.BuildFoldedNetwork),
-// which gives the full simulation's numbers exactly at 1/N of its cost
-// (tests in npu, ace and here compare the two).
-func Fold(cfg afi.Config, w *workload.Workload) (bool, error) {
-	why, err := whyNotFold(cfg, w)
-	return why == nil && err == nil, err
-}
-
-// whyNotFold is Fold's answer: nil when one NPU can stand for all, else
-// why not (the first collective that does not run NPU 0's program
-// translated everywhere); err when a collective cannot be planned.
-func whyNotFold(cfg afi.Config, w *workload.Workload) (why, err error) {
+// WhyNotFold reports whether one NPU can stand for every NPU of
+// cfg.Shape when w runs there: nil when every collective of w, padded
+// (PaddedBytes) and cut as the AFI cuts it, runs the same program on every
+// NPU up to a translation of the torus (collectives.CheckEquivariant),
+// else why not (the first that does not). The comparator then simulates
+// one NPU on a folded network (torus.BuildFoldedNetwork), which gives the
+// full simulation's numbers exactly at 1/N of its cost (tests in npu, ace
+// and here compare the two). err is a collective that cannot be planned.
+func WhyNotFold(cfg afi.Config, w *workload.Workload) (why, err error) {
 	shape := cfg.Shape
 	seen := map[[2]int64]bool{}
 	for _, l := range w.Layers {

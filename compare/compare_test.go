@@ -119,9 +119,9 @@ func TestFoldedRunEqualsFullRun(t *testing.T) {
 	require.NoError(t, err)
 	shape, err := torus.Parse("4x2x2")
 	require.NoError(t, err)
-	fold, err := Fold(afi.DefaultConfig(shape), w)
+	why, err := WhyNotFold(afi.DefaultConfig(shape), w)
 	require.NoError(t, err)
-	require.True(t, fold, "padded to 64 B, every collective splits evenly")
+	require.NoError(t, why, "padded to 64 B, every collective splits evenly")
 	for _, p := range []contend.Policy{contend.Partition, contend.Share} {
 		t.Run(p.String(), func(t *testing.T) {
 			o := Options{Shape: shape, Workload: w, Systems: presets(t, systems.Names()[:5]...), Memory: p}

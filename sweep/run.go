@@ -62,7 +62,7 @@ type PointResult struct {
 	Values   []string `json:"values"`
 	Workload string   `json:"workload"`
 	Topology string   `json:"topology"`
-	// Folded is whether one NPU stood for all (compare.Fold).
+	// Folded is whether one NPU stood for all (compare.WhyNotFold).
 	Folded  bool                   `json:"folded"`
 	Systems []compare.SystemResult `json:"systems"`
 	// SpeedupOfACE is, per other system, its time over ACE's.

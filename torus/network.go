@@ -1,6 +1,7 @@
 package torus
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 
@@ -50,6 +51,11 @@ func (c LinkConfig) Params(p Port) fabric.LinkParams {
 // is some 10 GB, within a 24 GB machine with room to spare.
 const MaxFullNPUs = 1 << 14
 
+// ErrTooManyNPUs is what BuildNetwork's error wraps for a torus of more
+// than MaxFullNPUs NPUs: a caller that knows why the run is not folded
+// can add it.
+var ErrTooManyNPUs = errors.New("refused")
+
 // BuildNetwork creates one link per port of every NPU of s (ports of size-1
 // dimensions have none), numbered NPU by NPU in port order.
 func BuildNetwork(k *rtl.Kernel, s Shape, c LinkConfig) (*fabric.Network, error) {
@@ -57,8 +63,8 @@ func BuildNetwork(k *rtl.Kernel, s Shape, c LinkConfig) (*fabric.Network, error)
 		return nil, err
 	}
 	if s.N() > MaxFullNPUs {
-		return nil, fmt.Errorf("topology %s: %d NPUs to simulate one by one; at about 0.6 MB each a run of more than %d NPUs (10 GB) is refused. A run in which one NPU stands for all (folded: docs/architecture.md) is not limited this way, up to %d NPUs",
-			s, s.N(), MaxFullNPUs, MaxNPUs)
+		return nil, fmt.Errorf("topology %s: %d NPUs to simulate one by one; at about 0.6 MB each a run of more than %d NPUs (10 GB) is %w. A run in which one NPU stands for all (folded: docs/architecture.md) is not limited this way, up to %d NPUs",
+			s, s.N(), MaxFullNPUs, ErrTooManyNPUs, MaxNPUs)
 	}
 	net := fabric.NewNetwork(s.N(), NumPorts)
 	for id := 0; id < s.N(); id++ {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math/big"
@@ -278,7 +279,7 @@ func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 	}
 	net, err := o.spec.Build(k, settings, folded)
 	if err != nil {
-		if mayFold && !folded && shape.N() > torus.MaxFullNPUs { // the plan is why (its answer is kept)
+		if mayFold && !folded && errors.Is(err, torus.ErrTooManyNPUs) { // the plan is why (its answer is kept)
 			err = fmt.Errorf("%w; this plan cannot be folded: %v", err, collectives.CheckEquivariant(plan))
 		}
 		return nil, err
