@@ -1,4 +1,4 @@
-package main
+package models
 
 import (
 	"bytes"
@@ -248,7 +248,7 @@ func TestCSVsUpToDate(t *testing.T) {
 		if err := m.write(&b); err != nil {
 			t.Fatal(err)
 		}
-		path := filepath.Join("..", m.file)
+		path := filepath.Join("..", "builtin", m.file)
 		got, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatalf("%v (run: go run ./workload/builtin/gen -out workload/builtin)", err)
