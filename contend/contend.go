@@ -99,6 +99,44 @@ func Scaled(t, m *big.Rat) Kernel {
 	return k
 }
 
+// Stretched is the roofline kernel of flops FLOPs and bytes bytes
+// stretched to take t cycles on the whole NPU (t > 0), one segment: SM =
+// t · tc/tr and Mem = t · tm/tr, where tc and tm are the roofline's FLOP
+// and memory times and tr the larger. With no work it is the kernel at the
+// ridge, SM = Mem = t: bound by both. It is how a time from a workload
+// file runs when its pass's shape is known, or not
+// (docs/astrasim-workloads.md, "Converting the times").
+func Stretched(t *big.Rat, flops, bytes int64) Kernel {
+	r := Roofline(flops, bytes)
+	if r == nil {
+		return Kernel{{SM: new(big.Rat).Set(t), Mem: new(big.Rat).Set(t)}}
+	}
+	s := r[0]
+	tr := s.SM
+	if s.Mem.Cmp(tr) > 0 {
+		tr = s.Mem
+	}
+	f := new(big.Rat).Quo(t, tr)
+	return Kernel{{SM: new(big.Rat).Mul(s.SM, f), Mem: new(big.Rat).Mul(s.Mem, f)}}
+}
+
+// Alone is how long k takes, exactly, with c's SMs and memory to itself
+// and nothing else running: each segment at the pace of the slower of its
+// two, max(SM · 80/SMs, Mem · 900/MemGBps), summed. c must be valid.
+func (k Kernel) Alone(c npu.Compute) *big.Rat {
+	t := new(big.Rat)
+	smScale := big.NewRat(npu.SMs, int64(c.SMs))
+	memScale := new(big.Rat).Quo(big.NewRat(npu.MemoryGBps, 1), c.MemGBps)
+	for _, s := range k {
+		a := new(big.Rat).Mul(s.SM, smScale)
+		if b := new(big.Rat).Mul(s.Mem, memScale); b.Cmp(a) > 0 {
+			a = b
+		}
+		t.Add(t, a)
+	}
+	return t
+}
+
 // fullMemory is Table V's 900 GB/s in bytes per cycle (60000/83).
 func fullMemory() *big.Rat { return npu.MemBytesPerCycle(big.NewRat(npu.MemoryGBps, 1)) }
 

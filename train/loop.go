@@ -41,10 +41,11 @@ type Config struct {
 	// Iterations is the number of training iterations; 0 means
 	// DefaultIterations.
 	Iterations int
-	// MemBoundShare is the memory-bound share m ∈ [0, 1] of ASTRA-sim
-	// compute times, in the scaling rule of docs/astrasim-workloads.md:
-	// cycles = ⌈t × ClockHz/CycleHz × ((1−m)·80/SMs + m·900/MemGBps)⌉.
-	// Nil means 1. It does not affect roofline (FLOPs/bytes) work.
+	// MemBoundShare, when set, is the memory-bound share m ∈ [0, 1] of
+	// every timed pass (ASTRA-sim compute times): cycles = ⌈t ×
+	// ClockHz/CycleHz × ((1−m)·80/SMs + m·900/MemGBps)⌉. Nil derives it
+	// from each pass's shape (docs/astrasim-workloads.md, "Converting the
+	// times"). It does not affect roofline (FLOPs/bytes) work.
 	MemBoundShare *big.Rat
 	// ComputeSpeed is how many times faster than Table V's NPU compute
 	// runs (docs/sweeps.md, "Compute speed"): every compute kernel takes
@@ -262,28 +263,28 @@ func Run(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (m *Metrics
 // timer turns a pass's work into cycles on the compute resources.
 type timer struct {
 	compute npu.Compute
-	// scale converts a cycle count of the workload's clock to NPU cycles
-	// (docs/astrasim-workloads.md); nil when the workload has no cycles.
-	scale *big.Rat
-	// clock is ClockHz/CycleHz and m the memory-bound share, for kernels.
-	clock, m *big.Rat
+	// clock is ClockHz/CycleHz, converting a cycle count of the
+	// workload's clock to NPU cycles (docs/astrasim-workloads.md); nil when
+	// the workload has no cycles.
+	clock *big.Rat
+	// m is Config.MemBoundShare: nil when each timed pass's share is
+	// derived from its shape.
+	m *big.Rat
 	// speed is Config.ComputeSpeed; nil for 1.
 	speed *big.Rat
 }
 
 func newTimer(w *workload.Workload, cfg Config) (timer, error) {
-	t := timer{compute: cfg.Compute, m: big.NewRat(1, 1)}
+	t := timer{compute: cfg.Compute}
 	if err := cfg.Compute.Validate(); err != nil {
 		return t, fmt.Errorf("compute resources: %w", err)
 	}
-	m := big.NewRat(1, 1)
-	if cfg.MemBoundShare != nil {
-		if cfg.MemBoundShare.Sign() < 0 || cfg.MemBoundShare.Cmp(m) > 0 {
-			return t, fmt.Errorf("memory-bound share %s: must be in [0, 1]", cfg.MemBoundShare.RatString())
+	if m := cfg.MemBoundShare; m != nil {
+		if m.Sign() < 0 || m.Cmp(big.NewRat(1, 1)) > 0 {
+			return t, fmt.Errorf("memory-bound share %s: must be in [0, 1]", m.RatString())
 		}
-		m.Set(cfg.MemBoundShare)
+		t.m = new(big.Rat).Set(m)
 	}
-	t.m.Set(m)
 	if s := cfg.ComputeSpeed; s != nil {
 		if s.Sign() <= 0 {
 			return t, fmt.Errorf("compute speed %s: must be positive", s.RatString())
@@ -292,32 +293,25 @@ func newTimer(w *workload.Workload, cfg Config) (timer, error) {
 			t.speed = new(big.Rat).Set(s)
 		}
 	}
-	if w.CycleHz == 0 {
-		return t, nil
+	if w.CycleHz != 0 {
+		t.clock = big.NewRat(npu.ClockHz, w.CycleHz)
 	}
-	t.clock = big.NewRat(npu.ClockHz, w.CycleHz)
-	// ClockHz/CycleHz × ((1−m)·80/S + m·900/B).
-	sm := new(big.Rat).Sub(big.NewRat(1, 1), m)
-	sm.Mul(sm, big.NewRat(npu.SMs, int64(cfg.Compute.SMs)))
-	mem := new(big.Rat).Quo(big.NewRat(npu.MemoryGBps, 1), cfg.Compute.MemGBps)
-	mem.Mul(mem, m)
-	f := new(big.Rat).Add(sm, mem)
-	f.Mul(f, big.NewRat(npu.ClockHz, w.CycleHz))
-	if t.speed != nil {
-		f.Quo(f, t.speed)
-	}
-	t.scale = f
 	return t, nil
 }
 
 // kernel returns work as a kernel for the NPU (contend): the roofline for
-// FLOPs/bytes, the scaling rule for cycle counts; none for no work.
+// FLOPs/bytes alone; for a cycle count, the time stretched over the
+// roofline of its shape (none: the ridge) or, with a memory-bound share
+// set, split by it (docs/astrasim-workloads.md); none for no work.
 func (t timer) kernel(work workload.Work) contend.Kernel {
 	var k contend.Kernel
-	if work.Cycles == 0 {
+	switch {
+	case work.Cycles == 0:
 		k = contend.Roofline(work.FLOPs, work.Bytes)
-	} else {
+	case t.m != nil:
 		k = contend.Scaled(new(big.Rat).Mul(big.NewRat(work.Cycles, 1), t.clock), t.m)
+	default:
+		k = contend.Stretched(new(big.Rat).Mul(big.NewRat(work.Cycles, 1), t.clock), work.FLOPs, work.Bytes)
 	}
 	if t.speed != nil {
 		for i := range k {
@@ -328,9 +322,9 @@ func (t timer) kernel(work workload.Work) contend.Kernel {
 	return k
 }
 
-// cycles returns the NPU cycles of work on compute's partition: the
-// roofline for FLOPs/bytes, the scaling rule for cycle counts (rounded up
-// once).
+// cycles returns the NPU cycles of work alone on compute's partition: the
+// roofline for FLOPs/bytes, the rule of kernel for cycle counts, rounded
+// up once.
 func (t timer) cycles(work workload.Work) (int64, error) {
 	if work.Cycles == 0 {
 		if t.speed == nil {
@@ -341,10 +335,10 @@ func (t timer) cycles(work workload.Work) (int64, error) {
 		x.Quo(x, t.speed)
 		return ceilRat(x)
 	}
-	if t.scale == nil {
+	if t.clock == nil {
 		return 0, fmt.Errorf("%d cycles with no clock (CycleHz 0)", work.Cycles)
 	}
-	c, err := ceilRat(new(big.Rat).Mul(big.NewRat(work.Cycles, 1), t.scale))
+	c, err := ceilRat(t.kernel(work).Alone(t.compute))
 	if err != nil {
 		return 0, fmt.Errorf("%d cycles: %w", work.Cycles, err)
 	}
@@ -539,8 +533,12 @@ func (b *builder) build(n int) error {
 				if prevWt[l] >= 0 {
 					b.wait(it, l, phaseForward, []int{prevWt[l]})
 				}
-				if err := b.compute(it, l, PassUpdate, workload.Work{Cycles: layer.UpdateCycles}); err != nil {
-					return err
+				if layer.UpdateCycles > 0 { // a delay, with its shape when known
+					u := layer.UpdateShape
+					u.Cycles = layer.UpdateCycles
+					if err := b.compute(it, l, PassUpdate, u); err != nil {
+						return err
+					}
 				}
 				if w.Source == workload.BuiltinSource {
 					if err := b.compute(it, l, PassUpdate, workload.BuiltinUpdateWork(layer)); err != nil {

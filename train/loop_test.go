@@ -2,7 +2,9 @@ package train
 
 import (
 	"errors"
+	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 	"testing"
 
@@ -440,6 +442,66 @@ func TestCommMisbehaves(t *testing.T) {
 // (7) ASTRA-sim times scale by the rule of docs/astrasim-workloads.md:
 // cycles = ⌈t × 249/200 × ((1−m)·80/S + m·900/B)⌉, checked against the
 // page's worked example (conv1 forward, 13,003 ns).
+// TestShapesDecideWhatATimeWaitsOn derives, by hand, which resource four
+// of ASTRA-sim's ResNet-50 passes wait on from their layers' shapes at
+// batch 1 (docs/astrasim-workloads.md, "Converting the times"), and their
+// cycles on BaselineCommOpt's and BaselineCompOpt's compute (74 SMs and
+// 450 GB/s; 78 and 772). With tc = F/120 TFLOPS and tm = D/900 GB/s,
+// tm/tc = 400·D/(3·F); a pass takes t × 249/200 × max(tc/tr × 80/S,
+// tm/tr × 900/B) cycles, tr = max(tc, tm).
+func TestShapesDecideWhatATimeWaitsOn(t *testing.T) {
+	w, err := workload.Paper("resnet50")
+	require.NoError(t, err)
+	require.Equal(t, int64(1), w.Batch)
+	commopt := npu.Compute{SMs: 74, MemGBps: big.NewRat(450, 1)}
+	compopt := npu.Compute{SMs: 78, MemGBps: big.NewRat(772, 1)}
+	tests := []struct {
+		layer   string
+		compute npu.Compute
+		want    int64
+	}{
+		// conv1 forward, 13,003 ns: F = 2·112·112·64·(7·7·3) =
+		// 236,027,904; D = 2·(224·224·3 + 112·112·64 + 9,408 + 128) =
+		// 1,925,760 (input, output, kernel, batch norm). tm/tc = 400 ·
+		// 1,925,760 / (3 · 236,027,904) = 1.088: memory-bound. CommOpt:
+		// max(0.919 · 80/74, 1 · 2) = 2; 13,003 × 1.245 × 2 = 32,377.47.
+		{"conv1", commopt, 32_378},
+		// layer_64_1_conv2 (layer1.0.conv2, 3×3, 64 → 64 on 56×56)
+		// forward, 10,944 ns: F = 2·56·56·64·64·9 = 231,211,008; D =
+		// 2·(56·56·64 + 56·56·64 + 36,864 + 128) = 876,800. tm/tc =
+		// 350,720,000/693,633,024 = 0.506: SM-bound. CommOpt: max(80/74,
+		// 0.506 · 2 = 1.011) = 80/74; 10,944 × 249/200 × 80/74 =
+		// 218,004,480/14,800 = 14,730.03.
+		{"layer_64_1_conv2", commopt, 14_731},
+		// The same on CompOpt: max(80/78, 0.506 · 900/772 = 0.589) =
+		// 80/78; 218,004,480/15,600 = 13,974.65.
+		{"layer_64_1_conv2", compopt, 13_975},
+		// layer_128_1_conv2 (layer2.0.conv2, 3×3, 128 → 128, stride 2,
+		// 56×56 → 28×28) forward, 6,480 ns: F = 2·28·28·128·128·9 =
+		// 231,211,008; D = 2·(56·56·128 + 28·28·128 + 147,456 + 256) =
+		// 1,298,944. tm/tc = 519,577,600/693,633,024 = 0.749: SM-bound on
+		// the whole NPU, but on CommOpt memory binds: max(80/74 = 1.081,
+		// 0.749 · 2 = 1.498) = 1,039,155,200/693,633,024; 6,480 × 249/200
+		// × that = 9,475,695/784 = 12,086.35.
+		{"layer_128_1_conv2", commopt, 12_087},
+		// fc1000 forward, 16,416 ns: F = 2·2048·1000 = 4,096,000; D =
+		// 2·(2048 + 1000 + 2,048,000 + 1000) = 4,104,096; tm/tc = 133.6:
+		// memory-bound. CommOpt: 16,416 × 1.245 × 2 = 40,875.84.
+		{"fc1000", commopt, 40_876},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s on %d SMs", tt.layer, tt.compute.SMs), func(t *testing.T) {
+			i := slices.IndexFunc(w.Layers, func(l workload.Layer) bool { return l.Name == tt.layer })
+			require.GreaterOrEqual(t, i, 0)
+			tm, err := newTimer(w, Config{Compute: tt.compute})
+			require.NoError(t, err)
+			got, err := tm.cycles(w.Layers[i].Fwd)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
 func TestAstraSimScaling(t *testing.T) {
 	const file = "DATA\n1\nconv1\t-1\t13003\tNONE\t0\t12864\tNONE\t0\t0\tNONE\t0\t0\n"
 	half := big.NewRat(1, 2)
@@ -451,10 +513,12 @@ func TestAstraSimScaling(t *testing.T) {
 		m    *big.Rat
 		want int64
 	}{
-		{"ideal, m=1: factor 1", 80, 900, nil, 16_189}, // 16,188.735
-		{"ace, m=1: 900/772", 80, 772, nil, 18_873},
-		{"compopt, m=1: 900/772", 78, 772, nil, 18_873},
-		{"commopt, m=1: 900/450", 74, 450, nil, 32_378}, // 32,377.47
+		// No shape: the ridge, max(80/S, 900/B).
+		{"ideal, no shape: factor 1", 80, 900, nil, 16_189}, // 16,188.735
+		{"ace, no shape: 900/772", 80, 772, nil, 18_873},
+		{"compopt, no shape: max(80/78, 900/772)", 78, 772, nil, 18_873},
+		{"commopt, no shape: max(80/74, 900/450)", 74, 450, nil, 32_378}, // 32,377.47
+		{"commopt, m=1: 900/450", 74, 450, big.NewRat(1, 1), 32_378},
 		{"compopt, m=0: 80/78", 78, 772, zero, 16_604},
 		{"commopt, m=0: 80/74", 74, 450, zero, 17_502},
 		// m = 1/2: 249/200 × (40/74 + 1) = 28386/14800; 13003 × 28386 =

@@ -436,7 +436,7 @@ func TestValidate(t *testing.T) {
 		{"negative update", func(w *Workload) { w.CycleHz = 1e9; w.Layers[0].UpdateCycles = -1 }, "workload w: layer 0 (a): update cycles -1: must not be negative"},
 		{"unknown comm type", func(w *Workload) { w.Layers[1].FwdComm.Type = 7 }, "workload w: layer 1 (b): forward comm type CommType(7): unknown"},
 		{"size on NONE", func(w *Workload) { w.Layers[1].InGradComm.Bytes = 8 }, "workload w: layer 1 (b): input-gradient comm size 8 bytes with comm type NONE"},
-		{"cycles and FLOPs", func(w *Workload) { w.CycleHz = 1e9; w.Layers[0].Fwd.Cycles = 5 }, "workload w: layer 0 (a): forward compute: gives both cycles (5) and FLOPs/bytes (100/10)"},
+		{"update shape with cycles", func(w *Workload) { w.Layers[0].UpdateShape.Cycles = 5 }, "workload w: layer 0 (a): update shape 0 FLOPs, 0 bytes, 5 cycles: a shape is FLOPs and bytes ≥ 0, no cycles"},
 		{"cycles without a clock", func(w *Workload) { w.Layers[1].WtGrad.Cycles = 5 }, "workload w: layers give cycle counts but CycleHz is 0"},
 		{"negative clock", func(w *Workload) { w.CycleHz = -1 }, "workload w: CycleHz -1: must not be negative"},
 		{"layer parallelism outside HYBRID_CUSTOMIZED", func(w *Workload) { w.Layers[0].Parallelism = "MODEL" }, `workload w: layer 0 (a): parallelism "MODEL": only HYBRID_CUSTOMIZED layers`},

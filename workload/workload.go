@@ -88,16 +88,19 @@ type Comm struct {
 }
 
 // Work is the compute of one pass of one layer on one NPU. It is given in
-// one of two ways, never both:
+// one of two ways:
 //
-//   - FLOPs and Bytes (roofline work): the built-in workloads give the
-//     pass's floating-point operations and the bytes it moves to and from
-//     memory, and the training loop times it by the roofline on the SMs and
-//     memory bandwidth left to compute (npu.Compute.KernelCycles);
+//   - FLOPs and Bytes alone (roofline work): the built-in workloads give
+//     the pass's floating-point operations and the bytes it moves to and
+//     from memory, and the training loop times it by the roofline on the
+//     SMs and memory bandwidth left to compute (npu.Compute.KernelCycles);
 //   - Cycles (timed work): ASTRA-sim 1.0 files give a time directly. It is
 //     counted in cycles of the workload's CycleHz clock (for ASTRA-sim files
 //     1 GHz: the number is nanoseconds of full-NPU time) and is not scaled
-//     here; the training loop converts it.
+//     here; the training loop converts it. FLOPs and Bytes beside Cycles
+//     are the pass's shape (MatchShapes): not its time, but which resource
+//     that time waits on (docs/astrasim-workloads.md, "Converting the
+//     times").
 //
 // All zero is a pass with no compute.
 type Work struct {
@@ -133,6 +136,10 @@ type Layer struct {
 	// in cycles of Workload.CycleHz: the time ASTRA-sim adds after each of
 	// the layer's collectives finishes. Zero when the workload has none.
 	UpdateCycles int64
+	// UpdateShape is the shape (FLOPs and bytes, no cycles) of the work
+	// UpdateCycles times, when the layer is matched to an architecture
+	// (MatchShapes); zero otherwise.
+	UpdateShape Work
 	// Parallelism is the layer's own parallelism for HYBRID_CUSTOMIZED
 	// workloads (ASTRA-sim field 13: one of LayerParallelisms); empty
 	// otherwise, when the workload's Parallelism applies.
@@ -194,6 +201,16 @@ type Workload struct {
 	// AstraSimCycleHz (1 GHz, so the numbers are nanoseconds) for ASTRA-sim
 	// files. It may be 0 only when no cycle count is set.
 	CycleHz int64
+	// Compute is where the compute comes from (docs/workloads.md, "Compute
+	// regimes"): ComputePaper or ComputeRoofline for a built-in, "" for a
+	// file, whose compute is its own.
+	Compute string
+	// Batch is the samples per NPU the compute is of; 0 when unknown (a
+	// file that matches no architecture).
+	Batch int64
+	// Shapes names the architecture timed passes were matched to
+	// (MatchShapes), "" when none.
+	Shapes string
 }
 
 // DLRMLastBottomLayer returns the index (from 0, the embedding) of the last
@@ -291,9 +308,6 @@ func (w *Workload) validateLayer(l *Layer) error {
 				return fmt.Errorf("%s compute %s %d: must not be negative", p.name, f.field, f.v)
 			}
 		}
-		if p.work.Cycles > 0 && (p.work.FLOPs > 0 || p.work.Bytes > 0) {
-			return fmt.Errorf("%s compute: gives both cycles (%d) and FLOPs/bytes (%d/%d); give one or the other", p.name, p.work.Cycles, p.work.FLOPs, p.work.Bytes)
-		}
 		if !p.comm.Type.valid() {
 			return fmt.Errorf("%s comm type %s: unknown; known: %s", p.name, p.comm.Type, strings.Join(commNames[:], ", "))
 		}
@@ -306,6 +320,9 @@ func (w *Workload) validateLayer(l *Layer) error {
 	}
 	if l.UpdateCycles < 0 {
 		return fmt.Errorf("update cycles %d: must not be negative", l.UpdateCycles)
+	}
+	if u := l.UpdateShape; u.FLOPs < 0 || u.Bytes < 0 || u.Cycles != 0 {
+		return fmt.Errorf("update shape %d FLOPs, %d bytes, %d cycles: a shape is FLOPs and bytes ≥ 0, no cycles", u.FLOPs, u.Bytes, u.Cycles)
 	}
 	return nil
 }
