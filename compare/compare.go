@@ -50,7 +50,7 @@ type Options struct {
 	Links                    *torus.LinkConfig
 	ChunkBytes, MessageBytes int64
 	// MemBoundShare is the memory-bound share of ASTRA-sim compute times
-	// (train.Config.MemBoundShare; nil: 1).
+	// (train.Config.MemBoundShare; nil: derived from each pass's shape).
 	MemBoundShare *big.Rat
 	// ComputeSpeed is how many times faster than Table V compute runs
 	// (train.Config.ComputeSpeed; nil: 1).

@@ -7,6 +7,7 @@ import (
 
 	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/systems"
+	"github.com/acemu/acemu/workload"
 )
 
 // PlatformOptions are the options of a comparison on platform p (its
@@ -20,6 +21,17 @@ func PlatformOptions(p platform.Platform) (Options, error) {
 	return Options{Iterations: p.Iterations, FIFO: !p.LIFO, ACE: p.ACE, Memory: p.Memory,
 		Links: &links, ChunkBytes: p.ChunkBytes, MessageBytes: p.MessageBytes,
 		MemBoundShare: p.MemBoundShare, ComputeSpeed: p.ComputeSpeed}, nil
+}
+
+// PlatformWorkload is the workload name (a built-in or an ASTRA-sim file)
+// in platform p's compute regime (training.compute, training.batch;
+// workload.Resolve).
+func PlatformWorkload(p platform.Platform, name string) (*workload.Workload, error) {
+	w, err := workload.Resolve(name, p.Compute, p.Batch)
+	if err != nil {
+		return nil, fmt.Errorf("--workload %s: %w", name, err)
+	}
+	return w, nil
 }
 
 // PlatformSystems looks up Table VI's systems by name, ACE's memory share

@@ -11,6 +11,8 @@ import (
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/units"
+	"github.com/acemu/acemu/workload"
+	"github.com/acemu/acemu/workload/models"
 )
 
 // param builds a Param from its default (as the file writes it; "" for a
@@ -116,8 +118,38 @@ var params = []Param{
 			}
 			return err
 		}}),
-	param("training.mem_bound_share", "1", "fraction", "[choice] docs/astrasim-workloads.md", "memory-bound share of ASTRA-sim compute times",
-		fraction(true, func(p *Platform) **big.Rat { return &p.MemBoundShare })),
+	param("training.compute", workload.ComputeAuto, "source", "[choice] docs/workloads.md", "where a built-in workload's compute comes from: auto (the paper's simulator's per-layer times where public, else the roofline), paper or roofline",
+		choice(workload.ComputeSources(), func(p *Platform) *string { return &p.Compute })),
+	param("training.batch", "paper", "samples", "Section V; docs/workloads.md", "samples per NPU of a built-in workload on the roofline: paper (32, 128, 512) or a number",
+		value{func(p *Platform) string {
+			if p.Batch == 0 {
+				return "paper"
+			}
+			return strconv.FormatInt(p.Batch, 10)
+		}, func(p *Platform, s string) error {
+			if strings.EqualFold(strings.TrimSpace(s), "paper") {
+				p.Batch = 0
+				return nil
+			}
+			n, err := parseCount(s, 1, models.MaxBatch)
+			if err == nil {
+				p.Batch = n
+			}
+			return err
+		}}),
+	param("training.mem_bound_share", "derived", "fraction", "[choice] docs/astrasim-workloads.md", "memory-bound share of timed (ASTRA-sim) compute: derived from each layer's shape, or a fraction for every time",
+		value{func(p *Platform) string {
+			if p.MemBoundShare == nil {
+				return "derived"
+			}
+			return ratText(p.MemBoundShare)
+		}, func(p *Platform, s string) error {
+			if strings.EqualFold(strings.TrimSpace(s), "derived") {
+				p.MemBoundShare = nil
+				return nil
+			}
+			return fraction(true, func(p *Platform) **big.Rat { return &p.MemBoundShare }).set(p, s)
+		}}),
 	param("npu.compute_speed", "1", "factor", "[choice] docs/sweeps.md", "how many times faster than Table V the NPU computes (every kernel takes 1/factor of its time; communication's resources unchanged)",
 		factor(big.NewRat(1, 100), big.NewRat(1000, 1), func(p *Platform) **big.Rat { return &p.ComputeSpeed })),
 	param("npu.sms", "", "SMs", "Table V", "streaming multiprocessors", fixed(strconv.Itoa(npu.SMs))),

@@ -38,11 +38,17 @@ type Platform struct {
 	ChunkBytes, MessageBytes int64
 	// ACE is ACE's design point (its memory share is CommMemGBps).
 	ACE ace.Config
-	// Iterations, LIFO, Memory and MemBoundShare say how training runs.
+	// Iterations, LIFO, Memory and MemBoundShare say how training runs;
+	// MemBoundShare nil derives each timed pass's share from its shape.
 	Iterations    int
 	LIFO          bool
 	Memory        contend.Policy
 	MemBoundShare *big.Rat
+	// Compute and Batch choose a built-in workload's compute regime
+	// (workload.Resolve; docs/workloads.md): a workload.ComputeSources
+	// value, and samples per NPU (0: the paper's).
+	Compute string
+	Batch   int64
 	// ComputeSpeed is how many times faster than Table V's NPU compute
 	// runs (docs/sweeps.md, "Compute speed").
 	ComputeSpeed *big.Rat

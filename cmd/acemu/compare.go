@@ -50,6 +50,9 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	plotDir := fs.String("plot", "", "draw the network utilisation over time (Fig. 10) and the iteration breakdown (Fig. 11) as PNG and SVG into this directory")
 	var of outputFlags
 	of.register(fs, true, "the figures (as --plot), and --timeseries, --trace and --pcap ")
+	fs.String("compute", defaultOf("training.compute"), "where a built-in workload's compute comes from: "+strings.Join(workload.ComputeSources(), ", ")+" (auto: the paper's simulator's per-layer times where public, else the roofline; docs/workloads.md)")
+	fs.String("batch", defaultOf("training.batch"), "samples per NPU of a built-in workload on the roofline: paper (the paper's: 32, 128, 512) or a number")
+	otherReg := fs.Bool("other-regime", true, "for a built-in with both compute regimes, also run the other one and print its result in one line")
 	fs.String("memory-policy", defaultOf("training.memory_policy"), "how compute and communication share each NPU's memory and SMs: "+strings.Join(contend.Policies(), " or ")+" (docs/memory-system.md)")
 	registerACEFlags(fs)
 	fs.String("ace-mem-bw", defaultOf("ace.mem_bw"), "memory bandwidth given to ACE's DMA, each way (Table VI); compute gets the rest of 900 GB/s")
@@ -79,12 +82,12 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(fmt.Errorf("--topo: %w", fileHint(err)))
 	}
-	w, err := loadWorkload(*wl)
+	// The platform: defaults, --config, --set, then the named flags given.
+	p, err := pf.build(fs)
 	if err != nil {
 		return fail(err)
 	}
-	// The platform: defaults, --config, --set, then the named flags given.
-	p, err := pf.build(fs)
+	w, err := compare.PlatformWorkload(p, *wl)
 	if err != nil {
 		return fail(err)
 	}
@@ -174,7 +177,28 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		_ = part.write(stdout, *format)
 		fmt.Fprintf(stderr, "acemu: interrupted: %d of %d systems finished (printed); files being written were removed\n", len(finished), len(ss))
 	})()
+	// The other compute regime runs beside, its one line under the table.
+	var other *workload.Workload
+	if *otherReg {
+		if other, err = otherRegime(w); err != nil {
+			return fail(err)
+		}
+	}
+	var otherRep *compare.Report
+	var otherErr error
+	var otherDone sync.WaitGroup
+	if other != nil {
+		oo := opts
+		oo.Workload, oo.Observe, oo.Finished, oo.Progress, oo.Series = other, nil, nil, nil, false
+		otherDone.Add(1)
+		go func() {
+			defer otherDone.Done()
+			otherRep, otherErr = compare.Run(oo)
+		}()
+	}
 	rep, err := compare.Run(opts)
+	otherDone.Wait()
+	err = cmp.Or(err, otherErr)
 	pb.finish()
 	for _, o := range outs {
 		err = cmp.Or(err, o.close())
@@ -195,7 +219,24 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	for i := range rep.Systems {
 		rep.Systems[i].NetworkUtilization, rep.Systems[i].ComputeUtilization = nil, nil // in the files, not the report
 	}
-	res := result{doc: rep, header: []string{"system", "compute (cycles/iter)", "exposed comm", "iteration", "exposed %", "% of ideal", "ACE speedup", "network GB/s", "link util % (peak)", "comm memory GB/s"}}
+	paper, withPaper := compare.PaperFig10(w.Name)
+	withPaper = withPaper && w.Compute != "" && rep.Topology == compare.PaperTopology
+	doc := commandReport{Report: rep, Compute: regimeLine(w)}
+	res := result{header: []string{"system", "compute (cycles/iter)", "exposed comm", "iteration", "exposed %", "% of ideal", "ACE speedup", "network GB/s", "link util % (peak)", "comm memory GB/s"}}
+	if withPaper {
+		res.header = []string{"system", "compute (cycles/iter)", "exposed comm", "iteration", "exposed % (paper)", "% of ideal (paper)", "ACE speedup (paper)", "network GB/s", "link util % (peak)", "comm memory GB/s"}
+		doc.Paper = paper
+	}
+	// beside puts the paper's figure after acemu's, when there is one.
+	beside := func(v string, ref float64, format string) string {
+		if !withPaper {
+			return v
+		}
+		if ref == 0 {
+			return v + " (–)"
+		}
+		return v + " (" + fmt.Sprintf(format, ref) + ")"
+	}
 	for _, r := range rep.Systems {
 		sp := "-"
 		if v, ok := rep.SpeedupOfACE[r.Name]; ok {
@@ -205,15 +246,26 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		if r.PctOfIdeal > 0 {
 			pct = f1(r.PctOfIdeal)
 		}
+		ref := paper[r.Name]
 		res.rows = append(res.rows, []string{r.Name, fmt.Sprintf("%.0f", r.ComputeCycles), fmt.Sprintf("%.0f", r.ExposedCommCycles),
-			fmt.Sprintf("%.0f", r.IterationCycles), f1(100 * r.ExposedShare), pct, sp, f1(r.NetworkGBps),
+			fmt.Sprintf("%.0f", r.IterationCycles), beside(f1(100*r.ExposedShare), ref.ExposedPct, "%.1f"), beside(pct, ref.PctOfIdeal, "%.1f"),
+			beside(sp, ref.SpeedupOfACE, "%.2f×"), f1(r.NetworkGBps),
 			fmt.Sprintf("%s (%s)", f1(100*r.LinkUtilization), f1(100*r.PeakLinkUtilization)), f1(r.CommMemGBps)})
 	}
+	res.lead = append(res.lead, regimeLine(w))
 	how := "every NPU simulated"
 	if rep.Folded {
 		how = "one NPU simulated for all (symmetric; --full to simulate each)"
 	}
 	res.notes = append(res.notes, fmt.Sprintf("%s on %s (%d NPUs), %d iterations, %s priority, memory policy %s; cycles at 1245 MHz; %s", rep.Workload, rep.Topology, rep.NPUs, p.Iterations, rep.Policy, rep.Memory, how))
+	if withPaper {
+		res.notes = append(res.notes, "(paper): the ACE paper's Section VI-B for this workload on 4x8x4 (Fig. 10); – where it gives none. docs/validation.md says by how much and why acemu differs.")
+	}
+	if otherRep != nil {
+		doc.OtherRegime = &otherRegimeDoc{Compute: regimeLine(other), Report: otherRep}
+		res.notes = append(res.notes, regimeSummary(other, otherRep))
+	}
+	res.doc = doc
 	if of.out != "" {
 		if err := res.writeOut(of.out, p); err != nil {
 			return fail(err)
@@ -223,6 +275,22 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	return 0
+}
+
+// commandReport is the comparator's --format json document: the report,
+// where its compute comes from, the paper's figures beside it (Fig. 10, on
+// 4x8x4) and the other compute regime's report.
+type commandReport struct {
+	*compare.Report
+	Compute     string                      `json:"compute"`
+	Paper       map[string]compare.PaperRow `json:"paper,omitempty"`
+	OtherRegime *otherRegimeDoc             `json:"other_regime,omitempty"`
+}
+
+// otherRegimeDoc is the other compute regime's run.
+type otherRegimeDoc struct {
+	Compute string          `json:"compute"`
+	Report  *compare.Report `json:"report"`
 }
 
 // writeSeries writes the systems' network utilisation per window as CSV:

@@ -29,6 +29,7 @@ var flagKeys = map[string]string{
 	"partition": "ace.partition", "notice": "ace.notice", "prefetch": "ace.prefetch", "fsm-split": "ace.fsm_split",
 	"ace-mem-bw": "ace.mem_bw", "iterations": "training.iterations", "priority": "training.priority",
 	"memory-policy": "training.memory_policy", "chunk": "afi.chunk", "message": "afi.message",
+	"compute": "training.compute", "batch": "training.batch",
 }
 
 // build is the platform of a run: the defaults, then the file, then each

@@ -15,9 +15,10 @@ import (
 	"github.com/acemu/acemu/platform"
 )
 
-// result is what a command prints: a table (header and rows) with notes
-// under it, and the document --format json prints.
+// result is what a command prints: lead lines, a table (header and rows)
+// with notes under it, and the document --format json prints.
 type result struct {
+	lead   []string
 	header []string
 	rows   [][]string
 	notes  []string
@@ -49,6 +50,11 @@ func (r result) write(w io.Writer, format string) error {
 		_ = cw.Write(r.header)
 		_ = cw.WriteAll(r.rows)
 		return cw.Error()
+	}
+	for _, n := range r.lead {
+		if _, err := fmt.Fprintln(w, n); err != nil {
+			return err
+		}
 	}
 	t := newTable(w)
 	t.Header(r.header)
