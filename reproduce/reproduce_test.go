@@ -278,7 +278,7 @@ func TestFig9aRunsAreTheComparatorsRuns(t *testing.T) {
 	for _, run := range r.Runs {
 		shape, err := torus.Parse(run.Topo)
 		require.NoError(t, err)
-		w, err := workload.Load(run.Workload)
+		w, err := workload.Resolve(run.Workload, "", 0) // the default compute regime, as the sweep's
 		require.NoError(t, err)
 		cfg := o.ACE
 		cfg.SRAMBytes, cfg.FSMs = run.SRAM, run.FSMs

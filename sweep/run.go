@@ -199,6 +199,11 @@ func (s *Spec) run(pt Point, fp string, wls map[string]*workload.Workload) (Poin
 		return r, err
 	}
 	o.Workload, o.Workers = wls[pt.Workload], 1
+	if slices.Contains(workload.BuiltinNames(), pt.Workload) { // in the point's compute regime
+		if o.Workload, err = compare.PlatformWorkload(p, pt.Workload); err != nil {
+			return r, err
+		}
+	}
 	rep, err := compare.Run(o)
 	if err != nil {
 		return r, err

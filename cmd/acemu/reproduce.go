@@ -42,7 +42,7 @@ Flags:
 func runReproduce(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("reproduce", pflag.ContinueOnError)
 	topos := fs.String("topos", "4x2x2,4x4x4", "torus shapes, comma-separated (16 and 64 NPUs in the paper; fig9a: 4x4x4,4x8x4)")
-	wlList := fs.String("workloads", "", "fig9a: workloads (built-in names or ASTRA-sim files), comma-separated (default resnet50,gnmt,dlrm and testdata/astrasim's two files)")
+	wlList := fs.String("workloads", "", "fig9a: workloads (built-in names or ASTRA-sim files), comma-separated (default resnet50,gnmt,dlrm in the default compute regime, docs/workloads.md)")
 	size := fs.String("size", "64MiB", "all-reduce size per NPU (fig4: default 100MB, the paper's)")
 	fs.String("memory-policy", defaultOf("training.memory_policy"), "fig4, fig9a: how compute and communication share each NPU: "+strings.Join(contend.Policies(), " or ")+" (docs/memory-system.md)")
 	sysList := fs.String("systems", "", "fig4: systems, comma-separated (default baseline-commopt,baseline-compopt,ace,ideal)")
@@ -227,9 +227,6 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		}
 		r, err := reproduce.Fig9a(o)
 		if err != nil {
-			if *wlList == "" {
-				err = fmt.Errorf("%w (the default workloads include testdata/astrasim's files: run from the repository's root, or give --workloads)", err)
-			}
 			return fail(err)
 		}
 		out = r
