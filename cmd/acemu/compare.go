@@ -227,13 +227,29 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		res.header = []string{"system", "compute (cycles/iter)", "exposed comm", "iteration", "exposed % (paper)", "% of ideal (paper)", "ACE speedup (paper)", "network GB/s", "link util % (peak)", "comm memory GB/s"}
 		doc.Paper = paper
 	}
-	// beside puts the paper's figure after acemu's, when there is one.
+	// In a table, beside puts the paper's figure after acemu's in its
+	// cell; in CSV the paper's figures are columns of their own.
+	var paperCols []string
+	if withPaper && *format == "csv" {
+		res.header = []string{"system", "compute (cycles/iter)", "exposed comm", "iteration", "exposed %", "% of ideal", "ACE speedup", "network GB/s", "link util % (peak)", "comm memory GB/s", "paper exposed %", "paper % of ideal", "paper ACE speedup"}
+	}
 	beside := func(v string, ref float64, format string) string {
 		if !withPaper {
 			return v
 		}
+		if res.header[len(res.header)-1] == "paper ACE speedup" {
+			if ref == 0 {
+				paperCols = append(paperCols, "")
+			} else {
+				paperCols = append(paperCols, fmt.Sprintf(format, ref))
+			}
+			return v
+		}
 		if ref == 0 {
 			return v + " (–)"
+		}
+		if format == "%.2f" {
+			format += "×"
 		}
 		return v + " (" + fmt.Sprintf(format, ref) + ")"
 	}
@@ -247,10 +263,12 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 			pct = f1(r.PctOfIdeal)
 		}
 		ref := paper[r.Name]
-		res.rows = append(res.rows, []string{r.Name, fmt.Sprintf("%.0f", r.ComputeCycles), fmt.Sprintf("%.0f", r.ExposedCommCycles),
+		paperCols = nil
+		row := []string{r.Name, fmt.Sprintf("%.0f", r.ComputeCycles), fmt.Sprintf("%.0f", r.ExposedCommCycles),
 			fmt.Sprintf("%.0f", r.IterationCycles), beside(f1(100*r.ExposedShare), ref.ExposedPct, "%.1f"), beside(pct, ref.PctOfIdeal, "%.1f"),
-			beside(sp, ref.SpeedupOfACE, "%.2f×"), f1(r.NetworkGBps),
-			fmt.Sprintf("%s (%s)", f1(100*r.LinkUtilization), f1(100*r.PeakLinkUtilization)), f1(r.CommMemGBps)})
+			beside(sp, ref.SpeedupOfACE, "%.2f"), f1(r.NetworkGBps),
+			fmt.Sprintf("%s (%s)", f1(100*r.LinkUtilization), f1(100*r.PeakLinkUtilization)), f1(r.CommMemGBps)}
+		res.rows = append(res.rows, append(row, paperCols...))
 	}
 	res.lead = append(res.lead, regimeLine(w))
 	how := "every NPU simulated"

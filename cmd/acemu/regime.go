@@ -50,10 +50,11 @@ func regimeLine(w *workload.Workload) string {
 	switch w.Compute {
 	case workload.ComputePaper:
 		file, _ := workload.PaperFile(w.Name)
-		s := fmt.Sprintf("Compute: the paper's regime (--compute %s): per-layer times of ASTRA-sim 1.0's %s, the paper's simulator, %.2f ms per iteration on the whole NPU", workload.ComputePaper, file, iterationMs(w))
-		if w.Batch > 0 {
-			s += fmt.Sprintf(", %d image per NPU", w.Batch)
+		s := fmt.Sprintf("Compute: the paper's regime (--compute %s): per-layer times of ASTRA-sim 1.0's %s, the paper's simulator, %.3g ms per iteration on the whole NPU", workload.ComputePaper, file, iterationMs(w))
+		if w.Batch == 0 {
+			return s + "; a smaller model than the roofline's, its batch not stated, its times at the ridge (docs/workloads.md)"
 		}
+		s += fmt.Sprintf(", %d image per NPU", w.Batch)
 		if b, err := models.Batch(w.Name); err == nil {
 			if shapes, err := models.Layers(w.Name, 0); err == nil {
 				var f int64
