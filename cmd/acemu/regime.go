@@ -13,34 +13,41 @@ import (
 // peakMs is how long flops FLOPs take at Table V's peak, in ms.
 func peakMs(flops int64) float64 { return float64(flops) / npu.PeakFLOPS * 1e3 }
 
-// iterationFLOPs is the FLOPs of one training iteration of w's roofline
-// work: every forward and weight-gradient pass and every input-gradient
-// pass but layer 0's (the training loop runs none below layer 0).
-func iterationFLOPs(w *workload.Workload) int64 {
-	var f int64
-	for i, l := range w.Layers {
-		f += l.Fwd.FLOPs + l.WtGrad.FLOPs
+// perIteration sums, over one training iteration of n layers, what each
+// layer's passes give: every forward and weight-gradient pass and every
+// input-gradient pass but layer 0's (the training loop runs none below
+// layer 0).
+func perIteration(n int, pass func(i int) (fwd, inGrad, wtGrad int64)) int64 {
+	var sum int64
+	for i := 0; i < n; i++ {
+		f, in, wt := pass(i)
+		sum += f + wt
 		if i > 0 {
-			f += l.InGrad.FLOPs
+			sum += in
 		}
 	}
-	return f
+	return sum
+}
+
+// iterationFLOPs is the FLOPs of one training iteration of w's roofline
+// work.
+func iterationFLOPs(w *workload.Workload) int64 {
+	return perIteration(len(w.Layers), func(i int) (int64, int64, int64) {
+		l := &w.Layers[i]
+		return l.Fwd.FLOPs, l.InGrad.FLOPs, l.WtGrad.FLOPs
+	})
 }
 
 // iterationMs is the time one training iteration of w's timed work takes
-// on the whole NPU, as its file gives it, in ms (passes as iterationFLOPs
-// counts them; no update delays).
+// on the whole NPU, as its file gives it, in ms (no update delays).
 func iterationMs(w *workload.Workload) float64 {
-	var c int64
-	for i, l := range w.Layers {
-		c += l.Fwd.Cycles + l.WtGrad.Cycles
-		if i > 0 {
-			c += l.InGrad.Cycles
-		}
-	}
 	if w.CycleHz == 0 {
 		return 0
 	}
+	c := perIteration(len(w.Layers), func(i int) (int64, int64, int64) {
+		l := &w.Layers[i]
+		return l.Fwd.Cycles, l.InGrad.Cycles, l.WtGrad.Cycles
+	})
 	return float64(c) / float64(w.CycleHz) * 1e3
 }
 
@@ -57,13 +64,9 @@ func regimeLine(w *workload.Workload) string {
 		s += fmt.Sprintf(", %d image per NPU", w.Batch)
 		if b, err := models.Batch(w.Name); err == nil {
 			if shapes, err := models.Layers(w.Name, 0); err == nil {
-				var f int64
-				for i, l := range shapes {
-					f += l.Fwd.FLOPs + l.WtGrad.FLOPs
-					if i > 0 {
-						f += l.InGrad.FLOPs
-					}
-				}
+				f := perIteration(len(shapes), func(i int) (int64, int64, int64) {
+					return shapes[i].Fwd.FLOPs, shapes[i].InGrad.FLOPs, shapes[i].WtGrad.FLOPs
+				})
 				s += fmt.Sprintf("; batch %d, as Section V states, would take ≥ %.1f ms on Table V's NPU (--compute %s)", b, peakMs(f), workload.ComputeRoofline)
 			}
 		}
