@@ -130,7 +130,8 @@ func LoadAstraSim(path string) (*Workload, error) {
 //
 // The numbers are kept as written: compute times and update delays go to
 // Work.Cycles and Layer.UpdateCycles in nanoseconds (CycleHz =
-// AstraSimCycleHz), sizes to Comm.Bytes. Field 2 (reserved, -1 in practice)
+// AstraSimCycleHz), sizes to Comm.Bytes. A file of an architecture acemu
+// knows gets its passes' shapes beside their times (MatchShapes). Field 2 (reserved, -1 in practice)
 // must be a whole number and is otherwise ignored.
 //
 // Malformed input gives a *ParseError naming the file, the line and the
@@ -219,6 +220,11 @@ func ParseAstraSim(r io.Reader, name string) (*Workload, error) {
 
 	if err := w.Validate(); err != nil {
 		// The parser checks everything Validate does; this is a backstop.
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	// Every reader of a file (the comparator, sweeps, figures) gets the
+	// same shapes, so a file runs the same wherever it is given.
+	if _, err := MatchShapes(w); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return w, nil

@@ -103,13 +103,18 @@ func TestParseAstraSimRealFiles(t *testing.T) {
 			sums: sums{fwd: 380_038, inGrad: 377_463, wtGrad: 337_813, update: 33_789,
 				wtAllReduce: 102_011_648, minAR: 16_384, maxAR: 9_437_184},
 			check: func(t *testing.T, w *Workload) {
-				// Line 3: conv1 -1 13003 NONE 0 12864 NONE 0 32291 ALLREDUCE 37632 3229
+				// Line 3: conv1 -1 13003 NONE 0 12864 NONE 0 32291 ALLREDUCE 37632 3229.
+				// Its shape at batch 1: 2·112·112·64·147 FLOPs and
+				// 2·(224·224·3 + 112·112·64 + 9,408 + 128) bytes per pass
+				// (no input gradient below layer 0); the update, an SGD
+				// step on 9,408 weights: 2 FLOPs and 6 B each.
 				assert.Equal(t, Layer{
 					Name: "conv1",
-					Fwd:  Work{Cycles: 13_003}, InGrad: Work{Cycles: 12_864}, WtGrad: Work{Cycles: 32_291},
+					Fwd:  Work{Cycles: 13_003, FLOPs: 236_027_904, Bytes: 1_925_760}, InGrad: Work{Cycles: 12_864},
+					WtGrad:  Work{Cycles: 32_291, FLOPs: 236_027_904, Bytes: 1_925_760},
 					FwdComm: Comm{Type: CommNone}, InGradComm: Comm{Type: CommNone},
 					WtGradComm:   Comm{Type: CommAllReduce, Bytes: 37_632},
-					UpdateCycles: 3_229,
+					UpdateCycles: 3_229, UpdateShape: Work{FLOPs: 18_816, Bytes: 56_448},
 				}, w.Layers[0])
 				// Line 6: layer_64_1_conv2 -1 10944 NONE 0 10368 NONE 0 14144 ALLREDUCE 147456 1414
 				assert.Equal(t, "layer_64_1_conv2", w.Layers[3].Name)
@@ -179,13 +184,18 @@ func TestParseAstraSimRealFiles(t *testing.T) {
 			assert.Equal(t, tt.last, w.Layers[len(w.Layers)-1].Name)
 			assert.Equal(t, tt.sums, total(w))
 			for i, l := range w.Layers {
-				// ASTRA-sim files give times, never roofline work.
+				// ASTRA-sim files give times, never roofline work: a
+				// shape, where the file has one, only beside a time.
 				for _, wk := range []Work{l.Fwd, l.InGrad, l.WtGrad} {
-					assert.Zero(t, wk.FLOPs, "layer %d", i)
-					assert.Zero(t, wk.Bytes, "layer %d", i)
+					if wk.Cycles == 0 || w.Shapes == "" {
+						assert.Zero(t, wk.FLOPs, "layer %d", i)
+						assert.Zero(t, wk.Bytes, "layer %d", i)
+					}
 				}
 				assert.Empty(t, l.Parallelism, "layer %d", i)
 			}
+			// ResNet-50 matches torchvision's shapes; DLRM nothing.
+			assert.Equal(t, tt.parallelism == ParallelismData, w.Shapes != "")
 			tt.check(t, w)
 
 			// The reader gives the same workload as the loader.

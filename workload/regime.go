@@ -50,8 +50,8 @@ func PaperFile(name string) (string, bool) {
 }
 
 // Paper returns the built-in workload name in the paper's compute regime:
-// the ASTRA-sim 1.0 file of PaperFile, as ParseAstraSim reads it, matched
-// to its architecture's shapes where it can be (MatchShapes), named name.
+// the ASTRA-sim 1.0 file of PaperFile, as ParseAstraSim reads it (with its
+// architecture's shapes where it has one), named name.
 func Paper(name string) (*Workload, error) {
 	file, ok := paperFiles[name]
 	if !ok {
@@ -69,9 +69,6 @@ func Paper(name string) (*Workload, error) {
 		return nil, fmt.Errorf("built-in workload %s: %w", name, err)
 	}
 	w.Name, w.Source, w.Compute = name, "paper:"+file, ComputePaper
-	if _, err := MatchShapes(w); err != nil {
-		return nil, fmt.Errorf("built-in workload %s: %w", name, err)
-	}
 	return w, nil
 }
 
@@ -118,14 +115,7 @@ func Resolve(name, compute string, batch int64) (*Workload, error) {
 		if compute != ComputeAuto || batch != 0 {
 			return nil, fmt.Errorf("--compute and --batch are for the built-in workloads (%s); a workload file's compute is its own", strings.Join(builtinNames, ", "))
 		}
-		w, err := Load(name)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := MatchShapes(w); err != nil {
-			return nil, err
-		}
-		return w, nil
+		return Load(name)
 	}
 	switch {
 	case compute == ComputePaper && batch != 0:

@@ -101,7 +101,7 @@ func TestAFileThatDoesNotMatchKeepsNoShapes(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			w, err := ParseAstraSim(strings.NewReader(edit(string(b))), "x.txt")
-			require.NoError(t, err)
+			require.NoError(t, err) // read, but with no shapes
 			ok, err := MatchShapes(w)
 			require.NoError(t, err)
 			assert.False(t, ok)

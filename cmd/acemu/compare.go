@@ -23,6 +23,7 @@ import (
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/workload"
+	"github.com/acemu/acemu/workload/models"
 )
 
 const compareUsage = `Usage: acemu --workload NAME|FILE [--topo LxVxH] [flags]
@@ -220,7 +221,11 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		rep.Systems[i].NetworkUtilization, rep.Systems[i].ComputeUtilization = nil, nil // in the files, not the report
 	}
 	paper, withPaper := compare.PaperFig10(w.Name)
-	withPaper = withPaper && w.Compute != "" && rep.Topology == compare.PaperTopology
+	// The paper's figures sit beside the paper's experiment (its compute)
+	// or its stated setup (the roofline at its batch), on its torus.
+	paperBatch, _ := models.Batch(w.Name)
+	withPaper = withPaper && rep.Topology == compare.PaperTopology &&
+		(w.Compute == workload.ComputePaper || w.Compute == workload.ComputeRoofline && w.Batch == paperBatch)
 	doc := commandReport{Report: rep, Compute: regimeLine(w)}
 	res := result{header: []string{"system", "compute (cycles/iter)", "exposed comm", "iteration", "exposed %", "% of ideal", "ACE speedup", "network GB/s", "link util % (peak)", "comm memory GB/s"}}
 	if withPaper {
