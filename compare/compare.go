@@ -17,6 +17,7 @@ import (
 	"github.com/acemu/acemu/endpoint"
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/internal/par"
+	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/systems"
@@ -33,7 +34,10 @@ type Options struct {
 	Iterations int  // 0: train.DefaultIterations
 	FIFO       bool // serve collectives oldest first (default LIFO, the ACE paper, Section V)
 	ACE        ace.Config
-	Workers    int // 0: GOMAXPROCS
+	// Library is what the baselines' communication library pays beyond
+	// bandwidth (npu.Library; zero: nothing).
+	Library npu.Library
+	Workers int // 0: GOMAXPROCS
 	// Full simulates every NPU even when the workload's collectives would
 	// let one NPU stand for all (see Fold); the results are the same.
 	Full bool
@@ -334,7 +338,7 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 			}
 		}))
 	}
-	ep, err := endpoint.New(k, net, o.Shape, sys, endpoint.Options{ACE: acfg, Layout: layout, LIFO: !o.FIFO, Observer: obs})
+	ep, err := endpoint.New(k, net, o.Shape, sys, endpoint.Options{ACE: acfg, Library: o.Library, Layout: layout, LIFO: !o.FIFO, Observer: obs})
 	if err != nil {
 		return r, err
 	}

@@ -28,6 +28,9 @@ import (
 type Options struct {
 	// ACE is ACE's design point; its memory share is the system's.
 	ACE ace.Config
+	// Library is what the baseline's communication library pays beyond
+	// bandwidth (npu.Library; zero: nothing); ignored by the others.
+	Library npu.Library
 	// Layout is the kind of plan ACE will be given (it lays out its SRAM
 	// and FSMs for it); ignored by the others.
 	Layout *collectives.Plan
@@ -86,7 +89,7 @@ func init() {
 	})
 	Register(systems.Baseline.String(), func(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, sys systems.System, o Options) (*Endpoint, error) {
 		cfg := npu.DefaultBaseline(sys.CommSMs, sys.CommMemGBps)
-		cfg.Data, cfg.Observer, cfg.Topology = o.Data, o.Observer, o.Topology
+		cfg.Data, cfg.Observer, cfg.Topology, cfg.Library = o.Data, o.Observer, o.Topology, o.Library
 		e, err := npu.NewBaselineEngine(k, net, shape, cfg)
 		return npuEndpoint(e, err, o)
 	})

@@ -32,6 +32,39 @@ type BaselineConfig struct {
 	Observer observe.Observer
 	// Topology is as in IdealConfig.
 	Topology topology.Topology
+	// Library is what the communication library running on the SMs pays
+	// beyond bandwidth (zero: nothing).
+	Library Library
+}
+
+// Library is what an SM-driven communication library pays beyond moving
+// bytes (docs/baseline-model.md, "What an SM-driven collective pays beyond
+// bandwidth"): a launch per collective and a protocol latency per step.
+type Library struct {
+	// LaunchCycles is the time from a collective's issue to its chunks
+	// starting, on every NPU: the kernel's launch and set-up.
+	LaunchCycles rtl.Cycle `json:"launch_cycles"`
+	// StepCycles is the time from a message's last packet being written to
+	// memory to the message being usable: the step's flag, its polling and
+	// the first loads.
+	StepCycles rtl.Cycle `json:"step_cycles"`
+}
+
+// NCCL's latency model for a ring collective with its Simple protocol,
+// NVIDIA Collective Communications Library, src/graph/tuning.cc (the same
+// values from release 2.7 to 2.18): baseLat 8.4 µs per collective, hwLat
+// 3.4 µs per step on NVLink, in cycles of Table V's 1245 MHz clock.
+const (
+	// NCCLLaunchCycles is 8.4 µs × 1245 MHz = 10458 cycles.
+	NCCLLaunchCycles rtl.Cycle = 8_400 * ClockHz / 1_000_000_000
+	// NCCLStepCycles is 3.4 µs × 1245 MHz = 4233 cycles.
+	NCCLStepCycles rtl.Cycle = 3_400 * ClockHz / 1_000_000_000
+)
+
+// NCCLSimple is NCCL's per-collective and per-step latencies (the Simple
+// protocol on NVLink), the platform's default library.
+func NCCLSimple() Library {
+	return Library{LaunchCycles: NCCLLaunchCycles, StepCycles: NCCLStepCycles}
 }
 
 // DefaultBaseline is a baseline endpoint with the given communication SMs
@@ -51,6 +84,9 @@ func (c BaselineConfig) Validate() error {
 		return fmt.Errorf("baseline endpoint: memory bandwidth for communication must be positive (--comm-mem-bw, e.g. 450GB/s)")
 	case c.BusGBps == nil || c.BusGBps.Sign() <= 0:
 		return fmt.Errorf("baseline endpoint: NPU–AFI bus bandwidth must be positive")
+	case c.Library.LaunchCycles < 0 || c.Library.StepCycles < 0:
+		return fmt.Errorf("baseline endpoint: library latencies (launch %d, step %d cycles) must not be negative (baseline.launch, baseline.step)",
+			c.Library.LaunchCycles, c.Library.StepCycles)
 	}
 	return nil
 }
@@ -58,6 +94,7 @@ func (c BaselineConfig) Validate() error {
 // baseRates are a baseline configuration's exact per-cycle rates.
 type baseRates struct {
 	mem, bus, sm rtl.Rate
+	lib          Library
 }
 
 // RunBaseline executes plan on every NPU of net with SM-driven baseline
@@ -97,7 +134,8 @@ type basePath struct {
 	rxWaiting     bool           // an evRxRetry is scheduled
 	rxFlight      *rtl.FIFO[fabric.Packet]
 	reduces       *rtl.FIFO[reduceJob]
-	reduceWaiting bool // an evReduceRetry is scheduled
+	reduceWaiting bool      // an evReduceRetry is scheduled
+	step          rtl.Cycle // Library.StepCycles
 }
 
 // reduceJob is a reduction whose result is kept, waiting for the SMs.
@@ -116,7 +154,7 @@ type stage struct {
 }
 
 func newBasePath(nd *node, r *baseRates, rxLinks []*fabric.Link) *basePath {
-	return &basePath{nd: nd, rxLinks: rxLinks,
+	return &basePath{nd: nd, rxLinks: rxLinks, step: r.lib.StepCycles,
 		memRd: rtl.NewSerializer(r.mem), memWr: rtl.NewSerializer(r.mem),
 		busOut: rtl.NewSerializer(r.bus), busIn: rtl.NewSerializer(r.bus),
 		sm:       rtl.NewSerializer(r.sm),
@@ -147,7 +185,11 @@ func (b *basePath) handle(now rtl.Cycle, kind int32, arg int64) {
 			if m.Values != nil {
 				nd.inbox[key] = m.Values
 			}
-			nd.processed(now, key)
+			if b.step > 0 { // the step's flag and polling (Library)
+				nd.r.k.Schedule(now+b.step, nd, evProcessed, key)
+			} else {
+				nd.processed(now, key)
+			}
 		}
 	case evRxRetry:
 		b.rxWaiting = false

@@ -144,3 +144,47 @@ func TestBaselineRejectsBadConfigurations(t *testing.T) {
 		require.ErrorContains(t, err, tc.want)
 	}
 }
+
+// The library's latencies (docs/baseline-model.md) on the 4 KB all-reduce
+// of a 4-NPU local ring: each lane is one chain of dependent steps, 3
+// reduce-scatter receives then 3 all-gather receives, each message usable
+// only StepCycles after its last packet is in memory; the collective
+// starts LaunchCycles after its issue. Both lanes are delayed alike, so
+// nothing else moves: the run takes exactly launch + 2(4 − 1) × step
+// longer, NCCL's baseLat + nsteps × hwLat for a ring all-reduce, and
+// moves the same bytes.
+func TestLibraryLatenciesAddNCCLsRingFormula(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		launch, step rtl.Cycle
+	}{
+		{"launch only", 1000, 0},
+		{"step only", 0, 100},
+		{"both", 1000, 100},
+		{"NCCL's Simple protocol", NCCLLaunchCycles, NCCLStepCycles},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k, net, plan := setup(t, "4x1x1", 4096, 65536, 8192)
+			bare, err := RunBaseline(k, net, plan, commOpt())
+			require.NoError(t, err)
+			k, net, plan = setup(t, "4x1x1", 4096, 65536, 8192)
+			cfg := commOpt()
+			cfg.Library = Library{LaunchCycles: tc.launch, StepCycles: tc.step}
+			res, err := RunBaseline(k, net, plan, cfg)
+			require.NoError(t, err)
+			require.Equal(t, bare.Cycles+tc.launch+6*tc.step, res.Cycles)
+			require.Equal(t, bare.MemRead, res.MemRead)
+			require.Equal(t, bare.MemWrite, res.MemWrite)
+		})
+	}
+}
+
+// NCCL's 8.4 µs and 3.4 µs at Table V's 1245 MHz: 8.4e-6 × 1.245e9 =
+// 10458 and 3.4e-6 × 1.245e9 = 4233 cycles, both exact.
+func TestNCCLLatenciesInCycles(t *testing.T) {
+	require.Equal(t, rtl.Cycle(10458), NCCLLaunchCycles)
+	require.Equal(t, rtl.Cycle(4233), NCCLStepCycles)
+	bad := commOpt()
+	bad.Library.StepCycles = -1
+	require.ErrorContains(t, bad.Validate(), "baseline.step")
+}

@@ -86,6 +86,9 @@ func newEngine(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, cfg IdealC
 	}
 	r := &run{k: k, net: net, shape: top, cfg: cfg, info: xcore.Infos{}, colls: xcore.NewCollectives(k),
 		gate: admit.New("", k, shape, net.Folded()), reads: base != nil}
+	if base != nil {
+		r.launch = base.lib.LaunchCycles
+	}
 	if net.Folded() { // the one node stands for every NPU
 		if cfg.Data != nil {
 			return nil, fmt.Errorf("a folded network runs one NPU for all: it cannot carry every NPU's data; check data on a full network")
@@ -137,7 +140,7 @@ func (e *Engine) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.
 	for _, nd := range r.nodes {
 		nd.chunks = append(nd.chunks, make([]*chunkState, nc)...)
 	}
-	r.k.ScheduleClass(now, rtl.ClassSystem, rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) {
+	r.k.ScheduleClass(now+r.launch, rtl.ClassSystem, rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) {
 		for _, nd := range r.nodes {
 			for c := 0; c < nc; c++ {
 				g := co.First + int32(c)
@@ -196,7 +199,7 @@ func (c BaselineConfig) rates() (*baseRates, error) {
 	if err != nil {
 		return nil, fmt.Errorf("baseline NPU–AFI bus: %w", err)
 	}
-	return &baseRates{mem: mem, bus: bus, sm: rtl.Rate{Num: int64(c.CommSMs) * c.SMBytes, Den: 1}}, nil
+	return &baseRates{mem: mem, bus: bus, sm: rtl.Rate{Num: int64(c.CommSMs) * c.SMBytes, Den: 1}, lib: c.Library}, nil
 }
 
 // SetMemoryRates gives the baseline's communication the memory rates read

@@ -110,6 +110,9 @@ type run struct {
 	// reads: the datapath counts the memory a send reads (the baseline),
 	// which issue works out per message.
 	reads bool
+	// launch is the baseline library's launch (Library.LaunchCycles): a
+	// collective's chunks start this long after its issue.
+	launch rtl.Cycle
 }
 
 // chunkState is one chunk's progress on one NPU: the executor core's

@@ -16,6 +16,7 @@ import (
 	"github.com/acemu/acemu/ace"
 	"github.com/acemu/acemu/contend"
 	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/units"
@@ -38,6 +39,9 @@ type Platform struct {
 	ChunkBytes, MessageBytes int64
 	// ACE is ACE's design point (its memory share is CommMemGBps).
 	ACE ace.Config
+	// Library is what the SM-driven baseline's communication library pays
+	// beyond bandwidth (baseline.launch, baseline.step).
+	Library npu.Library
 	// Iterations, LIFO, Memory and MemBoundShare say how training runs;
 	// MemBoundShare nil derives each timed pass's share from its shape.
 	Iterations    int

@@ -28,17 +28,19 @@ import (
 
 // collectiveReport is the JSON form of one collective run.
 type collectiveReport struct {
-	Topology          string             `json:"topology"`
-	NPUs              int                `json:"npus"`
-	Op                string             `json:"op"`
-	Algorithm         string             `json:"algorithm"`
-	Phases            []string           `json:"phases"`
-	System            string             `json:"system"`
-	PayloadBytes      int64              `json:"payload_bytes"`
-	ChunkBytes        int64              `json:"chunk_bytes"`
-	MessageBytes      int64              `json:"message_bytes"`
-	Chunks            int                `json:"chunks"`
-	Folded            bool               `json:"folded"` // one NPU stood for all (same numbers)
+	Topology     string   `json:"topology"`
+	NPUs         int      `json:"npus"`
+	Op           string   `json:"op"`
+	Algorithm    string   `json:"algorithm"`
+	Phases       []string `json:"phases"`
+	System       string   `json:"system"`
+	PayloadBytes int64    `json:"payload_bytes"`
+	ChunkBytes   int64    `json:"chunk_bytes"`
+	MessageBytes int64    `json:"message_bytes"`
+	Chunks       int      `json:"chunks"`
+	Folded       bool     `json:"folded"` // one NPU stood for all (same numbers)
+	// BaselineLibrary is what a baseline's library pays beyond bandwidth.
+	BaselineLibrary   *npu.Library       `json:"baseline_library,omitempty"`
 	Cycles            int64              `json:"cycles"`
 	TimeUs            float64            `json:"time_us"`
 	BytesSentPerNPU   int64              `json:"bytes_sent_per_npu"`
@@ -319,10 +321,13 @@ func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 		LinkUtilization: map[string]float64{}, Microcode: o.microcode, Folded: folded,
 	}
 	rep.CommSMs = sys.CommSMs
+	if sys.Kind == systems.Baseline {
+		rep.BaselineLibrary = &o.p.Library
+	}
 	if sys.CommMemGBps != nil {
 		rep.CommMemGBps, _ = sys.CommMemGBps.Float64()
 	}
-	opts := endpoint.Options{Layout: plan}
+	opts := endpoint.Options{Layout: plan, Library: o.p.Library}
 	if !o.spec.Torus() {
 		opts.Topology = o.spec.Topology
 	}
@@ -472,6 +477,9 @@ func collectiveResult(r *collectiveReport) result {
 	}
 	if r.CommSMs > 0 {
 		rows = append(rows, []string{"communication SMs", fmt.Sprintf("%d SMs, %.0f GB/s of memory each way, busy %.1f %%", r.CommSMs, r.CommMemGBps, 100*r.CommSMBusy)})
+	}
+	if l := r.BaselineLibrary; l != nil {
+		rows = append(rows, []string{"library latency", fmt.Sprintf("%d cycles per collective, %d per step (docs/baseline-model.md; baseline.launch, baseline.step)", l.LaunchCycles, l.StepCycles)})
 	}
 	if r.ACE != nil {
 		rows = append(rows,

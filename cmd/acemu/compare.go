@@ -18,6 +18,7 @@ import (
 	"github.com/acemu/acemu/contend"
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/internal/outfile"
+	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/systems"
@@ -281,6 +282,10 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		how = "one NPU simulated for all (symmetric; --full to simulate each)"
 	}
 	res.notes = append(res.notes, fmt.Sprintf("%s on %s (%d NPUs), %d iterations, %s priority, memory policy %s; cycles at 1245 MHz; %s", rep.Workload, rep.Topology, rep.NPUs, p.Iterations, rep.Policy, rep.Memory, how))
+	if slices.ContainsFunc(ss, func(s systems.System) bool { return s.Kind == systems.Baseline }) {
+		res.notes = append(res.notes, libraryNote(p.Library))
+		doc.BaselineLibrary = &p.Library
+	}
 	if withPaper {
 		res.notes = append(res.notes, "(paper): the ACE paper's Section VI-B for this workload on 4x8x4 (Fig. 10); – where it gives none. docs/validation.md says by how much and why acemu differs.")
 	}
@@ -308,6 +313,14 @@ type commandReport struct {
 	Compute     string                      `json:"compute"`
 	Paper       map[string]compare.PaperRow `json:"paper,omitempty"`
 	OtherRegime *otherRegimeDoc             `json:"other_regime,omitempty"`
+	// BaselineLibrary is what the baselines' library pays beyond bandwidth.
+	BaselineLibrary *npu.Library `json:"baseline_library,omitempty"`
+}
+
+// libraryNote says what the SM-driven baselines pay beyond bandwidth.
+func libraryNote(l npu.Library) string {
+	return fmt.Sprintf("Baselines pay their library's latencies beyond bandwidth: %d cycles per collective, %d per step (NCCL's Simple protocol by default, docs/baseline-model.md; --set baseline.launch=0 --set baseline.step=0 for bandwidth alone).",
+		l.LaunchCycles, l.StepCycles)
 }
 
 // otherRegimeDoc is the other compute regime's run.
