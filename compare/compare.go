@@ -71,6 +71,10 @@ type Options struct {
 	// Progress, when set, is told how far each system's training loop has
 	// gone (train.Config.Progress); systems run in parallel.
 	Progress func(system string, done, total int)
+	// KeepMetrics keeps each system's training-loop metrics in its result
+	// (SystemResult.Metrics): per iteration, layer and pass, for acemu
+	// --per-layer.
+	KeepMetrics bool
 }
 
 // afiConfig is the AFI's configuration on shape.
@@ -152,6 +156,10 @@ type SystemResult struct {
 	// beside the network's).
 	ComputeUtilization []float64 `json:"compute_utilization,omitempty"`
 	Events             uint64    `json:"events"`
+	// Metrics is the training loop's account of the run, per iteration,
+	// layer and pass, with Options.KeepMetrics; nil without. It is not
+	// part of the report's JSON.
+	Metrics *train.Metrics `json:"-"`
 }
 
 // Report is the comparison.
@@ -357,6 +365,9 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 			return r, fmt.Errorf("%w\n%v", err, serr)
 		}
 		return r, err
+	}
+	if o.KeepMetrics {
+		r.Metrics = m
 	}
 	n := float64(len(m.Iterations))
 	r.Iterations = len(m.Iterations)

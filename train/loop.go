@@ -69,7 +69,8 @@ type Config struct {
 	Progress func(done, total int)
 }
 
-// Pass is a kind of compute the loop runs.
+// Pass is a kind of compute the loop runs, or, for a LayerPass, one of
+// the waits at the end of an iteration that belong to no layer.
 type Pass int
 
 // The passes of a layer.
@@ -83,10 +84,16 @@ const (
 	// PassUpdate is a layer's weight update, before its forward compute
 	// from the second iteration on.
 	PassUpdate
+	// PassEndOfBackProp is no compute: the wait at the end of back-prop
+	// for BaselineNoOverlap's fused all-reduce, which is no layer's.
+	PassEndOfBackProp
+	// PassEndOfRun is no compute: the last iteration's wait for every
+	// collective still outstanding.
+	PassEndOfRun
 )
 
 // String names the pass: "forward", "input-gradient", "weight-gradient",
-// "update".
+// "update", "end-of-back-prop", "end-of-run".
 func (p Pass) String() string {
 	switch p {
 	case PassForward:
@@ -97,6 +104,10 @@ func (p Pass) String() string {
 		return "weight-gradient"
 	case PassUpdate:
 		return "update"
+	case PassEndOfBackProp:
+		return "end-of-back-prop"
+	case PassEndOfRun:
+		return "end-of-run"
 	}
 	return fmt.Sprintf("Pass(%d)", int(p))
 }
@@ -191,6 +202,45 @@ type Iteration struct {
 	// Stalls are the iteration's waits, in order; their cycles add up to
 	// ExposedCommCycles.
 	Stalls []Stall
+	// Layers are the iteration's steps per layer and pass, in the order
+	// the loop ran them; their compute adds up to Compute, pass by pass,
+	// and their exposed communication to ExposedCommCycles.
+	Layers []LayerPass
+}
+
+// LayerPass is what one pass of one layer took in an iteration: its
+// compute, the loop's waits for communication there, and the collective
+// the pass issued (docs/training-loop.md, "Per layer and pass"). Every
+// pass the loop runs has one, a pass of no time too; PassEndOfBackProp
+// and PassEndOfRun have one when the loop waits there.
+type LayerPass struct {
+	// Layer is the layer's index, from 0, and LayerName its name; -1 and
+	// "" for PassEndOfBackProp and PassEndOfRun.
+	Layer     int
+	LayerName string
+	// Pass is the compute pass, or one of the waits at the end.
+	Pass Pass
+	// ComputeCycles is the pass's compute.
+	ComputeCycles int64
+	// ExposedCommCycles is the time the loop waited for communication at
+	// this layer and pass (the stalls with this Layer): before the pass's
+	// compute (the update's: for the layer's weight-gradient collective
+	// of the previous iteration; the forward's: for forward collectives;
+	// the weight gradient's, first of the layer's back-prop: for
+	// collectives of the layers after it), or right after it, for a
+	// collective waited for as soon as it is issued (no overlap).
+	ExposedCommCycles int64
+	// Collective is the layer's collective of this pass (FwdComm,
+	// InGradComm or WtGradComm; for PassEndOfBackProp the fused
+	// all-reduce), CommNone when none was issued; CollectiveBytes its
+	// bytes per NPU as the workload gives them, and CollectiveCycles the
+	// cycles from its issue to its completion on every NPU, which may
+	// fall in a later iteration. DLRM's back-prop all-to-all is layer
+	// 0's input-gradient collective though issued during layer
+	// lb+1's pass.
+	Collective       workload.CommType
+	CollectiveBytes  int64
+	CollectiveCycles int64
 }
 
 // Metrics is what Run reports: per iteration and in all.
@@ -389,17 +439,28 @@ type op struct {
 	pass   Pass           // compute
 	kernel contend.Kernel // compute
 	colls  []int          // issue: one; wait: those to wait for
+	cell   int            // compute, waits: its LayerPass in the iteration's Layers
 }
 
 // collective is one collective of the program.
 type collective struct {
 	typ          workload.CommType
 	bytes        int64
-	iter, layer  int    // layer -1 for the fused all-reduce
-	what         string // "forward", "input-gradient", "weight-gradient", "fused weight-gradient"
+	iter, layer  int  // layer -1 for the fused all-reduce
+	pass         Pass // the pass whose collective it is; PassEndOfBackProp for the fused all-reduce
+	cell         int  // its LayerPass in iteration iter's Layers
 	fusedLayers  int
 	issued, done bool
 	issuedAt     rtl.Cycle
+}
+
+// what names the collective's kind for messages: its pass, or "fused
+// weight-gradient".
+func (c *collective) what() string {
+	if c.pass == PassEndOfBackProp {
+		return "fused weight-gradient"
+	}
+	return c.pass.String()
 }
 
 // loop runs the program on the kernel.
@@ -472,6 +533,8 @@ type builder struct {
 	dlrm       bool
 	lastBottom int
 	computed   int64 // compute cycles emitted so far
+	// cells indexes the current iteration's Layers by layer and pass.
+	cells map[[2]int]int
 }
 
 func (b *builder) emit(o op) { b.lp.ops = append(b.lp.ops, o) }
@@ -486,32 +549,51 @@ func (b *builder) compute(it, l int, p Pass, work workload.Work) error {
 		return fmt.Errorf("layer %d (%s) %s compute: the run's compute reaches %d cycles, beyond the %d cycles (%s of simulated time) acemu simulates; shorten the compute times or run fewer iterations",
 			l, b.lp.w.Layers[l].Name, p, b.computed, rtl.MaxCycle, rtl.MaxCycleText)
 	}
+	cell := b.cell(it, l, p) // a pass of no time is run too, in no time
 	if c > 0 {
-		b.emit(op{kind: opCompute, iter: it, layer: l, pass: p, kernel: b.t.kernel(work)})
+		b.emit(op{kind: opCompute, iter: it, layer: l, pass: p, kernel: b.t.kernel(work), cell: cell})
 	}
 	return nil
 }
 
+// cell returns the index of layer l's pass p (l = -1: the end's waits)
+// in iteration it's Layers, adding it the first time.
+func (b *builder) cell(it, l int, p Pass) int {
+	k := [2]int{l, int(p)}
+	if i, ok := b.cells[k]; ok {
+		return i
+	}
+	lp := LayerPass{Layer: l, Pass: p}
+	if l >= 0 {
+		lp.LayerName = b.lp.w.Layers[l].Name
+	}
+	layers := &b.lp.iters[it].Layers
+	*layers = append(*layers, lp)
+	b.cells[k] = len(*layers) - 1
+	return len(*layers) - 1
+}
+
 // issue emits the issue, during layer at's compute (-1: none), of a new
-// collective of layer l (-1: the fused all-reduce) and returns its id.
-func (b *builder) issue(it, at, l int, what string, c workload.Comm) int {
+// collective of layer l's pass p (-1 and PassEndOfBackProp: the fused
+// all-reduce) and returns its id.
+func (b *builder) issue(it, at, l int, p Pass, c workload.Comm) int {
 	id := len(b.lp.colls)
-	b.lp.colls = append(b.lp.colls, collective{typ: c.Type, bytes: c.Bytes, iter: it, layer: l, what: what})
+	b.lp.colls = append(b.lp.colls, collective{typ: c.Type, bytes: c.Bytes, iter: it, layer: l, pass: p, cell: b.cell(it, l, p)})
 	b.emit(op{kind: opIssue, iter: it, layer: at, colls: []int{id}})
 	return id
 }
 
-// wait emits a wait for ids (none: nothing) before layer l's compute.
-func (b *builder) wait(it, l int, phase string, ids []int) {
+// wait emits a wait for ids (none: nothing) before layer l's pass p.
+func (b *builder) wait(it, l int, p Pass, phase string, ids []int) {
 	if len(ids) > 0 {
-		b.emit(op{kind: opWait, iter: it, layer: l, phase: phase, colls: ids})
+		b.emit(op{kind: opWait, iter: it, layer: l, phase: phase, colls: ids, cell: b.cell(it, l, p)})
 	}
 }
 
-// block emits a wait for collective id right after layer l's compute that
+// block emits a wait for collective id right after layer l's pass p that
 // issued it (no overlap).
-func (b *builder) block(it, l int, phase string, id int) {
-	b.emit(op{kind: opWait, iter: it, layer: l, phase: phase, colls: []int{id}, after: true})
+func (b *builder) block(it, l int, p Pass, phase string, id int) {
+	b.emit(op{kind: opWait, iter: it, layer: l, phase: phase, colls: []int{id}, after: true, cell: b.cell(it, l, p)})
 }
 
 // build writes n iterations (docs/training-loop.md).
@@ -524,6 +606,7 @@ func (b *builder) build(n int) error {
 	}
 	for it := 0; it < n; it++ {
 		b.emit(op{kind: opIterStart, iter: it, layer: -1})
+		b.cells = map[[2]int]int{}
 
 		// Forward pass, layer 0 to L-1.
 		var pending, dlrmPending []int // forward collectives still to wait for
@@ -531,7 +614,7 @@ func (b *builder) build(n int) error {
 			layer := &w.Layers[l]
 			if it > 0 {
 				if prevWt[l] >= 0 {
-					b.wait(it, l, phaseForward, []int{prevWt[l]})
+					b.wait(it, l, PassUpdate, phaseForward, []int{prevWt[l]})
 				}
 				if layer.UpdateCycles > 0 { // a delay, with its shape when known
 					u := layer.UpdateShape
@@ -547,19 +630,19 @@ func (b *builder) build(n int) error {
 				}
 			}
 			if b.dlrm && l == b.lastBottom+1 {
-				b.wait(it, l, phaseForward, dlrmPending)
+				b.wait(it, l, PassForward, phaseForward, dlrmPending)
 				dlrmPending = nil
 			}
-			b.wait(it, l, phaseForward, pending)
+			b.wait(it, l, PassForward, phaseForward, pending)
 			pending = nil
 			if err := b.compute(it, l, PassForward, layer.Fwd); err != nil {
 				return err
 			}
 			if layer.FwdComm.Type != workload.CommNone {
-				id := b.issue(it, l, l, "forward", layer.FwdComm)
+				id := b.issue(it, l, l, PassForward, layer.FwdComm)
 				switch {
 				case !b.overlap:
-					b.block(it, l, phaseForward, id)
+					b.block(it, l, PassForward, phaseForward, id)
 				case b.dlrm && l <= b.lastBottom:
 					dlrmPending = append(dlrmPending, id)
 				default:
@@ -576,10 +659,10 @@ func (b *builder) build(n int) error {
 		embIG := -1        // DLRM: the embedding's back-prop all-to-all
 		for l := L - 1; l >= 0; l-- {
 			layer := &w.Layers[l]
-			b.wait(it, l, phaseBack, pending)
+			b.wait(it, l, PassWtGrad, phaseBack, pending)
 			pending = nil
 			if l == 0 && embIG >= 0 {
-				b.wait(it, l, phaseBack, []int{embIG})
+				b.wait(it, l, PassWtGrad, phaseBack, []int{embIG})
 			}
 			if err := b.compute(it, l, PassWtGrad, layer.WtGrad); err != nil {
 				return err
@@ -587,7 +670,7 @@ func (b *builder) build(n int) error {
 			if c := layer.WtGradComm; c.Type != workload.CommNone {
 				switch {
 				case b.overlap:
-					prevWt[l] = b.issue(it, l, l, "weight-gradient", c)
+					prevWt[l] = b.issue(it, l, l, PassWtGrad, c)
 				case c.Type == workload.CommAllReduce:
 					fused.Type = workload.CommAllReduce
 					fused.Bytes += c.Bytes
@@ -603,19 +686,19 @@ func (b *builder) build(n int) error {
 				return err
 			}
 			if c := layer.InGradComm; c.Type != workload.CommNone {
-				id := b.issue(it, l, l, "input-gradient", c)
+				id := b.issue(it, l, l, PassInGrad, c)
 				if b.overlap {
 					pending = append(pending, id)
 				} else {
-					b.block(it, l, phaseBack, id)
+					b.block(it, l, PassInGrad, phaseBack, id)
 				}
 			}
 			if c := w.Layers[0].InGradComm; b.dlrm && l == b.lastBottom+1 && c.Type != workload.CommNone {
-				id := b.issue(it, l, 0, "input-gradient", c)
+				id := b.issue(it, l, 0, PassInGrad, c)
 				if b.overlap {
 					embIG = id
 				} else {
-					b.block(it, l, phaseBack, id)
+					b.block(it, l, PassInGrad, phaseBack, id)
 				}
 			}
 		}
@@ -623,17 +706,17 @@ func (b *builder) build(n int) error {
 		if !b.overlap {
 			var ids []int
 			if fusedLayers > 0 {
-				id := b.issue(it, -1, -1, "fused weight-gradient", fused)
+				id := b.issue(it, -1, -1, PassEndOfBackProp, fused)
 				b.lp.colls[id].fusedLayers = fusedLayers
 				ids = append(ids, id)
 			}
 			for _, l := range deferred {
-				ids = append(ids, b.issue(it, -1, l, "weight-gradient", w.Layers[l].WtGradComm))
+				ids = append(ids, b.issue(it, -1, l, PassWtGrad, w.Layers[l].WtGradComm))
 			}
-			b.wait(it, -1, phaseEndBack, ids)
+			b.wait(it, -1, PassEndOfBackProp, phaseEndBack, ids)
 		}
 		if it == n-1 {
-			b.emit(op{kind: opWaitAll, iter: it, layer: -1, phase: phaseEndRun})
+			b.emit(op{kind: opWaitAll, iter: it, layer: -1, phase: phaseEndRun, cell: b.cell(it, -1, PassEndOfRun)})
 		}
 		b.emit(op{kind: opIterEnd, iter: it, layer: -1})
 	}
@@ -655,6 +738,7 @@ func (lp *loop) computeDone(now rtl.Cycle) {
 	c := int64(now - lp.computeAt)
 	it.ComputeCycles += c
 	it.Compute.add(o.pass, c)
+	it.Layers[o.cell].ComputeCycles += c
 	lp.computing = false
 	lp.advance()
 	lp.step(now)
@@ -697,6 +781,8 @@ func (lp *loop) step(now rtl.Cycle) {
 			c.issued, c.issuedAt = true, now
 			it.Collectives++
 			it.CollectiveBytes += c.bytes
+			lc := &it.Layers[c.cell]
+			lc.Collective, lc.CollectiveBytes = c.typ, c.bytes
 			s := it.ByType[c.typ]
 			s.Count++
 			s.Bytes += c.bytes
@@ -729,6 +815,7 @@ func (lp *loop) step(now rtl.Cycle) {
 				lp.waiting = false
 				if now > lp.waitFrom {
 					it.ExposedCommCycles += int64(now - lp.waitFrom)
+					it.Layers[o.cell].ExposedCommCycles += int64(now - lp.waitFrom)
 					st := lp.stall(o, now)
 					it.Stalls = append(it.Stalls, st)
 					if obs := lp.observer; obs != nil {
@@ -767,6 +854,7 @@ func (lp *loop) doneFunc(id int) func(now rtl.Cycle) {
 			return
 		}
 		c.done = true
+		lp.iters[c.iter].Layers[c.cell].CollectiveCycles = int64(now - c.issuedAt)
 		if lp.inflight--; lp.inflight == 0 {
 			lp.npu.SetCommBusy(now, false)
 		}
@@ -819,9 +907,9 @@ func (lp *loop) describe(id int) string {
 		if c.fusedLayers == 1 {
 			layers = "layer"
 		}
-		return fmt.Sprintf("%s %s of %d B (%d %s) of iteration %d", c.what, c.typ, c.bytes, c.fusedLayers, layers, c.iter+1)
+		return fmt.Sprintf("%s %s of %d B (%d %s) of iteration %d", c.what(), c.typ, c.bytes, c.fusedLayers, layers, c.iter+1)
 	}
-	return fmt.Sprintf("%s %s of %d B of layer %d (%s) of iteration %d", c.what, c.typ, c.bytes, c.layer, lp.w.Layers[c.layer].Name, c.iter+1)
+	return fmt.Sprintf("%s %s of %d B of layer %d (%s) of iteration %d", c.what(), c.typ, c.bytes, c.layer, lp.w.Layers[c.layer].Name, c.iter+1)
 }
 
 // where says where op o is in the schedule.

@@ -135,6 +135,24 @@ func checkInvariants(t *testing.T, m *Metrics) {
 			st += s.Cycles()
 		}
 		assert.Equal(t, it.ExposedCommCycles, st, "iteration %d", i)
+		// Per layer and pass: the compute adds up pass by pass, the waits
+		// to the exposed time, the collectives to the iteration's.
+		var compute Breakdown
+		var exposed, bytes int64
+		var colls int
+		for _, l := range it.Layers {
+			compute.add(l.Pass, l.ComputeCycles)
+			exposed += l.ExposedCommCycles
+			if l.Collective != workload.CommNone {
+				colls++
+				bytes += l.CollectiveBytes
+				assert.Positive(t, l.CollectiveCycles, "iteration %d %+v", i, l)
+			}
+		}
+		assert.Equal(t, it.Compute, compute, "iteration %d: compute per pass", i)
+		assert.Equal(t, it.ExposedCommCycles, exposed, "iteration %d: exposed", i)
+		assert.Equal(t, it.Collectives, colls, "iteration %d: collectives", i)
+		assert.Equal(t, it.CollectiveBytes, bytes, "iteration %d: collective bytes", i)
 		if i > 0 {
 			assert.Equal(t, m.Iterations[i-1].End, it.Start)
 		}
@@ -160,6 +178,9 @@ func TestLoopTimelines(t *testing.T) {
 		lifo    bool
 		want    want
 		issued  []issued // op, bytes, at (others ignored)
+		// layers are the iterations' Layers, one after the other, from
+		// the timeline in the comment (nil: not checked).
+		layers []LayerPass
 	}{
 		{
 			// (1) Hidden. fwd a [0,100], fwd b [100,200]; back-prop: b's
@@ -232,6 +253,21 @@ func TestLoopTimelines(t *testing.T) {
 				{op: workload.CommAllReduce, bytes: 1000, at: 250}, {op: workload.CommAllReduce, bytes: 2000, at: 450},
 				{op: workload.CommAllReduce, bytes: 1000, at: 920}, {op: workload.CommAllReduce, bytes: 2000, at: 1120},
 			},
+			// Per layer: each all-reduce takes 200 cycles; the wait for
+			// AR_a is a's update's, the one for AR_b (done) b's, and the
+			// last one the end of the run's.
+			layers: []LayerPass{
+				pass(0, "a", PassForward, 100, 0, nil), pass(1, "b", PassForward, 100, 0, nil),
+				pass(1, "b", PassWtGrad, 50, 0, &issued{op: workload.CommAllReduce, bytes: 1000, finished: 200}),
+				pass(1, "b", PassInGrad, 100, 0, nil),
+				pass(0, "a", PassWtGrad, 100, 0, &issued{op: workload.CommAllReduce, bytes: 2000, finished: 200}),
+				pass(0, "a", PassUpdate, 10, 200, nil), pass(0, "a", PassForward, 100, 0, nil),
+				pass(1, "b", PassUpdate, 10, 0, nil), pass(1, "b", PassForward, 100, 0, nil),
+				pass(1, "b", PassWtGrad, 50, 0, &issued{op: workload.CommAllReduce, bytes: 1000, finished: 200}),
+				pass(1, "b", PassInGrad, 100, 0, nil),
+				pass(0, "a", PassWtGrad, 100, 0, &issued{op: workload.CommAllReduce, bytes: 2000, finished: 200}),
+				pass(-1, "", PassEndOfRun, 0, 200, nil),
+			},
 		},
 		{
 			// (3) DLRM, last bottom-MLP layer 1: emb (lookup 10, update 20
@@ -259,6 +295,20 @@ func TestLoopTimelines(t *testing.T) {
 				{op: workload.CommAllToAll, bytes: 64, at: 10}, {op: workload.CommAllReduce, bytes: 200, at: 190},
 				{op: workload.CommAllToAll, bytes: 64, at: 230}, {op: workload.CommAllReduce, bytes: 100, at: 260},
 			},
+			// Per layer: top's forward waits 70, the embedding update
+			// (emb's weight gradient) 70; the back-prop all-to-all is emb's
+			// input gradient's, issued during top's; bot's input gradient
+			// takes no time.
+			layers: []LayerPass{
+				pass(0, "emb", PassForward, 10, 0, &issued{op: workload.CommAllToAll, bytes: 64, finished: 100}),
+				pass(1, "bot", PassForward, 30, 0, nil), pass(2, "top", PassForward, 40, 70, nil),
+				pass(2, "top", PassWtGrad, 40, 0, &issued{op: workload.CommAllReduce, bytes: 200, finished: 50}),
+				pass(2, "top", PassInGrad, 40, 0, nil),
+				pass(0, "emb", PassInGrad, 0, 0, &issued{op: workload.CommAllToAll, bytes: 64, finished: 100}),
+				pass(1, "bot", PassWtGrad, 30, 0, &issued{op: workload.CommAllReduce, bytes: 100, finished: 50}),
+				pass(1, "bot", PassInGrad, 0, 0, nil), pass(0, "emb", PassWtGrad, 20, 70, nil),
+				pass(-1, "", PassEndOfRun, 0, 0, nil),
+			},
 		},
 		{
 			// DLRM without overlap: every all-to-all is waited for as soon
@@ -279,6 +329,18 @@ func TestLoopTimelines(t *testing.T) {
 			issued: []issued{
 				{op: workload.CommAllToAll, bytes: 64, at: 10}, {op: workload.CommAllToAll, bytes: 64, at: 260},
 				{op: workload.CommAllReduce, bytes: 300, at: 410},
+			},
+			// Per layer: each all-to-all is waited for right after the
+			// pass that issued it (emb's forward, top's input gradient);
+			// the fused all-reduce is the end of back-prop's.
+			layers: []LayerPass{
+				pass(0, "emb", PassForward, 10, 100, &issued{op: workload.CommAllToAll, bytes: 64, finished: 100}),
+				pass(1, "bot", PassForward, 30, 0, nil), pass(2, "top", PassForward, 40, 0, nil),
+				pass(2, "top", PassWtGrad, 40, 0, nil), pass(2, "top", PassInGrad, 40, 100, nil),
+				pass(0, "emb", PassInGrad, 0, 0, &issued{op: workload.CommAllToAll, bytes: 64, finished: 100}),
+				pass(1, "bot", PassWtGrad, 30, 0, nil), pass(1, "bot", PassInGrad, 0, 0, nil), pass(0, "emb", PassWtGrad, 20, 0, nil),
+				pass(-1, "", PassEndOfBackProp, 0, 50, &issued{op: workload.CommAllReduce, bytes: 300, finished: 50}),
+				pass(-1, "", PassEndOfRun, 0, 0, nil),
 			},
 		},
 		{
@@ -367,8 +429,25 @@ func TestLoopTimelines(t *testing.T) {
 			}
 			assert.Equal(t, n, m.Collectives)
 			assert.Equal(t, b, m.CollectiveBytes)
+			if tt.layers != nil {
+				var layers []LayerPass
+				for _, it := range m.Iterations {
+					layers = append(layers, it.Layers...)
+				}
+				assert.Equal(t, tt.layers, layers)
+			}
 		})
 	}
+}
+
+// pass is a LayerPass that computes for compute cycles, waits exposed
+// cycles and issues c (nil: nothing; its finished field is its latency).
+func pass(l int, name string, p Pass, compute, exposed int64, c *issued) LayerPass {
+	lp := LayerPass{Layer: l, LayerName: name, Pass: p, ComputeCycles: compute, ExposedCommCycles: exposed}
+	if c != nil {
+		lp.Collective, lp.CollectiveBytes, lp.CollectiveCycles = c.op, c.bytes, int64(c.finished)
+	}
+	return lp
 }
 
 func dlrmWorkload() *workload.Workload {

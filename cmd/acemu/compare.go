@@ -49,9 +49,10 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	workers := fs.Int("workers", 0, "systems simulated at once (default GOMAXPROCS)")
 	full := fs.Bool("full", false, "simulate every NPU even where one can stand for all (same results, slower; for checking)")
 	series := fs.String("timeseries", "", "write each system's network utilisation per 1000-cycle window to this CSV file")
+	perLayer := fs.String("per-layer", "", "write each system's compute and exposed communication per iteration, layer and pass, and each layer's collectives, to this file: .csv or .json by its extension (docs/cli.md, \"Per-layer results\")")
 	plotDir := fs.String("plot", "", "draw the network utilisation over time (Fig. 10) and the iteration breakdown (Fig. 11) as PNG and SVG into this directory")
 	var of outputFlags
-	of.register(fs, true, "the figures (as --plot), and --timeseries, --trace and --pcap ")
+	of.register(fs, true, "the figures (as --plot), and --timeseries, --per-layer, --trace and --pcap ")
 	fs.String("compute", defaultOf("training.compute"), "where a built-in workload's compute comes from: "+strings.Join(workload.ComputeSources(), ", ")+" (auto: the paper's simulator's per-layer times where public, else the roofline; docs/workloads.md)")
 	fs.String("batch", defaultOf("training.batch"), "samples per NPU of a built-in workload on the roofline: paper (the paper's: 32, 128, 512) or a number")
 	otherReg := fs.Bool("other-regime", true, "for a built-in with both compute regimes, also run the other one and print its result in one line")
@@ -109,8 +110,25 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 	}
-	if err := of.prepare(fs, ss, series); err != nil {
+	var perLayerAs string // the --per-layer file's format
+	if *perLayer != "" {
+		if perLayerAs, err = perLayerFormat(*perLayer); err != nil {
+			return fail(err)
+		}
+	}
+	inputs := []fileFlag{{"--config", &pf.config}}
+	if !slices.Contains(workload.BuiltinNames(), *wl) {
+		inputs = append(inputs, fileFlag{"--workload", wl})
+	}
+	if err := of.prepare(fs, ss, inputs, fileFlag{"--timeseries", series}, fileFlag{"--per-layer", perLayer}); err != nil {
 		return fail(err)
+	}
+	var perLayerFile *outfile.File
+	if *perLayer != "" {
+		if perLayerFile, err = outfile.Create(*perLayer); err != nil {
+			return fail(fmt.Errorf("--per-layer: %w", err))
+		}
+		defer perLayerFile.Abort() // written at the end; nothing is left by a run that fails
 	}
 	plotFlag := "--plot"
 	if of.out != "" && *plotDir == "" {
@@ -118,6 +136,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	opts.Shape, opts.Workload, opts.Systems = shape, w, ss
 	opts.Workers, opts.Full, opts.Series = *workers, *full, *series != "" || *plotDir != ""
+	opts.KeepMetrics = *perLayer != ""
 	kinds, err := of.asked(shape.N(), func(system string) string { return w.Name + " on " + system })
 	if err != nil {
 		return fail(err)
@@ -191,7 +210,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	var otherDone sync.WaitGroup
 	if other != nil {
 		oo := opts
-		oo.Workload, oo.Observe, oo.Finished, oo.Progress, oo.Series = other, nil, nil, nil, false
+		oo.Workload, oo.Observe, oo.Finished, oo.Progress, oo.Series, oo.KeepMetrics = other, nil, nil, nil, false, false
 		otherDone.Add(1)
 		go func() {
 			defer otherDone.Done()
@@ -211,6 +230,11 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if *series != "" {
 		if err := writeSeries(*series, rep); err != nil {
 			return fail(fmt.Errorf("--timeseries: %w", err))
+		}
+	}
+	if perLayerFile != nil {
+		if err := writePerLayer(perLayerFile, *perLayer, rep, perLayerAs); err != nil {
+			return fail(err)
 		}
 	}
 	if *plotDir != "" {

@@ -113,13 +113,22 @@ func (f *outputFlags) register(fs *pflag.FlagSet, perSystem bool, out string) {
 	fs.StringVar(&f.traceNPUs, "trace-npus", "0", "NPUs whose chunks and ACE counters --trace records: a list such as 0,5 or all")
 }
 
+// fileFlag is a flag that names a file: an input the run reads
+// (--workload, --config), or an output written once for the whole run
+// (--timeseries, --per-layer), whose path --out may move.
+type fileFlag struct {
+	flag string
+	path *string
+}
+
 // prepare checks the flags once fs is parsed (a filter without its file
-// would be ignored; no two outputs on one file) and, with --out, creates
-// its directory and moves the relative paths (the run's files and
-// --timeseries, when series is not nil) into it. ss are the run's systems,
-// each with its own --pcap and --trace file when there are several. Call it
-// once every other flag is known good: it creates a directory.
-func (f *outputFlags) prepare(fs *pflag.FlagSet, ss []systems.System, series *string) error {
+// would be ignored; no two outputs on one file, and none on an input) and,
+// with --out, creates its directory and moves the relative paths (the
+// run's files and the whole-run outputs outs) into it. ss are the run's
+// systems, each with its own --pcap and --trace file when there are
+// several. Call it once every other flag is known good: it creates a
+// directory.
+func (f *outputFlags) prepare(fs *pflag.FlagSet, ss []systems.System, inputs []fileFlag, outs ...fileFlag) error {
 	if f.pcap == "" {
 		if err := refuseFlags(fs, []string{"pcap-filter"}, "is for --pcap"); err != nil {
 			return err
@@ -131,15 +140,15 @@ func (f *outputFlags) prepare(fs *pflag.FlagSet, ss []systems.System, series *st
 		}
 	}
 	paths := []*string{&f.pcap, &f.trace}
-	if series != nil {
-		paths = append(paths, series)
+	for _, o := range outs {
+		paths = append(paths, o.path)
 	}
 	if f.out != "" {
 		for _, p := range paths {
 			*p = inDir(f.out, *p)
 		}
 	}
-	if err := f.checkClashes(ss, series); err != nil {
+	if err := f.checkClashes(ss, inputs, outs); err != nil {
 		return err
 	}
 	if f.out == "" {
@@ -166,10 +175,11 @@ func systemPath(path, ext, s string, ss []systems.System) string {
 var outFiles = []string{"result.txt", "result.csv", "result.json", "platform.yaml",
 	"utilization.png", "utilization.svg", "breakdown.png", "breakdown.svg"}
 
-// checkClashes refuses two outputs on one file: --out's own files, each
-// system's --pcap and --trace file, --timeseries. One would overwrite or
-// garble the other.
-func (f *outputFlags) checkClashes(ss []systems.System, series *string) error {
+// checkClashes refuses two outputs on one file, or an output flag's file
+// on an input: --out's own files, the inputs, each system's --pcap and
+// --trace file, the whole-run outputs outs. One would overwrite or garble
+// the other.
+func (f *outputFlags) checkClashes(ss []systems.System, inputs, outs []fileFlag) error {
 	seen := map[string]string{}
 	add := func(what, path string) error {
 		if path == "" {
@@ -192,8 +202,16 @@ func (f *outputFlags) checkClashes(ss []systems.System, series *string) error {
 			}
 		}
 	}
-	if series != nil {
-		if err := add("--timeseries", *series); err != nil {
+	// Inputs may share a file, and --out may rewrite its own files
+	// (--config DIR/platform.yaml --out DIR); a file named by an output
+	// flag may not be an input.
+	for _, in := range inputs {
+		if abs, err := filepath.Abs(*in.path); *in.path != "" && err == nil && seen[abs] == "" {
+			seen[abs] = in.flag
+		}
+	}
+	for _, o := range outs {
+		if err := add(o.flag, *o.path); err != nil {
 			return err
 		}
 	}
