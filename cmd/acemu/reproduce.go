@@ -19,7 +19,7 @@ import (
 	"github.com/acemu/acemu/units"
 )
 
-const reproduceUsage = `Usage: acemu reproduce fig4|fig5|fig6|fig9a [flags]
+const reproduceUsage = `Usage: acemu reproduce fig4|fig5|fig6|fig9a|fig9b|fig11 [flags]
 
 Rerun the sweeps behind the ACE paper's figures from the model:
   fig4   an all-reduce (default 100 MB per NPU) alone and beside a GEMM of
@@ -34,10 +34,18 @@ Rerun the sweeps behind the ACE paper's figures from the model:
          default compute regime, on 4x4x4 and 4x8x4), normalised to 4 MiB
          and 16 FSMs and averaged as the paper does; it is an acemu sweep
          (docs/sweeps.md) over ace.sram and ace.fsms
+  fig9b  ACE's utilisation in the forward pass and in back-propagation,
+         per workload (default the paper's three on 4x8x4, the runs of
+         Fig. 10), beside the paper's
+  fig11  the five systems training every workload on every torus size
+         (default the paper's three on 4x2x2, 4x4x2, 4x4x4 and 4x8x4): % of
+         ideal and ACE's speed-up over the best baseline per size, and
+         Section VI-C's averages beside the paper's
 
 Each point is a full cycle-level run, folded to one NPU where the torus
 allows it: fig4 takes about ten seconds on two cores, fig5 and fig6 under a
-minute, fig9a (120 training runs) about five minutes.
+minute, fig9b under a minute, fig11 a few minutes, fig9a (120 training
+runs) about five minutes.
 
 Flags:
 `
@@ -63,6 +71,9 @@ var figures = []figure{
 		ignored: []string{"links.", "afi.", "training.", "ace.", "npu.compute_speed"}, run: runFig6},
 	{name: "fig9a", unused: []string{"size", "mem", "sms", "fig6-mem", "systems"},
 		ignored: []string{"links.", "afi.", "training.iterations", "training.priority", "training.mem_bound_share", "npu.compute_speed"}, lists: true, run: runFig9a},
+	// The comparator's runs take every platform parameter.
+	{name: "fig9b", unused: []string{"size", "mem", "sms", "fig6-mem", "systems"}, run: runFig9b},
+	{name: "fig11", unused: []string{"size", "mem", "sms", "fig6-mem", "systems"}, run: runFig11},
 }
 
 // figureNames lists the figures as a sentence: "fig4, fig5 or fig6".
@@ -93,17 +104,17 @@ type figRun struct {
 
 func runReproduce(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("reproduce", pflag.ContinueOnError)
-	topos := fs.String("topos", "4x2x2,4x4x4", "torus shapes, comma-separated (16 and 64 NPUs in the paper; fig9a: 4x4x4,4x8x4)")
-	wlList := fs.String("workloads", "", "fig9a: workloads (built-in names or ASTRA-sim files), comma-separated (default resnet50,gnmt,dlrm in the default compute regime, docs/workloads.md)")
+	topos := fs.String("topos", "4x2x2,4x4x4", "torus shapes, comma-separated (16 and 64 NPUs in the paper; fig9a: 4x4x4,4x8x4; fig9b: 4x8x4; fig11: 4x2x2,4x4x2,4x4x4,4x8x4)")
+	wlList := fs.String("workloads", "", "fig9a, fig9b, fig11: workloads (built-in names or ASTRA-sim files), comma-separated (default resnet50,gnmt,dlrm in the default compute regime, docs/workloads.md)")
 	size := fs.String("size", "64MiB", "all-reduce size per NPU (fig4: default 100MB, the paper's)")
-	fs.String("memory-policy", defaultOf("training.memory_policy"), "fig4, fig9a: how compute and communication share each NPU: "+strings.Join(contend.Policies(), " or ")+" (docs/memory-system.md)")
+	fs.String("memory-policy", defaultOf("training.memory_policy"), "fig4, fig9a, fig9b, fig11: how compute and communication share each NPU: "+strings.Join(contend.Policies(), " or ")+" (docs/memory-system.md)")
 	sysList := fs.String("systems", "", "fig4: systems, comma-separated (default baseline-commopt,baseline-compopt,ace,ideal)")
 	mem := fs.String("mem", "", "fig5: memory bandwidths for communication in GB/s, comma-separated (default 32,64,…,900)")
 	sms := fs.String("sms", "", "fig6: communication SM counts, comma-separated (default 1,…,8,10,12,16)")
 	fig6Mem := fs.Int64("fig6-mem", 900, "fig6: memory bandwidth given to the baseline's communication, GB/s")
 	format := fs.String("format", "table", "output: "+formats)
-	outDir := fs.String("out", "", "also write every artifact of the run into this directory: result.txt, result.csv, result.json, the platform configuration used (platform.yaml) and the figure (as --plot); fig9a keeps its sweep's points in DIR/sweep, so that the same command again runs only the missing ones")
-	plotDir := fs.String("plot", "", "fig5, fig6, fig9a: draw the figure as PNG and SVG into this directory")
+	outDir := fs.String("out", "", "also write every artifact of the run into this directory: result.txt, result.csv, result.json, the platform configuration used (platform.yaml) and the figure (as --plot); fig9a, fig9b and fig11 keep their sweep's points in DIR/sweep, so that the same command again runs only the missing ones")
+	plotDir := fs.String("plot", "", "fig5, fig6, fig9a, fig9b, fig11: draw the figure as PNG and SVG into this directory")
 	workers := fs.Int("workers", 0, "simulations run at once (default: GOMAXPROCS; results do not depend on it)")
 	registerACEDesignFlags(fs)
 	var pf platformFlags
@@ -385,6 +396,82 @@ func runTrained[X any](r *figRun, t *reproduce.Trained, fig func() (X, error), p
 	}
 	r.res.lead, err = regimeLines(r.p, t.Workloads)
 	return x, err
+}
+
+func runFig9b(r *figRun) error {
+	o := reproduce.DefaultFig9b()
+	x, err := runTrained(r, &o.Trained, func() (*reproduce.Fig9bResult, error) { return reproduce.Fig9b(o) }, plots.Fig9b)
+	if err != nil {
+		return err
+	}
+	r.res.header = []string{"workload", "topology", "forward % (paper)", "back-prop % (paper)", "whole run %", "forward share of run %"}
+	for _, x := range x.Rows {
+		fwd, back := f1(100*x.Forward), f1(100*x.Backprop)
+		if x.PaperForward != "" {
+			fwd += " (" + x.PaperForward + ")"
+			back += " (" + f1(100*x.PaperBackprop) + ")"
+		}
+		r.res.rows = append(r.res.rows, []string{x.Workload, x.Topo, fwd, back, f1(100 * x.Whole),
+			f1(100 * float64(x.ForwardCycles) / float64(x.ForwardCycles+x.BackpropCycles))})
+	}
+	r.res.notes = append(r.res.notes, fmt.Sprintf("ACE utilised: holding at least one chunk (the paper: \"at least one chunk for processing\"); %d iterations, memory policy %s; (paper): Section VI-B, \"ACE Utilization\"; docs/validation.md defines the passes",
+		r.p.Iterations, r.p.Memory))
+	return nil
+}
+
+func runFig11(r *figRun) error {
+	o := reproduce.DefaultFig11()
+	x, err := runTrained(r, &o.Trained, func() (*reproduce.Fig11Result, error) { return reproduce.Fig11(o) }, plots.Fig11)
+	if err != nil {
+		return err
+	}
+	r.res.header = []string{"workload", "topology", "NPUs", "NoOverlap % of ideal", "CommOpt %", "CompOpt %", "ACE %", "best baseline", "ACE over best"}
+	for _, row := range x.Rows {
+		cells := []string{row.Workload, row.Topo, fmt.Sprint(row.NPUs)}
+		for _, s := range append(slices.Clone(reproduce.Fig11Baselines), "ace") {
+			cells = append(cells, f1(row.System(s).PctOfIdeal))
+		}
+		r.res.rows = append(r.res.rows, append(cells, row.Best, x2(row.OverBest)))
+	}
+	sum := &summary{header: []string{"average (Section VI-C)", "acemu", "paper", "difference"}}
+	for _, v := range x.PctOfIdeal {
+		sum.rows = append(sum.rows, []string{"% of ideal, " + v.What + " (mean over sizes and workloads)", f1(v.Acemu), f1(v.Paper), signed(v.Acemu-v.Paper, 1)})
+	}
+	for _, v := range x.OverBest {
+		sum.rows = append(sum.rows, versusRow("ACE over the best baseline, "+v.What+" over sizes", v))
+	}
+	for _, v := range x.Bandwidth {
+		sum.rows = append(sum.rows, versusRow("ACE's effective network bandwidth over every baseline, "+v.What, v))
+	}
+	r.res.summary = sum
+	r.res.notes = append(r.res.notes, fmt.Sprintf("%d iterations, memory policy %s; %% of ideal = ideal's time over the system's; the bandwidth's mean and max are over every baseline, size and workload (Fig. 11(b)'s points) of the baseline's time over ACE's, as the paper takes them; measured: of ACE's bytes per second over the baseline's. docs/validation.md, \"Scaling: Fig. 11\"",
+		r.p.Iterations, r.p.Memory))
+	return nil
+}
+
+// versusRow is a ratio beside the paper's, with their difference ("–"
+// where the paper gives none).
+func versusRow(what string, v reproduce.Versus) []string {
+	if v.Paper == 0 {
+		return []string{what, x2(v.Acemu), "–", "–"}
+	}
+	return []string{what, x2(v.Acemu), x2(v.Paper), signed(v.Acemu-v.Paper, 2)}
+}
+
+// x2 prints a ratio: 1.23×.
+func x2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) + "×" }
+
+// signed prints a difference with its sign and d decimals (+0.00 for
+// what rounds to zero).
+func signed(v float64, d int) string {
+	s := strconv.FormatFloat(v, 'f', d, 64)
+	if strings.Trim(s, "-0.") == "" {
+		s = strings.TrimPrefix(s, "-")
+	}
+	if !strings.HasPrefix(s, "-") {
+		s = "+" + s
+	}
+	return s
 }
 
 // regimeLines says, for each workload, where its compute comes from on
