@@ -44,7 +44,7 @@ Rerun the sweeps behind the ACE paper's figures from the model:
 
 Each point is a full cycle-level run, folded to one NPU where the torus
 allows it: fig4 takes about ten seconds on two cores, fig5 and fig6 under a
-minute, fig9b under a minute, fig11 a few minutes, fig9a (120 training
+minute, fig9b about 20 seconds, fig11 about a minute, fig9a (120 training
 runs) about five minutes.
 
 Flags:
