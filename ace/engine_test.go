@@ -405,3 +405,32 @@ func TestLIFOHoldsWithMoreSRAM(t *testing.T) {
 	require.Greater(t, room32, room4)
 	require.Less(t, small32, room32)
 }
+
+// ACE's utilisation within spans: an all-reduce issued at cycle 5000 on an
+// idle ACE holds a chunk from then until its last result is back in
+// memory, the cycle it is done (one chunk is admitted as soon as it is
+// issued, and each next one before the last is written back), so ACE is
+// utilised in none of [0, 5000) and in all of [5000, done); within the
+// whole run the spans weighted by their length give Result.Utilization.
+func TestUtilizationWithinSpans(t *testing.T) {
+	_, _, plan := setup(t, "4x2x2", collectives.OpAllReduce, "hierarchical", 256<<10, 65536)
+	k := rtl.NewKernel()
+	net, err := torus.Build(k, plan.Shape, torus.DefaultLinks(), true)
+	require.NoError(t, err)
+	e, err := NewEngine(k, net, plan, Default(), nil)
+	require.NoError(t, err)
+	const at = 5000
+	var end rtl.Cycle
+	require.NoError(t, e.Issue(at, plan, func(now rtl.Cycle) { end = now }))
+	k.Run()
+	require.NoError(t, e.Stuck())
+	require.Greater(t, end, rtl.Cycle(at))
+	before, during := rtl.Span{From: 0, To: at}, rtl.Span{From: at, To: end}
+	require.Equal(t, 0.0, e.UtilizationWithin([]rtl.Span{before}))
+	require.Equal(t, 1.0, e.UtilizationWithin([]rtl.Span{during}))
+	require.Equal(t, 0.0, e.UtilizationWithin([]rtl.Span{{From: end, To: end + 100}}))
+	require.Equal(t, 0.0, e.UtilizationWithin(nil))
+	whole := e.Stats(end).Utilization
+	require.InDelta(t, float64(end-at)/float64(end), whole, 1e-12)
+	require.InDelta(t, whole, e.UtilizationWithin([]rtl.Span{before, during}), 1e-12)
+}

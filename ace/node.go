@@ -74,6 +74,7 @@ type node struct {
 	inACE                   int
 	utilFrom                rtl.Cycle
 	utilCycles              int64
+	busy                    []rtl.Span // the closed spans in which ACE held a chunk, in order
 	fsmFrom                 []rtl.Cycle
 	fsmCycles               int64
 	blockedFrom             []rtl.Cycle // per FSM, when its chunk finished its phase and found no way on
@@ -311,6 +312,7 @@ func (nd *node) finish(now rtl.Cycle, e effect) {
 			nd.inACE--
 			if nd.inACE == 0 {
 				nd.utilCycles += int64(now - nd.utilFrom)
+				nd.busy = append(nd.busy, rtl.Span{From: nd.utilFrom, To: now})
 			}
 			co := c.Coll
 			if nd.finishedOf == nil {

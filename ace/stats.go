@@ -102,3 +102,27 @@ func (r *run) result(cycles rtl.Cycle) *Result {
 	res.FSMsPerPhase = r.nodes[0].fsmsPerPhase()
 	return res
 }
+
+// UtilizationWithin is Result.Utilization within spans instead of over
+// the whole run: the cycles of spans in which ACE held at least one chunk
+// (admitted, not written back), summed over the NPUs simulated, over the
+// NPUs times the spans' length; 0 for spans of no length. A chunk still
+// held counts up to the kernel's current cycle. The training loop's
+// passes are such spans (the ACE paper's Fig. 9(b): utilisation in the
+// forward pass and in back-propagation).
+func (e *Engine) UtilizationWithin(spans []rtl.Span) float64 {
+	n := rtl.TotalLen(spans)
+	if n == 0 {
+		return 0
+	}
+	var busy rtl.Cycle
+	for _, nd := range e.r.nodes {
+		busy += rtl.OverlapAll(nd.busy, spans)
+		if nd.inACE > 0 {
+			busy += rtl.OverlapAll([]rtl.Span{{From: nd.utilFrom, To: e.r.k.Now()}}, spans)
+		}
+	}
+	// Correctly rounded, so that a folded run gives the full one's figure.
+	f, _ := big.NewRat(int64(busy), int64(n)*int64(len(e.r.nodes))).Float64()
+	return f
+}

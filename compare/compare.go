@@ -130,21 +130,33 @@ type SystemResult struct {
 	ComputeCycles     float64 `json:"compute_cycles"`
 	ExposedCommCycles float64 `json:"exposed_comm_cycles"`
 	// Totals over the run, in cycles.
-	TotalCycles      int64    `json:"total_cycles"`
-	TotalCompute     int64    `json:"total_compute_cycles"`
-	TotalExposedComm int64    `json:"total_exposed_comm_cycles"`
-	PerIteration     []int64  `json:"iteration_cycles_each"`
-	PctOfIdeal       float64  `json:"pct_of_ideal"`
-	ExposedShare     float64  `json:"exposed_comm_share"`
-	Collectives      int      `json:"collectives"`
-	CollectiveBytes  int64    `json:"collective_bytes_per_npu"`
-	BytesSentPerNPU  int64    `json:"bytes_sent_per_npu"`
-	NetworkGBps      float64  `json:"effective_network_gbps_per_npu"`
-	MemReadPerNPU    int64    `json:"mem_read_bytes_per_npu"`
-	MemWritePerNPU   int64    `json:"mem_write_bytes_per_npu"`
-	CommMemGBps      float64  `json:"comm_mem_used_gbps"`
-	CommSMBusy       float64  `json:"comm_sm_busy"`
-	ACEUtilization   *float64 `json:"ace_utilization,omitempty"`
+	TotalCycles      int64   `json:"total_cycles"`
+	TotalCompute     int64   `json:"total_compute_cycles"`
+	TotalExposedComm int64   `json:"total_exposed_comm_cycles"`
+	PerIteration     []int64 `json:"iteration_cycles_each"`
+	PctOfIdeal       float64 `json:"pct_of_ideal"`
+	ExposedShare     float64 `json:"exposed_comm_share"`
+	Collectives      int     `json:"collectives"`
+	CollectiveBytes  int64   `json:"collective_bytes_per_npu"`
+	BytesSentPerNPU  int64   `json:"bytes_sent_per_npu"`
+	NetworkGBps      float64 `json:"effective_network_gbps_per_npu"`
+	MemReadPerNPU    int64   `json:"mem_read_bytes_per_npu"`
+	MemWritePerNPU   int64   `json:"mem_write_bytes_per_npu"`
+	CommMemGBps      float64 `json:"comm_mem_used_gbps"`
+	CommSMBusy       float64 `json:"comm_sm_busy"`
+	// ACEUtilization is the share of the run ACE held at least one chunk
+	// (ace.Result.Utilization); ACEForwardUtilization and
+	// ACEBackpropUtilization the same within the forward passes and
+	// within back-propagation (docs/validation.md, "ACE utilisation by
+	// pass"). ACE only.
+	ACEUtilization         *float64 `json:"ace_utilization,omitempty"`
+	ACEForwardUtilization  *float64 `json:"ace_forward_utilization,omitempty"`
+	ACEBackpropUtilization *float64 `json:"ace_backprop_utilization,omitempty"`
+	// ForwardCycles and BackpropCycles split TotalCycles by pass: every
+	// iteration's forward pass (its start to the start of its
+	// back-propagation) and its back-propagation (train.Metrics.Passes).
+	ForwardCycles  int64 `json:"forward_pass_cycles"`
+	BackpropCycles int64 `json:"backprop_pass_cycles"`
 	// Network utilisation: the share of link time spent carrying packets,
 	// over the run and in the busiest window of WindowCycles; with
 	// Options.Series, per window.
@@ -385,9 +397,13 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 	cycles := rtl.Cycle(m.TotalCycles)
 	em := ep.Metrics(cycles)
 	r.BytesSentPerNPU, r.MemReadPerNPU, r.MemWritePerNPU, r.CommSMBusy = em.BytesSent, em.MemRead, em.MemWrite, em.CommSMBusy
+	fwd, back := m.Passes()
+	r.ForwardCycles, r.BackpropCycles = int64(rtl.TotalLen(fwd)), int64(rtl.TotalLen(back))
 	if em.ACE != nil {
 		u := em.ACE.Utilization
-		r.ACEUtilization = &u
+		uf, _ := ep.ACEUtilizationWithin(fwd)
+		ub, _ := ep.ACEUtilizationWithin(back)
+		r.ACEUtilization, r.ACEForwardUtilization, r.ACEBackpropUtilization = &u, &uf, &ub
 	}
 	if cycles > 0 {
 		secs := float64(cycles) / rtl.ClockHz

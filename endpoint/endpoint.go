@@ -175,6 +175,15 @@ func (e *Endpoint) Metrics(cycles rtl.Cycle) Metrics {
 	return m
 }
 
+// ACEUtilizationWithin is ACE's utilisation within spans
+// (ace.Engine.UtilizationWithin); ok is false on the other endpoints.
+func (e *Endpoint) ACEUtilizationWithin(spans []rtl.Span) (u float64, ok bool) {
+	if e.ace == nil {
+		return 0, false
+	}
+	return e.ace.UtilizationWithin(spans), true
+}
+
 // Side is communication's side of each NPU on this endpoint
 // (docs/memory-system.md): the SMs it holds while a collective is in
 // flight, its memory allotment, and the most its reads and writes can

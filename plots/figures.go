@@ -2,6 +2,7 @@ package plots
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 	"slices"
 	"strconv"
@@ -209,4 +210,124 @@ func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
 		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', decimals, 64)})
 	}
 	return ticks
+}
+
+// shortNames are the systems' names in a legend.
+var shortNames = map[string]string{"baseline-nooverlap": "NoOverlap", "baseline-commopt": "CommOpt", "baseline-compopt": "CompOpt", "ace": "ACE", "ideal": "Ideal"}
+
+// exposedGrey is the colour of exposed communication stacked on compute.
+var exposedGrey = color.Gray{Y: 170}
+
+// Fig11 draws the scaling study as the paper's Fig. 11, a column per
+// workload: (a) each system's run at each size as compute with its exposed
+// communication stacked on it (ms, every iteration); (b) ACE's speed-up
+// over each baseline against the NPUs. It writes dir/fig11.{png,svg}.
+func Fig11(res *reproduce.Fig11Result, dir string) ([]string, error) {
+	var workloads []string
+	for _, r := range res.Rows {
+		if !slices.Contains(workloads, r.Workload) {
+			workloads = append(workloads, r.Workload)
+		}
+	}
+	if len(workloads) == 0 {
+		return nil, fmt.Errorf("fig11 plot: no rows")
+	}
+	top, bottom := make([]*plot.Plot, len(workloads)), make([]*plot.Plot, len(workloads))
+	for c, w := range workloads {
+		var rows []reproduce.Fig11Row
+		var sizes []string
+		for _, r := range res.Rows {
+			if r.Workload == w {
+				rows = append(rows, r)
+				sizes = append(sizes, strconv.Itoa(r.NPUs))
+			}
+		}
+		p := plot.New()
+		p.Title.Text = "Fig. 11(a): " + w
+		p.Y.Label.Text = "time (ms, every iteration)"
+		p.X.Label.Text = "NPUs"
+		width := vg.Points(9)
+		for i, name := range reproduce.Fig11Systems {
+			compute, exposed := make(plotter.Values, len(rows)), make(plotter.Values, len(rows))
+			for j, r := range rows {
+				s := r.System(name)
+				compute[j], exposed[j] = millis(float64(s.ComputeCycles)), millis(float64(s.ExposedCycles))
+			}
+			cb, err := plotter.NewBarChart(compute, width)
+			if err != nil {
+				return nil, fmt.Errorf("fig11 plot: %w", err)
+			}
+			eb, err := plotter.NewBarChart(exposed, width)
+			if err != nil {
+				return nil, fmt.Errorf("fig11 plot: %w", err)
+			}
+			cb.Color, eb.Color = plotutil.Color(i), exposedGrey
+			cb.LineStyle.Width, eb.LineStyle.Width = 0, 0
+			cb.Offset = vg.Length(i-len(reproduce.Fig11Systems)/2) * width
+			eb.Offset = cb.Offset
+			eb.StackOn(cb)
+			p.Add(cb, eb)
+			p.Legend.Add(shortNames[name], cb)
+			if i == len(reproduce.Fig11Systems)-1 {
+				p.Legend.Add("exposed comm.", eb)
+			}
+		}
+		p.NominalX(sizes...)
+		p.Legend.Top, p.Legend.Left = true, true
+		p.Y.Min = 0
+		p.Y.Max *= 1.6 // room for the legend above the bars
+		top[c] = p
+
+		var lines []series
+		for _, b := range reproduce.Fig11Baselines {
+			var xy plotter.XYs
+			for _, r := range rows {
+				xy = append(xy, plotter.XY{X: float64(r.NPUs), Y: r.System(b).ACESpeedup})
+			}
+			lines = append(lines, series{"ACE over " + shortNames[b], xy})
+		}
+		lp, err := panel("Fig. 11(b): "+w, "NPUs", "ACE's speed-up (×)", lines)
+		if err != nil {
+			return nil, err
+		}
+		bottom[c] = lp
+	}
+	return saveGrid([][]*plot.Plot{top, bottom}, dir, "fig11", vg.Length(len(workloads))*5*vg.Inch, 8*vg.Inch)
+}
+
+// Fig9b draws ACE's utilisation in the forward pass and in
+// back-propagation per workload beside the paper's back-propagation
+// figures (the paper's Fig. 9(b)). It writes dir/fig9b.{png,svg}.
+func Fig9b(res *reproduce.Fig9bResult, dir string) ([]string, error) {
+	if len(res.Rows) == 0 {
+		return nil, fmt.Errorf("fig9b plot: no rows")
+	}
+	var names []string
+	fwd, back, paper := make(plotter.Values, len(res.Rows)), make(plotter.Values, len(res.Rows)), make(plotter.Values, len(res.Rows))
+	for i, r := range res.Rows {
+		names = append(names, r.Workload+" on "+r.Topo)
+		fwd[i], back[i], paper[i] = 100*r.Forward, 100*r.Backprop, 100*r.PaperBackprop
+	}
+	p := plot.New()
+	p.Title.Text = "Fig. 9(b): ACE's utilisation (holding at least one chunk)"
+	p.Y.Label.Text = "% of the pass's time"
+	width := vg.Points(18)
+	for i, s := range []struct {
+		name string
+		v    plotter.Values
+	}{{"forward", fwd}, {"back-prop", back}, {"back-prop (paper)", paper}} {
+		b, err := plotter.NewBarChart(s.v, width)
+		if err != nil {
+			return nil, fmt.Errorf("fig9b plot: %w", err)
+		}
+		b.Color = plotutil.Color(i)
+		b.Offset = vg.Length(i-1) * width
+		p.Add(b)
+		p.Legend.Add(s.name, b)
+	}
+	p.NominalX(names...)
+	p.Legend.Top = true
+	p.Y.Min, p.Y.Max = 0, 130 // room for the legend above 100 %
+	p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 25, Label: "25"}, {Value: 50, Label: "50"}, {Value: 75, Label: "75"}, {Value: 100, Label: "100"}})
+	return save(p, dir, "fig9b")
 }

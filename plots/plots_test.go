@@ -99,4 +99,18 @@ func TestReproductionFigures(t *testing.T) {
 	paths, err = Fig9a(f9, t.TempDir())
 	require.NoError(t, err)
 	checkFigure(t, paths, "Fig. 9(a)", "SRAM", "FSMs", "1MiB", "4MiB", "1.000")
+
+	f11o := reproduce.DefaultFig11()
+	f11o.Workloads, f11o.Topos, f11o.Platform.Iterations = []string{"dlrm"}, []string{"4x2x1", "4x2x2"}, 1
+	f11, err := reproduce.Fig11(f11o)
+	require.NoError(t, err)
+	paths, err = Fig11(f11, t.TempDir())
+	require.NoError(t, err)
+	checkFigure(t, paths, "Fig. 11(a): dlrm", "Fig. 11(b): dlrm", "NPUs", "ACE over NoOverlap", "ACE over CompOpt", "exposed comm.", "Ideal")
+
+	f9b, err := reproduce.Fig9b(reproduce.Fig9bOptions{Trained: f11o.Trained})
+	require.NoError(t, err)
+	paths, err = Fig9b(f9b, t.TempDir())
+	require.NoError(t, err)
+	checkFigure(t, paths, "Fig. 9(b)", "dlrm on 4x2x1", "dlrm on 4x2x2", "forward", "back-prop (paper)")
 }

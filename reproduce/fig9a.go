@@ -1,7 +1,6 @@
 package reproduce
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -10,32 +9,25 @@ import (
 	"github.com/acemu/acemu/ace"
 	"github.com/acemu/acemu/contend"
 	"github.com/acemu/acemu/platform"
-	"github.com/acemu/acemu/sweep"
 	"github.com/acemu/acemu/units"
 )
 
 // Fig9aOptions chooses the Fig. 9(a) sweep: ACE's SRAM size × FSM count,
 // each point a training run of every workload on every topology, ACE alone
 // (Table VI's ACE system), with the rest of ACE's design point from ACE.
+// ACE, Iterations and Memory replace those of Trained's platform.
 type Fig9aOptions struct {
-	SRAM       []int64  // bytes
-	FSMs       []int    // FSM counts
-	Workloads  []string // built-in names or ASTRA-sim files
-	Topos      []string
+	Trained
+	SRAM       []int64 // bytes
+	FSMs       []int   // FSM counts
 	Iterations int
 	// BaseSRAM and BaseFSMs are the point every other is normalised to
 	// (the paper's 4 MB and 16 FSMs); it must be in the grid.
 	BaseSRAM int64
 	BaseFSMs int
 	ACE      ace.Config // the other parameters of the design point
-	Workers  int
 	// Memory is how compute and communication share each NPU.
 	Memory contend.Policy
-	// Progress, if set, is told how many of the sweep's runs have finished.
-	Progress func(done, total int)
-	// Dir, if set, keeps the sweep's points (sweep.Options.Dir): run again,
-	// it runs only those not there.
-	Dir string
 }
 
 // DefaultFig9a is the paper's Fig. 9(a) grid (1–8 MiB × 4–20 FSMs) on the
@@ -44,10 +36,9 @@ type Fig9aOptions struct {
 // on 4x4x4 and 4x8x4.
 func DefaultFig9a() Fig9aOptions {
 	return Fig9aOptions{
+		Trained:    Trained{Platform: platform.Default(), Workloads: []string{"resnet50", "gnmt", "dlrm"}, Topos: []string{"4x4x4", "4x8x4"}},
 		SRAM:       []int64{1 << 20, 2 << 20, 4 << 20, 8 << 20},
 		FSMs:       []int{4, 8, 12, 16, 20},
-		Workloads:  []string{"resnet50", "gnmt", "dlrm"},
-		Topos:      []string{"4x4x4", "4x8x4"},
 		Iterations: 2,
 		BaseSRAM:   4 << 20, BaseFSMs: 16,
 		ACE:    ace.Default(),
@@ -117,8 +108,8 @@ func Fig9a(o Fig9aOptions) (*Fig9aResult, error) {
 	}
 	// The grid is a sweep (docs/sweeps.md): ACE alone, the SRAM and FSM
 	// axes, then workloads, then topologies.
-	base := platform.Default()
-	base.ACE, base.Iterations, base.Memory = o.ACE, o.Iterations, o.Memory
+	tr := o.Trained
+	tr.Platform.ACE, tr.Platform.Iterations, tr.Platform.Memory = o.ACE, o.Iterations, o.Memory
 	var sram, fsms []string
 	for _, v := range o.SRAM {
 		sram = append(sram, units.FormatSize(v))
@@ -126,30 +117,23 @@ func Fig9a(o Fig9aOptions) (*Fig9aResult, error) {
 	for _, v := range o.FSMs {
 		fsms = append(fsms, strconv.Itoa(v))
 	}
-	req := sweep.Request{Base: base,
-		Sets:      []string{"ace.sram=" + strings.Join(sram, ","), "ace.fsms=" + strings.Join(fsms, ",")},
-		Workloads: o.Workloads, Topologies: o.Topos, Systems: []string{"ace"}}
-	req.Names.Workloads, req.Names.Topologies = "--workloads", "--topos"
 	// The base point is the reference of the axes that have more than one
 	// value (one value is a setting, not an axis).
+	var ref []string
 	if len(sram) > 1 {
-		req.Reference = append(req.Reference, "ace.sram="+units.FormatSize(o.BaseSRAM))
+		ref = append(ref, "ace.sram="+units.FormatSize(o.BaseSRAM))
 	}
 	if len(fsms) > 1 {
-		req.Reference = append(req.Reference, "ace.fsms="+strconv.Itoa(o.BaseFSMs))
+		ref = append(ref, "ace.fsms="+strconv.Itoa(o.BaseFSMs))
 	}
-	spec, err := sweep.New(req)
+	pts, err := tr.train("fig9a", []string{"ace.sram=" + strings.Join(sram, ","), "ace.fsms=" + strings.Join(fsms, ",")}, []string{"ace"}, ref)
 	if err != nil {
-		return nil, fmt.Errorf("fig9a: %w", err)
-	}
-	oc, err := sweep.Run(context.Background(), spec, sweep.Options{Workers: o.Workers, Dir: o.Dir, Progress: o.Progress})
-	if err != nil {
-		return nil, fmt.Errorf("fig9a: %w", err)
+		return nil, err
 	}
 	nt, nw, ns, nf := len(o.Topos), len(o.Workloads), len(o.SRAM), len(o.FSMs)
 	runs := make([]Fig9aRun, nt*nw*ns*nf)
 	idx := func(t, w, s, f int) int { return ((t*nw+w)*ns+s)*nf + f }
-	for i, p := range oc.Points { // sweep order: SRAM, FSMs, workload, topology
+	for i, p := range pts { // sweep order: SRAM, FSMs, workload, topology
 		t := i % nt
 		w := (i / nt) % nw
 		f := (i / nt / nw) % nf

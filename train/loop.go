@@ -188,6 +188,11 @@ type Iteration struct {
 	// when its back-prop is done (for no-overlap, with the fused
 	// all-reduce) and, for the last iteration, when every collective is.
 	Start, End rtl.Cycle
+	// BackStart is the cycle its back-propagation began: its forward pass
+	// is [Start, BackStart), forward computes, weight updates and the
+	// waits before them; its back-propagation [BackStart, End), with the
+	// waits at its end.
+	BackStart rtl.Cycle
 	// ComputeCycles is the cycles spent computing, ExposedCommCycles the
 	// cycles spent waiting for collectives, and IterationCycles their sum,
 	// which equals End − Start (the loop checks it).
@@ -262,6 +267,17 @@ type Metrics struct {
 	Collectives     int
 	CollectiveBytes int64
 	ByType          map[workload.CommType]CommStats
+}
+
+// Passes returns the run's forward passes and back-propagations, one
+// span of each per iteration (Iteration.BackStart): together they tile
+// the run.
+func (m *Metrics) Passes() (forward, backprop []rtl.Span) {
+	for _, it := range m.Iterations {
+		forward = append(forward, rtl.Span{From: it.Start, To: it.BackStart})
+		backprop = append(backprop, rtl.Span{From: it.BackStart, To: it.End})
+	}
+	return forward, backprop
 }
 
 // Run runs cfg.Iterations training iterations of w on the kernel k,
@@ -422,6 +438,7 @@ type opKind uint8
 
 const (
 	opIterStart opKind = iota
+	opBackStart
 	opCompute
 	opIssue
 	opWait
@@ -652,6 +669,7 @@ func (b *builder) build(n int) error {
 		}
 
 		// Back-prop, layer L-1 to 0.
+		b.emit(op{kind: opBackStart, iter: it, layer: -1})
 		pending = append(pending, dlrmPending...) // empty: lastBottom ≤ L-2
 		var fused workload.Comm
 		fusedLayers := 0
@@ -769,6 +787,8 @@ func (lp *loop) step(now rtl.Cycle) {
 		case opIterStart:
 			it.Start = now
 			it.ByType = map[workload.CommType]CommStats{}
+		case opBackStart:
+			it.BackStart = now
 		case opCompute:
 			lp.computing, lp.computeAt = true, now
 			if err := lp.npu.Run(now, o.kernel, lp.computeDone); err != nil {

@@ -161,13 +161,27 @@ func checkInvariants(t *testing.T, m *Metrics) {
 	assert.Equal(t, total, m.TotalCycles)
 	assert.Equal(t, m.ComputeCycles+m.ExposedCommCycles, m.TotalCycles)
 	assert.Equal(t, int64(m.End-m.Start), m.TotalCycles)
+	// The passes tile the run: each forward pass ends where its
+	// back-propagation begins, which ends where the next forward begins.
+	fwd, back := m.Passes()
+	require.Len(t, fwd, len(m.Iterations))
+	at := m.Start
+	for i := range fwd {
+		assert.Equal(t, at, fwd[i].From, "iteration %d", i)
+		assert.Equal(t, fwd[i].To, back[i].From, "iteration %d", i)
+		assert.LessOrEqual(t, fwd[i].From, fwd[i].To, "iteration %d", i)
+		assert.LessOrEqual(t, back[i].From, back[i].To, "iteration %d", i)
+		at = back[i].To
+	}
+	assert.Equal(t, m.End, at)
 }
 
 func TestLoopTimelines(t *testing.T) {
 	type want struct {
 		compute, exposed, total int64
-		perIter                 [][3]int64 // compute, exposed, iteration
-		stalls                  []Stall    // Waiting is checked with Contains
+		perIter                 [][3]int64  // compute, exposed, iteration
+		backStart               []rtl.Cycle // per iteration: the end of its last forward compute
+		stalls                  []Stall     // Waiting is checked with Contains
 	}
 	tests := []struct {
 		name    string
@@ -191,7 +205,7 @@ func TestLoopTimelines(t *testing.T) {
 			// there (450): exposed 0, compute 100+100+50+100+100 = 450.
 			name: "all-reduce hidden behind later compute",
 			w:    twoLayers(), cfg: fullNPU(true, 1), ar: 150,
-			want:   want{compute: 450, exposed: 0, total: 450, perIter: [][3]int64{{450, 0, 450}}},
+			want:   want{compute: 450, exposed: 0, total: 450, perIter: [][3]int64{{450, 0, 450}}, backStart: []rtl.Cycle{200}},
 			issued: []issued{{op: workload.CommAllReduce, bytes: 1000, at: 250}},
 		},
 		{
@@ -201,7 +215,7 @@ func TestLoopTimelines(t *testing.T) {
 			// hidden behind b's input gradient and a's weight gradient).
 			name: "all-reduce partly exposed",
 			w:    twoLayers(), cfg: fullNPU(true, 1), ar: 300,
-			want: want{compute: 450, exposed: 100, total: 550, perIter: [][3]int64{{450, 100, 550}},
+			want: want{compute: 450, exposed: 100, total: 550, perIter: [][3]int64{{450, 100, 550}}, backStart: []rtl.Cycle{200},
 				stalls: []Stall{{Iteration: 0, Phase: phaseEndRun, Layer: -1, Waiting: "weight-gradient ALLREDUCE of 1000 B of layer 1 (b) of iteration 1", From: 450, To: 550}}},
 		},
 		{
@@ -216,7 +230,7 @@ func TestLoopTimelines(t *testing.T) {
 				return w
 			}(),
 			cfg: fullNPU(false, 1), ar: 300,
-			want: want{compute: 450, exposed: 300, total: 750, perIter: [][3]int64{{450, 300, 750}},
+			want: want{compute: 450, exposed: 300, total: 750, perIter: [][3]int64{{450, 300, 750}}, backStart: []rtl.Cycle{200},
 				stalls: []Stall{{Iteration: 0, Phase: phaseEndBack, Layer: -1, Waiting: "fused weight-gradient ALLREDUCE of 3000 B (2 layers) of iteration 1", From: 450, To: 750}}},
 			issued: []issued{{op: workload.CommAllReduce, bytes: 3000, at: 450}},
 		},
@@ -244,7 +258,7 @@ func TestLoopTimelines(t *testing.T) {
 				return w
 			}(),
 			cfg: fullNPU(true, 2), ar: 200,
-			want: want{compute: 920, exposed: 400, total: 1320, perIter: [][3]int64{{450, 0, 450}, {470, 400, 870}},
+			want: want{compute: 920, exposed: 400, total: 1320, perIter: [][3]int64{{450, 0, 450}, {470, 400, 870}}, backStart: []rtl.Cycle{200, 870},
 				stalls: []Stall{
 					{Iteration: 1, Phase: phaseForward, Layer: 0, LayerName: "a", Waiting: "weight-gradient ALLREDUCE of 2000 B of layer 0 (a) of iteration 1", From: 450, To: 650},
 					{Iteration: 1, Phase: phaseEndRun, Layer: -1, Waiting: "layer 0 (a) of iteration 2", From: 1120, To: 1320},
@@ -286,7 +300,7 @@ func TestLoopTimelines(t *testing.T) {
 			// 210, exposed 140, 350.
 			name: "DLRM: the forward all-to-all overlaps the bottom MLP",
 			w:    dlrmWorkload(), cfg: fullNPU(true, 1), ar: 50, a2a: 100,
-			want: want{compute: 210, exposed: 140, total: 350, perIter: [][3]int64{{210, 140, 350}},
+			want: want{compute: 210, exposed: 140, total: 350, perIter: [][3]int64{{210, 140, 350}}, backStart: []rtl.Cycle{150},
 				stalls: []Stall{
 					{Iteration: 0, Phase: phaseForward, Layer: 2, LayerName: "top", Waiting: "forward ALLTOALL of 64 B of layer 0 (emb)", From: 40, To: 110},
 					{Iteration: 0, Phase: phaseBack, Layer: 0, LayerName: "emb", Waiting: "input-gradient ALLTOALL of 64 B of layer 0 (emb)", From: 260, To: 330},
@@ -320,7 +334,7 @@ func TestLoopTimelines(t *testing.T) {
 			// 100+100+50 = 250, 460.
 			name: "DLRM without overlap",
 			w:    dlrmWorkload(), cfg: fullNPU(false, 1), ar: 50, a2a: 100,
-			want: want{compute: 210, exposed: 250, total: 460, perIter: [][3]int64{{210, 250, 460}},
+			want: want{compute: 210, exposed: 250, total: 460, perIter: [][3]int64{{210, 250, 460}}, backStart: []rtl.Cycle{180},
 				stalls: []Stall{
 					{Iteration: 0, Phase: phaseForward, Layer: 0, LayerName: "emb", After: true, Waiting: "forward ALLTOALL", From: 10, To: 110},
 					{Iteration: 0, Phase: phaseBack, Layer: 2, LayerName: "top", After: true, Waiting: "input-gradient ALLTOALL", From: 260, To: 360},
@@ -360,7 +374,7 @@ func TestLoopTimelines(t *testing.T) {
 			// = 700. Iteration 2: compute 550, exposed 1300, 1850.
 			name: "serialised LIFO: the first layers' all-reduces first",
 			w:    threeLayers(), cfg: fullNPU(true, 2), ar: 300, serial: true, lifo: true,
-			want: want{compute: 1100, exposed: 1300, total: 2400, perIter: [][3]int64{{550, 0, 550}, {550, 1300, 1850}},
+			want: want{compute: 1100, exposed: 1300, total: 2400, perIter: [][3]int64{{550, 0, 550}, {550, 1300, 1850}}, backStart: []rtl.Cycle{300, 1450},
 				stalls: []Stall{
 					{Iteration: 1, Phase: phaseForward, Layer: 0, LayerName: "a", Waiting: "layer 0 (a) of iteration 1", From: 550, To: 950},
 					{Iteration: 1, Phase: phaseForward, Layer: 1, LayerName: "b", Waiting: "layer 1 (b) of iteration 1", From: 1050, To: 1250},
@@ -378,7 +392,7 @@ func TestLoopTimelines(t *testing.T) {
 			// exposed 1400, 1950: 100 more than LIFO.
 			name: "serialised FIFO: the forward pass waits longer",
 			w:    threeLayers(), cfg: fullNPU(true, 2), ar: 300, serial: true,
-			want: want{compute: 1100, exposed: 1400, total: 2500, perIter: [][3]int64{{550, 0, 550}, {550, 1400, 1950}},
+			want: want{compute: 1100, exposed: 1400, total: 2500, perIter: [][3]int64{{550, 0, 550}, {550, 1400, 1950}}, backStart: []rtl.Cycle{300, 1550},
 				stalls: []Stall{
 					{Iteration: 1, Phase: phaseForward, Layer: 0, LayerName: "a", Waiting: "layer 0 (a) of iteration 1", From: 550, To: 1250},
 					{Iteration: 1, Phase: phaseEndRun, Layer: -1, Waiting: "of iteration 2", From: 1800, To: 2500},
@@ -401,6 +415,7 @@ func TestLoopTimelines(t *testing.T) {
 			for i, p := range tt.want.perIter {
 				it := m.Iterations[i]
 				assert.Equal(t, p, [3]int64{it.ComputeCycles, it.ExposedCommCycles, it.IterationCycles}, "iteration %d", i+1)
+				assert.Equal(t, tt.want.backStart[i], it.BackStart, "iteration %d: back-prop's start", i+1)
 			}
 			var stalls []Stall
 			for _, it := range m.Iterations {

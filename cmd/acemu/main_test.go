@@ -350,8 +350,57 @@ func TestReproduceCommand(t *testing.T) {
 	requireRefused(t, 1, "--memory-policy is not used by fig5", "reproduce", "fig5", "--memory-policy", "share")
 	requireRefused(t, 1, "does not run communication beside compute", "reproduce", "fig4", "--systems", "baseline-nooverlap")
 
-	requireRefused(t, 2, "fig4, fig5, fig6 or fig9a", "reproduce", "fig7")
+	requireRefused(t, 2, "fig4, fig5, fig6, fig9a, fig9b or fig11", "reproduce", "fig7")
 	requireRefused(t, 1, "not a positive whole number", "reproduce", "fig5", "--mem", "64,x")
+}
+
+// The figures made of training runs, small: fig11's table, its averages
+// beside the paper's and the compute regime above; its JSON; fig9b's table
+// with the paper's back-prop figure beside acemu's; --out keeps the
+// averages as summary.csv and the sweep's points; flags they do not use
+// are refused.
+func TestReproduceTrainingFigures(t *testing.T) {
+	small := []string{"--topos", "4x2x1", "--set", "training.iterations=1"}
+	code, out, errOut := runCLI(append([]string{"reproduce", "fig11", "--workloads", "dlrm"}, small...)...)
+	require.Equal(t, 0, code, errOut)
+	for _, s := range []string{"dlrm: Compute: the paper's regime", "NoOverlap % of ideal", "ACE over best", "average (Section VI-C)",
+		"% of ideal, baseline-commopt (mean over sizes and workloads)", "49.9", "ACE over the best baseline, dlrm mean over sizes", "1.13×",
+		"ACE's effective network bandwidth over every baseline, mean", "1.44×", "measured mean", "1 iterations"} {
+		require.Contains(t, out, s)
+	}
+	code, out, errOut = runCLI(append([]string{"reproduce", "fig11", "--workloads", "dlrm", "--format", "json"}, small...)...)
+	require.Equal(t, 0, code, errOut)
+	var r map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &r))
+	for _, k := range []string{"rows", "mean_pct_of_ideal", "ace_over_best_baseline", "ace_bandwidth_over_baselines"} {
+		require.Contains(t, r, k)
+	}
+	require.Len(t, r["rows"], 1)
+	require.Len(t, r["mean_pct_of_ideal"], 4)
+
+	dir := t.TempDir()
+	code, out, errOut = runCLI(append([]string{"reproduce", "fig9b", "--workloads", "resnet50,dlrm", "--format", "csv", "--out", dir}, small...)...)
+	require.Equal(t, 0, code, errOut)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 3, out)
+	require.Equal(t, "workload,topology,forward % (paper),back-prop % (paper),whole run %,forward share of run %", lines[0])
+	require.True(t, strings.HasPrefix(lines[1], "resnet50,4x2x1,0.0 (near zero),"), lines[1])
+	require.Contains(t, lines[1], "(96.4)")
+	for _, f := range []string{"result.txt", "result.csv", "result.json", "fig9b.png", "fig9b.svg", "sweep/sweep.json"} {
+		require.FileExists(t, filepath.Join(dir, f))
+	}
+	dir = t.TempDir()
+	code, _, errOut = runCLI(append([]string{"reproduce", "fig11", "--workloads", "dlrm", "--out", dir}, small...)...)
+	require.Equal(t, 0, code, errOut)
+	sum, err := os.ReadFile(filepath.Join(dir, "summary.csv"))
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(string(sum), "average (Section VI-C),acemu,paper,difference\n"), string(sum))
+	require.FileExists(t, filepath.Join(dir, "fig11.png"))
+
+	requireRefused(t, 1, "--size is not used by fig11", "reproduce", "fig11", "--size", "4MiB")
+	requireRefused(t, 1, "--systems is not used by fig9b", "reproduce", "fig9b", "--systems", "ace")
+	requireRefused(t, 1, "take lists only with fig9a", "reproduce", "fig11", "--fsms", "8,16")
+	requireRefused(t, 1, "--workloads is empty", "reproduce", "fig9b", "--workloads", ",")
 }
 
 // The comparator on a small ASTRA-sim workload: every system appears with

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -10,13 +11,15 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/acemu/acemu/compare"
 	"github.com/acemu/acemu/contend"
+	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/plots"
 	"github.com/acemu/acemu/reproduce"
 	"github.com/acemu/acemu/units"
 )
 
-const reproduceUsage = `Usage: acemu reproduce fig4|fig5|fig6|fig9a [flags]
+const reproduceUsage = `Usage: acemu reproduce fig4|fig5|fig6|fig9a|fig9b|fig11 [flags]
 
 Rerun the sweeps behind the ACE paper's figures from the model:
   fig4   an all-reduce (default 100 MB per NPU) alone and beside a GEMM of
@@ -27,31 +30,91 @@ Rerun the sweeps behind the ACE paper's figures from the model:
          given to communication grows: baseline (all 80 SMs) vs ACE vs ideal
   fig6   baseline network bandwidth as the communication SMs grow (all memory)
   fig9a  ACE's SRAM size × FSM count: two training iterations of every
-         workload on every topology (default the three built-ins and
-         ASTRA-sim's two files in testdata/, on 4x4x4 and 4x8x4), normalised
-         to 4 MiB and 16 FSMs and averaged as the paper does; it is an
-         acemu sweep (docs/sweeps.md) over ace.sram and ace.fsms
+         workload on every topology (default the paper's three in the
+         default compute regime, on 4x4x4 and 4x8x4), normalised to 4 MiB
+         and 16 FSMs and averaged as the paper does; it is an acemu sweep
+         (docs/sweeps.md) over ace.sram and ace.fsms
+  fig9b  ACE's utilisation in the forward pass and in back-propagation,
+         per workload (default the paper's three on 4x8x4, the runs of
+         Fig. 10), beside the paper's
+  fig11  the five systems training every workload on every torus size
+         (default the paper's three on 4x2x2, 4x4x2, 4x4x4 and 4x8x4): % of
+         ideal and ACE's speed-up over the best baseline per size, and
+         Section VI-C's averages beside the paper's
 
 Each point is a full cycle-level run, folded to one NPU where the torus
 allows it: fig4 takes about ten seconds on two cores, fig5 and fig6 under a
-minute, fig9a (200 training runs) about five minutes.
+minute, fig9b about 20 seconds, fig11 about a minute, fig9a (120 training
+runs) about five minutes.
 
 Flags:
 `
 
+// figure is one figure acemu reproduce runs.
+type figure struct {
+	name string
+	// unused are the flags it does not take; ignored the prefixes of the
+	// platform parameters it does not use. Both are refused when given.
+	unused, ignored []string
+	// lists: it takes --sram and --fsms as lists (a grid).
+	lists bool
+	run   func(r *figRun) error
+}
+
+// figures are the figures, in the order the usage gives them.
+var figures = []figure{
+	{name: "fig4", unused: []string{"sms", "fig6-mem", "workloads", "mem", "plot"},
+		ignored: []string{"links.", "afi.", "training.iterations", "training.priority", "training.mem_bound_share", "npu.compute_speed"}, run: runFig4},
+	{name: "fig5", unused: []string{"sms", "fig6-mem", "workloads", "memory-policy", "systems"},
+		ignored: []string{"links.", "afi.", "training.", "ace.mem_bw", "npu.compute_speed"}, run: runFig5},
+	{name: "fig6", unused: append([]string{"mem", "workloads", "memory-policy", "systems"}, aceFlagNames...),
+		ignored: []string{"links.", "afi.", "training.", "ace.", "npu.compute_speed"}, run: runFig6},
+	{name: "fig9a", unused: []string{"size", "mem", "sms", "fig6-mem", "systems"},
+		ignored: []string{"links.", "afi.", "training.iterations", "training.priority", "training.mem_bound_share", "npu.compute_speed"}, lists: true, run: runFig9a},
+	// The comparator's runs take every platform parameter.
+	{name: "fig9b", unused: []string{"size", "mem", "sms", "fig6-mem", "systems"}, run: runFig9b},
+	{name: "fig11", unused: []string{"size", "mem", "sms", "fig6-mem", "systems"}, run: runFig11},
+}
+
+// figureNames lists the figures as a sentence: "fig4, fig5 or fig6".
+func figureNames() string {
+	var names []string
+	for _, f := range figures {
+		names = append(names, f.name)
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// figRun is one run of a figure: the flags and what the command made of
+// them; the figure's run sets res.
+type figRun struct {
+	fs       *pflag.FlagSet
+	p        platform.Platform
+	topos    []string
+	size     int64
+	workers  int
+	progress func(done, total int)
+	// plotDir is where the figure is drawn ("" : not), plotFlag the flag
+	// that asked for it; outDir is --out.
+	plotDir, plotFlag, outDir                string
+	systems, mem, sms, workloads, sram, fsms string
+	fig6Mem                                  int64
+	res                                      result
+}
+
 func runReproduce(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("reproduce", pflag.ContinueOnError)
-	topos := fs.String("topos", "4x2x2,4x4x4", "torus shapes, comma-separated (16 and 64 NPUs in the paper; fig9a: 4x4x4,4x8x4)")
-	wlList := fs.String("workloads", "", "fig9a: workloads (built-in names or ASTRA-sim files), comma-separated (default resnet50,gnmt,dlrm in the default compute regime, docs/workloads.md)")
+	topos := fs.String("topos", "4x2x2,4x4x4", "torus shapes, comma-separated (16 and 64 NPUs in the paper; fig9a: 4x4x4,4x8x4; fig9b: 4x8x4; fig11: 4x2x2,4x4x2,4x4x4,4x8x4)")
+	wlList := fs.String("workloads", "", "fig9a, fig9b, fig11: workloads (built-in names or ASTRA-sim files), comma-separated (default resnet50,gnmt,dlrm in the default compute regime, docs/workloads.md)")
 	size := fs.String("size", "64MiB", "all-reduce size per NPU (fig4: default 100MB, the paper's)")
-	fs.String("memory-policy", defaultOf("training.memory_policy"), "fig4, fig9a: how compute and communication share each NPU: "+strings.Join(contend.Policies(), " or ")+" (docs/memory-system.md)")
+	fs.String("memory-policy", defaultOf("training.memory_policy"), "fig4, fig9a, fig9b, fig11: how compute and communication share each NPU: "+strings.Join(contend.Policies(), " or ")+" (docs/memory-system.md)")
 	sysList := fs.String("systems", "", "fig4: systems, comma-separated (default baseline-commopt,baseline-compopt,ace,ideal)")
 	mem := fs.String("mem", "", "fig5: memory bandwidths for communication in GB/s, comma-separated (default 32,64,…,900)")
 	sms := fs.String("sms", "", "fig6: communication SM counts, comma-separated (default 1,…,8,10,12,16)")
 	fig6Mem := fs.Int64("fig6-mem", 900, "fig6: memory bandwidth given to the baseline's communication, GB/s")
 	format := fs.String("format", "table", "output: "+formats)
-	outDir := fs.String("out", "", "also write every artifact of the run into this directory: result.txt, result.csv, result.json, the platform configuration used (platform.yaml) and the figure (as --plot); fig9a keeps its sweep's points in DIR/sweep, so that the same command again runs only the missing ones")
-	plotDir := fs.String("plot", "", "fig5, fig6, fig9a: draw the figure as PNG and SVG into this directory")
+	outDir := fs.String("out", "", "also write every artifact of the run into this directory: result.txt, result.csv, result.json, the platform configuration used (platform.yaml) and the figure (as --plot); fig9a, fig9b and fig11 keep their sweep's points in DIR/sweep, so that the same command again runs only the missing ones")
+	plotDir := fs.String("plot", "", "fig5, fig6, fig9a, fig9b, fig11: draw the figure as PNG and SVG into this directory")
 	workers := fs.Int("workers", 0, "simulations run at once (default: GOMAXPROCS; results do not depend on it)")
 	registerACEDesignFlags(fs)
 	var pf platformFlags
@@ -66,257 +129,363 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "acemu reproduce: %v\n", err)
 		return 1
 	}
-	if fs.NArg() != 1 || (fs.Arg(0) != "fig4" && fs.Arg(0) != "fig5" && fs.Arg(0) != "fig6" && fs.Arg(0) != "fig9a") {
-		fmt.Fprintf(stderr, "acemu reproduce: name one figure, fig4, fig5, fig6 or fig9a\n\n%s%s", reproduceUsage, fs.FlagUsages())
+	fi := slices.IndexFunc(figures, func(f figure) bool { return fs.NArg() == 1 && f.name == fs.Arg(0) })
+	if fi < 0 {
+		fmt.Fprintf(stderr, "acemu reproduce: name one figure, %s\n\n%s%s", figureNames(), reproduceUsage, fs.FlagUsages())
 		return 2
 	}
+	fig := figures[fi]
 	if err := checkWorkers(*workers); err != nil {
 		return fail(err)
 	}
 	if err := checkFormat(*format); err != nil {
 		return fail(err)
 	}
-	plotFlag := "--plot"
-	if *outDir != "" && *plotDir == "" && fs.Arg(0) != "fig4" {
-		*plotDir, plotFlag = *outDir, "--out" // the figure goes with the results
+	r := &figRun{fs: fs, workers: *workers, plotDir: *plotDir, plotFlag: "--plot", outDir: *outDir,
+		systems: *sysList, mem: *mem, sms: *sms, workloads: *wlList, sram: *sramList, fsms: *fsmList, fig6Mem: *fig6Mem}
+	if r.outDir != "" && r.plotDir == "" && !slices.Contains(fig.unused, "plot") {
+		r.plotDir, r.plotFlag = r.outDir, "--out" // the figure goes with the results
 	}
 	// Flags a figure does not use would be silently ignored: refuse them.
 	// A lone collective has no compute beside it to share the NPU with:
 	// figs. 5 and 6 sweep communication's allotment itself.
-	unused := map[string][]string{
-		"fig4":  {"sms", "fig6-mem", "workloads", "mem", "plot"},
-		"fig5":  {"sms", "fig6-mem", "workloads", "memory-policy", "systems"},
-		"fig6":  append([]string{"mem", "workloads", "memory-policy", "systems"}, aceFlagNames...),
-		"fig9a": {"size", "mem", "sms", "fig6-mem", "systems"},
-	}[fs.Arg(0)]
-	if err := refuseFlags(fs, unused, "is not used by "+fs.Arg(0)); err != nil {
+	if err := refuseFlags(fs, fig.unused, "is not used by "+fig.name); err != nil {
 		return fail(err)
 	}
-	if fs.Arg(0) == "fig4" && !fs.Changed("size") {
+	if fig.name == "fig4" && !fs.Changed("size") {
 		*size = "100MB"
 	}
-	n, err := units.ParseSize(*size)
-	if err != nil {
+	var err error
+	if r.size, err = units.ParseSize(*size); err != nil {
 		return fail(fmt.Errorf("--size: %w", err))
 	}
-	// The platform: --sram and --fsms are lists for fig9a, read below.
+	// The platform: --sram and --fsms are lists for fig9a, read there.
 	keys := map[string]string{}
 	for f, k := range flagKeys {
 		if f != "sram" && f != "fsms" {
 			keys[f] = k
 		}
 	}
-	p, err := pf.buildWith(fs, keys)
-	if err != nil {
+	if r.p, err = pf.buildWith(fs, keys); err != nil {
 		return fail(err)
 	}
-	// The sweeps build their own runs on Table V's links and AFI; fig5
-	// sweeps ACE's memory itself, and figs. 5 and 6 run no compute.
-	ignored := map[string][]string{
-		"fig4":  {"links.", "afi.", "training.iterations", "training.priority", "training.mem_bound_share", "npu.compute_speed"},
-		"fig5":  {"links.", "afi.", "training.", "ace.mem_bw", "npu.compute_speed"},
-		"fig6":  {"links.", "afi.", "training.", "ace.", "npu.compute_speed"},
-		"fig9a": {"links.", "afi.", "training.iterations", "training.priority", "training.mem_bound_share", "npu.compute_speed"},
-	}[fs.Arg(0)]
-	if fs.Arg(0) == "fig4" && fs.Changed("systems") && !slices.Contains(splitList(*sysList), "ace") {
+	// The sweeps of lone collectives build their own runs on Table V's
+	// links and AFI; fig5 sweeps ACE's memory itself, and figs. 5 and 6 run
+	// no compute.
+	ignored := fig.ignored
+	if fig.name == "fig4" && fs.Changed("systems") && !slices.Contains(splitList(*sysList), "ace") {
 		if err := refuseFlags(fs, aceFlagNames, "is for ACE, which --systems does not include"); err != nil {
 			return fail(err)
 		}
-		ignored = append(ignored, "ace.")
+		ignored = append(slices.Clone(ignored), "ace.")
 	}
-	if err := unusedParams(p, "acemu reproduce "+fs.Arg(0), ignored...); err != nil {
+	if err := unusedParams(r.p, "acemu reproduce "+fig.name, ignored...); err != nil {
 		return fail(err)
 	}
-	mp := p.Memory
-	tl := splitList(*topos)
-	if len(tl) == 0 {
+	if r.topos = splitList(*topos); len(r.topos) == 0 {
 		return fail(fmt.Errorf("--topos is empty; give shapes like 4x2x2,4x4x4"))
 	}
-	if fs.Arg(0) != "fig9a" {
+	if !fig.lists {
 		if strings.Contains(*sramList, ",") || strings.Contains(*fsmList, ",") {
-			return fail(fmt.Errorf("--sram and --fsms take lists only with fig9a; give %s one SRAM size and one FSM count", fs.Arg(0)))
+			return fail(fmt.Errorf("--sram and --fsms take lists only with fig9a; give %s one SRAM size and one FSM count", fig.name))
 		}
 		if *sramList != "" {
-			if err := p.Set("ace.sram", *sramList); err != nil {
+			if err := r.p.Set("ace.sram", *sramList); err != nil {
 				return fail(fmt.Errorf("--sram: %w", err))
 			}
 		}
 		if *fsmList != "" {
-			if err := p.Set("ace.fsms", *fsmList); err != nil {
+			if err := r.p.Set("ace.fsms", *fsmList); err != nil {
 				return fail(fmt.Errorf("--fsms: %w", err))
 			}
 		}
-		if err := p.Validate(); err != nil {
+		if err := r.p.Validate(); err != nil {
 			return fail(err)
 		}
 	}
-	acfg := p.ACE
-	var out any
-	var header []string
-	var rows [][]string
-	var notes []string
 	// On a terminal, a sweep that runs more than two seconds shows its
 	// progress (runs finished) on stderr.
-	var progress func(done, total int)
-	pb := newProgressBars(stderr, []string{fs.Arg(0)})
+	pb := newProgressBars(stderr, []string{fig.name})
 	if pb != nil {
-		progress = func(done, total int) { pb.update(fs.Arg(0), done, total) }
+		r.progress = func(done, total int) { pb.update(fig.name, done, total) }
 		failed := fail
 		fail = func(err error) int {
 			pb.finish() // before the message
 			return failed(err)
 		}
 	}
-	switch fs.Arg(0) {
-	case "fig4":
-		o := reproduce.DefaultFig4()
-		o.Progress = progress
-		o.Size, o.Policy, o.Workers, o.ACE = n, mp, *workers, acfg
-		if fs.Changed("topos") {
-			o.Topos = tl
-		}
-		if *sysList != "" {
-			o.Systems = splitList(*sysList)
-		}
-		r, err := reproduce.Fig4(o)
-		if err != nil {
-			return fail(err)
-		}
-		out = r
-		header = []string{"topology", "system", "beside", "all-reduce cycles", "all-reduce slowdown", "kernel alone", "kernel beside", "kernel slowdown"}
-		for _, x := range r.Rows {
-			k, ka, kb, ks := "nothing", "-", "-", "-"
-			if x.Kernel != "" {
-				k, ka, kb, ks = x.Kernel, fmt.Sprint(x.KernelAlone), fmt.Sprint(x.KernelBeside), fmt.Sprintf("%.3f×", x.KernelSlowdown)
-			}
-			rows = append(rows, []string{x.Topo, x.System, k, fmt.Sprint(x.CommCycles), fmt.Sprintf("%.3f×", x.CommSlowdown), ka, kb, ks})
-		}
-		notes = append(notes, fmt.Sprintf("%s all-reduce per NPU, memory policy %s; the paper (an NCCL all-reduce of 100 MB on 8 V100s, Fig. 4(a)): 1.16× beside GEMM 1000, 1.42× beside EmbLookup 10000",
-			fmtBytes(o.Size), r.Policy))
-	case "fig9a":
-		o := reproduce.DefaultFig9a()
-		o.Progress = progress
-		o.Workers, o.ACE, o.Memory = *workers, acfg, mp
-		if *outDir != "" {
-			o.Dir = filepath.Join(*outDir, "sweep") // its points: run again, only the missing ones run
-		}
-		if *sramList == "" {
-			*sramList = "1MiB,2MiB,4MiB,8MiB"
-		}
-		if *fsmList == "" {
-			*fsmList = "4,8,12,16,20"
-		}
-		if fs.Changed("topos") {
-			o.Topos = tl
-		}
-		if fs.Changed("workloads") {
-			if o.Workloads = splitList(*wlList); len(o.Workloads) == 0 {
-				return fail(fmt.Errorf("--workloads is empty; give built-in names or ASTRA-sim files, e.g. resnet50,dlrm"))
-			}
-		}
-		o.SRAM = o.SRAM[:0]
-		for _, x := range splitList(*sramList) {
-			v, err := units.ParseSize(x)
-			if err != nil {
-				return fail(fmt.Errorf("--sram: %w", err))
-			}
-			o.SRAM = append(o.SRAM, v)
-		}
-		if o.FSMs, err = parseCounts(*fsmList, "--fsms"); err != nil {
-			return fail(err)
-		}
-		r, err := reproduce.Fig9a(o)
-		if err != nil {
-			return fail(err)
-		}
-		out = r
-		if err := draw(plotFlag, *plotDir, func(dir string) error { _, err := plots.Fig9a(r, dir); return err }); err != nil {
-			return fail(err)
-		}
-		header = []string{"SRAM \\ FSMs"}
-		for _, f := range o.FSMs {
-			header = append(header, fmt.Sprint(f))
-		}
-		for i, sz := range o.SRAM {
-			row := []string{fmtBytes(sz)}
-			for j := range o.FSMs {
-				row = append(row, strconv.FormatFloat(r.Cells[i*len(o.FSMs)+j].Perf, 'f', 3, 64))
-			}
-			rows = append(rows, row)
-		}
-		notes = append(notes, fmt.Sprintf("performance normalised to %s and %d FSMs, mean over %d workloads × %d topologies (paper: diminishing returns past 4 MB and 16 FSMs, +6 %% at 8 MB and 20 FSMs)",
-			fmtBytes(o.BaseSRAM), o.BaseFSMs, len(o.Workloads), len(o.Topos)))
-		if r.WorstFrom != nil {
-			notes = append(notes, fmt.Sprintf("largest loss from more SRAM or FSMs: %.2f %% (%s/%d FSMs → %s/%d FSMs)",
-				100*r.WorstStep, fmtBytes(r.WorstFrom.SRAM), r.WorstFrom.FSMs, fmtBytes(r.WorstTo.SRAM), r.WorstTo.FSMs))
-		} else {
-			notes = append(notes, "more SRAM or FSMs never cost anything")
-		}
-	case "fig5":
-		o := reproduce.DefaultFig5()
-		o.Progress = progress
-		o.Topos, o.Size, o.Workers, o.ACE = tl, n, *workers, acfg
-		if *mem != "" {
-			if o.MemGBps, err = parseInts(*mem, "--mem"); err != nil {
-				return fail(err)
-			}
-		}
-		r, err := reproduce.Fig5(o)
-		if err != nil {
-			return fail(err)
-		}
-		out = r
-		if err := draw(plotFlag, *plotDir, func(dir string) error { _, err := plots.Fig5(r, dir); return err }); err != nil {
-			return fail(err)
-		}
-		header = []string{"topology", "comm mem GB/s", "baseline GB/s", "baseline % ideal", "ACE GB/s", "ACE % ideal", "ideal GB/s"}
-		for _, x := range r.Rows {
-			rows = append(rows, []string{x.Topo, fmt.Sprint(x.MemGBps), f1(x.BaselineBW), f1(x.BaselinePct), f1(x.ACEBW), f1(x.ACEPct), f1(x.IdealBW)})
-		}
-		for _, t := range r.Thresholds {
-			notes = append(notes, fmt.Sprintf("%s: 90 %% of ideal first reached at baseline %s, ACE %s%s (paper: ≈ 450 vs 128 GB/s, ≈ 3.5×)",
-				t.Topo, gbOrNone(t.Baseline), gbOrNone(t.ACE), ratio(t.Ratio)))
-		}
-	default:
-		o := reproduce.DefaultFig6()
-		o.Progress = progress
-		o.Topos, o.Size, o.MemGBps, o.Workers = tl, n, *fig6Mem, *workers
-		if *sms != "" {
-			if o.SMs, err = parseCounts(*sms, "--sms"); err != nil {
-				return fail(err)
-			}
-		}
-		r, err := reproduce.Fig6(o)
-		if err != nil {
-			return fail(err)
-		}
-		out = r
-		if err := draw(plotFlag, *plotDir, func(dir string) error { _, err := plots.Fig6(r, dir); return err }); err != nil {
-			return fail(err)
-		}
-		header = []string{"topology", "comm SMs", "baseline GB/s", "% ideal", "SM busy %", "memory read GB/s", "ideal GB/s"}
-		for _, x := range r.Rows {
-			rows = append(rows, []string{x.Topo, fmt.Sprint(x.SMs), f1(x.BaselineBW), f1(x.Pct), f1(100 * x.SMBusy), f1(x.MemReadBW), f1(x.IdealBW)})
-		}
-		for _, t := range r.Thresholds {
-			s := "not reached"
-			if t.Baseline > 0 {
-				s = fmt.Sprintf("%d SMs", t.Baseline)
-			}
-			notes = append(notes, fmt.Sprintf("%s: 90 %% of ideal first reached with %s (paper: ≈ 6 SMs)", t.Topo, s))
-		}
+	if err := fig.run(r); err != nil {
+		return fail(err)
 	}
 	pb.finish()
-	res := result{header: header, rows: rows, notes: notes, doc: out}
-	if *outDir != "" {
-		if err := res.writeOut(*outDir, p); err != nil {
+	if r.outDir != "" {
+		if err := r.res.writeOut(r.outDir, r.p); err != nil {
 			return fail(err)
 		}
 	}
-	if err := res.write(stdout, *format); err != nil {
+	if err := r.res.write(stdout, *format); err != nil {
 		return fail(err)
 	}
 	return 0
+}
+
+// trained is a figure's training runs as the flags give them: the
+// platform, the workers and progress, the sweep's points kept under --out
+// (DIR/sweep: run again, only the missing ones run), and --topos and
+// --workloads when given, else def's.
+func (r *figRun) trained(def reproduce.Trained) (reproduce.Trained, error) {
+	t := def
+	t.Platform, t.Workers, t.Progress = r.p, r.workers, r.progress
+	if r.outDir != "" {
+		t.Dir = filepath.Join(r.outDir, "sweep")
+	}
+	if r.fs.Changed("topos") {
+		t.Topos = r.topos
+	}
+	if r.fs.Changed("workloads") {
+		if t.Workloads = splitList(r.workloads); len(t.Workloads) == 0 {
+			return t, fmt.Errorf("--workloads is empty; give built-in names or ASTRA-sim files, e.g. resnet50,dlrm")
+		}
+	}
+	return t, nil
+}
+
+func runFig4(r *figRun) error {
+	o := reproduce.DefaultFig4()
+	o.Progress = r.progress
+	o.Size, o.Policy, o.Workers, o.ACE = r.size, r.p.Memory, r.workers, r.p.ACE
+	if r.fs.Changed("topos") {
+		o.Topos = r.topos
+	}
+	if r.systems != "" {
+		o.Systems = splitList(r.systems)
+	}
+	x, err := reproduce.Fig4(o)
+	if err != nil {
+		return err
+	}
+	r.res = result{doc: x, header: []string{"topology", "system", "beside", "all-reduce cycles", "all-reduce slowdown", "kernel alone", "kernel beside", "kernel slowdown"}}
+	for _, x := range x.Rows {
+		k, ka, kb, ks := "nothing", "-", "-", "-"
+		if x.Kernel != "" {
+			k, ka, kb, ks = x.Kernel, fmt.Sprint(x.KernelAlone), fmt.Sprint(x.KernelBeside), fmt.Sprintf("%.3f×", x.KernelSlowdown)
+		}
+		r.res.rows = append(r.res.rows, []string{x.Topo, x.System, k, fmt.Sprint(x.CommCycles), fmt.Sprintf("%.3f×", x.CommSlowdown), ka, kb, ks})
+	}
+	r.res.notes = append(r.res.notes, fmt.Sprintf("%s all-reduce per NPU, memory policy %s; the paper (an NCCL all-reduce of 100 MB on 8 V100s, Fig. 4(a)): 1.16× beside GEMM 1000, 1.42× beside EmbLookup 10000",
+		fmtBytes(o.Size), x.Policy))
+	return nil
+}
+
+func runFig9a(r *figRun) error {
+	o := reproduce.DefaultFig9a()
+	o.ACE, o.Memory = r.p.ACE, r.p.Memory
+	var err error
+	o.SRAM = o.SRAM[:0]
+	for _, x := range splitList(cmp.Or(r.sram, "1MiB,2MiB,4MiB,8MiB")) {
+		v, err := units.ParseSize(x)
+		if err != nil {
+			return fmt.Errorf("--sram: %w", err)
+		}
+		o.SRAM = append(o.SRAM, v)
+	}
+	if o.FSMs, err = parseCounts(cmp.Or(r.fsms, "4,8,12,16,20"), "--fsms"); err != nil {
+		return err
+	}
+	x, err := runTrained(r, &o.Trained, func() (*reproduce.Fig9aResult, error) { return reproduce.Fig9a(o) }, plots.Fig9a)
+	if err != nil {
+		return err
+	}
+	r.res.header = []string{"SRAM \\ FSMs"}
+	for _, f := range o.FSMs {
+		r.res.header = append(r.res.header, fmt.Sprint(f))
+	}
+	for i, sz := range o.SRAM {
+		row := []string{fmtBytes(sz)}
+		for j := range o.FSMs {
+			row = append(row, strconv.FormatFloat(x.Cells[i*len(o.FSMs)+j].Perf, 'f', 3, 64))
+		}
+		r.res.rows = append(r.res.rows, row)
+	}
+	r.res.notes = append(r.res.notes, fmt.Sprintf("performance normalised to %s and %d FSMs, mean over %d workloads × %d topologies (paper: diminishing returns past 4 MB and 16 FSMs, +6 %% at 8 MB and 20 FSMs)",
+		fmtBytes(o.BaseSRAM), o.BaseFSMs, len(o.Workloads), len(o.Topos)))
+	if x.WorstFrom != nil {
+		r.res.notes = append(r.res.notes, fmt.Sprintf("largest loss from more SRAM or FSMs: %.2f %% (%s/%d FSMs → %s/%d FSMs)",
+			100*x.WorstStep, fmtBytes(x.WorstFrom.SRAM), x.WorstFrom.FSMs, fmtBytes(x.WorstTo.SRAM), x.WorstTo.FSMs))
+	} else {
+		r.res.notes = append(r.res.notes, "more SRAM or FSMs never cost anything")
+	}
+	return nil
+}
+
+func runFig5(r *figRun) error {
+	o := reproduce.DefaultFig5()
+	o.Progress = r.progress
+	o.Topos, o.Size, o.Workers, o.ACE = r.topos, r.size, r.workers, r.p.ACE
+	if r.mem != "" {
+		var err error
+		if o.MemGBps, err = parseInts(r.mem, "--mem"); err != nil {
+			return err
+		}
+	}
+	x, err := drawn(r, func() (*reproduce.Fig5Result, error) { return reproduce.Fig5(o) }, plots.Fig5)
+	if err != nil {
+		return err
+	}
+	r.res.header = []string{"topology", "comm mem GB/s", "baseline GB/s", "baseline % ideal", "ACE GB/s", "ACE % ideal", "ideal GB/s"}
+	for _, x := range x.Rows {
+		r.res.rows = append(r.res.rows, []string{x.Topo, fmt.Sprint(x.MemGBps), f1(x.BaselineBW), f1(x.BaselinePct), f1(x.ACEBW), f1(x.ACEPct), f1(x.IdealBW)})
+	}
+	for _, t := range x.Thresholds {
+		r.res.notes = append(r.res.notes, fmt.Sprintf("%s: 90 %% of ideal first reached at baseline %s, ACE %s%s (paper: ≈ 450 vs 128 GB/s, ≈ 3.5×)",
+			t.Topo, gbOrNone(t.Baseline), gbOrNone(t.ACE), ratio(t.Ratio)))
+	}
+	return nil
+}
+
+func runFig6(r *figRun) error {
+	o := reproduce.DefaultFig6()
+	o.Progress = r.progress
+	o.Topos, o.Size, o.MemGBps, o.Workers = r.topos, r.size, r.fig6Mem, r.workers
+	if r.sms != "" {
+		var err error
+		if o.SMs, err = parseCounts(r.sms, "--sms"); err != nil {
+			return err
+		}
+	}
+	x, err := drawn(r, func() (*reproduce.Fig6Result, error) { return reproduce.Fig6(o) }, plots.Fig6)
+	if err != nil {
+		return err
+	}
+	r.res.header = []string{"topology", "comm SMs", "baseline GB/s", "% ideal", "SM busy %", "memory read GB/s", "ideal GB/s"}
+	for _, x := range x.Rows {
+		r.res.rows = append(r.res.rows, []string{x.Topo, fmt.Sprint(x.SMs), f1(x.BaselineBW), f1(x.Pct), f1(100 * x.SMBusy), f1(x.MemReadBW), f1(x.IdealBW)})
+	}
+	for _, t := range x.Thresholds {
+		s := "not reached"
+		if t.Baseline > 0 {
+			s = fmt.Sprintf("%d SMs", t.Baseline)
+		}
+		r.res.notes = append(r.res.notes, fmt.Sprintf("%s: 90 %% of ideal first reached with %s (paper: ≈ 6 SMs)", t.Topo, s))
+	}
+	return nil
+}
+
+// drawn runs fig, draws the figure it gives with plot (--plot, --out)
+// and makes it the result's document.
+func drawn[X any](r *figRun, fig func() (X, error), plot func(X, string) ([]string, error)) (x X, err error) {
+	if x, err = fig(); err != nil {
+		return x, err
+	}
+	if err := draw(r.plotFlag, r.plotDir, func(dir string) error { _, err := plot(x, dir); return err }); err != nil {
+		return x, err
+	}
+	r.res.doc = x
+	return x, nil
+}
+
+// runTrained runs a figure made of training runs: t, its options' runs,
+// from the flags (figRun.trained), then the figure (drawn), with a lead
+// line per workload saying where its compute comes from.
+func runTrained[X any](r *figRun, t *reproduce.Trained, fig func() (X, error), plot func(X, string) ([]string, error)) (x X, err error) {
+	if *t, err = r.trained(*t); err != nil {
+		return x, err
+	}
+	if x, err = drawn(r, fig, plot); err != nil {
+		return x, err
+	}
+	r.res.lead, err = regimeLines(r.p, t.Workloads)
+	return x, err
+}
+
+func runFig9b(r *figRun) error {
+	o := reproduce.DefaultFig9b()
+	x, err := runTrained(r, &o.Trained, func() (*reproduce.Fig9bResult, error) { return reproduce.Fig9b(o) }, plots.Fig9b)
+	if err != nil {
+		return err
+	}
+	r.res.header = []string{"workload", "topology", "forward % (paper)", "back-prop % (paper)", "whole run %", "forward share of run %"}
+	for _, x := range x.Rows {
+		fwd, back := f1(100*x.Forward), f1(100*x.Backprop)
+		if x.PaperForward != "" {
+			fwd += " (" + x.PaperForward + ")"
+			back += " (" + f1(100*x.PaperBackprop) + ")"
+		}
+		r.res.rows = append(r.res.rows, []string{x.Workload, x.Topo, fwd, back, f1(100 * x.Whole),
+			f1(100 * float64(x.ForwardCycles) / float64(x.ForwardCycles+x.BackpropCycles))})
+	}
+	r.res.notes = append(r.res.notes, fmt.Sprintf("ACE utilised: holding at least one chunk (the paper: \"at least one chunk for processing\"); %d iterations, memory policy %s; (paper): Section VI-B, \"ACE Utilization\"; docs/validation.md defines the passes",
+		r.p.Iterations, r.p.Memory))
+	return nil
+}
+
+func runFig11(r *figRun) error {
+	o := reproduce.DefaultFig11()
+	x, err := runTrained(r, &o.Trained, func() (*reproduce.Fig11Result, error) { return reproduce.Fig11(o) }, plots.Fig11)
+	if err != nil {
+		return err
+	}
+	r.res.header = []string{"workload", "topology", "NPUs", "NoOverlap % of ideal", "CommOpt %", "CompOpt %", "ACE %", "best baseline", "ACE over best"}
+	for _, row := range x.Rows {
+		cells := []string{row.Workload, row.Topo, fmt.Sprint(row.NPUs)}
+		for _, s := range append(slices.Clone(reproduce.Fig11Baselines), "ace") {
+			cells = append(cells, f1(row.System(s).PctOfIdeal))
+		}
+		r.res.rows = append(r.res.rows, append(cells, row.Best, x2(row.OverBest)))
+	}
+	sum := &summary{header: []string{"average (Section VI-C)", "acemu", "paper", "difference"}}
+	for _, v := range x.PctOfIdeal {
+		sum.rows = append(sum.rows, []string{"% of ideal, " + v.What + " (mean over sizes and workloads)", f1(v.Acemu), f1(v.Paper), signed(v.Acemu-v.Paper, 1)})
+	}
+	for _, v := range x.OverBest {
+		sum.rows = append(sum.rows, versusRow("ACE over the best baseline, "+v.What+" over sizes", v))
+	}
+	for _, v := range x.Bandwidth {
+		sum.rows = append(sum.rows, versusRow("ACE's effective network bandwidth over every baseline, "+v.What, v))
+	}
+	r.res.summary = sum
+	r.res.notes = append(r.res.notes, fmt.Sprintf("%d iterations, memory policy %s; %% of ideal = ideal's time over the system's; the bandwidth's mean and max are over every baseline, size and workload (Fig. 11(b)'s points) of the baseline's time over ACE's, as the paper takes them; measured: of ACE's bytes per second over the baseline's. docs/validation.md, \"Scaling: Fig. 11\"",
+		r.p.Iterations, r.p.Memory))
+	return nil
+}
+
+// versusRow is a ratio beside the paper's, with their difference ("–"
+// where the paper gives none).
+func versusRow(what string, v reproduce.Versus) []string {
+	if v.Paper == 0 {
+		return []string{what, x2(v.Acemu), "–", "–"}
+	}
+	return []string{what, x2(v.Acemu), x2(v.Paper), signed(v.Acemu-v.Paper, 2)}
+}
+
+// x2 prints a ratio: 1.23×.
+func x2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) + "×" }
+
+// signed prints a difference with its sign and d decimals (+0.00 for
+// what rounds to zero).
+func signed(v float64, d int) string {
+	s := strconv.FormatFloat(v, 'f', d, 64)
+	if strings.Trim(s, "-0.") == "" {
+		s = strings.TrimPrefix(s, "-")
+	}
+	if !strings.HasPrefix(s, "-") {
+		s = "+" + s
+	}
+	return s
+}
+
+// regimeLines says, for each workload, where its compute comes from on
+// platform p (regimeLine).
+func regimeLines(p platform.Platform, workloads []string) ([]string, error) {
+	var lines []string
+	for _, n := range workloads {
+		w, err := compare.PlatformWorkload(p, n)
+		if err != nil {
+			return nil, err
+		}
+		lines = append(lines, w.Name+": "+regimeLine(w))
+	}
+	return lines, nil
 }
 
 // fmtBytes prints a size in MiB or KiB when it is a whole number of them.

@@ -15,14 +15,24 @@ import (
 	"github.com/acemu/acemu/platform"
 )
 
-// result is what a command prints: lead lines, a table (header and rows)
-// with notes under it, and the document --format json prints.
+// result is what a command prints: lead lines, a table (header and rows),
+// a summary table, notes, and the document --format json prints.
 type result struct {
 	lead   []string
 	header []string
 	rows   [][]string
-	notes  []string
-	doc    any
+	// summary, when set, is a second table under the first (before the
+	// notes) in the table format; CSV is the first table's rows, JSON the
+	// document, and writeOut writes the summary as summary.csv.
+	summary *summary
+	notes   []string
+	doc     any
+}
+
+// summary is a second table of a result.
+type summary struct {
+	header []string
+	rows   [][]string
 }
 
 // formats are the --format values every command takes.
@@ -56,13 +66,16 @@ func (r result) write(w io.Writer, format string) error {
 			return err
 		}
 	}
-	t := newTable(w)
-	t.Header(r.header)
-	if err := t.Bulk(r.rows); err != nil {
+	if err := renderTable(w, r.header, r.rows); err != nil {
 		return err
 	}
-	if err := t.Render(); err != nil {
-		return err
+	if s := r.summary; s != nil {
+		if _, err := fmt.Fprintln(w); err != nil {
+			return err
+		}
+		if err := renderTable(w, s.header, s.rows); err != nil {
+			return err
+		}
 	}
 	for _, n := range r.notes {
 		if _, err := fmt.Fprintln(w, n); err != nil {
@@ -72,6 +85,16 @@ func (r result) write(w io.Writer, format string) error {
 	return nil
 }
 
+// renderTable draws a table of rows under header.
+func renderTable(w io.Writer, header []string, rows [][]string) error {
+	t := newTable(w)
+	t.Header(header)
+	if err := t.Bulk(rows); err != nil {
+		return err
+	}
+	return t.Render()
+}
+
 // writeOut writes a run's results into dir (--out): result.txt,
 // result.csv and result.json, and the platform configuration used,
 // platform.yaml, which --config reads back.
@@ -79,9 +102,17 @@ func (r result) writeOut(dir string, p platform.Platform) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
-	for _, f := range []struct{ name, format string }{{"result.txt", "table"}, {"result.csv", "csv"}, {"result.json", "json"}} {
+	type file struct {
+		name, format string
+		r            result
+	}
+	files := []file{{"result.txt", "table", r}, {"result.csv", "csv", r}, {"result.json", "json", r}}
+	if s := r.summary; s != nil {
+		files = append(files, file{"summary.csv", "csv", result{header: s.header, rows: s.rows}})
+	}
+	for _, f := range files {
 		var b bytes.Buffer
-		if err := r.write(&b, f.format); err != nil {
+		if err := f.r.write(&b, f.format); err != nil {
 			return fmt.Errorf("--out: %w", err)
 		}
 		if err := outfile.Write(filepath.Join(dir, f.name), b.Bytes()); err != nil {
