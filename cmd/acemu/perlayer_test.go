@@ -17,6 +17,7 @@ import (
 
 	"github.com/acemu/acemu/compare"
 	"github.com/acemu/acemu/contend"
+	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/train"
@@ -135,7 +136,8 @@ func TestPerLayerAddsUpToTheRun(t *testing.T) {
 				require.NoError(t, err)
 				ss = append(ss, s)
 			}
-			rep, err := compare.Run(compare.Options{Shape: shape, Workload: w, Systems: ss, Memory: tc.memory, KeepMetrics: true})
+			rep, err := compare.Run(compare.Options{Shape: shape, Workload: w, Systems: ss, Memory: tc.memory, KeepMetrics: true,
+				Library: platform.Default().Library}) // what the command runs
 			require.NoError(t, err)
 			b, err := encodePerLayer(rep, "csv")
 			require.NoError(t, err)
