@@ -89,10 +89,11 @@ func NewEngine(k *rtl.Kernel, net *fabric.Network, layout *collectives.Plan, cfg
 	return &Engine{r: r}, nil
 }
 
-// SetLIFO makes ACE load the most recently issued collective's chunks
-// before older collectives' chunks that no NPU has loaded yet (the paper's
-// default priority, Section V); otherwise chunks load in the order issued.
-func (e *Engine) SetLIFO(lifo bool) { e.r.lifo = lifo }
+// SetOrder chooses the order in which chunks load: afi.LIFO (the default,
+// the paper's priority, Section V) loads the most recently issued
+// collective's chunks before older collectives' chunks that no NPU has
+// loaded yet; afi.FIFO loads them in the order issued.
+func (e *Engine) SetOrder(o afi.Order) { e.r.priority = o }
 
 // Issue starts plan's collective on every NPU at cycle now (not before the
 // kernel's current cycle); done, if not nil, is called from a kernel event
@@ -137,7 +138,7 @@ func (r *run) create(now rtl.Cycle, co *xcore.Collective) {
 	first := int32(len(r.rank))
 	co.First = first
 	at := len(r.order)
-	if r.lifo {
+	if r.priority == afi.LIFO {
 		at = 0
 		for _, nd := range r.nodes {
 			at = max(at, nd.nextAdmit)
@@ -209,18 +210,18 @@ func (e *Engine) Memory() ([]*rtl.Serializer, int) {
 }
 
 type run struct {
-	k      *rtl.Kernel
-	net    *fabric.Network
-	layout *collectives.Plan
-	shape  topology.Folder // ACE runs on the torus, which folds
-	cfg    Config
-	hooks  *Hooks
-	nodes  []*node
-	info   map[*collectives.Program]*progInfo
-	infos  xcore.Infos
-	phases int
-	colls  *xcore.Collectives
-	lifo   bool
+	k        *rtl.Kernel
+	net      *fabric.Network
+	layout   *collectives.Plan
+	shape    topology.Folder // ACE runs on the torus, which folds
+	cfg      Config
+	hooks    *Hooks
+	nodes    []*node
+	info     map[*collectives.Program]*progInfo
+	infos    xcore.Infos
+	phases   int
+	colls    *xcore.Collectives
+	priority afi.Order // which collective's chunks take SRAM room first
 	// order is the global numbers of every chunk issued, in the order they
 	// take SRAM room; rank[id] is a chunk's place in it.
 	order []int32

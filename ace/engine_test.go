@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/observe"
@@ -328,6 +329,7 @@ func TestEngineRunsCollectivesConcurrently(t *testing.T) {
 		}
 	}})
 	require.NoError(t, err)
+	e.SetOrder(afi.FIFO)
 	var a, b rtl.Cycle
 	require.NoError(t, e.Issue(0, plan, func(now rtl.Cycle) { a = now }))
 	require.NoError(t, e.Issue(0, small, func(now rtl.Cycle) { b = now }))
@@ -367,7 +369,7 @@ func smallAfterBig(t *testing.T, topo string, big, small int64, at rtl.Cycle, cf
 	require.NoError(t, err)
 	e, err := NewEngine(k, net, bp, cfg, nil)
 	require.NoError(t, err)
-	e.SetLIFO(lifo)
+	e.SetOrder(orderOf(lifo))
 	var end rtl.Cycle
 	require.NoError(t, e.Issue(0, bp, nil))
 	require.NoError(t, e.Issue(at, sp, func(now rtl.Cycle) { end = now }))
@@ -433,4 +435,12 @@ func TestUtilizationWithinSpans(t *testing.T) {
 	whole := e.Stats(end).Utilization
 	require.InDelta(t, float64(end-at)/float64(end), whole, 1e-12)
 	require.InDelta(t, whole, e.UtilizationWithin([]rtl.Span{before, during}), 1e-12)
+}
+
+// orderOf is afi.LIFO when lifo is set, else afi.FIFO.
+func orderOf(lifo bool) afi.Order {
+	if lifo {
+		return afi.LIFO
+	}
+	return afi.FIFO
 }

@@ -24,7 +24,7 @@ func aceFoldRun(t *testing.T, topo string, folded, lifo bool, op collectives.Col
 	require.NoError(t, err)
 	e, err := NewEngine(k, net, layout, Default(), nil)
 	require.NoError(t, err)
-	e.SetLIFO(lifo)
+	e.SetOrder(orderOf(lifo))
 	ends := make([]rtl.Cycle, len(sizes))
 	for i, n := range sizes {
 		plan, err := collectives.NewPlan(cfg, alg, n, 65536)
@@ -78,7 +78,7 @@ func TestACEServesAllToAllBesideAllReduce(t *testing.T) {
 		require.NoError(t, err)
 		e, err := NewEngine(k, net, layout, Default(), nil)
 		require.NoError(t, err)
-		e.SetLIFO(lifo)
+		e.SetOrder(orderOf(lifo))
 		big, err := collectives.NewPlan(ar, "hierarchical", 4<<20, 65536)
 		require.NoError(t, err)
 		x, err := collectives.NewPlan(a2a, "direct", 256<<10, 65536)

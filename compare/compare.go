@@ -31,8 +31,8 @@ type Options struct {
 	Shape      torus.Shape
 	Workload   *workload.Workload
 	Systems    []systems.System
-	Iterations int  // 0: train.DefaultIterations
-	FIFO       bool // serve collectives oldest first (default LIFO, the ACE paper, Section V)
+	Iterations int       // 0: train.DefaultIterations
+	Order      afi.Order // which collective in flight goes first (zero: LIFO, the ACE paper, Section V)
 	ACE        ace.Config
 	// Library is what the baselines' communication library pays beyond
 	// bandwidth (npu.Library; zero: nothing).
@@ -217,10 +217,7 @@ func Run(o Options) (*Report, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", o.Systems[i].Name, err)
 	}
-	rep := &Report{Topology: o.Shape.String(), NPUs: o.Shape.N(), Workload: o.Workload.Name, Policy: "lifo", Memory: o.Memory.String(), Folded: fold, Systems: res}
-	if o.FIFO {
-		rep.Policy = "fifo"
-	}
+	rep := &Report{Topology: o.Shape.String(), NPUs: o.Shape.N(), Workload: o.Workload.Name, Policy: o.Order.String(), Memory: o.Memory.String(), Folded: fold, Systems: res}
 	var ideal, aceT int64
 	for _, r := range res {
 		switch r.Name {
@@ -358,7 +355,7 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 			}
 		}))
 	}
-	ep, err := endpoint.New(k, net, o.Shape, sys, endpoint.Options{ACE: acfg, Library: o.Library, Layout: layout, LIFO: !o.FIFO, Observer: obs})
+	ep, err := endpoint.New(k, net, o.Shape, sys, endpoint.Options{ACE: acfg, Library: o.Library, Layout: layout, Order: o.Order, Observer: obs})
 	if err != nil {
 		return r, err
 	}

@@ -18,7 +18,7 @@ func PlatformOptions(p platform.Platform) (Options, error) {
 	if err != nil {
 		return Options{}, err
 	}
-	return Options{Iterations: p.Iterations, FIFO: !p.LIFO, ACE: p.ACE, Library: p.Library, Memory: p.Memory,
+	return Options{Iterations: p.Iterations, Order: p.Order, ACE: p.ACE, Library: p.Library, Memory: p.Memory,
 		Links: &links, ChunkBytes: p.ChunkBytes, MessageBytes: p.MessageBytes,
 		MemBoundShare: p.MemBoundShare, ComputeSpeed: p.ComputeSpeed}, nil
 }

@@ -34,8 +34,9 @@ type Options struct {
 	// Layout is the kind of plan ACE will be given (it lays out its SRAM
 	// and FSMs for it); ignored by the others.
 	Layout *collectives.Plan
-	// LIFO serves the newest collective first (the ACE paper, Section V).
-	LIFO bool
+	// Order is which collective in flight goes first (zero: afi.LIFO, the
+	// ACE paper's, Section V).
+	Order afi.Order
 	// Data, when set, makes the run carry values: every chunk starts from
 	// Init, and the Observer sees each chunk's final values
 	// (observe.ChunkDone).
@@ -110,7 +111,7 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		e.SetLIFO(o.LIFO)
+		e.SetOrder(o.Order)
 		return &Endpoint{Engine: e, ace: e}, nil
 	})
 }
@@ -119,9 +120,7 @@ func npuEndpoint(e *npu.Engine, err error, o Options) (*Endpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.LIFO {
-		e.SetPolicy(npu.LIFO)
-	}
+	e.SetOrder(o.Order)
 	return &Endpoint{Engine: e, npu: e}, nil
 }
 

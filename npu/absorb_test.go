@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/observe"
@@ -110,8 +111,9 @@ func absorbTrace(t *testing.T, c absorbRun, perPacket bool) (res absorbResult, o
 		byNPU[e.NPU] = append(byNPU[e.NPU], fmt.Sprintf("%d %d npu %d c%d p%d o%d", e.Kind, e.Cycle, e.NPU, e.Chunk, e.Phase, e.Op))
 	})})
 	require.NoError(t, err)
+	e.SetOrder(afi.FIFO)
 	if c.lifo {
-		e.SetPolicy(LIFO)
+		e.SetOrder(afi.LIFO)
 	}
 	at := rtl.Cycle(0)
 	for i, plan := range plans {

@@ -5,6 +5,7 @@ import (
 	"math/big"
 
 	"github.com/acemu/acemu/admit"
+	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/rtl"
@@ -12,37 +13,6 @@ import (
 	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/xcore"
 )
-
-// Policy orders the collectives in flight when their messages compete for a
-// port (the ACE paper, Section V: LIFO by default, the most recently issued
-// first, so the first layers' gradients, needed first in the next forward
-// pass, win).
-type Policy int
-
-const (
-	// FIFO serves the oldest collective first.
-	FIFO Policy = iota
-	// LIFO serves the most recently issued collective first.
-	LIFO
-)
-
-// ParsePolicy reads "lifo" or "fifo".
-func ParsePolicy(s string) (Policy, error) {
-	switch s {
-	case "lifo", "LIFO":
-		return LIFO, nil
-	case "fifo", "FIFO":
-		return FIFO, nil
-	}
-	return FIFO, fmt.Errorf("collective priority %q: use lifo or fifo", s)
-}
-
-func (p Policy) String() string {
-	if p == LIFO {
-		return "lifo"
-	}
-	return "fifo"
-}
 
 // Engine runs collectives on the ideal or the baseline endpoints of every
 // NPU of a network. Several can be in flight: each is issued at a cycle,
@@ -115,9 +85,9 @@ func newEngine(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, cfg IdealC
 	return &Engine{r: r}, nil
 }
 
-// SetPolicy chooses how collectives in flight share the ports (default
-// FIFO). Set it before issuing.
-func (e *Engine) SetPolicy(p Policy) { e.r.policy = p }
+// SetOrder chooses how collectives in flight share the ports (default
+// afi.LIFO). Set it before issuing.
+func (e *Engine) SetOrder(o afi.Order) { e.r.order = o }
 
 // Issue starts plan's collective on every NPU at cycle now (not before the
 // kernel's current cycle); done, if not nil, is called from a kernel event
@@ -133,7 +103,7 @@ func (e *Engine) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.
 	}
 	co := r.colls.Add(plan, len(r.nodes), r.chunks, done)
 	prio := int64(co.ID)
-	if r.policy == LIFO {
+	if r.order == afi.LIFO {
 		prio = -prio
 	}
 	r.chunks += int32(nc)

@@ -4,6 +4,7 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/rtl"
 	"github.com/stretchr/testify/require"
 )
@@ -16,11 +17,11 @@ func TestEngineRunsCollectivesConcurrentlyByPolicy(t *testing.T) {
 	alone, err := RunIdeal(k, net, plan, DefaultIdeal())
 	require.NoError(t, err)
 
-	for _, pol := range []Policy{FIFO, LIFO} {
+	for _, pol := range []afi.Order{afi.FIFO, afi.LIFO} {
 		k, net, plan := setup(t, "4x2x1", 512<<10, 65536, 8192)
 		e, err := NewIdealEngine(k, net, plan.Shape, DefaultIdeal())
 		require.NoError(t, err)
-		e.SetPolicy(pol)
+		e.SetOrder(pol)
 		var first, second rtl.Cycle
 		require.NoError(t, e.Issue(0, plan, func(now rtl.Cycle) { first = now }))
 		require.NoError(t, e.Issue(0, plan, func(now rtl.Cycle) { second = now }))
@@ -31,7 +32,7 @@ func TestEngineRunsCollectivesConcurrentlyByPolicy(t *testing.T) {
 		last := max(first, second)
 		require.Greater(t, last, alone.Cycles, pol)
 		require.Less(t, last, 2*alone.Cycles, pol)
-		if pol == FIFO {
+		if pol == afi.FIFO {
 			require.Less(t, first, second, "FIFO: the first issued finishes first")
 		} else {
 			require.Less(t, second, first, "LIFO: the last issued finishes first")
@@ -69,6 +70,6 @@ func TestEngineRefusesMismatches(t *testing.T) {
 	k.Schedule(50, rtl.HandlerFunc(func(rtl.Cycle, int32, int64) {}), 0, 0)
 	k.Run()
 	require.ErrorContains(t, e.Issue(10, plan, nil), "before the current cycle")
-	_, err = ParsePolicy("random")
+	_, err = afi.ParseOrder("random")
 	require.ErrorContains(t, err, "lifo or fifo")
 }

@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/torus"
@@ -20,7 +21,7 @@ type foldColl struct {
 	at    rtl.Cycle
 }
 
-func foldRun(t *testing.T, topo, kind string, folded bool, pol Policy, colls []foldColl) string {
+func foldRun(t *testing.T, topo, kind string, folded bool, pol afi.Order, colls []foldColl) string {
 	s, err := torus.Parse(topo)
 	require.NoError(t, err)
 	k := rtl.NewKernel()
@@ -33,7 +34,7 @@ func foldRun(t *testing.T, topo, kind string, folded bool, pol Policy, colls []f
 		e, err = NewBaselineEngine(k, net, s, DefaultBaseline(2, big.NewRat(128, 1)))
 	}
 	require.NoError(t, err)
-	e.SetPolicy(pol)
+	e.SetOrder(pol)
 	ends := make([]rtl.Cycle, len(colls))
 	for i, c := range colls {
 		alg := "hierarchical"
@@ -64,7 +65,7 @@ func TestFoldedEqualsFull(t *testing.T) {
 	for _, topo := range []string{"4x2x2", "2x2x2", "4x4x1", "2x4x2", "8x1x1", "1x8x1"} {
 		for _, kind := range []string{"ideal", "baseline"} {
 			colls := []foldColl{{collectives.OpAllReduce, 1 << 20, 0}, {collectives.OpAllReduce, 300 << 10, 5000}, {collectives.OpAllToAll, 256 << 10, 7000}}
-			for _, pol := range []Policy{FIFO, LIFO} {
+			for _, pol := range []afi.Order{afi.FIFO, afi.LIFO} {
 				full := foldRun(t, topo, kind, false, pol, colls)
 				fold := foldRun(t, topo, kind, true, pol, colls)
 				require.Equal(t, full, fold, "%s %s %v", topo, kind, pol)

@@ -92,15 +92,15 @@ func execute(k *rtl.Kernel, net *fabric.Network, plan *collectives.Plan, cfg Ide
 
 // run is the state shared by the nodes of an engine.
 type run struct {
-	k      *rtl.Kernel
-	net    *fabric.Network
-	shape  topology.Topology
-	cfg    IdealConfig
-	nodes  []*node
-	info   xcore.Infos
-	colls  *xcore.Collectives
-	policy Policy
-	seq    uint64
+	k     *rtl.Kernel
+	net   *fabric.Network
+	shape topology.Topology
+	cfg   IdealConfig
+	nodes []*node
+	info  xcore.Infos
+	colls *xcore.Collectives
+	order afi.Order
+	seq   uint64
 	// chunks counts the chunks of every collective issued so far: a
 	// collective's chunks have the global numbers [first, first+NumChunks),
 	// the same on every NPU, and messages carry them.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/acemu/acemu/ace"
+	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/contend"
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/npu"
@@ -98,21 +99,9 @@ var params = []Param{
 	param("training.iterations", "2", "iterations", "Section V", "training iterations simulated",
 		intCount(1, 1000, func(p *Platform) *int { return &p.Iterations })),
 	param("training.priority", "lifo", "rule", "Section V", "which collective in flight goes first: lifo or fifo",
-		value{func(p *Platform) string {
-			if p.LIFO {
-				return "lifo"
-			}
-			return "fifo"
-		}, func(p *Platform, s string) error {
-			switch strings.ToLower(s) {
-			case "lifo":
-				p.LIFO = true
-			case "fifo":
-				p.LIFO = false
-			default:
-				return fmt.Errorf("use lifo or fifo")
-			}
-			return nil
+		value{func(p *Platform) string { return p.Order.String() }, func(p *Platform, s string) (err error) {
+			p.Order, err = afi.ParseOrder(s)
+			return err
 		}}),
 	param("training.memory_policy", "share", "policy", "[choice] docs/memory-system.md", "how compute and communication share each NPU: share or partition",
 		value{func(p *Platform) string { return p.Memory.String() }, func(p *Platform, s string) error {

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/acemu/acemu/ace"
+	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/contend"
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/npu"
@@ -42,10 +43,10 @@ type Platform struct {
 	// Library is what the SM-driven baseline's communication library pays
 	// beyond bandwidth (baseline.launch, baseline.step).
 	Library npu.Library
-	// Iterations, LIFO, Memory and MemBoundShare say how training runs;
+	// Iterations, Order, Memory and MemBoundShare say how training runs;
 	// MemBoundShare nil derives each timed pass's share from its shape.
 	Iterations    int
-	LIFO          bool
+	Order         afi.Order
 	Memory        contend.Policy
 	MemBoundShare *big.Rat
 	// Compute and Batch choose a built-in workload's compute regime

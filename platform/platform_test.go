@@ -49,7 +49,7 @@ func TestDumpRoundTrips(t *testing.T) {
 		require.Equal(t, string(b1), string(b2))
 	}
 	require.Equal(t, big.NewRat(513, 2), changed.ACE.CommMemGBps)
-	require.False(t, changed.LIFO)
+	require.Equal(t, afi.FIFO, changed.Order)
 }
 
 // Every key of the dump is a parameter of docs/model-choices.md's

@@ -184,7 +184,7 @@ func fig4One(o Fig4Options, topo string, sys systems.System, kernel *Fig4Kernel)
 	if err != nil {
 		return r, err
 	}
-	k, _, ep, err := endpoint.OnTorus(shape, torus.DefaultLinks(), plan, sys, endpoint.Options{ACE: o.ACE, Layout: layout, LIFO: true})
+	k, _, ep, err := endpoint.OnTorus(shape, torus.DefaultLinks(), plan, sys, endpoint.Options{ACE: o.ACE, Layout: layout, Order: afi.LIFO})
 	if err != nil {
 		return r, err
 	}
