@@ -32,7 +32,7 @@ func runChecked(t *testing.T, topo string, op collectives.CollectiveOp, alg stri
 	k, net, plan := setup(t, topo, op, alg, payload, chunk)
 	dc, err := verify.NewDataCheck(plan)
 	require.NoError(t, err)
-	res, err := Run(k, net, plan, Default(), &Hooks{Init: dc.Init, Observer: dc})
+	res, err := Run(k, net, plan, Default(), &Hooks{Init: dc.Hook, Observer: dc})
 	require.NoError(t, err)
 	require.NoError(t, dc.Result())
 	return res

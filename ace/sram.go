@@ -38,7 +38,7 @@ func (nd *node) admit(now rtl.Cycle) {
 		}
 		nd.inACE++
 		if nd.r.hooks.Init != nil {
-			c.Vals = nd.r.hooks.Init(nd.id, int(c.Local))
+			c.Vals = nd.r.hooks.Init(c.Coll.ID, nd.id, int(c.Local))
 		}
 		nd.txq = append(nd.txq, c)
 		nd.nextAdmit++

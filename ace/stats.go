@@ -14,7 +14,7 @@ type Hooks struct {
 	// Init, when set, makes the run carry values (one int64 per payload
 	// byte): every chunk starts from Init, and the Observer sees each
 	// chunk's values when it is written back on an NPU (observe.ChunkDone).
-	Init func(npu, chunk int) []int64
+	Init func(coll, npu, chunk int) []int64
 	// Observer, when set, sees every sub-step as it starts
 	// (observe.SubStep: What is its kind, Op -1 for the DMA).
 	Observer observe.Observer

@@ -40,6 +40,10 @@ type Config struct {
 	// "rs:local:ring,ar:vertical:ring,ar:horizontal:ring,ag:local:ring";
 	// empty means the paper's default for the collective.
 	PhaseSpec string
+	// Span names the dimensions (axes, by name or short name) the
+	// collective combines: its communicator is each NPU's group of them
+	// (span.go). Empty: every dimension, every NPU.
+	Span []string
 	// Axes are the dimensions the collectives are built over; nil means
 	// the torus's (TorusAxes of Shape). A topology that is not a torus (read
 	// from a file) gives its own and numbers its NPUs as Shape N×1×1.
@@ -113,6 +117,15 @@ func NewAlgorithm(name string, cfg Config) (Algorithm, error) {
 	}
 	if cfg.MessageBytes < 1 {
 		return nil, fmt.Errorf("message size %d bytes: must be at least 1 byte", cfg.MessageBytes)
+	}
+	if len(cfg.Span) > 0 {
+		if name != "hierarchical" || cfg.Op == OpAllToAll {
+			return nil, fmt.Errorf("a collective over a group of dimensions (%s) runs the hierarchical all-reduce, reduce-scatter or all-gather; %s %s spans every NPU, so leave the group out",
+				strings.Join(cfg.Span, ","), name, cfg.Op)
+		}
+		if _, err := cfg.spanAxes(); err != nil {
+			return nil, err
+		}
 	}
 	alg, err := a.f(cfg)
 	if err != nil {

@@ -83,6 +83,10 @@ func NewHierarchical(cfg Config, phases []HPhase) (*Hierarchical, error) {
 	default:
 		return nil, fmt.Errorf("hierarchical phases do not run %s", cfg.Op)
 	}
+	if len(phases) == 0 && len(cfg.Span) > 0 {
+		return nil, fmt.Errorf("no phases: the group's dimensions (%s) have size 1 on %s, so its groups are single NPUs with nothing to combine; name a dimension of size above 1",
+			strings.Join(cfg.Span, ","), cfg.Shape)
+	}
 	if len(phases) == 0 {
 		return nil, fmt.Errorf("no phases: every dimension has size 1, so there is nothing to do; use a topology with at least 2 NPUs")
 	}
@@ -123,6 +127,9 @@ func (h *Hierarchical) checkSpan() error {
 	if h.cfg.Op == OpAllGather {
 		what = "all-gathers"
 	}
+	if len(h.cfg.Span) > 0 {
+		return h.checkGroup(tiers, what)
+	}
 	place, n := 1, h.cfg.Shape.N()
 	for i, t := range tiers {
 		if t.stride != place {
@@ -138,6 +145,42 @@ func (h *Hierarchical) checkSpan() error {
 	if place != n {
 		return fmt.Errorf("phases %s do not make %s: their %s span %d of the %d NPUs, so the rest's data would never be combined; give every dimension of size above 1 one such phase",
 			h.describe(), article(h.cfg.Op), what, place, n)
+	}
+	return nil
+}
+
+// checkGroup requires the tiers (sorted by place value) of a collective
+// over a span of dimensions to be exactly the span's dimensions of size
+// above 1, each once: each group's data is then combined once, and no
+// group's with another's.
+func (h *Hierarchical) checkGroup(tiers []Tier, what string) error {
+	span, err := h.cfg.spanAxes()
+	if err != nil {
+		return err
+	}
+	var want []Axis
+	for _, a := range span {
+		if a.Size > 1 {
+			want = append(want, a)
+		}
+	}
+	slices.SortStableFunc(want, func(a, b Axis) int { return a.Stride - b.Stride })
+	in := func(t Tier) bool {
+		return slices.ContainsFunc(want, func(a Axis) bool { return a.Stride == t.stride && a.Size == t.Size })
+	}
+	for i, t := range tiers {
+		switch {
+		case i > 0 && t.stride == tiers[i-1].stride:
+			return fmt.Errorf("phases %s do not make %s: their %s cover %s twice, so its NPUs' data would be counted twice; give each dimension one",
+				h.describe(), article(h.cfg.Op), what, t.Name)
+		case !in(t):
+			return fmt.Errorf("phases %s do not make %s over the group %s: their %s combine %s, outside the group, so different groups' data would be mixed; leave it out or add it to the group",
+				h.describe(), article(h.cfg.Op), strings.Join(h.cfg.Span, ","), what, t.Name)
+		}
+	}
+	if len(tiers) != len(want) {
+		return fmt.Errorf("phases %s do not make %s over the group %s: their %s cover %d of its %d dimensions of size above 1, so the rest's data would never be combined; give each one such phase",
+			h.describe(), article(h.cfg.Op), strings.Join(h.cfg.Span, ","), what, len(tiers), len(want))
 	}
 	return nil
 }
@@ -346,9 +389,12 @@ func init() {
 	Register("hierarchical", []CollectiveOp{OpAllReduce, OpReduceScatter, OpAllGather},
 		"the paper's multi-phase scheme over torus dimensions (all-reduce: RS local, AR vertical, AR horizontal, AG local), ring in each phase; --phases picks the phases and per-phase algorithms",
 		func(cfg Config) (Algorithm, error) {
-			phases := DefaultPhases(cfg.axes(), cfg.Op)
+			span, err := cfg.spanAxes()
+			if err != nil {
+				return nil, err
+			}
+			phases := DefaultPhases(span, cfg.Op)
 			if cfg.PhaseSpec != "" {
-				var err error
 				if phases, err = ParsePhases(cfg.axes(), cfg.Shape.String(), cfg.PhaseSpec); err != nil {
 					return nil, err
 				}

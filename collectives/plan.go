@@ -51,6 +51,7 @@ type Plan struct {
 	ChunkBytes int64
 
 	phases []string
+	span   []Axis // the dimensions Span names (nil: every NPU)
 	cache  map[progKey][]*Program
 	flows  map[*Program]*Flow // Analyze of the reference programs CheckEquivariant compares against
 	// equiv is CheckEquivariant's answer, found while the plan was built
@@ -90,6 +91,11 @@ func NewPlan(cfg Config, algorithm string, payload, chunkBytes int64) (*Plan, er
 	}
 	p := &Plan{Config: cfg, Algorithm: algorithm, Algo: alg, Payload: payload, ChunkBytes: chunkBytes,
 		phases: alg.Phases(), cache: map[progKey][]*Program{}}
+	if len(cfg.Span) > 0 {
+		if p.span, err = cfg.spanAxes(); err != nil {
+			return nil, err
+		}
+	}
 	lens := []int64{p.ChunkLen(0)}
 	if last := p.ChunkLen(p.NumChunks() - 1); last != lens[0] {
 		lens = append(lens, last)

@@ -83,7 +83,7 @@ func TestAllToAllRelaysCostMemoryOnTheBaseline(t *testing.T) {
 	dc, err := verify.NewDataCheck(plan)
 	require.NoError(t, err)
 	cfg := commOpt()
-	cfg.Data, cfg.Observer = &DataHooks{Init: dc.Init}, dc
+	cfg.Data, cfg.Observer = &DataHooks{Init: dc.Hook}, dc
 	res, err := RunBaseline(k, net, plan, cfg)
 	require.NoError(t, err)
 	require.NoError(t, dc.Result())
@@ -122,7 +122,7 @@ func TestBaselineCarriesDataCorrectly(t *testing.T) {
 			dc, err := verify.NewDataCheck(plan)
 			require.NoError(t, err)
 			cfg := DefaultBaseline(2, big.NewRat(128, 1))
-			cfg.Data, cfg.Observer = &DataHooks{Init: dc.Init}, dc
+			cfg.Data, cfg.Observer = &DataHooks{Init: dc.Hook}, dc
 			_, err = RunBaseline(k, net, plan, cfg)
 			require.NoError(t, err)
 			require.NoError(t, dc.Result())

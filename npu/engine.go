@@ -116,7 +116,7 @@ func (e *Engine) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.
 				g := co.First + int32(c)
 				cs := &chunkState{Chunk: xcore.NewChunk(co, int32(c)), prio: prio}
 				if r.cfg.Data != nil {
-					cs.Vals = r.cfg.Data.Init(nd.id, c)
+					cs.Vals = r.cfg.Data.Init(co.ID, nd.id, c)
 				}
 				nd.chunks[g] = cs
 				nd.enterPhase(now, g, 0)

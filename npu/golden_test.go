@@ -123,7 +123,7 @@ func TestIdealDataCheckCatchesAWrongProgram(t *testing.T) {
 	net, err := torus.BuildNetwork(k, s, torus.DefaultLinks())
 	require.NoError(t, err)
 	cfg := DefaultIdeal()
-	cfg.Data, cfg.Observer = &DataHooks{Init: dc.Init}, dc
+	cfg.Data, cfg.Observer = &DataHooks{Init: dc.Hook}, dc
 	_, err = RunIdeal(k, net, plan, cfg)
 	require.NoError(t, err)
 	require.ErrorContains(t, dc.Result(), "want")
@@ -163,7 +163,7 @@ func requireDataOK(t *testing.T, plan *collectives.Plan) {
 	net, err := torus.BuildNetwork(k, plan.Shape, torus.DefaultLinks())
 	require.NoError(t, err)
 	cfg := DefaultIdeal()
-	cfg.Data, cfg.Observer = &DataHooks{Init: dc.Init}, dc
+	cfg.Data, cfg.Observer = &DataHooks{Init: dc.Hook}, dc
 	_, err = RunIdeal(k, net, plan, cfg)
 	require.NoError(t, err)
 	require.NoError(t, dc.Result())

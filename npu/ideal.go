@@ -39,7 +39,7 @@ type IdealConfig struct {
 // chunk's initial values on an NPU. The final values go to the observer
 // (observe.ChunkDone; verify.DataCheck is one).
 type DataHooks struct {
-	Init func(npu, chunk int) []int64
+	Init func(coll, npu, chunk int) []int64
 }
 
 // DefaultIdeal is Table VI's ideal endpoint.

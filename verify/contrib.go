@@ -35,9 +35,15 @@ func CheckContributions(plan *collectives.Plan) error {
 	if n > 256 {
 		return fmt.Errorf("contribution check handles at most 256 NPUs, not %d", n)
 	}
-	var all contributors
-	for npu := 0; npu < n; npu++ {
-		all[npu/64] |= 1 << (npu % 64)
+	group := make([]contributors, n) // each NPU's communicator group
+	for _, g := range communicators(plan) {
+		var all contributors
+		for _, npu := range g {
+			all[npu/64] |= 1 << (npu % 64)
+		}
+		for _, npu := range g {
+			group[npu] = all
+		}
 	}
 	for _, c := range []int{0, plan.NumChunks() - 1} {
 		clen := plan.ChunkLen(c)
@@ -79,12 +85,12 @@ func CheckContributions(plan *collectives.Plan) error {
 		for npu := 0; npu < n; npu++ {
 			for _, r := range e.Check[npu] {
 				for i := r.Off; i < r.End(); i++ {
-					want := all
+					want := group[npu]
 					switch plan.Op {
 					case collectives.OpAllGather:
 						want = contributors{}
 						for owner := 0; owner < n; owner++ {
-							if e.Init[owner][i] != Poison {
+							if group[npu] == group[owner] && e.Init[owner][i] != Poison {
 								want = single(owner)
 							}
 						}

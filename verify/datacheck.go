@@ -12,8 +12,12 @@ import (
 const MaxCheckValues = 64 << 20
 
 // DataCheck supplies a timed run's initial values and checks each chunk's
-// final values against the collective's definition as NPUs finish it.
+// final values against the collective's definition as NPUs finish it. It
+// checks the run's collective number coll (in issue order, from 0; 0 from
+// NewDataCheck): a run of several collectives checks each with its own
+// (DataChecks).
 type DataCheck struct {
+	coll    int
 	plan    *collectives.Plan
 	expect  map[int]*Expectation
 	left    map[int]int // NPUs yet to finish each chunk
@@ -47,6 +51,16 @@ func (d *DataCheck) expectation(chunk int) *Expectation {
 	return e
 }
 
+// Hook is Init for a run's data hooks (npu.DataHooks, ace.Hooks): the
+// values of NPU npu's chunk of collective coll, which must be the one
+// checked.
+func (d *DataCheck) Hook(coll, npu, chunk int) []int64 {
+	if coll != d.coll && d.err == nil {
+		d.err = fmt.Errorf("data check of collective %d asked for collective %d's values: check each collective of a run with its own (verify.DataChecks)", d.coll, coll)
+	}
+	return d.Init(npu, chunk)
+}
+
 // Init returns NPU npu's initial values for a chunk.
 func (d *DataCheck) Init(npu, chunk int) []int64 {
 	e := d.expectation(chunk)
@@ -61,7 +75,7 @@ func (d *DataCheck) Init(npu, chunk int) []int64 {
 // Observe checks the final values of every chunk an NPU finishes
 // (observe.ChunkDone): the data check is an observer.
 func (d *DataCheck) Observe(e observe.Event) {
-	if e.Kind == observe.ChunkDone && e.Values != nil {
+	if e.Kind == observe.ChunkDone && e.Values != nil && e.Coll == d.coll {
 		d.Done(e.NPU, e.Chunk, e.Values)
 	}
 }
@@ -94,6 +108,58 @@ func (d *DataCheck) Result() error {
 	}
 	if want := d.plan.NumChunks() * d.plan.Shape.N(); d.checked != want {
 		return fmt.Errorf("only %d of %d chunk×NPU results were checked", d.checked, want)
+	}
+	return nil
+}
+
+// DataChecks check a run of several collectives, each against its own
+// definition: the i-th plan is the run's collective i in issue order.
+type DataChecks struct {
+	checks []*DataCheck
+	err    error
+}
+
+// NewDataChecks prepares a check of each plan.
+func NewDataChecks(plans ...*collectives.Plan) (*DataChecks, error) {
+	ds := &DataChecks{checks: make([]*DataCheck, len(plans))}
+	for i, p := range plans {
+		d, err := NewDataCheck(p)
+		if err != nil {
+			return nil, fmt.Errorf("collective %d: %w", i, err)
+		}
+		d.coll = i
+		ds.checks[i] = d
+	}
+	return ds, nil
+}
+
+// Hook returns NPU npu's initial values for a chunk of collective coll.
+func (ds *DataChecks) Hook(coll, npu, chunk int) []int64 {
+	if coll < 0 || coll >= len(ds.checks) {
+		if ds.err == nil {
+			ds.err = fmt.Errorf("the run issued collective %d; the check knows %d", coll, len(ds.checks))
+		}
+		return nil
+	}
+	return ds.checks[coll].Hook(coll, npu, chunk)
+}
+
+// Observe hands each finished chunk to its collective's check.
+func (ds *DataChecks) Observe(e observe.Event) {
+	if e.Kind == observe.ChunkDone && e.Coll >= 0 && e.Coll < len(ds.checks) {
+		ds.checks[e.Coll].Observe(e)
+	}
+}
+
+// Result is the first failure, or nil when every collective holds.
+func (ds *DataChecks) Result() error {
+	if ds.err != nil {
+		return ds.err
+	}
+	for i, d := range ds.checks {
+		if err := d.Result(); err != nil {
+			return fmt.Errorf("collective %d (%s): %w", i, d.plan.Op, err)
+		}
 	}
 	return nil
 }

@@ -179,23 +179,28 @@ func Expect(plan *collectives.Plan, chunk int) (*Expectation, error) {
 		}
 		e.Check[npu] = whole
 	}
+	groups := communicators(plan)
 	switch plan.Op {
 	case collectives.OpAllReduce, collectives.OpReduceScatter:
-		for i := int64(0); i < clen; i++ {
-			var sum int64
-			for npu := 0; npu < n; npu++ {
-				sum += InitialValue(npu, chunk, i)
-			}
-			for npu := 0; npu < n; npu++ {
-				e.Want[npu][i] = sum
+		for _, g := range groups {
+			for i := int64(0); i < clen; i++ {
+				var sum int64
+				for _, npu := range g {
+					sum += InitialValue(npu, chunk, i)
+				}
+				for _, npu := range g {
+					e.Want[npu][i] = sum
+				}
 			}
 		}
 		if plan.Op == collectives.OpReduceScatter {
 			for npu := 0; npu < n; npu++ {
 				e.Check[npu] = plan.Algo.Output(npu, clen)
 			}
-			if err := partition(e.Check, clen, "reduce-scatter output"); err != nil {
-				return nil, err
+			for _, g := range groups {
+				if err := partitionAmong(g, e.Check, clen, "reduce-scatter output"); err != nil {
+					return nil, err
+				}
 			}
 		}
 	case collectives.OpAllGather:
@@ -203,16 +208,18 @@ func Expect(plan *collectives.Plan, chunk int) (*Expectation, error) {
 		for npu := 0; npu < n; npu++ {
 			owners[npu] = plan.Algo.Input(npu, clen)
 		}
-		if err := partition(owners, clen, "all-gather input"); err != nil {
-			return nil, err
-		}
-		for owner, rs := range owners {
-			for _, r := range rs {
-				for i := r.Off; i < r.End(); i++ {
-					for npu := 0; npu < n; npu++ {
-						e.Want[npu][i] = InitialValue(owner, chunk, i)
-						if npu != owner {
-							e.Init[npu][i] = Poison
+		for _, g := range groups {
+			if err := partitionAmong(g, owners, clen, "all-gather input"); err != nil {
+				return nil, err
+			}
+			for _, owner := range g {
+				for _, r := range owners[owner] {
+					for i := r.Off; i < r.End(); i++ {
+						for _, npu := range g {
+							e.Want[npu][i] = InitialValue(owner, chunk, i)
+							if npu != owner {
+								e.Init[npu][i] = Poison
+							}
 						}
 					}
 				}
@@ -230,6 +237,44 @@ func Expect(plan *collectives.Plan, chunk int) (*Expectation, error) {
 		}
 	}
 	return e, nil
+}
+
+// communicators are plan's groups of NPUs that combine their data: every
+// NPU in one group, or each group of the dimensions the plan spans
+// (collectives.Plan.Members), in order of their first NPU.
+func communicators(plan *collectives.Plan) [][]int {
+	n := plan.Shape.N()
+	if plan.GroupSize() == n {
+		return [][]int{plan.Members(0)}
+	}
+	seen := make([]bool, n)
+	var out [][]int
+	for npu := 0; npu < n; npu++ {
+		if !seen[npu] {
+			g := plan.Members(npu)
+			for _, m := range g {
+				seen[m] = true
+			}
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// partitionAmong checks that the ranges of the NPUs of group g cover
+// [0, n) exactly once.
+func partitionAmong(g []int, rs [][]collectives.Range, n int64, what string) error {
+	if len(g) == len(rs) {
+		return partition(rs, n, what)
+	}
+	sub := make([][]collectives.Range, len(g))
+	for i, npu := range g {
+		sub[i] = rs[npu]
+	}
+	if err := partition(sub, n, what); err != nil {
+		return fmt.Errorf("in the group of NPUs %v (numbered from 0 there): %w", g, err)
+	}
+	return nil
 }
 
 // partition checks that the NPUs' ranges cover [0, n) exactly once.

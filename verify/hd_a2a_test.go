@@ -118,7 +118,7 @@ func TestHalvingDoublingAndDirectTimed(t *testing.T) {
 			net, err := torus.BuildNetwork(k, p.Shape, torus.DefaultLinks())
 			require.NoError(t, err)
 			cfg := npu.DefaultIdeal()
-			cfg.Data, cfg.Observer = &npu.DataHooks{Init: dc.Init}, dc
+			cfg.Data, cfg.Observer = &npu.DataHooks{Init: dc.Hook}, dc
 			res, err := npu.RunIdeal(k, net, p, cfg)
 			require.NoError(t, err)
 			require.NoError(t, dc.Result())

@@ -115,7 +115,7 @@ func (c *Chunk) Done(now rtl.Cycle, npu int, o observe.Observer, colls *Collecti
 	c.Prog, c.Info = nil, nil
 	c.Ops.Clear()
 	if o != nil {
-		o.Observe(observe.Event{Kind: observe.ChunkDone, Cycle: now, NPU: npu, Chunk: int(c.Local), Values: c.Vals})
+		o.Observe(observe.Event{Kind: observe.ChunkDone, Cycle: now, NPU: npu, Coll: c.Coll.ID, Chunk: int(c.Local), Values: c.Vals})
 	}
 	c.Vals = nil
 	colls.Finish(now, c.Coll)

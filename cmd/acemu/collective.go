@@ -85,9 +85,9 @@ type aceReport struct {
 // planOpts are the flags that choose a collective and its algorithm, shared
 // by the collective and microcode commands.
 type planOpts struct {
-	topo, op, algorithm, phases, factors, size, chunk, message string
-	unidirectional                                             bool
-	spec                                                       *topology.Spec // what --topo names
+	topo, op, algorithm, phases, factors, size, chunk, message, group string
+	unidirectional                                                    bool
+	spec                                                              *topology.Spec // what --topo names
 }
 
 func (o *planOpts) register(fs *pflag.FlagSet) {
@@ -95,6 +95,7 @@ func (o *planOpts) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.op, "op", "allreduce", "collective: allreduce, reduce-scatter, all-gather, all-to-all")
 	fs.StringVar(&o.algorithm, "algorithm", "", "algorithm (default: hierarchical; direct for all-to-all); one of:\n"+algorithmHelp())
 	fs.StringVar(&o.phases, "phases", "", "hierarchical phases, kind:dimension[:algorithm] comma-separated,\ne.g. rs:local:ring,ar:vertical:ring,ar:horizontal:ring,ag:local:ring")
+	fs.StringVar(&o.group, "group", "", "the dimensions the collective combines, comma-separated (e.g. v,h on a torus: each NPU's group of the packages sharing its local position, all groups at once); default every dimension (docs/collectives.md, \"Communicators\")")
 	fs.StringVar(&o.factors, "factors", "", "BlueConnect factorisation of the NPU count, lowest tier first, e.g. 3x2x2 (default: the torus dimensions)")
 	fs.BoolVar(&o.unidirectional, "unidirectional", false, "run ring phases one way only (default: both ways, half the data each)")
 	fs.StringVar(&o.size, "size", "64MiB", "collective size per NPU (KiB/MiB/GiB are powers of 1024, KB/MB/GB of 1000)")
@@ -142,6 +143,11 @@ func (o *planOpts) plan() (*collectives.Plan, error) {
 		return nil, fmt.Errorf("--message: %w", err)
 	}
 	cfg := collectives.Config{Shape: shape, Op: op, MessageBytes: msg, Unidirectional: o.unidirectional, PhaseSpec: o.phases, Axes: spec.Axes}
+	if o.group != "" {
+		for _, d := range strings.Split(o.group, ",") {
+			cfg.Span = append(cfg.Span, strings.TrimSpace(d))
+		}
+	}
 	if o.factors != "" {
 		for _, f := range strings.FieldsFunc(o.factors, func(r rune) bool { return r == 'x' || r == 'X' || r == ',' }) {
 			v, err := strconv.Atoi(strings.TrimSpace(f))
@@ -157,6 +163,9 @@ func (o *planOpts) plan() (*collectives.Plan, error) {
 	}
 	if o.phases != "" && alg != "hierarchical" {
 		return nil, fmt.Errorf("--phases is for --algorithm hierarchical, not %s", alg)
+	}
+	if o.group != "" && alg != "hierarchical" {
+		return nil, fmt.Errorf("--group is for --algorithm hierarchical (the default all-reduce, reduce-scatter and all-gather), not %s", alg)
 	}
 	if o.factors != "" && alg != "blueconnect" {
 		return nil, fmt.Errorf("--factors is for --algorithm blueconnect, not %s", alg)
@@ -333,7 +342,7 @@ func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 	}
 	var check observe.Observer
 	if dc != nil {
-		opts.Data = &npu.DataHooks{Init: dc.Init}
+		opts.Data = &npu.DataHooks{Init: dc.Hook}
 		check = dc
 	}
 	opts.Observer = observe.Join(check, outputs.Work)
@@ -447,7 +456,7 @@ func (o collectiveOpts) aceConfig(sys systems.System) (ace.Config, error) {
 // hierarchical all-reduce, the one verify's analytical bound describes.
 func isPaperAllReduce(o collectiveOpts) bool {
 	return (o.op == "allreduce" || o.op == "all-reduce") && (o.algorithm == "" || o.algorithm == "hierarchical") &&
-		o.phases == "" && !o.unidirectional && o.microcode == ""
+		o.phases == "" && !o.unidirectional && o.microcode == "" && o.group == ""
 }
 
 // collectiveResult is what acemu collective prints: a table of

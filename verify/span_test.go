@@ -1,0 +1,122 @@
+package verify
+
+import (
+	"fmt"
+	"math/big"
+	"testing"
+
+	"github.com/acemu/acemu/ace"
+	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/npu"
+	"github.com/acemu/acemu/rtl"
+	"github.com/acemu/acemu/torus"
+	"github.com/stretchr/testify/require"
+)
+
+// Collectives over a group of dimensions end with each group's own result,
+// on shapes with size-1 and size-2 dimensions and sizes that do not divide.
+func TestGroupCollectivesAreCorrect(t *testing.T) {
+	for _, tc := range []struct {
+		topo           string
+		span           []string
+		payload, chunk int64
+	}{
+		{"4x2x2", []string{"v", "h"}, 8192, 4096},
+		{"4x2x2", []string{"l"}, 8192, 4096},
+		{"4x2x2", []string{"l", "h"}, 10_007, 3000},
+		{"2x3x4", []string{"v", "h"}, 10_007, 3000},
+		{"4x4x1", []string{"v", "h"}, 4096, 4096}, // h has size 1: the group is v's
+	} {
+		for _, op := range []collectives.CollectiveOp{collectives.OpAllReduce, collectives.OpReduceScatter, collectives.OpAllGather} {
+			p := plan(t, tc.topo, op, "hierarchical", tc.payload, tc.chunk, 256, func(c *collectives.Config) { c.Span = tc.span })
+			require.NoError(t, Check(p), "%s %v %s", tc.topo, tc.span, op)
+			require.NoError(t, CheckContributions(p), "%s %v %s", tc.topo, tc.span, op)
+		}
+	}
+}
+
+// What a group all-reduce must give, written out without Members: on
+// 4x2x1 (id l + 4v) NPU 1's group of v is {1, 5}, so every byte i of chunk
+// 0 on NPU 1 and on NPU 5 is InitialValue(1, 0, i) + InitialValue(5, 0, i);
+// NPU 0's is {0, 4}. The whole torus's all-reduce would add all 8 NPUs, and
+// the group plan's result must not pass as it.
+func TestGroupExpectationByHand(t *testing.T) {
+	p := plan(t, "4x2x1", collectives.OpAllReduce, "hierarchical", 1024, 1024, 256, func(c *collectives.Config) { c.Span = []string{"v"} })
+	e, err := Expect(p, 0)
+	require.NoError(t, err)
+	for _, i := range []int64{0, 17, 1023} {
+		pair15 := InitialValue(1, 0, i) + InitialValue(5, 0, i)
+		require.Equal(t, pair15, e.Want[1][i])
+		require.Equal(t, pair15, e.Want[5][i])
+		require.Equal(t, InitialValue(0, 0, i)+InitialValue(4, 0, i), e.Want[0][i])
+	}
+	got, err := RunChunk(p, 0, e.Init)
+	require.NoError(t, err)
+	require.NoError(t, e.Compare(got, 0))
+	whole := plan(t, "4x2x1", collectives.OpAllReduce, "hierarchical", 1024, 1024, 256, nil)
+	ew, err := Expect(whole, 0)
+	require.NoError(t, err)
+	require.Error(t, ew.Compare(got, 0), "a group's sums are not the whole torus's")
+}
+
+// groupEngine is an endpoint's engine carrying the values of checks.
+type groupEngine interface {
+	Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.Cycle)) error
+	Stuck() error
+}
+
+// Two groups' collectives in flight at once on one torus, each checked
+// against its own definition: an all-reduce over v,h (4 groups of 4 on
+// 4x2x2) issued at cycle 0 and one over l,h (2 groups of 8) at cycle 50,
+// sharing links and, on the baseline, SMs and memory; on the ideal
+// endpoint, the SM-driven baseline and ACE. Handing the checks the plans
+// in the other order must fail: the check tells the two apart.
+func TestTwoGroupsCollectivesInFlight(t *testing.T) {
+	shape, err := torus.Parse("4x2x2")
+	require.NoError(t, err)
+	vh := plan(t, "4x2x2", collectives.OpAllReduce, "hierarchical", 8192, 4096, 1024, func(c *collectives.Config) { c.Span = []string{"v", "h"} })
+	lh := plan(t, "4x2x2", collectives.OpAllReduce, "hierarchical", 8192, 4096, 1024, func(c *collectives.Config) { c.Span = []string{"l", "h"} })
+	require.Equal(t, 4, vh.GroupSize())
+	require.Equal(t, 8, lh.GroupSize())
+	for _, endpoint := range []string{"ideal", "baseline", "ace"} {
+		for _, swapped := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/swapped=%v", endpoint, swapped), func(t *testing.T) {
+				order := []*collectives.Plan{vh, lh}
+				if swapped {
+					order = []*collectives.Plan{lh, vh}
+				}
+				ds, err := NewDataChecks(order...)
+				require.NoError(t, err)
+				k := rtl.NewKernel()
+				net, err := torus.BuildNetwork(k, shape, torus.DefaultLinks())
+				require.NoError(t, err)
+				var e groupEngine
+				switch endpoint {
+				case "ideal":
+					cfg := npu.DefaultIdeal()
+					cfg.Data, cfg.Observer = &npu.DataHooks{Init: ds.Hook}, ds
+					e, err = npu.NewIdealEngine(k, net, shape, cfg)
+				case "baseline":
+					cfg := npu.DefaultBaseline(6, big.NewRat(450, 1))
+					cfg.Data, cfg.Observer = &npu.DataHooks{Init: ds.Hook}, ds
+					e, err = npu.NewBaselineEngine(k, net, shape, cfg)
+				case "ace":
+					e, err = ace.NewEngine(k, net, vh, ace.Default(), &ace.Hooks{Init: ds.Hook, Observer: ds})
+				}
+				require.NoError(t, err)
+				var ends [2]rtl.Cycle
+				require.NoError(t, e.Issue(0, vh, func(now rtl.Cycle) { ends[0] = now }))
+				require.NoError(t, e.Issue(50, lh, func(now rtl.Cycle) { ends[1] = now }))
+				k.Run()
+				require.NoError(t, e.Stuck())
+				require.Positive(t, ends[0])
+				require.Positive(t, ends[1])
+				if swapped {
+					require.ErrorContains(t, ds.Result(), "want")
+				} else {
+					require.NoError(t, ds.Result())
+				}
+			})
+		}
+	}
+}
