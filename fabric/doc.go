@@ -15,4 +15,9 @@
 // buffer; its last byte leaves after bytes/rate cycles (exact fractions,
 // rtl.Serializer); it is wholly received latency cycles later. A credit
 // travels back in CreditLatency cycles after the receiver takes the packet.
+//
+// Switches (Switch, Network.AddSwitch) are network elements between links:
+// an input port per arriving link, whose receive buffer is the port's
+// FIFO, round-robin arbitration per output, an output port per leaving
+// link, whose transmit buffer is the output's queue (docs/switches.md).
 package fabric

@@ -136,7 +136,7 @@ const (
 // buffer at the receiver.
 type Link struct {
 	ID       int
-	Src, Dst int // NPU ids
+	Src, Dst int // NPU ids; on a network with switches, node ids (Network.AddSwitch)
 	Port     int // index of the sender's port this link leaves by
 	Params   LinkParams
 
@@ -152,8 +152,16 @@ type Link struct {
 	absorber         Absorber  // the receiver, when it takes every packet on arrival and per-packet events are not asked for
 	feeder           Feeder    // the sender, when it feeds trains and absorber is set
 	txClass          rtl.Class // the class of its transmit events when the serialiser frees (rtl.ClassTransmit)
+	arriveClass      rtl.Class // the class of its arrival events (rtl.ClassArrive + Port, or rtl.ClassSwitchArrive)
+	creditClass      rtl.Class // the class of the transmit events that wait for a credit (rtl.ClassCredit + Port, or rtl.ClassSwitchCredit)
 	obs              observe.Observer
 	windows          *rtl.Windows // busy time per window, when tracked (Network.TrackWindows)
+
+	// fromSwitch: the link leaves a switch (NewSwitchLink); toSwitch: it
+	// arrives at one, at the switch's input port inPort
+	// (Network.AddToSwitch).
+	fromSwitch, toSwitch bool
+	inPort               int
 
 	// hand is the packet an absorber takes as it arrives (inHand until
 	// it does).
@@ -226,6 +234,34 @@ func NewLink(k *rtl.Kernel, id, src, dst, port int, p LinkParams) (*Link, error)
 	if port < 0 || port >= rtl.ClassPorts {
 		return nil, fmt.Errorf("link %d: port %d outside [0,%d)", id, port, rtl.ClassPorts)
 	}
+	l := newLink(k, id, src, dst, port, p)
+	l.arriveClass, l.creditClass = rtl.ClassArrive+rtl.Class(port), rtl.ClassCredit+rtl.Class(port)
+	return l, nil
+}
+
+// MaxSwitchPorts bounds a switch's radix (its input ports, and as many
+// output ports).
+const MaxSwitchPorts = 1024
+
+// NewSwitchLink returns a link leaving port port of the switch that is
+// node src (Network.AddSwitch) for node dst, driven by kernel k. A
+// switch may have more ports than rtl.ClassPorts: the link's arrivals and
+// credits take the switches' classes (rtl.ClassSwitchArrive,
+// rtl.ClassSwitchCredit), one for every port.
+func NewSwitchLink(k *rtl.Kernel, id, src, dst, port int, p LinkParams) (*Link, error) {
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("link %d out of switch node %d: %w", id, src, err)
+	}
+	if port < 0 || port >= MaxSwitchPorts {
+		return nil, fmt.Errorf("link %d out of switch node %d: port %d outside [0,%d)", id, src, port, MaxSwitchPorts)
+	}
+	l := newLink(k, id, src, dst, port, p)
+	l.arriveClass, l.creditClass, l.fromSwitch = rtl.ClassSwitchArrive, rtl.ClassSwitchCredit, true
+	return l, nil
+}
+
+// newLink returns a link of valid parameters, without its event classes.
+func newLink(k *rtl.Kernel, id, src, dst, port int, p LinkParams) *Link {
 	return &Link{
 		ID: id, Src: src, Dst: dst, Port: port, Params: p,
 		k:        k,
@@ -235,7 +271,7 @@ func NewLink(k *rtl.Kernel, id, src, dst, port int, p LinkParams) (*Link, error)
 		rx:       *rtl.NewFIFO[Packet](p.RxBuffer),
 		credits:  p.RxBuffer,
 		returned: newCreditQueue(p),
-	}, nil
+	}
 }
 
 // Attach sets the endpoints at the two ends. A sender that feeds trains
@@ -250,7 +286,7 @@ func (l *Link) Attach(sender, receiver Endpoint, perPacket bool) {
 		l.absorber = a
 	}
 	l.txClass = rtl.ClassDefault
-	if f, ok := sender.(Feeder); ok && f.FeedsTrains(l) {
+	if f, ok := sender.(Feeder); ok && !l.fromSwitch && f.FeedsTrains(l) {
 		l.txClass = rtl.ClassTransmit + rtl.Class(l.Port)
 		if l.absorber != nil {
 			l.feeder = f
@@ -416,7 +452,7 @@ func (l *Link) Receive() (p Packet, ok bool) {
 	if l.creditStalled {
 		l.creditStalled = false
 		l.txPending = true
-		l.schedule(back, rtl.ClassCredit+rtl.Class(l.Port))
+		l.schedule(back, l.creditClass)
 	}
 	return p, true
 }
@@ -524,7 +560,7 @@ func (l *Link) startAll(now rtl.Cycle) (started int, at rtl.Cycle, c rtl.Class, 
 		credit, ok := l.takeCredit(now)
 		if !ok {
 			if back, ok := l.returned.Peek(); ok {
-				return started, back, rtl.ClassCredit + rtl.Class(l.Port), true
+				return started, back, l.creditClass, true
 			}
 			l.creditStalled = true
 			return started, 0, 0, false
@@ -579,7 +615,7 @@ func (l *Link) start(now, credit rtl.Cycle) {
 	l.wire.Push(flight{p: p, arrive: arrive})
 	if !l.arrivePending {
 		l.arrivePending = true
-		l.k.ScheduleClass(arrive, rtl.ClassArrive+rtl.Class(l.Port), l, evArrive, 0)
+		l.k.ScheduleClass(arrive, l.arriveClass, l, evArrive, 0)
 	}
 }
 
@@ -714,7 +750,7 @@ plan:
 			markS1 = spans[markSpans-1].s1
 		}
 		if blocked >= 0 {
-			at, c = blocked, rtl.ClassCredit+rtl.Class(l.Port)
+			at, c = blocked, l.creditClass
 		} else {
 			at, c = ser.FreeAt(), l.txClass
 		}
@@ -1005,7 +1041,7 @@ func (l *Link) arrive(now rtl.Cycle) {
 		}
 		if f.arrive > now {
 			l.arrivePending = true
-			l.k.ScheduleClass(f.arrive, rtl.ClassArrive+rtl.Class(l.Port), l, evArrive, 0)
+			l.k.ScheduleClass(f.arrive, l.arriveClass, l, evArrive, 0)
 			return
 		}
 		p := f.p
@@ -1056,7 +1092,18 @@ func (l *Link) Idle() bool {
 
 // String names the link for messages.
 func (l *Link) String() string {
+	if l.fromSwitch || l.toSwitch {
+		return fmt.Sprintf("link %d (%s, %s → %s)", l.ID, l.Params.Name, nodeName(l.Src, l.fromSwitch), nodeName(l.Dst, l.toSwitch))
+	}
 	return fmt.Sprintf("link %d (%s, NPU %d → %d)", l.ID, l.Params.Name, l.Src, l.Dst)
+}
+
+// nodeName names node n, a switch or an NPU, for messages.
+func nodeName(n int, isSwitch bool) string {
+	if isSwitch {
+		return fmt.Sprintf("switch node %d", n)
+	}
+	return fmt.Sprintf("NPU %d", n)
 }
 
 // Describe tells what the link holds and waits on, for deadlock reports.

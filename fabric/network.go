@@ -10,12 +10,16 @@ import (
 	"github.com/acemu/acemu/rtl"
 )
 
-// Network is a set of links between NPUs, indexed by the sending NPU's port.
+// Network is a set of links between NPUs, indexed by the sending NPU's port,
+// and switches (AddSwitch). Nodes are numbered NPUs first, 0 to NPUs()−1,
+// then switches in the order they were added; a link's Src and Dst are
+// node numbers. A network with switches is never folded.
 type Network struct {
-	Links  []*Link
-	out    [][]*Link // [npu][port]; one row when folded
-	npus   int
-	folded bool
+	Links    []*Link
+	out      [][]*Link // [npu][port]; one row when folded
+	npus     int
+	folded   bool
+	switches []*Switch // node npus+i is switches[i]
 	// Utilisation over time (TrackWindows): the window and, per link rate
 	// numerator, the busy time of the links of that rate.
 	window  rtl.Cycle
@@ -47,8 +51,54 @@ func NewFoldedNetwork(n, ports int) *Network {
 // Folded reports whether the network is folded (NewFoldedNetwork).
 func (n *Network) Folded() bool { return n.folded }
 
-// Add registers l as the link leaving l.Src by port l.Port.
+// Add registers l as the link leaving l.Src by port l.Port, an NPU's or
+// a switch's (a link out of a switch is made with NewSwitchLink). A link
+// arriving at a switch is added with AddToSwitch.
 func (n *Network) Add(l *Link) error {
+	if n.Switch(l.Dst) != nil {
+		return fmt.Errorf("%s arrives at a switch: add it with AddToSwitch, which names the switch's input port", l)
+	}
+	if l.Dst < 0 || l.Dst >= n.npus && !n.folded {
+		return fmt.Errorf("%s: NPU %d out of range (%d NPUs, %d switches)", l, l.Dst, n.npus, len(n.switches))
+	}
+	if err := n.checkSender(l); err != nil {
+		return err
+	}
+	n.addSender(l)
+	return nil
+}
+
+// AddToSwitch registers l, which arrives at the switch that is node l.Dst,
+// as the link into that switch's input port in, and as the link leaving
+// its sender (as Add does).
+func (n *Network) AddToSwitch(l *Link, in int) error {
+	sw := n.Switch(l.Dst)
+	if sw == nil {
+		return fmt.Errorf("%s: node %d is not a switch of this network (%d NPUs, %d switches)", l, l.Dst, n.npus, len(n.switches))
+	}
+	if err := n.checkSender(l); err != nil {
+		return err
+	}
+	if err := sw.checkIn(l, in); err != nil {
+		return fmt.Errorf("%s: %w", l, err)
+	}
+	l.toSwitch, l.inPort = true, in
+	sw.in[in] = l
+	n.addSender(l)
+	return nil
+}
+
+// checkSender reports why l cannot leave its sender, an NPU or a switch.
+func (n *Network) checkSender(l *Link) error {
+	if sw := n.Switch(l.Src); sw != nil {
+		if err := sw.checkOut(l); err != nil {
+			return fmt.Errorf("%s: %w", l, err)
+		}
+		return nil
+	}
+	if l.fromSwitch {
+		return fmt.Errorf("%s: made with NewSwitchLink, but node %d is not a switch of this network", l, l.Src)
+	}
 	if n.folded && l.Src != 0 {
 		return fmt.Errorf("%s: a folded network has links out of NPU 0 only", l)
 	}
@@ -58,8 +108,76 @@ func (n *Network) Add(l *Link) error {
 	if n.out[l.Src][l.Port] != nil {
 		return fmt.Errorf("%s: NPU %d port %d already has a link", l, l.Src, l.Port)
 	}
-	n.out[l.Src][l.Port] = l
+	return nil
+}
+
+// addSender registers l at its sender, which checkSender accepted.
+func (n *Network) addSender(l *Link) {
+	if sw := n.Switch(l.Src); sw != nil {
+		sw.out[l.Port] = l
+	} else {
+		n.out[l.Src][l.Port] = l
+	}
 	n.Links = append(n.Links, l)
+}
+
+// AddSwitch adds a switch of parameters p, driven by kernel k, as the
+// next node (NPUs(), then NPUs()+1, …): it routes a packet for NPU d to
+// its output port route[d], and route has an entry for every NPU. Its
+// links are added with Add (leaving it; made with NewSwitchLink) and
+// AddToSwitch (arriving at it).
+func (n *Network) AddSwitch(k *rtl.Kernel, p SwitchParams, route []int) (*Switch, error) {
+	if n.folded {
+		return nil, fmt.Errorf("switch %q: a folded network has no switches", p.Name)
+	}
+	if len(route) != n.npus {
+		return nil, fmt.Errorf("switch %q: its routing table has %d NPUs; the network has %d", p.Name, len(route), n.npus)
+	}
+	sw, err := newSwitch(k, n.npus+len(n.switches), p, route)
+	if err != nil {
+		return nil, err
+	}
+	n.switches = append(n.switches, sw)
+	return sw, nil
+}
+
+// Switches returns the network's switches, node NPUs() first.
+func (n *Network) Switches() []*Switch { return n.switches }
+
+// Switch returns the switch that is node node, or nil if it is not one.
+func (n *Network) Switch(node int) *Switch {
+	if node < n.npus || node >= n.npus+len(n.switches) || n.folded {
+		return nil
+	}
+	return n.switches[node-n.npus]
+}
+
+// Check reports a switch that cannot deliver what it may be sent: a
+// route to an output port with no link, or routes that take a packet
+// round a loop of switches. Call it once the links are added, before a
+// run; a network without switches always passes.
+func (n *Network) Check() error {
+	for _, sw := range n.switches {
+		if err := sw.checkRoutes(); err != nil {
+			return err
+		}
+	}
+	for _, sw := range n.switches {
+		for d := range n.npus {
+			// Follow the packet through switches: at most one visit each.
+			at := sw
+			for hops := 0; ; hops++ {
+				if hops == len(n.switches) {
+					return fmt.Errorf("%s: a packet for NPU %d goes round a loop of switches", sw, d)
+				}
+				next := n.Switch(at.out[at.route[d]].Dst)
+				if next == nil {
+					break // it reaches an NPU
+				}
+				at = next
+			}
+		}
+	}
 	return nil
 }
 
@@ -79,16 +197,25 @@ func (n *Network) Out(npu, port int) *Link {
 }
 
 // Attach connects endpoint eps[i] to every link of NPU i, as the sender of
-// its outgoing links and the receiver of its incoming ones. A folded
-// network takes one endpoint, NPU 0's, at both ends of every link.
+// its outgoing links and the receiver of its incoming ones; a switch is
+// the endpoint of its own links. A folded network takes one endpoint, NPU
+// 0's, at both ends of every link.
 func (n *Network) Attach(eps []Endpoint) {
 	for _, l := range n.Links {
 		if n.folded {
 			l.Attach(eps[0], eps[0], n.perPacket)
 			continue
 		}
-		l.Attach(eps[l.Src], eps[l.Dst], n.perPacket)
+		l.Attach(n.endpoint(eps, l.Src), n.endpoint(eps, l.Dst), n.perPacket)
 	}
+}
+
+// endpoint returns node's endpoint: eps[node] for an NPU, else the switch.
+func (n *Network) endpoint(eps []Endpoint, node int) Endpoint {
+	if sw := n.Switch(node); sw != nil {
+		return sw
+	}
+	return eps[node]
 }
 
 // SetPerPacket makes every packet arrive by an event of its own, even at a
@@ -98,15 +225,21 @@ func (n *Network) Attach(eps []Endpoint) {
 func (n *Network) SetPerPacket(on bool) { n.perPacket = on }
 
 // In returns the links arriving at npu, in the order of the ports they
-// leave their senders by (the same order on every NPU); on a folded
-// network, every link.
+// leave their senders by (the same order on every NPU), those from
+// switches last, in the order they were added; on a folded network, every
+// link.
 func (n *Network) In(npu int) []*Link {
 	var in []*Link
 	for p := range n.out[0] {
 		for _, l := range n.Links {
-			if l.Port == p && (n.folded || l.Dst == npu) {
+			if l.Port == p && !l.fromSwitch && (n.folded || l.Dst == npu) {
 				in = append(in, l)
 			}
+		}
+	}
+	for _, l := range n.Links {
+		if l.fromSwitch && l.Dst == npu {
+			in = append(in, l)
 		}
 	}
 	return in
@@ -223,5 +356,15 @@ func (n *Network) StuckReport(lines []string, most int) string {
 			busy = append(busy, l.Describe())
 		}
 	}
-	return "  " + strings.Join(lines, "\n  ") + more + "\nlinks holding packets:\n  " + strings.Join(busy, "\n  ")
+	report := "  " + strings.Join(lines, "\n  ") + more + "\nlinks holding packets:\n  " + strings.Join(busy, "\n  ")
+	var held []string
+	for _, sw := range n.switches {
+		if sw.Held() > 0 && len(held) < most {
+			held = append(held, sw.Describe())
+		}
+	}
+	if len(held) > 0 {
+		report += "\nswitches holding packets:\n  " + strings.Join(held, "\n  ")
+	}
+	return report
 }

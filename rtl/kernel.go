@@ -42,19 +42,30 @@ const (
 	// ClassArrive + port: a packet arrives over the link that left its
 	// sender by that port (ports < ClassPorts).
 	ClassArrive Class = 0
+	// ClassSwitchArrive: a packet arrives over a link that left a switch,
+	// by any of its ports (a switch may have more than ClassPorts). A
+	// network with switches is never folded, so these need no class per
+	// port: they run in the order they were scheduled.
+	ClassSwitchArrive Class = ClassArrive + ClassPorts
 	// ClassCredit + port: a credit comes back to the sender of a link.
-	ClassCredit Class = ClassArrive + ClassPorts
+	ClassCredit Class = ClassSwitchArrive + 1
+	// ClassSwitchCredit: a credit comes back to a switch, for a link
+	// leaving it by any of its ports.
+	ClassSwitchCredit Class = ClassCredit + ClassPorts
 	// ClassNotice: a notice from another NPU (ACE's receive-ready).
-	ClassNotice Class = ClassCredit + ClassPorts
+	ClassNotice Class = ClassSwitchCredit + 1
 	// ClassTransmit + port: a link's serialiser may start its next packet,
 	// on a link whose events take a fixed place in the cycle
 	// (fabric.Feeder); other links' are ClassDefault.
 	ClassTransmit Class = ClassNotice + 1
 	// ClassDefault: a component's own events (Schedule).
 	ClassDefault Class = ClassTransmit + ClassPorts
+	// ClassSwitch: a switch's arbitration, once the cycle's arrivals,
+	// credits and transmit events have happened (fabric.Switch).
+	ClassSwitch Class = ClassDefault + 1
 	// ClassControl: a component's decision once everything else of the
 	// cycle has happened (ACE's scheduler).
-	ClassControl Class = ClassDefault + 1
+	ClassControl Class = ClassSwitch + 1
 	// ClassSystem: events of the whole system, after every component's.
 	ClassSystem Class = ClassControl + 1
 )

@@ -190,6 +190,29 @@ func TestKernelOrdersByClassWithinACycle(t *testing.T) {
 	require.Equal(t, []rec{{2000, 2}, {2000, 7}, {2000, 4}, {2000, 5}, {2000, 3}, {2000, 6}, {2000, 1}}, r.got)
 }
 
+// The switches' classes sit between the per-port ranges they extend and
+// the classes after them, and ClassSwitch between a component's own events
+// and ACE's scheduler: every class before them keeps its place relative to
+// every other, so adding them reorders no event that does not use them.
+func TestSwitchClassesTakeTheirPlaces(t *testing.T) {
+	order := []Class{
+		ClassArrive, ClassArrive + ClassPorts - 1, ClassSwitchArrive,
+		ClassCredit, ClassCredit + ClassPorts - 1, ClassSwitchCredit,
+		ClassNotice, ClassTransmit, ClassTransmit + ClassPorts - 1,
+		ClassDefault, ClassSwitch, ClassControl, ClassSystem,
+	}
+	for i := 1; i < len(order); i++ {
+		require.Less(t, order[i-1], order[i], "class %d of the list", i)
+	}
+	k := NewKernel()
+	r := &recorder{}
+	for i, c := range []Class{ClassSystem, ClassSwitch, ClassSwitchCredit, ClassCredit + 2, ClassSwitchArrive, ClassArrive + 15} {
+		k.ScheduleClass(7, c, r, int32(i), 0)
+	}
+	k.Run()
+	require.Equal(t, []rec{{7, 5}, {7, 4}, {7, 3}, {7, 2}, {7, 1}, {7, 0}}, r.got)
+}
+
 // A large bucket (more than lateFrom events) keeps exact (class, order)
 // order however its events come: scheduled in random classes from the
 // past (appended, or set aside as late and merged), from beyond the
