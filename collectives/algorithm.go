@@ -91,27 +91,33 @@ func DefaultAlgorithm(op CollectiveOp) string {
 	return "hierarchical"
 }
 
-// NewAlgorithm builds the named algorithm for cfg.
-func NewAlgorithm(name string, cfg Config) (Algorithm, error) {
+// CheckAlgorithm reports whether name is a registered algorithm that runs
+// op, naming the choices when it is not.
+func CheckAlgorithm(name string, op CollectiveOp) error {
 	a, ok := registry[name]
 	if !ok {
 		var names []string
 		for _, x := range Algorithms() {
 			names = append(names, x.Name)
 		}
-		return nil, fmt.Errorf("algorithm %q: want one of %s", name, strings.Join(names, ", "))
+		return fmt.Errorf("algorithm %q: want one of %s", name, strings.Join(names, ", "))
 	}
-	supported := false
+	var ops []string
 	for _, o := range a.Ops {
-		supported = supported || o == cfg.Op
-	}
-	if !supported {
-		var ops []string
-		for _, o := range a.Ops {
-			ops = append(ops, o.String())
+		if o == op {
+			return nil
 		}
-		return nil, fmt.Errorf("algorithm %s does not run %s; it runs %s", name, cfg.Op, strings.Join(ops, ", "))
+		ops = append(ops, o.String())
 	}
+	return fmt.Errorf("algorithm %s does not run %s; it runs %s", name, op, strings.Join(ops, ", "))
+}
+
+// NewAlgorithm builds the named algorithm for cfg.
+func NewAlgorithm(name string, cfg Config) (Algorithm, error) {
+	if err := CheckAlgorithm(name, cfg.Op); err != nil {
+		return nil, err
+	}
+	a := registry[name]
 	if err := cfg.Shape.Validate(); err != nil {
 		return nil, err
 	}

@@ -34,6 +34,9 @@ type Options struct {
 	Iterations int       // 0: train.DefaultIterations
 	Order      afi.Order // which collective in flight goes first (zero: LIFO, the ACE paper, Section V)
 	ACE        ace.Config
+	// Algorithms names the algorithm per collective (afi.Config.Algorithms;
+	// missing ones: collectives.DefaultAlgorithm).
+	Algorithms map[collectives.CollectiveOp]string
 	// Library is what the baselines' communication library pays beyond
 	// bandwidth (npu.Library; zero: nothing).
 	Library npu.Library
@@ -86,6 +89,7 @@ func (o Options) afiConfig(shape torus.Shape) afi.Config {
 	if o.MessageBytes > 0 {
 		c.MessageBytes = o.MessageBytes
 	}
+	c.Algorithms = o.Algorithms
 	return c
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/acemu/acemu/ace"
 	"github.com/acemu/acemu/afi"
+	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/contend"
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/internal/testrun"
@@ -407,4 +408,37 @@ func TestACEUtilizationByPass(t *testing.T) {
 		require.Nil(t, b.ACEForwardUtilization, "a baseline has no ACE")
 		require.Equal(t, b.TotalCycles, b.ForwardCycles+b.BackpropCycles)
 	}
+}
+
+// The all-reduce runs with the algorithm the options name, on every
+// endpoint, ACE included (laid out for it): a flat ring over the 8 NPUs of
+// 4x2x1 takes 2(8 − 1) = 14 steps per chunk where the hierarchical scheme
+// takes 2(4 − 1) + 2(2 − 1) = 8 (RS local, AR vertical, AG local), so the
+// same two 64 KiB all-reduces expose more on the ideal endpoint under the
+// ring, whose every step waits a link latency; and the ring over ids 0..7
+// routes the 3 → 4 hop over the vertical links. An unknown name is refused.
+func TestAlgorithmPerCollective(t *testing.T) {
+	w, err := workload.ParseAstraSim(strings.NewReader("DATA\n2\n"+
+		"a\t-1\t1000\tNONE\t0\t1000\tNONE\t0\t1000\tALLREDUCE\t65536\t0\n"+
+		"b\t-1\t1000\tNONE\t0\t1000\tNONE\t0\t1000\tALLREDUCE\t65536\t0\n"), "small.txt")
+	require.NoError(t, err)
+	shape, err := torus.Parse("4x2x1")
+	require.NoError(t, err)
+	run := func(alg string) (*Report, error) {
+		return Run(Options{Shape: shape, Workload: w, Systems: presets(t, systems.Names()[:5]...), Iterations: 1,
+			Algorithms: map[collectives.CollectiveOp]string{collectives.OpAllReduce: alg}})
+	}
+	hier, err := run("hierarchical")
+	require.NoError(t, err)
+	ring, err := run("ring")
+	require.NoError(t, err)
+	for i, r := range ring.Systems {
+		require.Positive(t, r.TotalCycles, r.Name)
+		require.NotEqual(t, hier.Systems[i].TotalCycles, r.TotalCycles, "%s runs the ring, not the hierarchical scheme", r.Name)
+	}
+	ideal := func(rep *Report) SystemResult { return rep.Systems[4] }
+	require.Equal(t, "ideal", ideal(ring).Name)
+	require.Greater(t, ideal(ring).TotalExposedComm, ideal(hier).TotalExposedComm)
+	_, err = run("spiral")
+	require.ErrorContains(t, err, `algorithm "spiral"`)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/acemu/acemu/ace"
 	"github.com/acemu/acemu/afi"
+	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/contend"
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/npu"
@@ -92,6 +93,10 @@ var params = []Param{
 		bandwidth(1, 900, func(p *Platform) **big.Rat { return &p.ACE.CommMemGBps })),
 	param("ace.bus", "500GB/s", "GB/s", "Table V", "NPU–AFI bus, per direction",
 		bandwidth(1, 100000, func(p *Platform) **big.Rat { return &p.ACE.BusGBps })),
+	algorithmParam(collectives.OpAllReduce, "allreduce"),
+	algorithmParam(collectives.OpReduceScatter, "reduce_scatter"),
+	algorithmParam(collectives.OpAllGather, "all_gather"),
+	algorithmParam(collectives.OpAllToAll, "all_to_all"),
 	param("baseline.launch", strconv.FormatInt(int64(npu.NCCLLaunchCycles), 10), "cycles", "[choice] docs/baseline-model.md (NCCL's 8.4 µs)", "the SM-driven baseline's launch and set-up per collective: its chunks start this long after its issue",
 		count(0, 1_000_000_000, func(p *Platform) *int64 { return (*int64)(&p.Library.LaunchCycles) })),
 	param("baseline.step", strconv.FormatInt(int64(npu.NCCLStepCycles), 10), "cycles", "[choice] docs/baseline-model.md (NCCL's 3.4 µs on NVLink)", "the SM-driven baseline's protocol latency per step: a message is usable this long after its last packet is in memory",
@@ -151,4 +156,20 @@ var params = []Param{
 	param("npu.memory", "", "GB/s", "Table V", "NPU–memory bandwidth", fixed(strconv.Itoa(npu.MemoryGBps)+"GB/s")),
 	param("npu.sm_bytes", "", "bytes/cycle", "Section III", "what an SM loads, and stores, per cycle", fixed(strconv.Itoa(npu.SMLoadStoreBytes))),
 	param("npu.packet", "", "bytes", "Table V", "packet and flit", fixed(units.FormatSize(fabric.PacketBytes))),
+}
+
+// algorithmParam is the key collectives.KEY: the algorithm every command
+// runs op with (the comparator's training, sweeps, figures), one of those
+// registered for it (acemu collective --help lists them).
+func algorithmParam(op collectives.CollectiveOp, key string) Param {
+	return param("collectives."+key, collectives.DefaultAlgorithm(op), "algorithm", "Section V; docs/collectives.md",
+		"the algorithm every "+op.String()+" runs with (one of those registered for it)",
+		value{func(p *Platform) string { return p.Algorithms[op] }, func(p *Platform, s string) error {
+			s = strings.TrimSpace(s)
+			if err := collectives.CheckAlgorithm(s, op); err != nil {
+				return err
+			}
+			p.Algorithms[op] = s
+			return nil
+		}})
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/acemu/acemu/ace"
 	"github.com/acemu/acemu/afi"
+	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/contend"
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/npu"
@@ -40,6 +41,9 @@ type Platform struct {
 	ChunkBytes, MessageBytes int64
 	// ACE is ACE's design point (its memory share is CommMemGBps).
 	ACE ace.Config
+	// Algorithms are the algorithm each collective runs with, by
+	// collectives.CollectiveOp (collectives.KEY).
+	Algorithms [4]string
 	// Library is what the SM-driven baseline's communication library pays
 	// beyond bandwidth (baseline.launch, baseline.step).
 	Library npu.Library
@@ -74,6 +78,17 @@ func Default() Platform {
 		}
 	}
 	return p
+}
+
+// AlgorithmMap is Algorithms by collective, as afi.Config takes them.
+func (p Platform) AlgorithmMap() map[collectives.CollectiveOp]string {
+	m := map[collectives.CollectiveOp]string{}
+	for op, name := range p.Algorithms {
+		if name != "" {
+			m[collectives.CollectiveOp(op)] = name
+		}
+	}
+	return m
 }
 
 // Links is the torus's links (credits return in one link latency).
