@@ -59,7 +59,14 @@ func NewEngine(k *rtl.Kernel, net *fabric.Network, layout *collectives.Plan, cfg
 	if hooks == nil {
 		hooks = &Hooks{}
 	}
-	r := &run{k: k, net: net, layout: layout, shape: layout.Shape.Table(), cfg: cfg, hooks: hooks,
+	var top topology.Topology = layout.Shape.Table() // the torus, answered without division
+	if cfg.Topology != nil {
+		top = cfg.Topology
+	}
+	if _, folds := top.(topology.Folder); net.Folded() && !folds {
+		return nil, fmt.Errorf("ACE on a folded network of %s, which has no symmetry to fold by: build its full network", top)
+	}
+	r := &run{k: k, net: net, layout: layout, shape: top, cfg: cfg, hooks: hooks,
 		info: map[*collectives.Program]*progInfo{}, infos: xcore.Infos{}, colls: xcore.NewCollectives(k), phases: layout.NumPhases(),
 		fold: net.Folded(), gate: admit.New("ACE", k, layout.Shape, net.Folded())}
 	nodes := n
@@ -213,7 +220,7 @@ type run struct {
 	k        *rtl.Kernel
 	net      *fabric.Network
 	layout   *collectives.Plan
-	shape    topology.Folder // ACE runs on the torus, which folds
+	shape    topology.Topology // the network's shape: the torus (a topology.Folder) or a file's
 	cfg      Config
 	hooks    *Hooks
 	nodes    []*node
@@ -250,8 +257,20 @@ func (r *run) latency(a, b int) rtl.Cycle {
 		return l
 	}
 	var l rtl.Cycle
-	for _, h := range r.layout.Shape.Route(a, b) {
-		l += r.net.Out(h.From, h.Port.Index()).Params.Latency
+	if r.cfg.Topology == nil { // the torus, folded or not: its routes by geometry
+		for _, h := range r.layout.Shape.Route(a, b) {
+			l += r.net.Out(h.From, h.Port.Index()).Params.Latency
+		}
+	} else { // a topology that never folds: follow its links
+		for cur := a; cur != b; {
+			port, ok := r.shape.NextPort(cur, b)
+			if !ok {
+				break
+			}
+			link := r.net.Out(cur, port)
+			l += link.Params.Latency
+			cur = link.Dst
+		}
 	}
 	r.lat[key] = l
 	return l

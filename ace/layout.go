@@ -7,6 +7,7 @@ import (
 
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/topology"
 )
 
 // phaseProfile is what the partition and FSM heuristics need to know of a
@@ -22,7 +23,7 @@ type phaseProfile struct {
 }
 
 // profile reads the phases of NPU npu for a full chunk.
-func profile(plan *collectives.Plan, net *fabric.Network, npu int) []phaseProfile {
+func profile(plan *collectives.Plan, top topology.Topology, net *fabric.Network, npu int) []phaseProfile {
 	clen := plan.ChunkLen(0)
 	out := make([]phaseProfile, plan.NumPhases())
 	for ph := range out {
@@ -42,11 +43,11 @@ func profile(plan *collectives.Plan, net *fabric.Network, npu int) []phaseProfil
 			p.msg = max(p.msg, op.Data.Len)
 			port := int(op.Port)
 			if op.Port == collectives.RouteXYZ {
-				hop, ok := plan.Shape.NextHop(npu, int(op.Peer))
+				hop, ok := top.NextPort(npu, int(op.Peer))
 				if !ok {
 					continue
 				}
-				port = hop.Index()
+				port = hop
 			}
 			if used[port] {
 				continue

@@ -45,7 +45,7 @@ type Options struct {
 	// baseline endpoints, sub-steps on ACE (observe).
 	Observer observe.Observer
 	// Topology is the network's shape when it is not the torus (a topology
-	// read from a file); ACE runs on the torus only.
+	// read from a file).
 	Topology topology.Topology
 }
 
@@ -98,11 +98,8 @@ func init() {
 		if o.Layout == nil {
 			return nil, fmt.Errorf("ACE needs the kind of plan it will run to lay out its SRAM")
 		}
-		if o.Topology != nil {
-			return nil, fmt.Errorf("ACE runs on the 3D torus only (its SRAM layout follows the torus's phases); use --system ideal or a baseline on %s", o.Topology)
-		}
 		cfg := o.ACE
-		cfg.CommMemGBps = sys.CommMemGBps
+		cfg.CommMemGBps, cfg.Topology = sys.CommMemGBps, o.Topology
 		h := &ace.Hooks{Observer: o.Observer}
 		if o.Data != nil {
 			h.Init = o.Data.Init
