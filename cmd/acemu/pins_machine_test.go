@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acemu/acemu/collectives"
 	"github.com/stretchr/testify/require"
 )
 
@@ -229,6 +230,192 @@ func TestPinnedComparator(t *testing.T) {
 		}},
 		{[]string{"--topo", "4x8x4", "--workload", "../../testdata/astrasim/DLRM_HybridParallel.txt", "--format", "json", "--priority", "fifo"}, []int64{515644, 432535, 457721, 192874, 177693}, map[string]string{
 			"stdout": "6c46fe41317f322ed41a9a5a8e9ba10f0a2328b5bbab9924d57108a7867b2340",
+		}},
+	})
+}
+
+// Every registered algorithm for every collective it runs, on the ideal
+// endpoint, ACE and the communication-tuned baseline, 256 KiB on 4x2x2
+// with real values checked (--check-data: every NPU simulated).
+func TestPinnedCollectiveAlgorithms(t *testing.T) {
+	type pin struct {
+		algorithm, op, system string
+		cycles                int64
+		sha                   string
+	}
+	pins := []pin{
+		{"blueconnect", "allreduce", "ideal", 4395, "1c0842384ae19976280a1bfa5e9e7471fc4c700c07837a465fd50cfc34a68a98"},
+		{"blueconnect", "allreduce", "ace", 6808, "8c4a98d6227579efa6a65475b6d41e39385bebf33d8a6b29c3be48a9444fa403"},
+		{"blueconnect", "allreduce", "baseline-commopt", 57423, "6a58ff32c5720ad18f55a8f6f95644ac416b855661dcf60255f880cbeaa8a28c"},
+		{"blueconnect", "reduce-scatter", "ideal", 2560, "efa600a8ed00df95eb0c102ab145fbf0872d7649de6f0317b0ee472e1f3d5b88"},
+		{"blueconnect", "reduce-scatter", "ace", 4334, "873fb2ab9bdca3901c46e85fedfe373e183142c5bcb077d58f035f9bfa22a9b5"},
+		{"blueconnect", "reduce-scatter", "baseline-commopt", 34476, "0a437ea4f9dcd96eed441dc9d3719cfcbf2a15e697f6cbeb763520b66a89098c"},
+		{"blueconnect", "all-gather", "ideal", 2418, "368fdd794c6e686f0f22bc68efe4da556ebc0d85df5686495db10915768e81c4"},
+		{"blueconnect", "all-gather", "ace", 4979, "e588af2cf820c0370ed59e3e015c7ee08f49add57d297693152e7530de8be849"},
+		{"blueconnect", "all-gather", "baseline-commopt", 34049, "8be2faa0ec598aa00cc558ebb1d348d6b40f14e33dd556a7809c6ae25f16aa14"},
+		{"direct", "all-to-all", "ideal", 7960, "2e8008ad7d16778de257292fcaa498d0fd31ae88513511d0ee6eb45964b57273"},
+		{"direct", "all-to-all", "ace", 9287, "6e899e01530b964a89f6dc2f0d1417055c9ec5fc3755b49b69073372d890844d"},
+		{"direct", "all-to-all", "baseline-commopt", 22657, "2307833cf479db26353f1f8d3d4fc3d4337794b6f9bf5b5e41fc3e5af688e2d6"},
+		{"double-tree", "allreduce", "ideal", 25075, "b6fad0dc64df6a761d51f95c93ea48a5d7eabf06322481448376a12866864269"},
+		{"double-tree", "allreduce", "ace", 24613, "60ee0913971ee5bb8e762be29f6ca46d4cd7098870c6bd6bae270a6f0cffb58b"},
+		{"double-tree", "allreduce", "baseline-commopt", 67767, "15fd69719cdf0a54e26962ee099e41cb5453996539febfbfb92081715f610016"},
+		{"halving-doubling", "allreduce", "ideal", 15337, "e8dd7299c63471d3d1c9e95df117ea5103a6c68e1e9cb23ce820cff5c3929933"},
+		{"halving-doubling", "allreduce", "ace", 16524, "9273519fb647bac72345a4dcdac9d50a7aefc85cc571c9f6c02ae2e6d12847a0"},
+		{"halving-doubling", "allreduce", "baseline-commopt", 55394, "458da522973674a8521eebae3e00058340c8a04df644f240aba8db3a4ca564cf"},
+		{"halving-doubling", "reduce-scatter", "ideal", 8739, "2b196050c59b91078efbb0ada6a624cf6aef19d490fdf49d4b01cca4bcfa75c3"},
+		{"halving-doubling", "reduce-scatter", "ace", 8960, "ff0eb31c7b294847b6c5c1e139f68d5ec6ebd8fd74094ec0996ee6f04d75788b"},
+		{"halving-doubling", "reduce-scatter", "baseline-commopt", 36215, "32eaeeeb23de5ecf4063ebe3110fdece16a157bb1ffa1171e42aa6997c24524d"},
+		{"halving-doubling", "all-gather", "ideal", 7565, "9178245225cc761aaccaeebdce77b843a5a845e1bb70ef3ab1b5bfc89a194b7d"},
+		{"halving-doubling", "all-gather", "ace", 8907, "bc05c0d8cce3302a370f11dd6e628767bbb0e827e961e3b65262f37c33eb40cf"},
+		{"halving-doubling", "all-gather", "baseline-commopt", 30973, "e788168eae32e7802d46d6b52b81855bf60d80424cd4d4bf162dfaaeb17e98e3"},
+		{"hierarchical", "allreduce", "ideal", 4843, "e0734b3e31fb75d4f5cbf4af10e383616d64c92cd1065d749dda0eac69defc27"},
+		{"hierarchical", "allreduce", "ace", 6925, "ea96184c4ce31af8c6d7d969b235cbf562dacee67220acebe17d8fe543188e09"},
+		{"hierarchical", "allreduce", "baseline-commopt", 57657, "b6c5acdc305f9db8f80e513c17ffb6573d349e75d037e469153f1aa517c06c03"},
+		{"hierarchical", "reduce-scatter", "ideal", 2560, "3c7c3f9be625b5bf0bbccb974b6aed173451e11e2295405add56c40886dab145"},
+		{"hierarchical", "reduce-scatter", "ace", 4334, "80ca0e037759581946dcdb6f4490b32644c3efc4d98f45a8fa7efff872160066"},
+		{"hierarchical", "reduce-scatter", "baseline-commopt", 34476, "d49c1bdab6b44343ecce7d39ac1c03f36dbe76980131b7428f1f9e0524c66900"},
+		{"hierarchical", "all-gather", "ideal", 2418, "85179f3eff35ff94ebbae5df5772353b09371873025ddcdb5cf56a165d277e62"},
+		{"hierarchical", "all-gather", "ace", 4979, "583c1114bca250cd2680d4a46798d3a3d7cf6394554923a811142480dcfa873a"},
+		{"hierarchical", "all-gather", "baseline-commopt", 34049, "7093beea0d5f0949f3beac560faf7404e8ce31877749eb0429d8f786059db67e"},
+		{"ring", "allreduce", "ideal", 14128, "f41bb649c3e09d09b7b429e2947b1cb3e5be376952c7cee15b3848c9cb9edf76"},
+		{"ring", "allreduce", "ace", 16556, "a2910c15ca38efb69fac56f18c4b6b63f5d82e94fd141dad0482fc16091de416"},
+		{"ring", "allreduce", "baseline-commopt", 147888, "79a48d269e079b4bcac3b562c9c4201aac767bbb40fc053a45e954188eb2b837"},
+		{"ring", "reduce-scatter", "ideal", 7618, "aeb0d57d5d234dab34ae106245079e8400b2d7c4ad1c77b81a5e5ffca85897a4"},
+		{"ring", "reduce-scatter", "ace", 8898, "fae0dcb09b83f1fe033e27c055b6d9438cb900ecb6a2d15edb7aa3d9ead5a962"},
+		{"ring", "reduce-scatter", "baseline-commopt", 79366, "7437ffbea1d4c240e1709c7bf9c03c3bf33c97527e3943fecfb80edbd278ce9d"},
+		{"ring", "all-gather", "ideal", 7618, "195639b55c476493557aa608558eaa8f1c6dc689e91496da2683fe0b94f3533a"},
+		{"ring", "all-gather", "ace", 9764, "c6d43d531df5ec838a7550f5ab69284648e9efb872c8cdc21cd677cd267cbbe5"},
+		{"ring", "all-gather", "baseline-commopt", 79304, "622fc657f476ffedbeb07c97ecda7c9c47ae869346b74ccbba014995c375959b"},
+		{"tree", "allreduce", "ideal", 45794, "d316a781868d29047cfc318bb5970dd564821c5ff1feb3b0bf7a867755541569"},
+		{"tree", "allreduce", "ace", 45191, "d4931a80132fae0b4b3060defe2009144b380266eb1b1b08d0ecd2a3df731200"},
+		{"tree", "allreduce", "baseline-commopt", 85358, "a52a0433d0539f11300e2e8bdef659bfeff287fe46767e3085b59929963ea569"},
+		{"tree-overlapped", "allreduce", "ideal", 45794, "fa21749bcbfeb4831030da42a0e1773cb419e525ea1052c963a96c5faeb0c473"},
+		{"tree-overlapped", "allreduce", "ace", 45191, "ecea9ad3585b65cb2ba915ed13a7a79255720668da9725e7914cf2541431e903"},
+		{"tree-overlapped", "allreduce", "baseline-commopt", 85366, "50c9ae3d3db706d0e35f6a2d5a816c1f7c35d4900d8b4b3c428bee07ee62ad6a"},
+	}
+	for _, p := range pins {
+		t.Run(p.algorithm+"/"+p.op+"/"+p.system, func(t *testing.T) {
+			cycles, sha := pinnedRun(t, []string{"collective", "--topo", "4x2x2", "--size", "256KiB",
+				"--algorithm", p.algorithm, "--op", p.op, "--system", p.system, "--check-data", "--format", "json"})
+			if printPins {
+				fmt.Printf("{%q, %q, %q, %d, %q},\n", p.algorithm, p.op, p.system, cycles[0], sha["stdout"])
+			}
+			require.Equal(t, []int64{p.cycles}, cycles)
+			require.Equal(t, p.sha, sha["stdout"])
+		})
+	}
+	// The table covers the registry.
+	systems := []string{"ideal", "ace", "baseline-commopt"}
+	var want, got []string
+	for _, a := range collectives.Algorithms() {
+		for _, op := range a.Ops {
+			for _, s := range systems {
+				want = append(want, a.Name+"/"+op.String()+"/"+s)
+			}
+		}
+	}
+	for _, p := range pins {
+		got = append(got, p.algorithm+"/"+p.op+"/"+p.system)
+	}
+	require.ElementsMatch(t, want, got)
+}
+
+// `acemu collective` beyond the algorithm table: reduce-scatter and
+// all-gather on every system on 4x4x4 (folded, as the 4x4x4 all-reduce
+// and all-to-all pins), one-way rings, per-phase algorithms, a baseline
+// with its own split, the packet trace's hash, microcode files and
+// topology files.
+func TestPinnedCollectiveVariants(t *testing.T) {
+	checkRunPins(t, []runPin{
+		{[]string{"collective", "--system", "baseline-nooverlap", "--topo", "4x4x4", "--op", "reduce-scatter", "--size", "4MiB", "--format", "json"}, []int64{69950}, map[string]string{
+			"stdout": "7f953d887f951bee50219f6d8049c39c32c84f2dc757b9cff3827b637d7f9eeb",
+		}},
+		{[]string{"collective", "--system", "baseline-commopt", "--topo", "4x4x4", "--op", "reduce-scatter", "--size", "4MiB", "--format", "json"}, []int64{74319}, map[string]string{
+			"stdout": "1098ed2616eee6be48cc1fd9775acb2e8b2c546998bc088b74dee6abacbd6a88",
+		}},
+		{[]string{"collective", "--system", "baseline-compopt", "--topo", "4x4x4", "--op", "reduce-scatter", "--size", "4MiB", "--format", "json"}, []int64{134791}, map[string]string{
+			"stdout": "b4b0b24a2031832bcf8a10d8443642912bab4f28f75df578dabd950e0c73c9af",
+		}},
+		{[]string{"collective", "--system", "ace", "--topo", "4x4x4", "--op", "reduce-scatter", "--size", "4MiB", "--format", "json"}, []int64{44427}, map[string]string{
+			"stdout": "048d274d4f41b5cb947f9fc77108be99a1af4707613b7bda484347fdb17b7830",
+		}},
+		{[]string{"collective", "--system", "ideal", "--topo", "4x4x4", "--op", "reduce-scatter", "--size", "4MiB", "--format", "json"}, []int64{23853}, map[string]string{
+			"stdout": "44d43d7244946d617c1e7d150d4d47f27cf987e94d74670c620c85efdf06a4a1",
+		}},
+		{[]string{"collective", "--system", "baseline-nooverlap", "--topo", "4x4x4", "--op", "all-gather", "--size", "4MiB", "--format", "json"}, []int64{69897}, map[string]string{
+			"stdout": "d86633fada0a6b518b78d264d92fdb8b9b5972470f9a863f7d9d6e19d23f8c9f",
+		}},
+		{[]string{"collective", "--system", "baseline-commopt", "--topo", "4x4x4", "--op", "all-gather", "--size", "4MiB", "--format", "json"}, []int64{69897}, map[string]string{
+			"stdout": "27097f3261e76210e648e65a22682e7852e238fad7821304dbc3c779f46122e0",
+		}},
+		{[]string{"collective", "--system", "baseline-compopt", "--topo", "4x4x4", "--op", "all-gather", "--size", "4MiB", "--format", "json"}, []int64{84079}, map[string]string{
+			"stdout": "6850ff0adde68703f2d15f83bededab6c8a598a2e0caa3c82e20fe669475fbb2",
+		}},
+		{[]string{"collective", "--system", "ace", "--topo", "4x4x4", "--op", "all-gather", "--size", "4MiB", "--format", "json"}, []int64{45631}, map[string]string{
+			"stdout": "a76a9f53bd55ce19d504002b74e2a342ba063b3c9876a823d8ea5c43be82dcae",
+		}},
+		{[]string{"collective", "--system", "ideal", "--topo", "4x4x4", "--op", "all-gather", "--size", "4MiB", "--format", "json"}, []int64{24704}, map[string]string{
+			"stdout": "2bd752323f51d7ccf37492637ae151bb7a58b68116d158cabf3884180910152d",
+		}},
+		{[]string{"collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "ace", "--unidirectional", "--check-data", "--format", "json"}, []int64{22879}, map[string]string{
+			"stdout": "32705545e2d799d68a0af97c841680c4c7f107ea1701e872aa9e568fa5554d67",
+		}},
+		{[]string{"collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "ideal", "--unidirectional", "--format", "json"}, []int64{19169}, map[string]string{
+			"stdout": "dd7d43a7672fd7d40a857de66b7766a1d79c66322f95938f1868b5745107252d",
+		}},
+		{[]string{"collective", "--topo", "4x4x2", "--size", "1MiB", "--system", "baseline-compopt", "--unidirectional", "--op", "all-gather", "--format", "json"}, []int64{59976}, map[string]string{
+			"stdout": "d17043c362cc3b94b8e40d17b55cca24a7fb14a2a12b6f226b7014dd3934a28c",
+		}},
+		{[]string{"collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "ace", "--phases", "rs:local:ring,ar:vertical:halving-doubling,ar:horizontal:ring,ag:local:ring", "--check-data", "--format", "json"}, []int64{22178}, map[string]string{
+			"stdout": "80bb9d30962e2cd016da5969e841c8c17528461b5e5774960d924c044515334b",
+		}},
+		{[]string{"collective", "--topo", "4x4x2", "--size", "1MiB", "--system", "ideal", "--phases", "rs:local:ring,rs:vertical:halving-doubling,ar:horizontal:ring,ag:vertical:halving-doubling,ag:local:ring", "--format", "json"}, []int64{36970}, map[string]string{
+			"stdout": "6ec35feded45ae4e6c2e1aa0ef0a49c80ef0968d226f31ef8f2a78aef7b98b0e",
+		}},
+		{[]string{"collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "baseline", "--comm-sms", "4", "--comm-mem-bw", "300GB/s", "--format", "json"}, []int64{61881}, map[string]string{
+			"stdout": "c58a23b99219d1c17a8adca66c560cbfc1411b5dc19a68cf67bf4193f360c05f",
+		}},
+		{[]string{"collective", "--topo", "4x2x2", "--size", "300KB", "--algorithm", "blueconnect", "--factors", "2x8", "--system", "ideal", "--check-data", "--format", "json"}, []int64{11521}, map[string]string{
+			"stdout": "6ec1b835f0271a37eaad66c8e1192db083e04290997f6df31ca6edf7ca3bb0a8",
+		}},
+		{[]string{"collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "ace", "--chunk", "32KiB", "--message", "4KiB", "--sram", "1MiB", "--fsms", "8", "--format", "json"}, []int64{15403}, map[string]string{
+			"stdout": "2cc41b210d9d54313106e839417e1dfa08dab81b8e3127b69cdbc57b11b7a2f4",
+		}},
+		{[]string{"collective", "--topo", "2x3x4", "--size", "300KB", "--format", "json", "--trace-hash"}, []int64{12054}, map[string]string{
+			"stdout": "4fb2e9fde24b10d72ea995827d6b430e6afaef1b93130c292cdaccb15c182205",
+		}},
+		{[]string{"collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "ace", "--format", "json", "--trace-hash"}, []int64{14755}, map[string]string{
+			"stdout": "8438b2e296e84ed9dbedad1b986d3b3c5c8802aa2d7253de55b57d45faca252d",
+		}},
+		{[]string{"collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "baseline-commopt", "--op", "all-to-all", "--format", "json", "--trace-hash"}, []int64{43489}, map[string]string{
+			"stdout": "dab41a1bc174af7fb26823a2b75536db0ccd667d840c47332e29afb4df8166c3",
+		}},
+		{[]string{"collective", "--topo", "4x2x2", "--size", "256KiB", "--system", "ideal", "--algorithm", "tree", "--format", "json", "--trace-hash"}, []int64{45794}, map[string]string{
+			"stdout": "d1660edb730e62828e0801b2fc216cc121440d22d64d28e2c5198572f295d416",
+		}},
+		{[]string{"collective", "--topo", "4x1x1", "--size", "4096", "--microcode", "../../testdata/badinput/uc0.txt", "--check-data", "--format", "json"}, []int64{570}, map[string]string{
+			"stdout": "4986b069315ba6963b823764fa7747797e6b3169534c1a3f15f2dd1dbb452845",
+		}},
+		{[]string{"collective", "--topo", "4x1x1", "--size", "4096", "--microcode", "../../testdata/badinput/uc0.txt", "--system", "ace", "--check-data", "--format", "json"}, []int64{707}, map[string]string{
+			"stdout": "7d5654797558c4d843db9667458828a48231a7e72c83796a5219a9c53c063c8f",
+		}},
+		{[]string{"collective", "--topo", "4x1x1", "--size", "4096", "--microcode", "../../testdata/badinput/uc0.txt", "--system", "baseline-commopt", "--check-data", "--format", "json"}, []int64{36443}, map[string]string{
+			"stdout": "da8278c9ed3d760d6cfff25f5bee49674ec27b19390c4e75a49bd6dfe0b374f6",
+		}},
+		{[]string{"collective", "--topo", "4x1x1", "--size", "4096", "--microcode", "../../testdata/badinput/uc_dep.txt", "--check-data", "--format", "json"}, []int64{855}, map[string]string{
+			"stdout": "58c8f61898ab57fc31a86e0b76a5d74a0c868345f75cb5989c5fd2b715444ba8",
+		}},
+		{[]string{"collective", "--topo", "../../testdata/badinput/topo_torus.yaml", "--size", "64KiB", "--check-data", "--format", "json"}, []int64{4826}, map[string]string{
+			"stdout": "d7e0a9232f847cfda6c01b22de36a5197f8c0ecc1403490b270fb87855d4ce49",
+		}},
+		{[]string{"collective", "--topo", "../../testdata/badinput/topo_torus.yaml", "--size", "64KiB", "--algorithm", "halving-doubling", "--check-data", "--format", "json"}, []int64{3992}, map[string]string{
+			"stdout": "21f0730a7ed6ee846beaacdc848d24fe0f30eb295f07940d31c54c9693f458b5",
+		}},
+		{[]string{"collective", "--topo", "../../testdata/badinput/topo_ring3.yaml", "--size", "64KiB", "--algorithm", "tree", "--check-data", "--format", "json"}, []int64{2919}, map[string]string{
+			"stdout": "e94b718df3bc6aa7cc5c7337410aa69757372d2de652039c7a0cfcd34f684d0c",
+		}},
+		{[]string{"collective", "--topo", "../../testdata/badinput/topo_ring3.yaml", "--size", "64KiB", "--op", "all-to-all", "--check-data", "--format", "json"}, []int64{919}, map[string]string{
+			"stdout": "bbc1226c8e8c761be33e73f6743eda8ed7a65a5905e965d9096759d1c7476cde",
 		}},
 	})
 }
