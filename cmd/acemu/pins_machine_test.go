@@ -419,3 +419,123 @@ func TestPinnedCollectiveVariants(t *testing.T) {
 		}},
 	})
 }
+
+// What the other commands print and write: the microcode listing and its
+// rows, topology and configuration dumps, a small sweep, each figure of
+// acemu reproduce on small sizes, and the files of --timeseries,
+// --per-layer, --trace, --pcap and --out.
+func TestPinnedCommandOutputs(t *testing.T) {
+	checkRunPins(t, []runPin{
+		{[]string{"microcode", "--topo", "4x2x2", "--size", "1MiB", "--npu", "5"}, nil, map[string]string{
+			"stdout": "bbcfbe1c9e4aefe97c0fc0138c5e5ed0475208a354512a91ce27c89f47736530",
+		}},
+		{[]string{"microcode", "--topo", "4x2x2", "--size", "1MiB", "--op", "all-to-all", "--format", "json"}, nil, map[string]string{
+			"stdout": "a3e83a5c9ea1fd0ce886f2f93af28a4402c32cb9b7bccac28adfd0e169a3e70c",
+		}},
+		{[]string{"microcode", "--topo", "4x2x2", "--size", "256KiB", "--algorithm", "tree", "--npu", "3", "--format", "csv"}, nil, map[string]string{
+			"stdout": "ff6a65396cc14b085f905fedc03fa477effc384e094d1e2c89e574c21abb3469",
+		}},
+		{[]string{"microcode", "--topo", "4x4x2", "--size", "1MiB", "--op", "reduce-scatter", "--unidirectional", "--npu", "9"}, nil, map[string]string{
+			"stdout": "1f9b3f02b031ead94645a5a931f18694c3c7b2d9f5bdff44c3561b2eb56fc382",
+		}},
+		{[]string{"microcode", "--topo", "../../testdata/badinput/topo_ring3.yaml", "--size", "64KiB"}, nil, map[string]string{
+			"stdout": "6b8631da60b0ec7e30d7923d382d921379a942bcaec08b6ce752820e77cf1281",
+		}},
+		{[]string{"topology", "dump", "--topo", "4x2x2"}, nil, map[string]string{
+			"stdout": "a9c33e7f8d7299760f209101d8f5509e70449d014091ec12150783c270259365",
+		}},
+		{[]string{"topology", "dump", "--topo", "4x4x4", "--format", "json"}, nil, map[string]string{
+			"stdout": "10eed49dd2d41db70fb64d9df7a173f183401a676adc5a1fa7d493a03bafae00",
+		}},
+		{[]string{"topology", "dump", "--topo", "4x8x4", "--format", "csv"}, nil, map[string]string{
+			"stdout": "97d1258c491580d7cd512f10302841d4a14181591ddbb62e969a94b020531331",
+		}},
+		{[]string{"topology", "dump", "--topo", "../../testdata/badinput/topo_ring3.yaml", "--format", "table"}, nil, map[string]string{
+			"stdout": "a994e67f441b1fcc6c5957a9861e135aeaeb289c0c84208a119cb073a95e733c",
+		}},
+		{[]string{"config", "dump"}, nil, map[string]string{
+			"stdout": "cc035b447208d5cda3c885f5f6f4c451629e2ebad2bdcaedd71da956a0596da8",
+		}},
+		{[]string{"sweep", "--workload", "dlrm,../../testdata/astrasim/DLRM_HybridParallel.txt", "--topo", "4x2x2,4x4x2", "--set", "ace.sram=1MiB,4MiB", "--format", "csv"}, nil, map[string]string{
+			"stdout": "895de1d420c840a5847b938b5a4bed9715783d11bc260cc8c1d9806520b0c5b9",
+		}},
+		{[]string{"sweep", "--workload", "dlrm", "--topo", "4x2x2", "--set", "ace.fsms=8,16", "--systems", "ace,ideal", "--format", "json", "--out", "@/sweep"}, nil, map[string]string{
+			"stdout":                   "0b12971027bc6c8a44028f911df1de9a040047e564674b0f2a812810871b04c4",
+			"sweep/aggregate.csv":      "fd58f44ff3980bf194157eed5f1636cf87120ec82e852da33bf5f11b4f3c61b5",
+			"sweep/points/000000.json": "b9cc1b3dc4c81db24249b43d85ac449a0e5dc2377960a873b36ecf31ab3a64b3",
+			"sweep/points/000001.json": "2cbc6e24095cfbe38d7f191bb07e864c7c1947ac21f0177cffb0a002fc13ddc8",
+			"sweep/result.csv":         "41f5c56851a90ab85cd7415263373c310a90506df4c4928d64cfe255296ff62c",
+			"sweep/result.json":        "0b12971027bc6c8a44028f911df1de9a040047e564674b0f2a812810871b04c4",
+			"sweep/result.txt":         "3fa0207f3361c58f5b9ac4569e2fa755fc8b47eea08d8e353abef7e3dee4e006",
+			"sweep/sweep.json":         "583772489e5e95ded28de2c434b5413b57c25c29eb0c6f01c3057471d5138b45",
+		}},
+		{[]string{"reproduce", "fig4", "--topos", "4x2x1", "--size", "8MB", "--format", "json"}, nil, map[string]string{
+			"stdout": "e7478a9b37cd1adb4ad82d8b31170a45e111dd75a33bc0fcf8754aa2a22d03c2",
+		}},
+		{[]string{"reproduce", "fig4", "--topos", "4x2x1", "--size", "8MB", "--memory-policy", "partition", "--format", "json"}, nil, map[string]string{
+			"stdout": "1652fe5835788c506eca7843f14a9af6ff079a5ea94f9046e0fb44585d1b0dc8",
+		}},
+		{[]string{"reproduce", "fig5", "--topos", "4x2x2,4x4x4", "--size", "1MiB", "--mem", "64,450,900", "--format", "json"}, nil, map[string]string{
+			"stdout": "6876f9be4dfa1f71ec4a15c2694fbd10a2d2a4a4bc2128534c29b4b08f5c60de",
+		}},
+		{[]string{"reproduce", "fig6", "--topos", "4x2x2,4x4x4", "--size", "1MiB", "--sms", "1,4,16", "--format", "json"}, nil, map[string]string{
+			"stdout": "156897530db3940e3a54b1cce0ae46c4d4c88802e7bea400d7ed582e6f0d365f",
+		}},
+		{[]string{"reproduce", "fig9a", "--topos", "4x2x2", "--workloads", "dlrm", "--sram", "1MiB,4MiB", "--fsms", "8,16", "--format", "json"}, nil, map[string]string{
+			"stdout": "45a613a8ab736a5573348d9969d592dfcfe92bdea6b86f373c15592d0055411e",
+		}},
+		{[]string{"reproduce", "fig9b", "--topos", "4x2x2", "--workloads", "dlrm", "--format", "json"}, nil, map[string]string{
+			"stdout": "a1574bbd3ed7c212f7f91be7aedf59f25b4f75009fd4a37a76520a9f18076d32",
+		}},
+		{[]string{"reproduce", "fig11", "--topos", "4x2x2,4x4x2", "--workloads", "dlrm", "--format", "json", "--out", "@/fig11"}, nil, map[string]string{
+			"fig11/fig11.svg":                "dbf26a3866bc9500b5f8fd1ba6cd71615ec7ec7d87ad1a8080809fb9b5cdf92d",
+			"fig11/platform.yaml":            "cc035b447208d5cda3c885f5f6f4c451629e2ebad2bdcaedd71da956a0596da8",
+			"fig11/result.csv":               "cab94faa350490c08eaed0e86b3a45d253c677f5aca3a0969a8170d6a987cf5e",
+			"fig11/result.json":              "58840f1917a6dab0a95d038f8b5bc9866dd1028c42933d013993cb2ca63859bc",
+			"fig11/result.txt":               "116bfc507daefd06d94954de0f5ef3db98b34347bbbdeb7e5df239b5bdeb57fd",
+			"fig11/summary.csv":              "779411f79900152c9004b69442ce60ad3da2ae43feef27c92989081a607ddcb5",
+			"fig11/sweep/points/000000.json": "30073330031c821fe8d51a379e67302903b65dc522362e7fe02c1a608a9d03d8",
+			"fig11/sweep/points/000001.json": "1f6c8fc583446fb9cb4409b551b9a136b537136389691cd6b381b6cc57874ad4",
+			"fig11/sweep/sweep.json":         "a9cedeb6a6d00709400d1f7c2cd4ef76f2842b9c524671b88062d9bc67363137",
+			"stdout":                         "58840f1917a6dab0a95d038f8b5bc9866dd1028c42933d013993cb2ca63859bc",
+		}},
+		{[]string{"--workload", "dlrm", "--topo", "4x2x2", "--systems", "ace,baseline-commopt", "--iterations", "1", "--timeseries", "@/util.csv", "--per-layer", "@/layers.json", "--trace", "@/trace.json", "--pcap", "@/run.pcap", "--format", "json"}, []int64{76112, 142164}, map[string]string{
+			"layers.json":                 "b4f301a9cf8c2eebf5ca5d297088c3fa83102c9812dc8d67a3357cda29222e4d",
+			"run.ace.pcap":                "d52867421f30f71284f53edce394d3bc590a546db7fb2906207bc4c281f9561c",
+			"run.baseline-commopt.pcap":   "b353ed593103a157311e81d51d0fe089f172fceb6eeda2bb4288059f0ddee482",
+			"stdout":                      "8e7a17a1d84f1f8c7e68cf22a7b6789f0023b8229ce8621480163f4428979448",
+			"trace.ace.json":              "1794df309125e6861fecacf2e01203e3e890c1d8d36fa227b479ac5e22ca087c",
+			"trace.baseline-commopt.json": "207ce31cd4ed6f10e593b3ab0ba98746cc3198e6c957a6b5b98b3e979854a748",
+			"util.csv":                    "8dbd67b79e0a55755b2213938583371883719bab58c40cd633d822c75a506daa",
+		}},
+		{[]string{"--workload", "dlrm", "--topo", "4x2x2", "--systems", "ace,ideal", "--iterations", "1", "--per-layer", "@/layers.csv", "--out", "@/out", "--format", "csv"}, nil, map[string]string{
+			"layers.csv":          "c33d3eff1df67ec3ca83fa03b90a1f21fae05bbf6cd6011e7ba4998545711475",
+			"out/breakdown.svg":   "c45e04763d10056e0f69736950834c00de8a240ca08380a16fcc2c2c0640f155",
+			"out/platform.yaml":   "4fac3d23a9c1e9a8c83d86deb1f0bf5178ce35cabcaca73286b8f9757d1801dd",
+			"out/result.csv":      "2d6310bd9e1e7fba4067d3cc11eb88ebea24bb319d2bb8994150b9ec900073bb",
+			"out/result.json":     "e4df8db627a1e3135fc93e3a23c39f4bfc5623c2017ae95b7530b0d1cddb3413",
+			"out/result.txt":      "95ad15028b388e31b84465195a47dfc6d101310eff03e3b7b5cc36328a7ad7bf",
+			"out/utilization.svg": "f0e6d06b49a42cda7059f6399cb7bd114f293c64c73f3a34add61f2b17942cdf",
+			"stdout":              "2d6310bd9e1e7fba4067d3cc11eb88ebea24bb319d2bb8994150b9ec900073bb",
+		}},
+		{[]string{"--workload", "dlrm", "--topo", "4x2x1", "--systems", "ace", "--iterations", "1", "--full", "--trace", "@/trace.json", "--trace-npus", "0,5", "--pcap", "@/run.pcap", "--pcap-filter", "npu=5"}, nil, map[string]string{
+			"run.pcap":   "ee57dd079b3b7324c57042909eca11a106c207cb120054b14ff3cd4d1bd97002",
+			"stdout":     "05a0598d5085db45ebcf09d08814d4e605d113327d9dfaf7c7503052e655c627",
+			"trace.json": "3883927f0d7f901b58dc2861012c9fc16181442aedbee9fb1760238f326b75a8",
+		}},
+		{[]string{"collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "ace", "--trace", "@/trace.json", "--pcap", "@/run.pcap", "--format", "csv"}, nil, map[string]string{
+			"run.pcap":   "11b50d396d857f3d87de4f05751ce8904768ee4e8d836d80a7d50fa3de9a8e3e",
+			"stdout":     "e4d74fcc44d932f6e38c2d99c0bac9cd11f7a0d973b443b8483afd24e851c04a",
+			"trace.json": "8a8896ce82156d8d97615c6344848adb37c760b3e8dd0b276ca4df4439dc1278",
+		}},
+		{[]string{"collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "baseline-commopt", "--full", "--trace", "@/trace.json", "--trace-npus", "all", "--pcap", "@/run.pcap", "--out", "@/out"}, nil, map[string]string{
+			"out/platform.yaml": "cc035b447208d5cda3c885f5f6f4c451629e2ebad2bdcaedd71da956a0596da8",
+			"out/result.csv":    "90f38484a9ff5b86d8384e98e2dee8afcaafa06603065cd6b95cfcad2a4c7b10",
+			"out/result.json":   "0b522c805801f7b48c462f4aa3861e22a7a60002a7256c6f76526633230c242b",
+			"out/result.txt":    "6dcb5f4a71e33b195b3f7c090c5fe6d26ad1362f2d8ee07ee0c25c1e5644f3ce",
+			"run.pcap":          "9b9ed11d3bbb99353eff050fd3c760c9f249d0df1f3706235aa6733ca7ea0b7c",
+			"stdout":            "6dcb5f4a71e33b195b3f7c090c5fe6d26ad1362f2d8ee07ee0c25c1e5644f3ce",
+			"trace.json":        "ada35cb54d5da1aaf401ae436f2c0c947953969996807ef15f3020ed6c45df5b",
+		}},
+	})
+}
