@@ -539,3 +539,45 @@ func TestPinnedCommandOutputs(t *testing.T) {
 		}},
 	})
 }
+
+// One NPU standing for all gives, through the commands, exactly what
+// every NPU simulated gives: the report is the same but for the event
+// count and the folded flag.
+func TestFoldedEqualsFullOnTheCommandLine(t *testing.T) {
+	for _, args := range [][]string{
+		{"--workload", "../../testdata/astrasim/DLRM_HybridParallel.txt", "--topo", "4x2x1", "--memory-policy", "partition", "--priority", "fifo"},
+		{"--workload", "dlrm", "--topo", "4x2x1", "--other-regime=false"},
+		{"collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "ace", "--op", "allreduce"},
+		{"collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "ace", "--op", "all-to-all"},
+		{"collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "ace", "--op", "reduce-scatter"},
+		{"collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "ace", "--op", "all-gather"},
+		{"collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "baseline-commopt", "--op", "allreduce"},
+		{"collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "baseline-commopt", "--op", "all-to-all"},
+		{"collective", "--topo", "4x4x2", "--size", "1MiB", "--system", "ideal", "--op", "allreduce"},
+		{"collective", "--topo", "4x4x2", "--size", "1MiB", "--system", "ideal", "--op", "all-to-all"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			// report is the run's JSON report, canonical and without
+			// "folded", and what "folded" said.
+			report := func(full bool) (string, any) {
+				a := append(slices.Clone(args), "--format", "json")
+				if full {
+					a = append(a, "--full")
+				}
+				code, out, errOut := runCLI(a...)
+				require.Equal(t, 0, code, errOut)
+				doc, _ := reportSHA(t, out)
+				folded := doc["folded"]
+				delete(doc, "folded")
+				b, err := json.Marshal(doc)
+				require.NoError(t, err)
+				return string(b), folded
+			}
+			folded, isFolded := report(false)
+			full, isFull := report(true)
+			require.Equal(t, true, isFolded, "one NPU stands for all")
+			require.Equal(t, false, isFull)
+			require.Equal(t, full, folded)
+		})
+	}
+}
