@@ -191,7 +191,7 @@ func TestPinnedComparator(t *testing.T) {
 	checkRunPins(t, []runPin{
 		{[]string{"--topo", "4x8x4", "--workload", "resnet50", "--format", "json", "--out", "@/out"}, []int64{5356944, 4647786, 7347868, 3432318, 3107874}, map[string]string{
 			"out/breakdown.svg":   "9faf8e9cf95921dd6710ce539eb7fd4b37a826758f5650677af9191b7219eb34",
-			"out/platform.yaml":   "cc035b447208d5cda3c885f5f6f4c451629e2ebad2bdcaedd71da956a0596da8",
+			"out/platform.yaml":   "6f8ed50efc82ac93861d8655692c1d95452ad0c7cab2f6882c6e4e7aa7fd7221",
 			"out/result.csv":      "17c6f2cce89fd76a4fbe08305e5132bd64f11efc4afccf0b0b5bd43e2120ad97",
 			"out/result.json":     "1856eb75a9e1ad1704d002ec9c4d75844a08f6ac1d8cc8ad2cdc1838d62f2861",
 			"out/result.txt":      "3d345e1a9ff47dfed5eaa7f448c2d16a917336a6cc1451771b86a4fec0381a50",
@@ -454,20 +454,20 @@ func TestPinnedCommandOutputs(t *testing.T) {
 			"stdout": "a994e67f441b1fcc6c5957a9861e135aeaeb289c0c84208a119cb073a95e733c",
 		}},
 		{[]string{"config", "dump"}, nil, map[string]string{
-			"stdout": "cc035b447208d5cda3c885f5f6f4c451629e2ebad2bdcaedd71da956a0596da8",
+			"stdout": "6f8ed50efc82ac93861d8655692c1d95452ad0c7cab2f6882c6e4e7aa7fd7221",
 		}},
 		{[]string{"sweep", "--workload", "dlrm,../../testdata/astrasim/DLRM_HybridParallel.txt", "--topo", "4x2x2,4x4x2", "--set", "ace.sram=1MiB,4MiB", "--format", "csv"}, nil, map[string]string{
 			"stdout": "895de1d420c840a5847b938b5a4bed9715783d11bc260cc8c1d9806520b0c5b9",
 		}},
 		{[]string{"sweep", "--workload", "dlrm", "--topo", "4x2x2", "--set", "ace.fsms=8,16", "--systems", "ace,ideal", "--format", "json", "--out", "@/sweep"}, nil, map[string]string{
-			"stdout":                   "0b12971027bc6c8a44028f911df1de9a040047e564674b0f2a812810871b04c4",
+			"stdout":                   "e9e1c5fb1aa1e569e625039f87d291247e180eabec3c409cf9bd186f6a9586af",
 			"sweep/aggregate.csv":      "fd58f44ff3980bf194157eed5f1636cf87120ec82e852da33bf5f11b4f3c61b5",
-			"sweep/points/000000.json": "b9cc1b3dc4c81db24249b43d85ac449a0e5dc2377960a873b36ecf31ab3a64b3",
-			"sweep/points/000001.json": "2cbc6e24095cfbe38d7f191bb07e864c7c1947ac21f0177cffb0a002fc13ddc8",
+			"sweep/points/000000.json": "28eb1c098f8a7fc7ac23325a3d75abaae4f1e2750edbee76f53ce13dcc98a0b2",
+			"sweep/points/000001.json": "e666ad907a5f4f9a2998391dd7a2122dc702b2955a69605cfae2aa1f79787b96",
 			"sweep/result.csv":         "41f5c56851a90ab85cd7415263373c310a90506df4c4928d64cfe255296ff62c",
-			"sweep/result.json":        "0b12971027bc6c8a44028f911df1de9a040047e564674b0f2a812810871b04c4",
+			"sweep/result.json":        "e9e1c5fb1aa1e569e625039f87d291247e180eabec3c409cf9bd186f6a9586af",
 			"sweep/result.txt":         "3fa0207f3361c58f5b9ac4569e2fa755fc8b47eea08d8e353abef7e3dee4e006",
-			"sweep/sweep.json":         "583772489e5e95ded28de2c434b5413b57c25c29eb0c6f01c3057471d5138b45",
+			"sweep/sweep.json":         "22db8541a4d9c8206329b9c161459a82a09d4d373ad5b7d9c02731552844e0bb",
 		}},
 		{[]string{"reproduce", "fig4", "--topos", "4x2x1", "--size", "8MB", "--format", "json"}, nil, map[string]string{
 			"stdout": "e7478a9b37cd1adb4ad82d8b31170a45e111dd75a33bc0fcf8754aa2a22d03c2",
@@ -489,14 +489,14 @@ func TestPinnedCommandOutputs(t *testing.T) {
 		}},
 		{[]string{"reproduce", "fig11", "--topos", "4x2x2,4x4x2", "--workloads", "dlrm", "--format", "json", "--out", "@/fig11"}, nil, map[string]string{
 			"fig11/fig11.svg":                "dbf26a3866bc9500b5f8fd1ba6cd71615ec7ec7d87ad1a8080809fb9b5cdf92d",
-			"fig11/platform.yaml":            "cc035b447208d5cda3c885f5f6f4c451629e2ebad2bdcaedd71da956a0596da8",
+			"fig11/platform.yaml":            "6f8ed50efc82ac93861d8655692c1d95452ad0c7cab2f6882c6e4e7aa7fd7221",
 			"fig11/result.csv":               "cab94faa350490c08eaed0e86b3a45d253c677f5aca3a0969a8170d6a987cf5e",
 			"fig11/result.json":              "58840f1917a6dab0a95d038f8b5bc9866dd1028c42933d013993cb2ca63859bc",
 			"fig11/result.txt":               "116bfc507daefd06d94954de0f5ef3db98b34347bbbdeb7e5df239b5bdeb57fd",
 			"fig11/summary.csv":              "779411f79900152c9004b69442ce60ad3da2ae43feef27c92989081a607ddcb5",
-			"fig11/sweep/points/000000.json": "30073330031c821fe8d51a379e67302903b65dc522362e7fe02c1a608a9d03d8",
-			"fig11/sweep/points/000001.json": "1f6c8fc583446fb9cb4409b551b9a136b537136389691cd6b381b6cc57874ad4",
-			"fig11/sweep/sweep.json":         "a9cedeb6a6d00709400d1f7c2cd4ef76f2842b9c524671b88062d9bc67363137",
+			"fig11/sweep/points/000000.json": "65c802120db456f36dbe7f3653f423a329271a107127a7f1eda2c38c7de5b6a0",
+			"fig11/sweep/points/000001.json": "e25834b73c1f5bb81c4b1fefa3048aa5461f750844ba8ae62dd26e9504000975",
+			"fig11/sweep/sweep.json":         "2e182dd92c4dd7f9cf79575f319a5d5d86b5c66172666d5415c8a7a6975e5ceb",
 			"stdout":                         "58840f1917a6dab0a95d038f8b5bc9866dd1028c42933d013993cb2ca63859bc",
 		}},
 		{[]string{"--workload", "dlrm", "--topo", "4x2x2", "--systems", "ace,baseline-commopt", "--iterations", "1", "--timeseries", "@/util.csv", "--per-layer", "@/layers.json", "--trace", "@/trace.json", "--pcap", "@/run.pcap", "--format", "json"}, []int64{76112, 142164}, map[string]string{
@@ -511,7 +511,7 @@ func TestPinnedCommandOutputs(t *testing.T) {
 		{[]string{"--workload", "dlrm", "--topo", "4x2x2", "--systems", "ace,ideal", "--iterations", "1", "--per-layer", "@/layers.csv", "--out", "@/out", "--format", "csv"}, nil, map[string]string{
 			"layers.csv":          "c33d3eff1df67ec3ca83fa03b90a1f21fae05bbf6cd6011e7ba4998545711475",
 			"out/breakdown.svg":   "c45e04763d10056e0f69736950834c00de8a240ca08380a16fcc2c2c0640f155",
-			"out/platform.yaml":   "4fac3d23a9c1e9a8c83d86deb1f0bf5178ce35cabcaca73286b8f9757d1801dd",
+			"out/platform.yaml":   "6d6a4584f44ae7d3b1c0e4124f5a785420a1e5332208db31685cf938159121ce",
 			"out/result.csv":      "2d6310bd9e1e7fba4067d3cc11eb88ebea24bb319d2bb8994150b9ec900073bb",
 			"out/result.json":     "e4df8db627a1e3135fc93e3a23c39f4bfc5623c2017ae95b7530b0d1cddb3413",
 			"out/result.txt":      "95ad15028b388e31b84465195a47dfc6d101310eff03e3b7b5cc36328a7ad7bf",
@@ -529,7 +529,7 @@ func TestPinnedCommandOutputs(t *testing.T) {
 			"trace.json": "8a8896ce82156d8d97615c6344848adb37c760b3e8dd0b276ca4df4439dc1278",
 		}},
 		{[]string{"collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "baseline-commopt", "--full", "--trace", "@/trace.json", "--trace-npus", "all", "--pcap", "@/run.pcap", "--out", "@/out"}, nil, map[string]string{
-			"out/platform.yaml": "cc035b447208d5cda3c885f5f6f4c451629e2ebad2bdcaedd71da956a0596da8",
+			"out/platform.yaml": "6f8ed50efc82ac93861d8655692c1d95452ad0c7cab2f6882c6e4e7aa7fd7221",
 			"out/result.csv":    "90f38484a9ff5b86d8384e98e2dee8afcaafa06603065cd6b95cfcad2a4c7b10",
 			"out/result.json":   "0b522c805801f7b48c462f4aa3861e22a7a60002a7256c6f76526633230c242b",
 			"out/result.txt":    "6dcb5f4a71e33b195b3f7c090c5fe6d26ad1362f2d8ee07ee0c25c1e5644f3ce",
