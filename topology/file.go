@@ -80,16 +80,26 @@ func (f *File) Ports() int {
 // payload at its raw bandwidth × efficiency, with the given buffers;
 // credits return in one link latency.
 func (f *File) Build(k *rtl.Kernel, efficiency *big.Rat, txBuffer, rxBuffer int) (*fabric.Network, error) {
+	for _, l := range f.Links {
+		if _, err := rtl.RateGBps(l.GBps, efficiency); err != nil {
+			return nil, fmt.Errorf("%s: link %d → %d: %w", f.Name, l.From, l.To, err)
+		}
+	}
+	return f.build(k, func(l Link) fabric.LinkParams {
+		r, _ := rtl.RateGBps(l.GBps, efficiency) // checked above
+		return fabric.LinkParams{Name: fmt.Sprintf("%d-%d", l.From, l.To), Rate: r, Latency: rtl.Cycle(l.Latency), CreditLatency: rtl.Cycle(l.Latency)}
+	}, txBuffer, rxBuffer)
+}
+
+// build returns the network of f's links with each link's parameters from
+// params, and the given buffers.
+func (f *File) build(k *rtl.Kernel, params func(Link) fabric.LinkParams, txBuffer, rxBuffer int) (*fabric.Network, error) {
 	net := fabric.NewNetwork(f.Nodes, f.Ports())
 	for n, ports := range f.out {
 		for p, li := range ports {
 			l := f.Links[li]
-			r, err := rtl.RateGBps(l.GBps, efficiency)
-			if err != nil {
-				return nil, fmt.Errorf("%s: link %d → %d: %w", f.Name, l.From, l.To, err)
-			}
-			params := fabric.LinkParams{Name: fmt.Sprintf("%d-%d", l.From, l.To), Rate: r, Latency: rtl.Cycle(l.Latency),
-				TxBuffer: txBuffer, RxBuffer: rxBuffer, CreditLatency: rtl.Cycle(l.Latency)}
+			params := params(l)
+			params.TxBuffer, params.RxBuffer = txBuffer, rxBuffer
 			fl, err := fabric.NewLink(k, len(net.Links), n, l.To, p, params)
 			if err != nil {
 				return nil, err

@@ -96,7 +96,7 @@ func TestParseFindsTheKindOfTopology(t *testing.T) {
 	require.False(t, s.CanFold())
 	require.Equal(t, torus.Shape{L: 4, V: 1, H: 1}, s.Plan)
 	_, err = Parse("resnet")
-	require.ErrorContains(t, err, "give a torus LxVxH (e.g. 4x4x4) or a topology file")
+	require.ErrorContains(t, err, "or a torus LxVxH (e.g. 4x4x4) or a topology file")
 	_, err = Parse("4x4")
 	require.Error(t, err)
 	_, err = Parse("nowhere/t.yaml")

@@ -1,0 +1,71 @@
+package topology
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/rtl"
+	"github.com/acemu/acemu/torus"
+)
+
+// DGX1Pairs are the NVLinks of NVIDIA's DGX-1 with eight V100 GPUs, the
+// machine of the C-Cube paper ("Communication Algorithm-Architecture
+// Co-Design for Distributed Deep Learning", Section 5 and Fig. 10): each
+// pair of GPUs joined by NVLink and how many links join it. Every GPU has
+// six; GPUs 0–3 and 4–7 are each fully connected, with the cross edges
+// 0–4, 1–5, 2–6 and 3–7; the pairs 2–3 and 6–7 have two links, as the
+// paper says, and 2–4 has none (its traffic detours through GPU 0). The
+// counts are the DGX-1's own NVLink matrix (docs/topology.md, "dgx1").
+var DGX1Pairs = []struct{ A, B, Links int }{
+	{0, 1, 1}, {0, 2, 1}, {0, 3, 2}, {0, 4, 2},
+	{1, 2, 2}, {1, 3, 1}, {1, 5, 2},
+	{2, 3, 2}, {2, 6, 1},
+	{3, 7, 1},
+	{4, 5, 1}, {4, 6, 1}, {4, 7, 2},
+	{5, 6, 2}, {5, 7, 1},
+	{6, 7, 2},
+}
+
+// dgx1 is the DGX-1 as a topology: its NVLinks, each way, bonded pairs as
+// parallel links (a node's ports in the order of DGX1Pairs), routed on
+// shortest paths as a topology file is. Every NVLink is Table V's
+// inter-package link (25 GB/s per direction, an NVLink 2.0's, and its
+// latency) [choice, docs/topology.md]: the platform's links.inter.* set it.
+func dgx1() (*File, error) {
+	var b strings.Builder
+	b.WriteString("nodes: 8\nlinks:\n")
+	for _, p := range DGX1Pairs {
+		for range p.Links {
+			fmt.Fprintf(&b, "  - {from: %d, to: %d, bandwidth: 25GB/s, latency: 500}\n", p.A, p.B)
+			fmt.Fprintf(&b, "  - {from: %d, to: %d, bandwidth: 25GB/s, latency: 500}\n", p.B, p.A)
+		}
+	}
+	return Load("dgx1", []byte(b.String()))
+}
+
+func init() {
+	Register("dgx1 (NVIDIA's DGX-1, 8 V100 GPUs joined by NVLink)", func(spec string) (*Spec, bool, error) {
+		name := strings.ToLower(strings.TrimSpace(spec))
+		if !strings.HasPrefix(name, "dgx") {
+			return nil, false, nil
+		}
+		if name != "dgx1" {
+			return nil, false, fmt.Errorf("--topo %q: the DGX machine acemu has is dgx1 (8 V100 GPUs joined by NVLink)", spec)
+		}
+		f, err := dgx1()
+		if err != nil {
+			return nil, false, err
+		}
+		all := []collectives.Axis{{Name: "all", Short: "a", Size: f.N(), Stride: 1}}
+		return &Spec{Topology: f, Plan: torus.Shape{L: f.N(), V: 1, H: 1}, Axes: all, Build: func(k *rtl.Kernel, l LinkSettings, _ bool) (*fabric.Network, error) {
+			inter := l.Torus.Inter
+			return f.build(k, func(Link) fabric.LinkParams {
+				p := inter
+				p.Name = "nvlink"
+				return p
+			}, l.TxBuffer, l.RxBuffer)
+		}}, true, nil
+	})
+}
