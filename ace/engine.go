@@ -263,11 +263,17 @@ func (r *run) latency(a, b int) rtl.Cycle {
 		}
 	} else { // a topology that never folds: follow its links
 		for cur := a; cur != b; {
-			port, ok := r.shape.NextPort(cur, b)
-			if !ok {
-				break
+			var link *fabric.Link
+			if sw := r.net.Switch(cur); sw != nil { // through a switch: its route and its own latency
+				link = sw.Out(sw.Route(b))
+				l += sw.Params.Latency
+			} else {
+				port, ok := r.shape.NextPort(cur, b)
+				if !ok {
+					break
+				}
+				link = r.net.Out(cur, port)
 			}
-			link := r.net.Out(cur, port)
 			l += link.Params.Latency
 			cur = link.Dst
 		}

@@ -83,7 +83,7 @@ func init() {
 	Register("a torus LxVxH (e.g. 4x4x4)", func(spec string) (*Spec, bool, error) {
 		shape, err := torus.Parse(spec)
 		if err != nil {
-			if strings.ContainsAny(spec, "xX") && !strings.ContainsAny(spec, "/.") {
+			if strings.ContainsAny(spec, "xX") && !strings.ContainsAny(spec, "/.:") {
 				return nil, false, err // meant as a torus: its own error says what is wrong
 			}
 			return nil, false, nil

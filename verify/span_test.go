@@ -9,6 +9,7 @@ import (
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/rtl"
+	"github.com/acemu/acemu/topology"
 	"github.com/acemu/acemu/torus"
 	"github.com/stretchr/testify/require"
 )
@@ -116,6 +117,54 @@ func TestTwoGroupsCollectivesInFlight(t *testing.T) {
 				} else {
 					require.NoError(t, ds.Result())
 				}
+			})
+		}
+	}
+}
+
+// A two-tier switch fabric of 16 NPUs (switch:4x4, docs/topology.md): the
+// hierarchical all-reduce over (leaf, spine), and one over the spine alone
+// (each leaf position's group of 4 across the leaves), end with each
+// group's exact result on the ideal endpoint, the SM-driven baseline and
+// ACE, every message through the switches.
+func TestCollectivesOnASwitchFabric(t *testing.T) {
+	spec, err := topology.Parse("switch:4x4")
+	require.NoError(t, err)
+	for _, span := range [][]string{nil, {"spine"}} {
+		plan, err := collectives.NewPlan(collectives.Config{Shape: spec.Plan, Axes: spec.Axes, Op: collectives.OpAllReduce,
+			MessageBytes: 2048, Span: span}, "hierarchical", 20_000, 8192)
+		require.NoError(t, err)
+		if span == nil {
+			require.Equal(t, []string{"reduce-scatter on leaf (ring)", "all-reduce on spine (ring)", "all-gather on leaf (ring)"}, plan.Algo.Phases())
+		}
+		for _, endpoint := range []string{"ideal", "baseline", "ace"} {
+			t.Run(fmt.Sprintf("%v/%s", span, endpoint), func(t *testing.T) {
+				k := rtl.NewKernel()
+				net, err := spec.Build(k, topology.LinkSettings{Torus: torus.DefaultLinks(), Efficiency: big.NewRat(94, 100), TxBuffer: 32, RxBuffer: 128}, false)
+				require.NoError(t, err)
+				dc, err := NewDataCheck(plan)
+				require.NoError(t, err)
+				switch endpoint {
+				case "ideal":
+					cfg := npu.DefaultIdeal()
+					cfg.Data, cfg.Observer, cfg.Topology = &npu.DataHooks{Init: dc.Hook}, dc, spec.Topology
+					_, err = npu.RunIdeal(k, net, plan, cfg)
+				case "baseline":
+					cfg := npu.DefaultBaseline(6, big.NewRat(450, 1))
+					cfg.Data, cfg.Observer, cfg.Topology = &npu.DataHooks{Init: dc.Hook}, dc, spec.Topology
+					_, err = npu.RunBaseline(k, net, plan, cfg)
+				case "ace":
+					cfg := ace.Default()
+					cfg.Topology = spec.Topology
+					_, err = ace.Run(k, net, plan, cfg, &ace.Hooks{Init: dc.Hook, Observer: dc})
+				}
+				require.NoError(t, err)
+				require.NoError(t, dc.Result())
+				var forwarded int64
+				for _, sw := range net.Switches() {
+					forwarded += sw.Forwarded()
+				}
+				require.Positive(t, forwarded, "every message goes through the switches")
 			})
 		}
 	}

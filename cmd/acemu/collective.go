@@ -91,7 +91,7 @@ type planOpts struct {
 }
 
 func (o *planOpts) register(fs *pflag.FlagSet) {
-	fs.StringVar(&o.topo, "topo", "4x4x4", "torus shape LxVxH (L NPUs per package ring, V×H packages), dgx1 (NVIDIA's DGX-1), or a topology file (docs/topology.md; acemu topology dump writes one)")
+	fs.StringVar(&o.topo, "topo", "4x4x4", "torus shape LxVxH (L NPUs per package ring, V×H packages), dgx1 (NVIDIA's DGX-1), a switch fabric switch:P0xP1 (e.g. switch:4x4), or a topology file (docs/topology.md; acemu topology dump writes one)")
 	fs.StringVar(&o.op, "op", "allreduce", "collective: allreduce, reduce-scatter, all-gather, all-to-all")
 	fs.StringVar(&o.algorithm, "algorithm", "", "algorithm (default: hierarchical; direct for all-to-all); one of:\n"+algorithmHelp())
 	fs.StringVar(&o.phases, "phases", "", "hierarchical phases, kind:dimension[:algorithm] comma-separated,\ne.g. rs:local:ring,ar:vertical:ring,ar:horizontal:ring,ag:local:ring")

@@ -28,7 +28,7 @@ Flags:
 // runTopology is `acemu topology dump`.
 func runTopology(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("topology", pflag.ContinueOnError)
-	topo := fs.String("topo", "4x4x4", "torus shape LxVxH, dgx1, or a topology file")
+	topo := fs.String("topo", "4x4x4", "torus shape LxVxH, dgx1, a switch fabric switch:P0xP1, or a topology file")
 	format := fs.String("format", "yaml", "output: yaml (the file format), "+formats)
 	var pf platformFlags
 	pf.register(fs)

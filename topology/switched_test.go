@@ -1,0 +1,67 @@
+package topology
+
+import (
+	"math/big"
+	"testing"
+
+	"github.com/acemu/acemu/rtl"
+	"github.com/acemu/acemu/torus"
+	"github.com/stretchr/testify/require"
+)
+
+// switch:4x4 is 16 NPUs under 4 leaf switches (nodes 16–19, NPUs 4i to
+// 4i+3 under leaf i) under one spine (node 20): 16 NPU–leaf links each way
+// and 4 leaf–spine links each way, 40 links. Leaf 1 sends NPU 5 down its
+// port 1 (5 − 4) and everything outside 4–7 up its port 4; the spine sends
+// NPU d down port d / 4. NPU–leaf links are the platform's intra-package
+// link, leaf–spine links its inter-package link.
+func TestSwitchFabricIsBuiltAsSpecified(t *testing.T) {
+	spec, err := Parse("switch:4x4")
+	require.NoError(t, err)
+	require.Equal(t, 16, spec.Topology.N())
+	require.Equal(t, "switch:4x4", spec.Topology.String())
+	require.False(t, spec.CanFold())
+	require.Len(t, spec.Axes, 2)
+	require.Equal(t, "leaf", spec.Axes[0].Name)
+	require.Equal(t, 1, spec.Axes[0].Stride)
+	require.Equal(t, "spine", spec.Axes[1].Name)
+	require.Equal(t, 4, spec.Axes[1].Stride)
+	links := torus.DefaultLinks()
+	net, err := spec.Build(rtl.NewKernel(), LinkSettings{Torus: links, Efficiency: big.NewRat(94, 100), TxBuffer: 32, RxBuffer: 128}, false)
+	require.NoError(t, err)
+	require.Len(t, net.Switches(), 5)
+	require.Len(t, net.Links, 40)
+	leaf1, spine := net.Switch(17), net.Switch(20)
+	require.Equal(t, 5, leaf1.Params.Ports)
+	require.Equal(t, 1, leaf1.Route(5))
+	for _, d := range []int{0, 3, 8, 15} {
+		require.Equal(t, 4, leaf1.Route(d), "NPU %d leaves leaf 1 by its up port", d)
+	}
+	require.Equal(t, 4, spine.Params.Ports)
+	for d := 0; d < 16; d++ {
+		require.Equal(t, d/4, spine.Route(d))
+	}
+	require.Equal(t, 17, net.Out(5, 0).Dst, "NPU 5's one port leads to leaf 1")
+	require.Equal(t, links.Intra.Rate, net.Out(5, 0).Params.Rate)
+	require.Equal(t, 20, leaf1.Out(4).Dst)
+	require.Equal(t, links.Inter.Rate, leaf1.Out(4).Params.Rate)
+	require.Equal(t, links.Inter.Latency, leaf1.Out(4).Params.Latency)
+}
+
+func TestSwitchFabricRefusals(t *testing.T) {
+	for spec, want := range map[string]string{
+		"switch:4":             "", // one tier: a single switch, valid
+		"switch:4x1":           "a tier of 1 is no tier",
+		"switch:4xq":           `"q" is not a whole number`,
+		"switch:":              `"" is not a whole number`,
+		"switch:64x128":        "more than 4096 NPUs",
+		"switch:2x2x2x2x2x2x2": "tiers; give at most 6",
+	} {
+		_, err := Parse(spec)
+		if want == "" {
+			require.NoError(t, err, spec)
+			continue
+		}
+		require.ErrorContains(t, err, want, spec)
+	}
+}
