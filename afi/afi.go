@@ -25,6 +25,9 @@ type Config struct {
 	// Algorithms names the algorithm per collective; missing ones use
 	// collectives.DefaultAlgorithm.
 	Algorithms map[collectives.CollectiveOp]string
+	// Axes are the machine's dimensions when it is not the torus of Shape
+	// (collectives.Config.Axes); nil: the torus's.
+	Axes []collectives.Axis
 }
 
 // DefaultConfig is Table III/V's chunk and message on shape.
@@ -77,7 +80,7 @@ func (c Config) Plan(op collectives.CollectiveOp, bytes int64) (*collectives.Pla
 	if alg == "" {
 		alg = collectives.DefaultAlgorithm(op)
 	}
-	p, err := collectives.NewPlan(collectives.Config{Shape: c.Shape, Op: op, MessageBytes: c.MessageBytes}, alg, bytes, c.ChunkBytes)
+	p, err := collectives.NewPlan(collectives.Config{Shape: c.Shape, Op: op, MessageBytes: c.MessageBytes, Axes: c.Axes}, alg, bytes, c.ChunkBytes)
 	if err != nil {
 		return nil, fmt.Errorf("afi: %s of %d B: %w", op, bytes, err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/systems"
+	"github.com/acemu/acemu/topology"
 	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/train"
 	"github.com/acemu/acemu/workload"
@@ -28,12 +29,18 @@ import (
 
 // Options chooses a comparison.
 type Options struct {
-	Shape      torus.Shape
-	Workload   *workload.Workload
-	Systems    []systems.System
-	Iterations int       // 0: train.DefaultIterations
-	Order      afi.Order // which collective in flight goes first (zero: LIFO, the ACE paper, Section V)
-	ACE        ace.Config
+	Shape torus.Shape
+	// Machine, when set, is the machine the run is on (a topology --topo
+	// named: dgx1, a switch fabric, a file) instead of the torus of Shape,
+	// which is then its Plan numbering; MachineLinks are the platform's
+	// links it is built with.
+	Machine      *topology.Spec
+	MachineLinks topology.LinkSettings
+	Workload     *workload.Workload
+	Systems      []systems.System
+	Iterations   int       // 0: train.DefaultIterations
+	Order        afi.Order // which collective in flight goes first (zero: LIFO, the ACE paper, Section V)
+	ACE          ace.Config
 	// Algorithms names the algorithm per collective (afi.Config.Algorithms;
 	// missing ones: collectives.DefaultAlgorithm).
 	Algorithms map[collectives.CollectiveOp]string
@@ -90,10 +97,34 @@ func (o Options) afiConfig(shape torus.Shape) afi.Config {
 		c.MessageBytes = o.MessageBytes
 	}
 	c.Algorithms = o.Algorithms
+	if o.offTorus() {
+		c.Axes = o.Machine.Axes
+	}
 	return c
 }
 
 // links is the torus's links.
+// offTorus reports whether the run is on a machine other than the torus.
+func (o Options) offTorus() bool { return o.Machine != nil && !o.Machine.Torus() }
+
+// name is the machine's name for the report: the torus's shape, or the
+// other machine's.
+func (o Options) name() string {
+	if o.offTorus() {
+		return o.Machine.Topology.String()
+	}
+	return o.Shape.String()
+}
+
+// topology is the machine's routing for the endpoints off the torus; nil
+// on it (the endpoints use the torus's own).
+func (o Options) topology() topology.Topology {
+	if o.offTorus() {
+		return o.Machine.Topology
+	}
+	return nil
+}
+
 func (o Options) links() torus.LinkConfig {
 	if o.Links != nil {
 		return *o.Links
@@ -200,8 +231,8 @@ func Run(o Options) (*Report, error) {
 		return nil, fmt.Errorf("compare: need a workload and at least one system")
 	}
 	fold := false
-	var why error // why one NPU cannot stand for all, when it cannot
-	if !o.Full {
+	var why error                 // why one NPU cannot stand for all, when it cannot
+	if !o.Full && !o.offTorus() { // only the torus folds
 		var err error
 		if why, err = WhyNotFold(o.afiConfig(o.Shape), o.Workload); err != nil {
 			return nil, err
@@ -221,7 +252,7 @@ func Run(o Options) (*Report, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", o.Systems[i].Name, err)
 	}
-	rep := &Report{Topology: o.Shape.String(), NPUs: o.Shape.N(), Workload: o.Workload.Name, Policy: o.Order.String(), Memory: o.Memory.String(), Folded: fold, Systems: res}
+	rep := &Report{Topology: o.name(), NPUs: o.Shape.N(), Workload: o.Workload.Name, Policy: o.Order.String(), Memory: o.Memory.String(), Folded: fold, Systems: res}
 	var ideal, aceT int64
 	for _, r := range res {
 		switch r.Name {
@@ -319,7 +350,12 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 	defer rtl.RecoverOverflow(&err)
 	r := SystemResult{Name: sys.Name}
 	k := rtl.NewKernel()
-	net, err := torus.Build(k, o.Shape, o.links(), fold)
+	var net *fabric.Network
+	if o.offTorus() {
+		net, err = o.Machine.Build(k, o.MachineLinks, false)
+	} else {
+		net, err = torus.Build(k, o.Shape, o.links(), fold)
+	}
 	if err != nil {
 		return r, err
 	}
@@ -359,7 +395,7 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 			}
 		}))
 	}
-	ep, err := endpoint.New(k, net, o.Shape, sys, endpoint.Options{ACE: acfg, Library: o.Library, Layout: layout, Order: o.Order, Observer: obs})
+	ep, err := endpoint.New(k, net, o.Shape, sys, endpoint.Options{ACE: acfg, Library: o.Library, Layout: layout, Order: o.Order, Observer: obs, Topology: o.topology()})
 	if err != nil {
 		return r, err
 	}

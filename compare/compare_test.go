@@ -18,7 +18,9 @@ import (
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/internal/testrun"
 	"github.com/acemu/acemu/observe"
+	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/systems"
+	"github.com/acemu/acemu/topology"
 	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/workload"
 	"github.com/stretchr/testify/require"
@@ -441,4 +443,37 @@ func TestAlgorithmPerCollective(t *testing.T) {
 	require.Greater(t, ideal(ring).TotalExposedComm, ideal(hier).TotalExposedComm)
 	_, err = run("spiral")
 	require.ErrorContains(t, err, `algorithm "spiral"`)
+}
+
+// The comparator on machines other than the torus: the DGX-1 and a
+// two-tier switch fabric run all five systems (never folded, every NPU
+// simulated), each iteration its compute plus its exposed communication,
+// and the report names the machine.
+func TestComparatorOnOtherMachines(t *testing.T) {
+	w, err := workload.ParseAstraSim(strings.NewReader("DATA\n2\n"+
+		"a\t-1\t20000\tNONE\t0\t20000\tNONE\t0\t20000\tALLREDUCE\t262144\t0\n"+
+		"b\t-1\t20000\tNONE\t0\t20000\tNONE\t0\t20000\tALLREDUCE\t65536\t0\n"), "small.txt")
+	require.NoError(t, err)
+	p := platform.Default()
+	for _, name := range []string{"dgx1", "switch:4x2"} {
+		t.Run(name, func(t *testing.T) {
+			m, err := topology.Parse(name)
+			require.NoError(t, err)
+			o, err := PlatformOptions(p)
+			require.NoError(t, err)
+			o.Shape, o.Machine, o.Workload, o.Systems = m.Plan, m, w, presets(t, systems.Names()[:5]...)
+			rep, err := Run(o)
+			require.NoError(t, err)
+			require.Equal(t, name, rep.Topology)
+			require.Equal(t, 8, rep.NPUs)
+			require.False(t, rep.Folded)
+			require.Len(t, rep.Systems, 5)
+			for _, r := range rep.Systems {
+				require.Equal(t, r.TotalCycles, r.TotalCompute+r.TotalExposedComm, r.Name)
+				require.Positive(t, r.BytesSentPerNPU, r.Name)
+			}
+			require.Equal(t, 100.0, rep.Systems[4].PctOfIdeal)
+			require.Contains(t, rep.SpeedupOfACE, "baseline-commopt")
+		})
+	}
 }

@@ -18,9 +18,13 @@ func PlatformOptions(p platform.Platform) (Options, error) {
 	if err != nil {
 		return Options{}, err
 	}
+	ml, err := p.LinkSettings()
+	if err != nil {
+		return Options{}, err
+	}
 	return Options{Iterations: p.Iterations, Order: p.Order, ACE: p.ACE, Library: p.Library, Memory: p.Memory,
 		Links: &links, ChunkBytes: p.ChunkBytes, MessageBytes: p.MessageBytes,
-		MemBoundShare: p.MemBoundShare, ComputeSpeed: p.ComputeSpeed, Algorithms: p.AlgorithmMap()}, nil
+		MemBoundShare: p.MemBoundShare, ComputeSpeed: p.ComputeSpeed, Algorithms: p.AlgorithmMap(), MachineLinks: ml}, nil
 }
 
 // PlatformWorkload is the workload name (a built-in or an ASTRA-sim file)

@@ -20,6 +20,7 @@ import (
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/rtl"
+	"github.com/acemu/acemu/topology"
 	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/units"
 )
@@ -89,6 +90,13 @@ func (p Platform) AlgorithmMap() map[collectives.CollectiveOp]string {
 		}
 	}
 	return m
+}
+
+// LinkSettings are the platform's links for building any machine: the
+// torus's two classes, the payload efficiency and the buffers.
+func (p Platform) LinkSettings() (topology.LinkSettings, error) {
+	t, err := p.Links()
+	return topology.LinkSettings{Torus: t, Efficiency: p.Efficiency, TxBuffer: p.TxBuffer, RxBuffer: p.RxBuffer}, err
 }
 
 // Links is the torus's links (credits return in one link latency).

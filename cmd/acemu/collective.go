@@ -515,10 +515,7 @@ func collectiveResult(r *collectiveReport) result {
 }
 
 // linkSettings are the platform's links for building any topology.
-func linkSettings(p platform.Platform) (topology.LinkSettings, error) {
-	t, err := p.Links()
-	return topology.LinkSettings{Torus: t, Efficiency: p.Efficiency, TxBuffer: p.TxBuffer, RxBuffer: p.RxBuffer}, err
-}
+func linkSettings(p platform.Platform) (topology.LinkSettings, error) { return p.LinkSettings() }
 
 // meanLinkUtilization is the share of link time spent carrying packets,
 // over every link of net.

@@ -22,6 +22,7 @@ import (
 	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/systems"
+	"github.com/acemu/acemu/topology"
 	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/workload"
 	"github.com/acemu/acemu/workload/models"
@@ -40,7 +41,7 @@ Flags:
 
 func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("acemu", pflag.ContinueOnError)
-	topo := fs.String("topo", "4x4x4", "torus shape LxVxH")
+	topo := fs.String("topo", "4x4x4", "the machine: a torus LxVxH, dgx1, a switch fabric switch:P0xP1 (e.g. switch:4x4) or a topology file (docs/topology.md)")
 	wl := fs.String("workload", "", "built-in workload ("+strings.Join(workload.BuiltinNames(), ", ")+") or an ASTRA-sim workload file")
 	sysList := fs.String("systems", strings.Join(systems.Names()[:5], ","), "systems to compare, comma-separated")
 	fs.Int("iterations", platform.Default().Iterations, "training iterations")
@@ -81,10 +82,14 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if err := checkWorkers(*workers); err != nil {
 		return fail(err)
 	}
-	shape, err := torus.Parse(*topo)
+	machine, err := topology.Parse(*topo)
 	if err != nil {
-		return fail(fmt.Errorf("--topo: %w", fileHint(err)))
+		if !strings.Contains(err.Error(), "--topo") {
+			err = fmt.Errorf("--topo: %w", err)
+		}
+		return fail(err)
 	}
+	shape := machine.Plan
 	// The platform: defaults, --config, --set, then the named flags given.
 	p, err := pf.build(fs)
 	if err != nil {
@@ -135,6 +140,9 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		*plotDir, plotFlag = of.out, "--out"
 	}
 	opts.Shape, opts.Workload, opts.Systems = shape, w, ss
+	if !machine.Torus() {
+		opts.Machine = machine
+	}
 	opts.Workers, opts.Full, opts.Series = *workers, *full, *series != "" || *plotDir != ""
 	opts.KeepMetrics = *perLayer != ""
 	kinds, err := of.asked(shape.N(), func(system string) string { return w.Name + " on " + system })
@@ -397,7 +405,7 @@ func loadWorkload(name string) (*workload.Workload, error) {
 // commands that read topology files are.
 func fileHint(err error) error {
 	if errors.Is(err, torus.ErrFile) {
-		return fmt.Errorf("%w (topology files work with acemu collective and acemu topology dump)", err)
+		return fmt.Errorf("%w (topology files work with acemu, acemu collective and acemu topology dump)", err)
 	}
 	return err
 }

@@ -746,17 +746,20 @@ func requireJSONReadsBack(t *testing.T, dump []string, readBack func(path string
 	require.Equal(t, want, again)
 }
 
-// The comparator and the sweep, which take only tori, say which commands
-// read a topology file named where a torus is wanted.
+// The sweep, which takes only tori, says which commands read a topology
+// file named where a torus is wanted; the comparator reads one (a missing
+// one is named).
 func TestTopologyFileHint(t *testing.T) {
+	code, _, errOut := runCLI("--topo", "net.yaml", "--workload", "resnet50")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, `--topo "net.yaml": no such topology file`)
 	for _, args := range [][]string{
-		{"--topo", "net.yaml", "--workload", "resnet50"},
 		{"sweep", "--topo", "net.yaml", "--workload", "resnet50"},
 	} {
 		code, _, errOut := runCLI(args...)
 		require.Equal(t, 1, code, args)
 		require.Contains(t, errOut, "a file, where a torus LxVxH is wanted", args)
-		require.Contains(t, errOut, "topology files work with acemu collective and acemu topology dump", args)
+		require.Contains(t, errOut, "topology files work with acemu, acemu collective and acemu topology dump", args)
 	}
 }
 
