@@ -224,6 +224,26 @@ func Foldable(plans ...*collectives.Plan) bool {
 // OnTorus builds what a lone collective of plan needs on the torus shape:
 // a kernel, the network (one NPU standing for all when plan allows it:
 // the same numbers, docs/architecture.md "Folding") and sys's endpoint.
+// OnMachine is OnTorus on any machine a --topo names: the torus (folded
+// when plan allows) or another (dgx1, a switch fabric, a file), built with
+// links and never folded, its endpoints routing by its topology.
+func OnMachine(m *topology.Spec, links topology.LinkSettings, plan *collectives.Plan, sys systems.System, o Options) (*rtl.Kernel, *fabric.Network, *Endpoint, error) {
+	if m.Torus() {
+		return OnTorus(m.Plan, links.Torus, plan, sys, o)
+	}
+	k := rtl.NewKernel()
+	net, err := m.Build(k, links, false)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	o.Topology = m.Topology
+	ep, err := New(k, net, m.Plan, sys, o)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return k, net, ep, nil
+}
+
 func OnTorus(shape torus.Shape, links torus.LinkConfig, plan *collectives.Plan, sys systems.System, o Options) (*rtl.Kernel, *fabric.Network, *Endpoint, error) {
 	k := rtl.NewKernel()
 	net, err := torus.Build(k, shape, links, Foldable(plan))

@@ -16,9 +16,10 @@ import (
 	"github.com/acemu/acemu/endpoint"
 	"github.com/acemu/acemu/internal/par"
 	"github.com/acemu/acemu/npu"
+	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/systems"
-	"github.com/acemu/acemu/torus"
+	"github.com/acemu/acemu/topology"
 )
 
 // Endpoint names the endpoint of a point.
@@ -89,7 +90,7 @@ func (s Spec) system() (systems.System, error) {
 // one runs a single spec: one collective on an idle network.
 func one(s Spec) (Point, error) {
 	p := Point{Spec: s}
-	shape, err := torus.Parse(s.Topo)
+	mach, err := topology.Parse(s.Topo)
 	if err != nil {
 		return p, err
 	}
@@ -97,7 +98,11 @@ func one(s Spec) (Point, error) {
 	if err != nil {
 		return p, err
 	}
-	plan, err := afi.DefaultConfig(shape).Plan(collectives.OpAllReduce, s.Size)
+	cfg := afi.DefaultConfig(mach.Plan)
+	if !mach.Torus() {
+		cfg.Axes = mach.Axes
+	}
+	plan, err := cfg.Plan(collectives.OpAllReduce, s.Size)
 	if err != nil {
 		return p, err
 	}
@@ -105,7 +110,11 @@ func one(s Spec) (Point, error) {
 	if acfg.SRAMBytes == 0 {
 		acfg = ace.Default()
 	}
-	k, _, ep, err := endpoint.OnTorus(shape, torus.DefaultLinks(), plan, sys, endpoint.Options{ACE: acfg, Layout: plan})
+	links, err := platform.Default().LinkSettings()
+	if err != nil {
+		return p, err
+	}
+	k, _, ep, err := endpoint.OnMachine(mach, links, plan, sys, endpoint.Options{ACE: acfg, Layout: plan})
 	if err != nil {
 		return p, err
 	}

@@ -288,3 +288,17 @@ func TestFig9aRunsAreTheComparatorsRuns(t *testing.T) {
 		require.Equal(t, rep.Systems[0].TotalCycles, run.Cycles, "%+v", run)
 	}
 }
+
+// Fig. 5's sweep on machines other than the torus: the DGX-1 and a switch
+// fabric run each endpoint's all-reduce, routed, and report each
+// endpoint's network bandwidth.
+func TestFig5OnOtherMachines(t *testing.T) {
+	r, err := Fig5(Fig5Options{Topos: []string{"dgx1", "switch:4x2"}, Size: 1 << 20, MemGBps: []int64{900}, BaselineSMs: 80, Workers: 2})
+	require.NoError(t, err)
+	require.Len(t, r.Rows, 2)
+	for _, row := range r.Rows {
+		require.Positive(t, row.IdealBW, row.Topo)
+		require.Positive(t, row.ACEBW, row.Topo)
+		require.Positive(t, row.BaselineBW, row.Topo)
+	}
+}

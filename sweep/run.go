@@ -18,7 +18,7 @@ import (
 	"github.com/acemu/acemu/internal/limited"
 	"github.com/acemu/acemu/internal/outfile"
 	"github.com/acemu/acemu/internal/par"
-	"github.com/acemu/acemu/torus"
+	"github.com/acemu/acemu/topology"
 	"github.com/acemu/acemu/workload"
 )
 
@@ -192,8 +192,13 @@ func (s *Spec) run(pt Point, fp string, wls map[string]*workload.Workload) (Poin
 	if err != nil {
 		return r, err
 	}
-	if o.Shape, err = torus.Parse(pt.Topology); err != nil {
+	m, err := topology.Parse(pt.Topology)
+	if err != nil {
 		return r, err
+	}
+	o.Shape = m.Plan
+	if !m.Torus() {
+		o.Machine = m
 	}
 	if o.Systems, err = compare.PlatformSystems(s.Systems, p); err != nil {
 		return r, err

@@ -11,6 +11,7 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"os"
@@ -20,6 +21,7 @@ import (
 	"github.com/acemu/acemu/compare"
 	"github.com/acemu/acemu/internal/limited"
 	"github.com/acemu/acemu/platform"
+	"github.com/acemu/acemu/topology"
 	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/units"
 	"github.com/acemu/acemu/workload"
@@ -147,11 +149,7 @@ func New(r Request) (*Spec, error) {
 		s.WorkloadFiles = append(s.WorkloadFiles, hashes[w])
 	}
 	if s.Topologies, err = list(cmp.Or(r.Names.Topologies, "--topo"), r.Topologies, func(t string) (string, error) {
-		sh, err := torus.Parse(t)
-		if err != nil {
-			return "", err
-		}
-		return sh.String(), nil
+		return machineName(t)
 	}); err != nil {
 		return nil, err
 	}
@@ -544,4 +542,22 @@ func (s *Spec) encode() []byte {
 		panic("sweep: encoding a spec: " + err.Error())
 	}
 	return b.Bytes()
+}
+
+// machineName is the canonical name of the machine a --topo entry names:
+// a torus's shape, or a built-in machine's (dgx1, switch:P0xP1…). A
+// topology file is refused: a sweep's description names its machines, and
+// a file's content could change between its shards.
+func machineName(t string) (string, error) {
+	if _, err := torus.Parse(t); errors.Is(err, torus.ErrFile) {
+		return "", err
+	}
+	m, err := topology.Parse(t)
+	if err != nil {
+		return "", err
+	}
+	if m.Torus() {
+		return m.Plan.String(), nil
+	}
+	return m.Topology.String(), nil
 }

@@ -335,3 +335,24 @@ func TestDirectoriesAreSharedSafely(t *testing.T) {
 		require.ErrorContains(t, err, "sweep.json", bad)
 	}
 }
+
+// A sweep runs on any built-in machine, named canonically (DGX1 is dgx1,
+// 4X2X1 is 4x2x1), each point the comparator's on it; a topology file is
+// refused, since a sweep's description names its machines and a file's
+// content could change between its shards.
+func TestSweepOverMachines(t *testing.T) {
+	s, err := New(Request{Base: platform.Default(), Sets: []string{"ace.fsms=8,16", "training.iterations=1"},
+		Workloads: []string{"dlrm"}, Topologies: []string{"DGX1", "switch:4x2", "4X2X1"}, Systems: []string{"ace", "ideal"}})
+	require.NoError(t, err)
+	require.Equal(t, []string{"dgx1", "switch:4x2", "4x2x1"}, s.Topologies)
+	oc, err := Run(context.Background(), s, Options{Workers: 2})
+	require.NoError(t, err)
+	require.Len(t, oc.Points, 6)
+	for _, p := range oc.Points {
+		require.Len(t, p.Systems, 2, p.Topology)
+		require.Positive(t, p.Systems[0].TotalCycles, p.Topology)
+		require.Equal(t, p.Topology == "4x2x1", p.Folded, "only the torus folds")
+	}
+	_, err = New(Request{Base: platform.Default(), Workloads: []string{"dlrm"}, Topologies: []string{"net.yaml"}, Systems: []string{"ace"}})
+	require.ErrorContains(t, err, "a file, where a torus LxVxH is wanted")
+}
