@@ -66,6 +66,9 @@ func runTopology(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
+	if sw := net.Switches(); len(sw) > 0 {
+		return fail(fmt.Errorf("--topo %s has %d switches, which a topology file cannot hold yet (its nodes are NPUs); use --topo %s itself wherever a file would go", *topo, len(sw), *topo))
+	}
 	if *format != "yaml" {
 		rows, doc := topology.Table(net, p.Efficiency)
 		res := result{header: topology.Columns, rows: rows, doc: doc,
