@@ -6,7 +6,7 @@ import (
 
 	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/sweep"
-	"github.com/acemu/acemu/torus"
+	"github.com/acemu/acemu/topology"
 )
 
 // Fig11Options chooses the scaling study of the ACE paper's Fig. 11
@@ -137,11 +137,11 @@ func Fig11(o Fig11Options) (*Fig11Result, error) {
 
 // fig11Row is one point's row.
 func fig11Row(p sweep.PointResult) (Fig11Row, error) {
-	shape, err := torus.Parse(p.Topology)
+	m, err := topology.Parse(p.Topology)
 	if err != nil {
 		return Fig11Row{}, err
 	}
-	r := Fig11Row{Workload: p.Workload, Topo: p.Topology, NPUs: shape.N()}
+	r := Fig11Row{Workload: p.Workload, Topo: p.Topology, NPUs: m.Topology.N()}
 	for _, s := range p.Systems {
 		if s.TotalCycles <= 0 {
 			return r, fmt.Errorf("%s ran no cycles", s.Name)

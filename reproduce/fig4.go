@@ -13,9 +13,10 @@ import (
 	"github.com/acemu/acemu/endpoint"
 	"github.com/acemu/acemu/internal/par"
 	"github.com/acemu/acemu/npu"
+	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/systems"
-	"github.com/acemu/acemu/torus"
+	"github.com/acemu/acemu/topology"
 )
 
 // Fig4Kernel is a compute kernel of the ACE paper's Section III
@@ -170,12 +171,15 @@ func Fig4(o Fig4Options) (*Fig4Result, error) {
 func fig4One(o Fig4Options, topo string, sys systems.System, kernel *Fig4Kernel) (_ Fig4Row, err error) {
 	defer rtl.RecoverOverflow(&err)
 	r := Fig4Row{Topo: topo, System: sys.Name}
-	shape, err := torus.Parse(topo)
+	mach, err := topology.Parse(topo)
 	if err != nil {
 		return r, err
 	}
-	cfg := afi.DefaultConfig(shape)
-	size := compare.PaddedBytes(o.Size, shape.N())
+	cfg := afi.DefaultConfig(mach.Plan)
+	if !mach.Torus() {
+		cfg.Axes = mach.Axes
+	}
+	size := compare.PaddedBytes(o.Size, mach.Plan.N())
 	plan, err := cfg.Plan(collectives.OpAllReduce, size)
 	if err != nil {
 		return r, err
@@ -184,7 +188,11 @@ func fig4One(o Fig4Options, topo string, sys systems.System, kernel *Fig4Kernel)
 	if err != nil {
 		return r, err
 	}
-	k, _, ep, err := endpoint.OnTorus(shape, torus.DefaultLinks(), plan, sys, endpoint.Options{ACE: o.ACE, Layout: layout, Order: afi.LIFO})
+	links, err := platform.Default().LinkSettings()
+	if err != nil {
+		return r, err
+	}
+	k, _, ep, err := endpoint.OnMachine(mach, links, plan, sys, endpoint.Options{ACE: o.ACE, Layout: layout, Order: afi.LIFO})
 	if err != nil {
 		return r, err
 	}
