@@ -7,6 +7,7 @@ import (
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
+	"github.com/acemu/acemu/topology"
 	"github.com/acemu/acemu/torus"
 )
 
@@ -33,6 +34,16 @@ type Config struct {
 // DefaultConfig is Table III/V's chunk and message on shape.
 func DefaultConfig(shape torus.Shape) Config {
 	return Config{Shape: shape, ChunkBytes: 64 << 10, MessageBytes: 8 << 10}
+}
+
+// MachineConfig is DefaultConfig on machine m: its NPUs numbered as m.Plan,
+// collectives built over its dimensions (the torus's, or m.Axes off it).
+func MachineConfig(m *topology.Spec) Config {
+	c := DefaultConfig(m.Plan)
+	if !m.Torus() {
+		c.Axes = m.Axes
+	}
+	return c
 }
 
 // Handle names a collective the NPU issued.

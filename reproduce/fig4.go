@@ -175,10 +175,7 @@ func fig4One(o Fig4Options, topo string, sys systems.System, kernel *Fig4Kernel)
 	if err != nil {
 		return r, err
 	}
-	cfg := afi.DefaultConfig(mach.Plan)
-	if !mach.Torus() {
-		cfg.Axes = mach.Axes
-	}
+	cfg := afi.MachineConfig(mach)
 	size := compare.PaddedBytes(o.Size, mach.Plan.N())
 	plan, err := cfg.Plan(collectives.OpAllReduce, size)
 	if err != nil {

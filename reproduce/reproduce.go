@@ -98,11 +98,7 @@ func one(s Spec) (Point, error) {
 	if err != nil {
 		return p, err
 	}
-	cfg := afi.DefaultConfig(mach.Plan)
-	if !mach.Torus() {
-		cfg.Axes = mach.Axes
-	}
-	plan, err := cfg.Plan(collectives.OpAllReduce, s.Size)
+	plan, err := afi.MachineConfig(mach).Plan(collectives.OpAllReduce, s.Size)
 	if err != nil {
 		return p, err
 	}
