@@ -19,6 +19,7 @@ import (
 	"github.com/acemu/acemu/internal/par"
 	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/observe"
+	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/topology"
@@ -33,7 +34,7 @@ type Options struct {
 	// Machine, when set, is the machine the run is on (a topology --topo
 	// named: dgx1, a switch fabric, a file) instead of the torus of Shape,
 	// which is then its Plan numbering; MachineLinks are the platform's
-	// links it is built with.
+	// links it is built with (zero: the default platform's).
 	Machine      *topology.Spec
 	MachineLinks topology.LinkSettings
 	Workload     *workload.Workload
@@ -352,7 +353,13 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 	k := rtl.NewKernel()
 	var net *fabric.Network
 	if o.offTorus() {
-		net, err = o.Machine.Build(k, o.MachineLinks, false)
+		links := o.MachineLinks
+		if links.Efficiency == nil { // not given: the platform's defaults
+			if links, err = platform.Default().LinkSettings(); err != nil {
+				return r, err
+			}
+		}
+		net, err = o.Machine.Build(k, links, false)
 	} else {
 		net, err = torus.Build(k, o.Shape, o.links(), fold)
 	}

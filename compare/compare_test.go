@@ -474,6 +474,10 @@ func TestComparatorOnOtherMachines(t *testing.T) {
 			}
 			require.Equal(t, 100.0, rep.Systems[4].PctOfIdeal)
 			require.Contains(t, rep.SpeedupOfACE, "baseline-commopt")
+			o.MachineLinks = topology.LinkSettings{} // not given: the default platform's, the same here
+			again, err := Run(o)
+			require.NoError(t, err)
+			require.Equal(t, rep, again)
 		})
 	}
 }
