@@ -106,6 +106,12 @@ func (e *Engine) SetOrder(o afi.Order) { e.r.priority = o }
 // kernel's current cycle); done, if not nil, is called from a kernel event
 // at the cycle its last chunk is back in memory on the last NPU.
 func (e *Engine) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.Cycle)) error {
+	return e.IssueChunks(now, plan, done, nil)
+}
+
+// IssueChunks is Issue that also reports each chunk, in order, once it and
+// the chunks before it are back in memory on every NPU (chunk may be nil).
+func (e *Engine) IssueChunks(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.Cycle), chunk func(now rtl.Cycle, chunk int)) error {
 	r := e.r
 	l := r.layout
 	if plan.Shape == l.Shape && !r.serves(plan) {
@@ -115,7 +121,7 @@ func (e *Engine) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.
 	if err := r.gate.Admit(now, plan); err != nil {
 		return err
 	}
-	co := r.colls.Add(plan, len(r.nodes), 0, done) // its chunks are numbered when created
+	co := r.colls.Add(plan, len(r.nodes), 0, done, chunk) // its chunks are numbered when created
 	r.k.ScheduleClass(now, rtl.ClassSystem, rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) { r.create(now, co) }), 0, 0)
 	return nil
 }

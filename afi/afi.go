@@ -16,6 +16,10 @@ import (
 // collective at a cycle; done is called when it has finished everywhere.
 type Engine interface {
 	Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.Cycle)) error
+	// IssueChunks is Issue that also reports each chunk's completion on
+	// every NPU, in chunk order (chunk may be nil): what per-chunk
+	// chaining (the C-Cube paper's gradient queuing) listens to.
+	IssueChunks(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.Cycle), chunk func(now rtl.Cycle, chunk int)) error
 }
 
 // Config is how the AFI cuts the collectives it is given (Table III).
@@ -116,6 +120,13 @@ func (a *Interface) Plan(op collectives.CollectiveOp, bytes int64) (*collectives
 // Issue sends the command for a collective of op and bytes per NPU at
 // cycle now; done, if not nil, is its completion interrupt.
 func (a *Interface) Issue(now rtl.Cycle, op collectives.CollectiveOp, bytes int64, done func(now rtl.Cycle)) (Handle, error) {
+	return a.IssueChunks(now, op, bytes, done, nil)
+}
+
+// IssueChunks is Issue that also reports each chunk, in order, once it and
+// the chunks before it have finished on every NPU (Engine.IssueChunks;
+// chunk may be nil).
+func (a *Interface) IssueChunks(now rtl.Cycle, op collectives.CollectiveOp, bytes int64, done func(now rtl.Cycle), chunk func(now rtl.Cycle, chunk int)) (Handle, error) {
 	p, err := a.Plan(op, bytes)
 	if err != nil {
 		return -1, err
@@ -124,7 +135,7 @@ func (a *Interface) Issue(now rtl.Cycle, op collectives.CollectiveOp, bytes int6
 	if a.obs != nil {
 		a.obs.Observe(observe.Event{Kind: observe.CollectiveIssued, Cycle: now, Coll: int(h), Bytes: bytes, What: op.String()})
 	}
-	err = a.eng.Issue(now, p, func(t rtl.Cycle) {
+	err = a.eng.IssueChunks(now, p, func(t rtl.Cycle) {
 		a.inFlight--
 		if a.obs != nil {
 			a.obs.Observe(observe.Event{Kind: observe.CollectiveDone, Cycle: t, Coll: int(h), Bytes: bytes, What: op.String()})
@@ -132,7 +143,7 @@ func (a *Interface) Issue(now rtl.Cycle, op collectives.CollectiveOp, bytes int6
 		if done != nil {
 			done(t)
 		}
-	})
+	}, chunk)
 	if err != nil {
 		return -1, fmt.Errorf("afi: collective %d (%s of %d B): %w", h, op, bytes, err)
 	}

@@ -69,6 +69,10 @@ type nopEngine struct{}
 
 func (nopEngine) Issue(rtl.Cycle, *collectives.Plan, func(rtl.Cycle)) error { return nil }
 
+func (nopEngine) IssueChunks(rtl.Cycle, *collectives.Plan, func(rtl.Cycle), func(rtl.Cycle, int)) error {
+	return nil
+}
+
 func TestBadCommandsAreRefused(t *testing.T) {
 	shape, err := torus.Parse("4x2x1")
 	require.NoError(t, err)
@@ -91,6 +95,10 @@ func (s spinner) Issue(now rtl.Cycle, _ *collectives.Plan, _ func(rtl.Cycle)) er
 	return nil
 }
 
+func (s spinner) IssueChunks(now rtl.Cycle, p *collectives.Plan, done func(rtl.Cycle), _ func(rtl.Cycle, int)) error {
+	return s.Issue(now, p, done)
+}
+
 func (spinner) Stuck() error { return errors.New("NPU 0 chunk 0 waits for its port") }
 
 // A collective whose events go on without progress ends, through the
@@ -102,4 +110,35 @@ func TestAStalledCollectiveReportsWhoWaits(t *testing.T) {
 	_, err := afi.RunOne(k, spinner{k}, nil)
 	require.ErrorContains(t, err, "stopped making progress")
 	require.ErrorContains(t, err, "NPU 0 chunk 0 waits for its port")
+}
+
+// chunker reports chunks 0..2 and then the collective's end, at the cycle
+// it is issued.
+type chunker struct{}
+
+func (c chunker) Issue(now rtl.Cycle, p *collectives.Plan, done func(rtl.Cycle)) error {
+	return c.IssueChunks(now, p, done, nil)
+}
+
+func (chunker) IssueChunks(now rtl.Cycle, _ *collectives.Plan, done func(rtl.Cycle), chunk func(rtl.Cycle, int)) error {
+	for i := 0; i < 3 && chunk != nil; i++ {
+		chunk(now, i)
+	}
+	done(now)
+	return nil
+}
+
+// The interface hands the engine's chunk reports to the issuer, and its
+// end to the issuer's done.
+func TestInterfacePassesChunksOn(t *testing.T) {
+	shape, err := torus.Parse("4x2x1")
+	require.NoError(t, err)
+	a, err := afi.New(afi.DefaultConfig(shape), chunker{})
+	require.NoError(t, err)
+	var got []int
+	ended := false
+	_, err = a.IssueChunks(5, collectives.OpAllReduce, 4096, func(rtl.Cycle) { ended = true }, func(_ rtl.Cycle, c int) { got = append(got, c) })
+	require.NoError(t, err)
+	require.Equal(t, []int{0, 1, 2}, got)
+	require.True(t, ended)
 }

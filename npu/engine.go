@@ -93,6 +93,12 @@ func (e *Engine) SetOrder(o afi.Order) { e.r.order = o }
 // kernel's current cycle); done, if not nil, is called from a kernel event
 // at the cycle its last chunk finishes on the last NPU.
 func (e *Engine) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.Cycle)) error {
+	return e.IssueChunks(now, plan, done, nil)
+}
+
+// IssueChunks is Issue that also reports each chunk, in order, once it and
+// the chunks before it have finished on every NPU (chunk may be nil).
+func (e *Engine) IssueChunks(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.Cycle), chunk func(now rtl.Cycle, chunk int)) error {
 	r := e.r
 	if err := r.gate.Admit(now, plan); err != nil {
 		return err
@@ -101,7 +107,7 @@ func (e *Engine) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.
 	if int64(r.chunks)+int64(nc) > 1<<31-1 {
 		return fmt.Errorf("too many chunks in flight over the run (%d + %d)", r.chunks, nc)
 	}
-	co := r.colls.Add(plan, len(r.nodes), r.chunks, done)
+	co := r.colls.Add(plan, len(r.nodes), r.chunks, done, chunk)
 	prio := int64(co.ID)
 	if r.order == afi.LIFO {
 		prio = -prio

@@ -25,6 +25,11 @@ type Collective struct {
 	// Pending counts the chunk × NPU pairs not finished.
 	Pending int
 	done    func(now rtl.Cycle)
+	// With a chunk callback: per chunk, the NPUs it has not finished on,
+	// and the next chunk to report (chunks are reported in order).
+	chunk     func(now rtl.Cycle, chunk int)
+	chunkLeft []int32
+	nextChunk int
 }
 
 // Collectives are an engine's collectives, in the order issued.
@@ -37,9 +42,17 @@ type Collectives struct {
 func NewCollectives(k *rtl.Kernel) *Collectives { return &Collectives{k: k} }
 
 // Add records a collective of plan on nodes NPUs, its chunks numbered from
-// first; done is called when the last chunk finishes on the last NPU.
-func (c *Collectives) Add(plan *collectives.Plan, nodes int, first int32, done func(now rtl.Cycle)) *Collective {
-	co := &Collective{ID: len(c.list), Plan: plan, First: first, Pending: nodes * plan.NumChunks(), done: done}
+// first; done is called when the last chunk finishes on the last NPU, and
+// chunk, if not nil, with each chunk's local number once it and every
+// chunk before it have finished on every NPU, in order, before done.
+func (c *Collectives) Add(plan *collectives.Plan, nodes int, first int32, done func(now rtl.Cycle), chunk func(now rtl.Cycle, chunk int)) *Collective {
+	co := &Collective{ID: len(c.list), Plan: plan, First: first, Pending: nodes * plan.NumChunks(), done: done, chunk: chunk}
+	if chunk != nil {
+		co.chunkLeft = make([]int32, plan.NumChunks())
+		for i := range co.chunkLeft {
+			co.chunkLeft[i] = int32(nodes)
+		}
+	}
 	c.list = append(c.list, co)
 	return co
 }
@@ -47,10 +60,25 @@ func (c *Collectives) Add(plan *collectives.Plan, nodes int, first int32, done f
 // All returns the collectives issued, in order.
 func (c *Collectives) All() []*Collective { return c.list }
 
-// Finish counts one chunk of co finished on one NPU at cycle now; the
-// last one calls co's done after every NPU's events of the cycle
-// (rtl.ClassSystem).
-func (c *Collectives) Finish(now rtl.Cycle, co *Collective) {
+// Finish counts chunk local of co finished on one NPU at cycle now; the
+// chunks that are then finished everywhere, in order, are reported to the
+// chunk callback, and the collective's last to done, after every NPU's
+// events of the cycle (rtl.ClassSystem).
+func (c *Collectives) Finish(now rtl.Cycle, co *Collective, local int32) {
+	if co.chunk != nil {
+		co.chunkLeft[local]--
+		from := co.nextChunk
+		for co.nextChunk < len(co.chunkLeft) && co.chunkLeft[co.nextChunk] == 0 {
+			co.nextChunk++
+		}
+		if to := co.nextChunk; to > from {
+			c.k.ScheduleClass(now, rtl.ClassSystem, rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) {
+				for k := from; k < to; k++ {
+					co.chunk(now, k)
+				}
+			}), 0, 0)
+		}
+	}
 	co.Pending--
 	if co.Pending == 0 && co.done != nil {
 		c.k.ScheduleClass(now, rtl.ClassSystem, rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) { co.done(now) }), 0, 0)
@@ -118,7 +146,7 @@ func (c *Chunk) Done(now rtl.Cycle, npu int, o observe.Observer, colls *Collecti
 		o.Observe(observe.Event{Kind: observe.ChunkDone, Cycle: now, NPU: npu, Coll: c.Coll.ID, Chunk: int(c.Local), Values: c.Vals})
 	}
 	c.Vals = nil
-	colls.Finish(now, c.Coll)
+	colls.Finish(now, c.Coll, c.Local)
 }
 
 // Info is what is derived once per program: how many dependences each op

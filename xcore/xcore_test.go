@@ -1,6 +1,7 @@
 package xcore
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/acemu/acemu/collectives"
@@ -24,17 +25,40 @@ func TestACollectiveIsDoneWhenItsLastChunkFinishes(t *testing.T) {
 	p := ringPlan(t)
 	require.Equal(t, 2, p.NumChunks())
 	var doneAt []rtl.Cycle
-	a := cs.Add(p, 3, 0, func(now rtl.Cycle) { doneAt = append(doneAt, now) })
-	cs.Add(p, 3, 2, nil)
+	a := cs.Add(p, 3, 0, func(now rtl.Cycle) { doneAt = append(doneAt, now) }, nil)
+	cs.Add(p, 3, 2, nil, nil)
 	require.Equal(t, 12, cs.PendingChunks())
 	for i := 0; i < 6; i++ {
-		k.Schedule(rtl.Cycle(10+i), rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) { cs.Finish(now, a) }), 0, 0)
+		k.Schedule(rtl.Cycle(10+i), rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) { cs.Finish(now, a, int32(i%2)) }), 0, 0)
 	}
 	k.Run()
 	require.Equal(t, []rtl.Cycle{15}, doneAt)
 	require.Equal(t, 1, cs.Unfinished())
 	require.Equal(t, 6, cs.PendingChunks())
 	require.Equal(t, int32(2), cs.All()[1].First)
+}
+
+// Chunks are reported in order, each once it has finished on every NPU:
+// 3 chunks on 2 NPUs finishing (chunk, NPU) (1,a) at 10, (1,b) at 11,
+// (0,a) at 12, (2,a) at 13, (2,b) at 14, (0,b) at 15: chunk 1 is finished
+// everywhere at 11 but waits for chunk 0, finished at 15, so chunks 0, 1
+// and 2 are all reported at 15, in that order, then done.
+func TestChunksAreReportedInOrder(t *testing.T) {
+	k := rtl.NewKernel()
+	cs := NewCollectives(k)
+	s, err := torus.Parse("4x1x1")
+	require.NoError(t, err)
+	p, err := collectives.NewPlan(collectives.Config{Shape: s, Op: collectives.OpAllReduce, MessageBytes: 256}, "hierarchical", 3000, 1024)
+	require.NoError(t, err)
+	require.Equal(t, 3, p.NumChunks())
+	var got []string
+	a := cs.Add(p, 2, 0, func(now rtl.Cycle) { got = append(got, fmt.Sprintf("done@%d", now)) },
+		func(now rtl.Cycle, c int) { got = append(got, fmt.Sprintf("%d@%d", c, now)) })
+	for i, c := range []int32{1, 1, 0, 2, 2, 0} {
+		k.Schedule(rtl.Cycle(10+i), rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) { cs.Finish(now, a, c) }), 0, 0)
+	}
+	k.Run()
+	require.Equal(t, []string{"0@15", "1@15", "2@15", "done@15"}, got)
 }
 
 // Ops: completing an op releases each op whose last dependence it was, in
@@ -77,7 +101,7 @@ func TestAChunkWalksItsPhasesAndEndsOnce(t *testing.T) {
 	k := rtl.NewKernel()
 	cs := NewCollectives(k)
 	p := ringPlan(t)
-	co := cs.Add(p, 1, 0, nil)
+	co := cs.Add(p, 1, 0, nil, nil)
 	c := NewChunk(co, 1)
 	require.Equal(t, p.ChunkLen(1), c.Len)
 	infos := Infos{}
