@@ -106,12 +106,13 @@ func (e *Engine) SetOrder(o afi.Order) { e.r.priority = o }
 // kernel's current cycle); done, if not nil, is called from a kernel event
 // at the cycle its last chunk is back in memory on the last NPU.
 func (e *Engine) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.Cycle)) error {
-	return e.IssueChunks(now, plan, done, nil)
+	return e.IssueWith(now, plan, afi.IssueOptions{Done: done})
 }
 
-// IssueChunks is Issue that also reports each chunk, in order, once it and
-// the chunks before it are back in memory on every NPU (chunk may be nil).
-func (e *Engine) IssueChunks(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.Cycle), chunk func(now rtl.Cycle, chunk int)) error {
+// IssueWith is Issue with per-chunk completion and a priority
+// (afi.IssueOptions): a collective of lower priority value takes SRAM room
+// before any of higher value that no NPU has loaded yet.
+func (e *Engine) IssueWith(now rtl.Cycle, plan *collectives.Plan, o afi.IssueOptions) error {
 	r := e.r
 	l := r.layout
 	if plan.Shape == l.Shape && !r.serves(plan) {
@@ -121,8 +122,9 @@ func (e *Engine) IssueChunks(now rtl.Cycle, plan *collectives.Plan, done func(no
 	if err := r.gate.Admit(now, plan); err != nil {
 		return err
 	}
-	co := r.colls.Add(plan, len(r.nodes), 0, done, chunk) // its chunks are numbered when created
-	r.k.ScheduleClass(now, rtl.ClassSystem, rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) { r.create(now, co) }), 0, 0)
+	co := r.colls.Add(plan, len(r.nodes), 0, o.Done, o.Chunk) // its chunks are numbered when created
+	key := r.priority.Key(o.Priority, co.ID)
+	r.k.ScheduleClass(now, rtl.ClassSystem, rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) { r.create(now, co, key) }), 0, 0)
 	return nil
 }
 
@@ -143,24 +145,28 @@ func (r *run) serves(plan *collectives.Plan) bool {
 }
 
 // create makes co's chunks on every NPU and places them in the order in
-// which chunks take SRAM room: last (FIFO), or right after every chunk any
-// NPU has already loaded (LIFO). Either way the order is the same on every
-// NPU, which keeps the chunk flow deadlock-free (docs/ace-model.md).
-func (r *run) create(now rtl.Cycle, co *xcore.Collective) {
+// which chunks take SRAM room: after every chunk any NPU has already
+// loaded, before the first not yet loaded whose collective's key
+// (afi.Order.Key: priority, then issue order) is higher; so under FIFO
+// last, under LIFO right after the loaded ones, when priorities are equal.
+// Either way the order is the same on every NPU, which keeps the chunk
+// flow deadlock-free (docs/ace-model.md).
+func (r *run) create(now rtl.Cycle, co *xcore.Collective, key int64) {
 	nc := co.Plan.NumChunks()
 	first := int32(len(r.rank))
 	co.First = first
-	at := len(r.order)
-	if r.priority == afi.LIFO {
-		at = 0
-		for _, nd := range r.nodes {
-			at = max(at, nd.nextAdmit)
-		}
+	at := 0
+	for _, nd := range r.nodes {
+		at = max(at, nd.nextAdmit)
+	}
+	for at < len(r.order) && r.keys[r.order[at]] <= key {
+		at++
 	}
 	ids := make([]int32, nc)
 	for c := range ids {
 		ids[c] = first + int32(c)
 		r.rank = append(r.rank, 0)
+		r.keys = append(r.keys, key)
 	}
 	r.order = append(r.order[:at], append(ids, r.order[at:]...)...)
 	for i := at; i < len(r.order); i++ {
@@ -239,6 +245,7 @@ type run struct {
 	// take SRAM room; rank[id] is a chunk's place in it.
 	order []int32
 	rank  []int32
+	keys  []int64 // per chunk, its collective's afi.Order.Key
 	// Rendezvous: resAt[npu][chunk*(phases+1)+phase] is the cycle NPU npu
 	// made room for that chunk's phase (-1: not yet); waiters are the NPUs
 	// to wake when it does; lat caches latency(a, b), the latency of the

@@ -16,10 +16,36 @@ import (
 // collective at a cycle; done is called when it has finished everywhere.
 type Engine interface {
 	Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.Cycle)) error
-	// IssueChunks is Issue that also reports each chunk's completion on
-	// every NPU, in chunk order (chunk may be nil): what per-chunk
-	// chaining (the C-Cube paper's gradient queuing) listens to.
-	IssueChunks(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.Cycle), chunk func(now rtl.Cycle, chunk int)) error
+	// IssueWith is Issue with what IssueOptions adds: per-chunk
+	// completion and a priority.
+	IssueWith(now rtl.Cycle, plan *collectives.Plan, o IssueOptions) error
+}
+
+// IssueOptions is what an issuer may ask of a collective beyond its plan.
+type IssueOptions struct {
+	// Done is called when the collective has finished on every NPU.
+	Done func(now rtl.Cycle)
+	// Chunk, if set, hears of each chunk, in order, once it and every
+	// chunk before it have finished on every NPU (on ACE: are back in
+	// memory), before Done: what per-chunk chaining (the C-Cube paper's
+	// gradient queuing) listens to.
+	Chunk func(now rtl.Cycle, chunk int)
+	// Priority orders the collective among those in flight, lower first
+	// (their messages at a port, their chunks for ACE's SRAM); equal
+	// priorities follow the engine's Order. Zero for every collective:
+	// the Order alone.
+	Priority int32
+}
+
+// Key is the order in which a collective's work goes, lower first: its
+// priority, then its place in the issue order under o (the newest first
+// under LIFO). Every engine ranks collectives by it.
+func (o Order) Key(priority int32, id int) int64 {
+	k := int64(id)
+	if o == LIFO {
+		k = -k
+	}
+	return int64(priority)<<40 + k
 }
 
 // Config is how the AFI cuts the collectives it is given (Table III).
@@ -120,13 +146,13 @@ func (a *Interface) Plan(op collectives.CollectiveOp, bytes int64) (*collectives
 // Issue sends the command for a collective of op and bytes per NPU at
 // cycle now; done, if not nil, is its completion interrupt.
 func (a *Interface) Issue(now rtl.Cycle, op collectives.CollectiveOp, bytes int64, done func(now rtl.Cycle)) (Handle, error) {
-	return a.IssueChunks(now, op, bytes, done, nil)
+	return a.IssueWith(now, op, bytes, IssueOptions{Done: done})
 }
 
-// IssueChunks is Issue that also reports each chunk, in order, once it and
-// the chunks before it have finished on every NPU (Engine.IssueChunks;
-// chunk may be nil).
-func (a *Interface) IssueChunks(now rtl.Cycle, op collectives.CollectiveOp, bytes int64, done func(now rtl.Cycle), chunk func(now rtl.Cycle, chunk int)) (Handle, error) {
+// IssueWith is Issue with per-chunk completion and a priority
+// (IssueOptions, Engine.IssueWith).
+func (a *Interface) IssueWith(now rtl.Cycle, op collectives.CollectiveOp, bytes int64, o IssueOptions) (Handle, error) {
+	done := o.Done
 	p, err := a.Plan(op, bytes)
 	if err != nil {
 		return -1, err
@@ -135,7 +161,7 @@ func (a *Interface) IssueChunks(now rtl.Cycle, op collectives.CollectiveOp, byte
 	if a.obs != nil {
 		a.obs.Observe(observe.Event{Kind: observe.CollectiveIssued, Cycle: now, Coll: int(h), Bytes: bytes, What: op.String()})
 	}
-	err = a.eng.IssueChunks(now, p, func(t rtl.Cycle) {
+	o.Done = func(t rtl.Cycle) {
 		a.inFlight--
 		if a.obs != nil {
 			a.obs.Observe(observe.Event{Kind: observe.CollectiveDone, Cycle: t, Coll: int(h), Bytes: bytes, What: op.String()})
@@ -143,7 +169,8 @@ func (a *Interface) IssueChunks(now rtl.Cycle, op collectives.CollectiveOp, byte
 		if done != nil {
 			done(t)
 		}
-	}, chunk)
+	}
+	err = a.eng.IssueWith(now, p, o)
 	if err != nil {
 		return -1, fmt.Errorf("afi: collective %d (%s of %d B): %w", h, op, bytes, err)
 	}

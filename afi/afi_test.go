@@ -69,9 +69,7 @@ type nopEngine struct{}
 
 func (nopEngine) Issue(rtl.Cycle, *collectives.Plan, func(rtl.Cycle)) error { return nil }
 
-func (nopEngine) IssueChunks(rtl.Cycle, *collectives.Plan, func(rtl.Cycle), func(rtl.Cycle, int)) error {
-	return nil
-}
+func (nopEngine) IssueWith(rtl.Cycle, *collectives.Plan, afi.IssueOptions) error { return nil }
 
 func TestBadCommandsAreRefused(t *testing.T) {
 	shape, err := torus.Parse("4x2x1")
@@ -95,8 +93,8 @@ func (s spinner) Issue(now rtl.Cycle, _ *collectives.Plan, _ func(rtl.Cycle)) er
 	return nil
 }
 
-func (s spinner) IssueChunks(now rtl.Cycle, p *collectives.Plan, done func(rtl.Cycle), _ func(rtl.Cycle, int)) error {
-	return s.Issue(now, p, done)
+func (s spinner) IssueWith(now rtl.Cycle, p *collectives.Plan, o afi.IssueOptions) error {
+	return s.Issue(now, p, o.Done)
 }
 
 func (spinner) Stuck() error { return errors.New("NPU 0 chunk 0 waits for its port") }
@@ -117,14 +115,14 @@ func TestAStalledCollectiveReportsWhoWaits(t *testing.T) {
 type chunker struct{}
 
 func (c chunker) Issue(now rtl.Cycle, p *collectives.Plan, done func(rtl.Cycle)) error {
-	return c.IssueChunks(now, p, done, nil)
+	return c.IssueWith(now, p, afi.IssueOptions{Done: done})
 }
 
-func (chunker) IssueChunks(now rtl.Cycle, _ *collectives.Plan, done func(rtl.Cycle), chunk func(rtl.Cycle, int)) error {
-	for i := 0; i < 3 && chunk != nil; i++ {
-		chunk(now, i)
+func (chunker) IssueWith(now rtl.Cycle, _ *collectives.Plan, o afi.IssueOptions) error {
+	for i := 0; i < 3 && o.Chunk != nil; i++ {
+		o.Chunk(now, i)
 	}
-	done(now)
+	o.Done(now)
 	return nil
 }
 
@@ -137,7 +135,7 @@ func TestInterfacePassesChunksOn(t *testing.T) {
 	require.NoError(t, err)
 	var got []int
 	ended := false
-	_, err = a.IssueChunks(5, collectives.OpAllReduce, 4096, func(rtl.Cycle) { ended = true }, func(_ rtl.Cycle, c int) { got = append(got, c) })
+	_, err = a.IssueWith(5, collectives.OpAllReduce, 4096, afi.IssueOptions{Done: func(rtl.Cycle) { ended = true }, Chunk: func(_ rtl.Cycle, c int) { got = append(got, c) }})
 	require.NoError(t, err)
 	require.Equal(t, []int{0, 1, 2}, got)
 	require.True(t, ended)

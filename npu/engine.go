@@ -93,12 +93,12 @@ func (e *Engine) SetOrder(o afi.Order) { e.r.order = o }
 // kernel's current cycle); done, if not nil, is called from a kernel event
 // at the cycle its last chunk finishes on the last NPU.
 func (e *Engine) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.Cycle)) error {
-	return e.IssueChunks(now, plan, done, nil)
+	return e.IssueWith(now, plan, afi.IssueOptions{Done: done})
 }
 
-// IssueChunks is Issue that also reports each chunk, in order, once it and
-// the chunks before it have finished on every NPU (chunk may be nil).
-func (e *Engine) IssueChunks(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.Cycle), chunk func(now rtl.Cycle, chunk int)) error {
+// IssueWith is Issue with per-chunk completion and a priority
+// (afi.IssueOptions).
+func (e *Engine) IssueWith(now rtl.Cycle, plan *collectives.Plan, o afi.IssueOptions) error {
 	r := e.r
 	if err := r.gate.Admit(now, plan); err != nil {
 		return err
@@ -107,11 +107,8 @@ func (e *Engine) IssueChunks(now rtl.Cycle, plan *collectives.Plan, done func(no
 	if int64(r.chunks)+int64(nc) > 1<<31-1 {
 		return fmt.Errorf("too many chunks in flight over the run (%d + %d)", r.chunks, nc)
 	}
-	co := r.colls.Add(plan, len(r.nodes), r.chunks, done, chunk)
-	prio := int64(co.ID)
-	if r.order == afi.LIFO {
-		prio = -prio
-	}
+	co := r.colls.Add(plan, len(r.nodes), r.chunks, o.Done, o.Chunk)
+	prio := r.order.Key(o.Priority, co.ID)
 	r.chunks += int32(nc)
 	for _, nd := range r.nodes {
 		nd.chunks = append(nd.chunks, make([]*chunkState, nc)...)
