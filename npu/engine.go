@@ -90,7 +90,8 @@ func newEngine(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, cfg IdealC
 func (e *Engine) SetOrder(o afi.Order) { e.r.order = o }
 
 // Issue starts plan's collective on every NPU at cycle now (not before the
-// kernel's current cycle); done, if not nil, is called from a kernel event
+// kernel's current cycle; on the baseline, its library's launch later,
+// Library.LaunchCycles); done, if not nil, is called from a kernel event
 // at the cycle its last chunk finishes on the last NPU.
 func (e *Engine) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.Cycle)) error {
 	return e.IssueWith(now, plan, afi.IssueOptions{Done: done})
