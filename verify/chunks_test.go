@@ -1,24 +1,15 @@
 package verify
 
 import (
-	"math/big"
 	"testing"
 
-	"github.com/acemu/acemu/ace"
 	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/collectives"
-	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/torus"
 	"github.com/stretchr/testify/require"
 )
-
-// chunkEngine is an engine that reports chunks.
-type chunkEngine interface {
-	IssueWith(now rtl.Cycle, plan *collectives.Plan, o afi.IssueOptions) error
-	Stuck() error
-}
 
 // Per-chunk completion, on every endpoint: an all-reduce of 10 chunks on
 // 4x2x1 reports chunks 0 to 9 in order, chunk k at the latest cycle any
@@ -29,7 +20,7 @@ func TestChunksAreReportedInOrderOnEveryEndpoint(t *testing.T) {
 	require.NoError(t, err)
 	plan := plan(t, "4x2x1", collectives.OpAllReduce, "hierarchical", 10*4096, 4096, 1024, nil)
 	require.Equal(t, 10, plan.NumChunks())
-	for _, endpoint := range []string{"ideal", "baseline", "ace"} {
+	for _, endpoint := range testEndpoints {
 		t.Run(endpoint, func(t *testing.T) {
 			k := rtl.NewKernel()
 			net, err := torus.BuildNetwork(k, shape, torus.DefaultLinks())
@@ -40,20 +31,7 @@ func TestChunksAreReportedInOrderOnEveryEndpoint(t *testing.T) {
 					finished[e.Chunk] = max(finished[e.Chunk], e.Cycle)
 				}
 			})
-			var e chunkEngine
-			switch endpoint {
-			case "ideal":
-				cfg := npu.DefaultIdeal()
-				cfg.Observer = obs
-				e, err = npu.NewIdealEngine(k, net, shape, cfg)
-			case "baseline":
-				cfg := npu.DefaultBaseline(6, big.NewRat(450, 1))
-				cfg.Observer = obs
-				e, err = npu.NewBaselineEngine(k, net, shape, cfg)
-			case "ace":
-				e, err = ace.NewEngine(k, net, plan, ace.Default(), &ace.Hooks{Observer: obs})
-			}
-			require.NoError(t, err)
+			e := newTestEngine(t, endpoint, k, net, shape, plan, nil, obs)
 			var reported []int
 			var at []rtl.Cycle
 			var done rtl.Cycle
@@ -83,36 +61,19 @@ func TestChunksAreReportedInOrderOnEveryEndpoint(t *testing.T) {
 func TestPriorityPutsACollectiveAhead(t *testing.T) {
 	shape, err := torus.Parse("4x2x1")
 	require.NoError(t, err)
-	big := plan(t, "4x2x1", collectives.OpAllReduce, "hierarchical", 64*4096, 4096, 1024, nil)
+	large := plan(t, "4x2x1", collectives.OpAllReduce, "hierarchical", 64*4096, 4096, 1024, nil)
 	small := plan(t, "4x2x1", collectives.OpAllReduce, "hierarchical", 4*4096, 4096, 1024, nil)
-	for _, endpoint := range []string{"ideal", "baseline", "ace"} {
+	for _, endpoint := range testEndpoints {
 		end := func(priority int32) rtl.Cycle {
 			k := rtl.NewKernel()
 			net, err := torus.BuildNetwork(k, shape, torus.DefaultLinks())
 			require.NoError(t, err)
-			ds, err := NewDataChecks(big, small)
+			ds, err := NewDataChecks(large, small)
 			require.NoError(t, err)
-			type engine interface {
-				chunkEngine
-				SetOrder(afi.Order)
-			}
-			var e engine
-			switch endpoint {
-			case "ideal":
-				cfg := npu.DefaultIdeal()
-				cfg.Data, cfg.Observer = &npu.DataHooks{Init: ds.Hook}, ds
-				e, err = npu.NewIdealEngine(k, net, shape, cfg)
-			case "baseline":
-				cfg := npu.DefaultBaseline(6, big450())
-				cfg.Data, cfg.Observer = &npu.DataHooks{Init: ds.Hook}, ds
-				e, err = npu.NewBaselineEngine(k, net, shape, cfg)
-			case "ace":
-				e, err = ace.NewEngine(k, net, big, ace.Default(), &ace.Hooks{Init: ds.Hook, Observer: ds})
-			}
-			require.NoError(t, err)
+			e := newTestEngine(t, endpoint, k, net, shape, large, ds.Hook, ds)
 			e.SetOrder(afi.FIFO)
 			var smallEnd rtl.Cycle
-			require.NoError(t, e.IssueWith(0, big, afi.IssueOptions{}))
+			require.NoError(t, e.IssueWith(0, large, afi.IssueOptions{}))
 			require.NoError(t, e.IssueWith(100, small, afi.IssueOptions{Done: func(now rtl.Cycle) { smallEnd = now }, Priority: priority}))
 			k.Run()
 			require.NoError(t, e.Stuck())
@@ -123,6 +84,3 @@ func TestPriorityPutsACollectiveAhead(t *testing.T) {
 		require.Less(t, first, same, "%s: the small all-reduce ends at %d with priority -1, %d with 0", endpoint, first, same)
 	}
 }
-
-// big450 is CommOpt's memory share, 450 GB/s (the plans here are named big and small).
-func big450() *big.Rat { return big.NewRat(450, 1) }

@@ -60,12 +60,6 @@ func TestGroupExpectationByHand(t *testing.T) {
 	require.Error(t, ew.Compare(got, 0), "a group's sums are not the whole torus's")
 }
 
-// groupEngine is an endpoint's engine carrying the values of checks.
-type groupEngine interface {
-	Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.Cycle)) error
-	Stuck() error
-}
-
 // Two groups' collectives in flight at once on one torus, each checked
 // against its own definition: an all-reduce over v,h (4 groups of 4 on
 // 4x2x2) issued at cycle 0 and one over l,h (2 groups of 8) at cycle 50,
@@ -79,7 +73,7 @@ func TestTwoGroupsCollectivesInFlight(t *testing.T) {
 	lh := plan(t, "4x2x2", collectives.OpAllReduce, "hierarchical", 8192, 4096, 1024, func(c *collectives.Config) { c.Span = []string{"l", "h"} })
 	require.Equal(t, 4, vh.GroupSize())
 	require.Equal(t, 8, lh.GroupSize())
-	for _, endpoint := range []string{"ideal", "baseline", "ace"} {
+	for _, endpoint := range testEndpoints {
 		for _, swapped := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/swapped=%v", endpoint, swapped), func(t *testing.T) {
 				order := []*collectives.Plan{vh, lh}
@@ -91,20 +85,7 @@ func TestTwoGroupsCollectivesInFlight(t *testing.T) {
 				k := rtl.NewKernel()
 				net, err := torus.BuildNetwork(k, shape, torus.DefaultLinks())
 				require.NoError(t, err)
-				var e groupEngine
-				switch endpoint {
-				case "ideal":
-					cfg := npu.DefaultIdeal()
-					cfg.Data, cfg.Observer = &npu.DataHooks{Init: ds.Hook}, ds
-					e, err = npu.NewIdealEngine(k, net, shape, cfg)
-				case "baseline":
-					cfg := npu.DefaultBaseline(6, big.NewRat(450, 1))
-					cfg.Data, cfg.Observer = &npu.DataHooks{Init: ds.Hook}, ds
-					e, err = npu.NewBaselineEngine(k, net, shape, cfg)
-				case "ace":
-					e, err = ace.NewEngine(k, net, vh, ace.Default(), &ace.Hooks{Init: ds.Hook, Observer: ds})
-				}
-				require.NoError(t, err)
+				e := newTestEngine(t, endpoint, k, net, shape, vh, ds.Hook, ds)
 				var ends [2]rtl.Cycle
 				require.NoError(t, e.Issue(0, vh, func(now rtl.Cycle) { ends[0] = now }))
 				require.NoError(t, e.Issue(50, lh, func(now rtl.Cycle) { ends[1] = now }))
