@@ -3,6 +3,7 @@ package afi
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/observe"
@@ -30,6 +31,11 @@ type IssueOptions struct {
 	// memory), before Done: what per-chunk chaining (the C-Cube paper's
 	// gradient queuing) listens to.
 	Chunk func(now rtl.Cycle, chunk int)
+	// Group names the dimensions of the collective's communicator
+	// (collectives.Config.Span: each NPU's group of them combines its
+	// data); empty, every NPU. Interface plans by it; an engine is given
+	// the plan, which carries it.
+	Group []string
 	// Priority orders the collective among those in flight, lower first
 	// (their messages at a port, their chunks for ACE's SRAM); equal
 	// priorities follow the engine's Order. Zero for every collective:
@@ -83,7 +89,7 @@ type Handle int
 // a command per collective (its type and size; the address range is
 // implied: every NPU's buffer of that size) and gets a handle; the
 // completion interrupt arrives as the done callback. Plans are built once
-// per (collective, size) and reused.
+// per (collective, size, communicator) and reused.
 type Interface struct {
 	cfg      Config
 	eng      Engine
@@ -101,6 +107,7 @@ func (a *Interface) SetObserver(o observe.Observer) { a.obs = o }
 type planKey struct {
 	op    collectives.CollectiveOp
 	bytes int64
+	group string // the communicator's dimensions, as given, comma-separated
 }
 
 // New returns the command interface of eng.
@@ -117,11 +124,17 @@ func New(cfg Config, eng Engine) (*Interface, error) {
 // Plan returns the plan of a collective of op and bytes per NPU cut as c
 // says.
 func (c Config) Plan(op collectives.CollectiveOp, bytes int64) (*collectives.Plan, error) {
+	return c.PlanOn(op, bytes, nil)
+}
+
+// PlanOn is Plan for a communicator of the dimensions group (empty: every
+// NPU; collectives.Config.Span).
+func (c Config) PlanOn(op collectives.CollectiveOp, bytes int64, group []string) (*collectives.Plan, error) {
 	alg := c.Algorithms[op]
 	if alg == "" {
 		alg = collectives.DefaultAlgorithm(op)
 	}
-	p, err := collectives.NewPlan(collectives.Config{Shape: c.Shape, Op: op, MessageBytes: c.MessageBytes, Axes: c.Axes}, alg, bytes, c.ChunkBytes)
+	p, err := collectives.NewPlan(collectives.Config{Shape: c.Shape, Op: op, MessageBytes: c.MessageBytes, Axes: c.Axes, Span: group}, alg, bytes, c.ChunkBytes)
 	if err != nil {
 		return nil, fmt.Errorf("afi: %s of %d B: %w", op, bytes, err)
 	}
@@ -131,11 +144,17 @@ func (c Config) Plan(op collectives.CollectiveOp, bytes int64) (*collectives.Pla
 // Plan returns the plan the interface uses for a collective of op and
 // bytes per NPU, built once per (op, bytes).
 func (a *Interface) Plan(op collectives.CollectiveOp, bytes int64) (*collectives.Plan, error) {
-	key := planKey{op, bytes}
+	return a.PlanOn(op, bytes, nil)
+}
+
+// PlanOn is Plan for a communicator of the dimensions group, built once
+// per (collective, size, communicator).
+func (a *Interface) PlanOn(op collectives.CollectiveOp, bytes int64, group []string) (*collectives.Plan, error) {
+	key := planKey{op, bytes, strings.Join(group, ",")}
 	if p, ok := a.plans[key]; ok {
 		return p, nil
 	}
-	p, err := a.cfg.Plan(op, bytes)
+	p, err := a.cfg.PlanOn(op, bytes, group)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +172,7 @@ func (a *Interface) Issue(now rtl.Cycle, op collectives.CollectiveOp, bytes int6
 // (IssueOptions, Engine.IssueWith).
 func (a *Interface) IssueWith(now rtl.Cycle, op collectives.CollectiveOp, bytes int64, o IssueOptions) (Handle, error) {
 	done := o.Done
-	p, err := a.Plan(op, bytes)
+	p, err := a.PlanOn(op, bytes, o.Group)
 	if err != nil {
 		return -1, err
 	}

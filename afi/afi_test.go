@@ -11,6 +11,7 @@ import (
 	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/torus"
+	"github.com/acemu/acemu/verify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -139,4 +140,44 @@ func TestInterfacePassesChunksOn(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []int{0, 1, 2}, got)
 	require.True(t, ended)
+}
+
+// The issue call carries the communicator: through one interface, an
+// all-reduce over the v,h groups and one over the l groups of 4x2x2 are in
+// flight at once, each planned once for its group (asked again, the same
+// plan), and each ends with its own groups' sums.
+func TestInterfaceIssuesOnAGroup(t *testing.T) {
+	shape, err := torus.Parse("4x2x2")
+	require.NoError(t, err)
+	k := rtl.NewKernel()
+	net, err := torus.BuildNetwork(k, shape, torus.DefaultLinks())
+	require.NoError(t, err)
+	cfg := afi.DefaultConfig(shape)
+	cfg.ChunkBytes, cfg.MessageBytes = 4096, 1024
+	vh, err := cfg.PlanOn(collectives.OpAllReduce, 8192, []string{"v", "h"})
+	require.NoError(t, err)
+	l, err := cfg.PlanOn(collectives.OpAllReduce, 8192, []string{"l"})
+	require.NoError(t, err)
+	ds, err := verify.NewDataChecks(vh, l)
+	require.NoError(t, err)
+	icfg := npu.DefaultIdeal()
+	icfg.Data, icfg.Observer = &npu.DataHooks{Init: ds.Hook}, ds
+	e, err := npu.NewIdealEngine(k, net, shape, icfg)
+	require.NoError(t, err)
+	a, err := afi.New(cfg, e)
+	require.NoError(t, err)
+	_, err = a.IssueWith(0, collectives.OpAllReduce, 8192, afi.IssueOptions{Group: []string{"v", "h"}})
+	require.NoError(t, err)
+	_, err = a.IssueWith(0, collectives.OpAllReduce, 8192, afi.IssueOptions{Group: []string{"l"}})
+	require.NoError(t, err)
+	k.Run()
+	require.NoError(t, e.Stuck())
+	require.Zero(t, a.InFlight())
+	require.NoError(t, ds.Result())
+	again, err := a.PlanOn(collectives.OpAllReduce, 8192, []string{"v", "h"})
+	require.NoError(t, err)
+	p, err := a.PlanOn(collectives.OpAllReduce, 8192, []string{"v", "h"})
+	require.NoError(t, err)
+	require.Same(t, again, p)
+	require.Equal(t, 4, p.GroupSize())
 }
