@@ -1,7 +1,6 @@
 package ace
 
 import (
-	"math/big"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,7 +8,6 @@ import (
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/topology"
-	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/verify"
 	"github.com/stretchr/testify/require"
 )
@@ -51,7 +49,7 @@ func TestACEOnATopologyFile(t *testing.T) {
 				plan, err := collectives.NewPlan(collectives.Config{Shape: spec.Plan, Axes: spec.Axes, Op: tc.op, MessageBytes: 1024}, tc.alg, 12_000, 4096)
 				require.NoError(t, err)
 				k := rtl.NewKernel()
-				net, err := spec.Build(k, topology.LinkSettings{Torus: torus.DefaultLinks(), Efficiency: big.NewRat(94, 100), TxBuffer: 32, RxBuffer: 128}, false)
+				net, err := spec.Build(k, topology.DefaultLinkSettings(), false)
 				require.NoError(t, err)
 				dc, err := verify.NewDataCheck(plan)
 				require.NoError(t, err)

@@ -19,7 +19,6 @@ import (
 	"github.com/acemu/acemu/internal/par"
 	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/observe"
-	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/topology"
@@ -354,10 +353,8 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 	var net *fabric.Network
 	if o.offTorus() {
 		links := o.MachineLinks
-		if links.Efficiency == nil { // not given: the platform's defaults
-			if links, err = platform.Default().LinkSettings(); err != nil {
-				return r, err
-			}
+		if links.Efficiency == nil { // not given: the default platform's
+			links = topology.DefaultLinkSettings()
 		}
 		net, err = o.Machine.Build(k, links, false)
 	} else {

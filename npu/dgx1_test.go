@@ -1,13 +1,11 @@
 package npu
 
 import (
-	"math/big"
 	"testing"
 
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/topology"
-	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/verify"
 	"github.com/stretchr/testify/require"
 )
@@ -29,7 +27,7 @@ func TestBytesPerNVLinkOfARingOnDGX1(t *testing.T) {
 		MessageBytes: 8 << 10, Unidirectional: true}, "ring", 64<<10, 64<<10)
 	require.NoError(t, err)
 	k := rtl.NewKernel()
-	net, err := spec.Build(k, topology.LinkSettings{Torus: torus.DefaultLinks(), Efficiency: big.NewRat(94, 100), TxBuffer: 32, RxBuffer: 128}, false)
+	net, err := spec.Build(k, topology.DefaultLinkSettings(), false)
 	require.NoError(t, err)
 	require.Len(t, net.Links, 48, "24 NVLinks, each way")
 	dc, err := verify.NewDataCheck(plan)

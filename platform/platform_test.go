@@ -8,6 +8,7 @@ import (
 
 	"github.com/acemu/acemu/ace"
 	"github.com/acemu/acemu/afi"
+	"github.com/acemu/acemu/topology"
 	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/train"
 	"github.com/stretchr/testify/require"
@@ -116,4 +117,12 @@ func TestFractionRanges(t *testing.T) {
 	require.ErrorContains(t, p.Set("links.efficiency", "0"), "give a fraction in (0, 1]")
 	require.NoError(t, p.Set("links.efficiency", "94%"))
 	require.Zero(t, p.Efficiency.Cmp(big.NewRat(47, 50)))
+}
+
+// The default platform's links are topology.DefaultLinkSettings, which
+// tests that build machines without a platform use.
+func TestDefaultLinkSettings(t *testing.T) {
+	got, err := Default().LinkSettings()
+	require.NoError(t, err)
+	require.Equal(t, topology.DefaultLinkSettings(), got)
 }

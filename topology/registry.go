@@ -22,6 +22,13 @@ type LinkSettings struct {
 	TxBuffer, RxBuffer int
 }
 
+// DefaultLinkSettings are Table V's links, payload efficiency (94 %) and
+// the buffers of docs/topology.md: the default platform's
+// (platform.Platform.LinkSettings, which a test keeps equal to these).
+func DefaultLinkSettings() LinkSettings {
+	return LinkSettings{Torus: torus.DefaultLinks(), Efficiency: big.NewRat(94, 100), TxBuffer: torus.DefaultTxBuffer, RxBuffer: torus.DefaultRxBuffer}
+}
+
 // Spec is a topology a --topo spec named: its shape as endpoints see it,
 // how collectives are planned on it, whether one node can stand for all,
 // and how its network is built.

@@ -1,7 +1,6 @@
 package topology
 
 import (
-	"math/big"
 	"testing"
 
 	"github.com/acemu/acemu/rtl"
@@ -27,7 +26,7 @@ func TestSwitchFabricIsBuiltAsSpecified(t *testing.T) {
 	require.Equal(t, "spine", spec.Axes[1].Name)
 	require.Equal(t, 4, spec.Axes[1].Stride)
 	links := torus.DefaultLinks()
-	net, err := spec.Build(rtl.NewKernel(), LinkSettings{Torus: links, Efficiency: big.NewRat(94, 100), TxBuffer: 32, RxBuffer: 128}, false)
+	net, err := spec.Build(rtl.NewKernel(), DefaultLinkSettings(), false)
 	require.NoError(t, err)
 	require.Len(t, net.Switches(), 5)
 	require.Len(t, net.Links, 40)

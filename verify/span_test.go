@@ -121,7 +121,7 @@ func TestCollectivesOnASwitchFabric(t *testing.T) {
 		for _, endpoint := range []string{"ideal", "baseline", "ace"} {
 			t.Run(fmt.Sprintf("%v/%s", span, endpoint), func(t *testing.T) {
 				k := rtl.NewKernel()
-				net, err := spec.Build(k, topology.LinkSettings{Torus: torus.DefaultLinks(), Efficiency: big.NewRat(94, 100), TxBuffer: 32, RxBuffer: 128}, false)
+				net, err := spec.Build(k, topology.DefaultLinkSettings(), false)
 				require.NoError(t, err)
 				dc, err := NewDataCheck(plan)
 				require.NoError(t, err)

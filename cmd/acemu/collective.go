@@ -284,7 +284,7 @@ func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 	// (docs/architecture.md "Folding").
 	mayFold := !o.full && !o.checkData && !o.traceHash && o.spec.CanFold()
 	folded := mayFold && endpoint.Foldable(plan)
-	settings, err := linkSettings(o.p)
+	settings, err := o.p.LinkSettings()
 	if err != nil {
 		return nil, err
 	}
@@ -513,9 +513,6 @@ func collectiveResult(r *collectiveReport) result {
 	}
 	return result{header: []string{"quantity", "value"}, rows: rows, doc: r}
 }
-
-// linkSettings are the platform's links for building any topology.
-func linkSettings(p platform.Platform) (topology.LinkSettings, error) { return p.LinkSettings() }
 
 // meanLinkUtilization is the share of link time spent carrying packets,
 // over every link of net.

@@ -104,7 +104,7 @@ type figRun struct {
 
 func runReproduce(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("reproduce", pflag.ContinueOnError)
-	topos := fs.String("topos", "4x2x2,4x4x4", "torus shapes, comma-separated (16 and 64 NPUs in the paper; fig9a: 4x4x4,4x8x4; fig9b: 4x8x4; fig11: 4x2x2,4x4x2,4x4x4,4x8x4)")
+	topos := fs.String("topos", "4x2x2,4x4x4", "machines, comma-separated: tori LxVxH, dgx1, switch:P0xP1 (16 and 64 NPUs in the paper; fig9a: 4x4x4,4x8x4; fig9b: 4x8x4; fig11: 4x2x2,4x4x2,4x4x4,4x8x4)")
 	wlList := fs.String("workloads", "", "fig9a, fig9b, fig11: workloads (built-in names or ASTRA-sim files), comma-separated (default resnet50,gnmt,dlrm in the default compute regime, docs/workloads.md)")
 	size := fs.String("size", "64MiB", "all-reduce size per NPU (fig4: default 100MB, the paper's)")
 	fs.String("memory-policy", defaultOf("training.memory_policy"), "fig4, fig9a, fig9b, fig11: how compute and communication share each NPU: "+strings.Join(contend.Policies(), " or ")+" (docs/memory-system.md)")

@@ -50,7 +50,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	sets := fs.StringArray("set", nil, "a parameter's value for every point (KEY=VALUE) or an axis: KEY=V1,V2,... or KEY=FROM..TO:STEP or KEY=FROM..TO:xFACTOR (repeatable, after the file's)")
 	config := fs.String("config", "", "platform configuration file every point starts from (acemu config dump writes one)")
 	wl := fs.String("workload", "resnet50", "workloads, comma-separated: built-in ("+strings.Join(workload.BuiltinNames(), ", ")+") or ASTRA-sim files (overrides the file's)")
-	topo := fs.String("topo", "4x4x4", "torus shapes LxVxH, comma-separated (overrides the file's)")
+	topo := fs.String("topo", "4x4x4", "machines, comma-separated: tori LxVxH, dgx1, switch:P0xP1 (overrides the file's; not topology files)")
 	sysList := fs.String("systems", strings.Join(systems.Names()[:5], ","), "systems run at every point, comma-separated (overrides the file's)")
 	refs := fs.StringArray("reference", nil, "the aggregate's reference value of an axis, KEY=VALUE (default: the axis parameter's default; repeatable)")
 	workers := fs.Int("workers", 0, "points run at once (default GOMAXPROCS)")
