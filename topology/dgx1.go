@@ -28,18 +28,19 @@ var DGX1Pairs = []struct{ A, B, Links int }{
 	{6, 7, 2},
 }
 
-// dgx1 is the DGX-1 as a topology: its NVLinks, each way, bonded pairs as
-// parallel links (a node's ports in the order of DGX1Pairs), routed on
-// shortest paths as a topology file is. Every NVLink is Table V's
-// inter-package link (25 GB/s per direction, an NVLink 2.0's, and its
-// latency) [choice, docs/topology.md]: the platform's links.inter.* set it.
+// dgx1 is the DGX-1 as a topology file: its NVLinks, each way, of class
+// nvlink, bonded pairs as parallel links (a node's ports in the order of
+// DGX1Pairs), routed on shortest paths as a topology file is.
+// Class nvlink is Table V's inter-package link (25 GB/s per direction, an
+// NVLink 2.0's, and its latency) [choice, docs/topology.md]: the
+// platform's links.inter.* set it.
 func dgx1() (*File, error) {
 	var b strings.Builder
 	b.WriteString("nodes: 8\nlinks:\n")
 	for _, p := range DGX1Pairs {
 		for range p.Links {
-			fmt.Fprintf(&b, "  - {from: %d, to: %d, bandwidth: 25GB/s, latency: 500}\n", p.A, p.B)
-			fmt.Fprintf(&b, "  - {from: %d, to: %d, bandwidth: 25GB/s, latency: 500}\n", p.B, p.A)
+			fmt.Fprintf(&b, "  - {from: %d, to: %d, class: nvlink}\n", p.A, p.B)
+			fmt.Fprintf(&b, "  - {from: %d, to: %d, class: nvlink}\n", p.B, p.A)
 		}
 	}
 	return Load("dgx1", []byte(b.String()))
@@ -60,12 +61,7 @@ func init() {
 		}
 		all := []collectives.Axis{{Name: "all", Short: "a", Size: f.N(), Stride: 1}}
 		return &Spec{Topology: f, Plan: torus.Shape{L: f.N(), V: 1, H: 1}, Axes: all, Build: func(k *rtl.Kernel, l LinkSettings, _ bool) (*fabric.Network, error) {
-			inter := l.Torus.Inter
-			return f.build(k, func(Link) fabric.LinkParams {
-				p := inter
-				p.Name = "nvlink"
-				return p
-			}, l.TxBuffer, l.RxBuffer)
+			return f.Build(k, l)
 		}}, true, nil
 	})
 }

@@ -1,7 +1,6 @@
 package topology
 
 import (
-	"math/big"
 	"os"
 	"path/filepath"
 	"testing"
@@ -39,7 +38,7 @@ func TestAFileTopologyRoutesOnShortestPaths(t *testing.T) {
 		require.True(t, ok)
 		require.Equal(t, tc.port, p, "%d → %d", tc.cur, tc.dst)
 	}
-	net, err := f.Build(rtl.NewKernel(), big.NewRat(94, 100), 32, 128)
+	net, err := f.Build(rtl.NewKernel(), DefaultLinkSettings())
 	require.NoError(t, err)
 	require.Len(t, net.Links, 7)
 	require.Equal(t, 2, net.Ports())
@@ -69,14 +68,14 @@ func TestATorusDumpReadsBack(t *testing.T) {
 	s := torus.Shape{L: 4, V: 2, H: 2}
 	net, err := torus.BuildNetwork(k, s, torus.DefaultLinks())
 	require.NoError(t, err)
-	b, err := Dump(net, big.NewRat(94, 100))
+	b, err := Dump(net, DefaultLinkSettings(), Plain)
 	require.NoError(t, err)
 	f, err := Load("dump.yaml", b)
 	require.NoError(t, err)
-	back, err := f.Build(rtl.NewKernel(), big.NewRat(94, 100), torus.DefaultTxBuffer, torus.DefaultRxBuffer)
+	back, err := f.Build(rtl.NewKernel(), DefaultLinkSettings())
 	require.NoError(t, err)
 	require.Len(t, back.Links, len(net.Links))
-	b2, err := Dump(back, big.NewRat(94, 100))
+	b2, err := Dump(back, DefaultLinkSettings(), Plain)
 	require.NoError(t, err)
 	require.Equal(t, string(b), string(b2))
 }

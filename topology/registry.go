@@ -121,7 +121,7 @@ func init() {
 		// One axis of all the NPUs, not a ring of links: messages are routed.
 		all := []collectives.Axis{{Name: "all", Short: "a", Size: f.N(), Stride: 1}}
 		return &Spec{Topology: f, Plan: torus.Shape{L: f.N(), V: 1, H: 1}, Axes: all, Build: func(k *rtl.Kernel, l LinkSettings, _ bool) (*fabric.Network, error) {
-			return f.Build(k, l.Efficiency, l.TxBuffer, l.RxBuffer)
+			return f.Build(k, l)
 		}}, true, nil
 	})
 }

@@ -784,3 +784,42 @@ func TestLargeUnfoldableComparisonSaysWhy(t *testing.T) {
 	require.Contains(t, errOut, "65536 NPUs to simulate one by one")
 	require.Contains(t, errOut, "this workload cannot be folded: layer conv1: hierarchical allreduce on 256x256x1, phase 2")
 }
+
+// acemu topology dump writes dgx1 and a switch fabric as files that run:
+// dgx1's file (class nvlink, lanes) runs an all-reduce in exactly dgx1's
+// cycles (the same links, routes and one axis of all GPUs), and
+// switch:4x2's file (its 3 switches, classes tier0 and tier1) runs
+// collectives through its switches with their data checked, on the ideal
+// endpoint and on ACE. The table form lists switch:4x2's 20 links
+// (8 NPU–leaf each way, 2 leaf–spine each way) with their class.
+func TestDumpedSwitchFabricsAndDGX1Run(t *testing.T) {
+	dir := t.TempDir()
+	dump := func(topo string) string {
+		code, out, errOut := runCLI("topology", "dump", "--topo", topo)
+		require.Equal(t, 0, code, errOut)
+		path := filepath.Join(dir, strings.ReplaceAll(topo, ":", "_")+".yaml")
+		require.NoError(t, os.WriteFile(path, []byte(out), 0o644))
+		return path
+	}
+	collective := func(topo string, args ...string) map[string]any {
+		code, out, errOut := runCLI(append([]string{"collective", "--topo", topo, "--size", "64KiB", "--check-data", "--format", "json"}, args...)...)
+		require.Equal(t, 0, code, "%s %v: %s", topo, args, errOut)
+		var r map[string]any
+		require.NoError(t, json.Unmarshal([]byte(out), &r))
+		require.Equal(t, true, r["data_ok"], "%s %v", topo, args)
+		return r
+	}
+	require.Equal(t, collective("dgx1")["cycles"], collective(dump("dgx1"))["cycles"])
+	sw := dump("switch:4x2")
+	for _, sys := range []string{"ideal", "ace"} {
+		r := collective(sw, "--system", sys)
+		require.Equal(t, float64(8), r["npus"])
+	}
+	code, out, errOut := runCLI("topology", "dump", "--topo", "switch:4x2", "--format", "csv")
+	require.Equal(t, 0, code, errOut)
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, recs, 1+20)
+	require.Equal(t, []string{"from", "to", "class", "bandwidth", "latency_cycles"}, recs[0])
+	require.Equal(t, []string{"8", "10", "tier1", "25GB/s", "500"}, recs[13], "leaf 0 (node 8) up to the spine (node 10)")
+}

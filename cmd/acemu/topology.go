@@ -8,13 +8,18 @@ import (
 
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/topology"
+	"github.com/acemu/acemu/torus"
 )
 
-const topologyUsage = `Usage: acemu topology dump --topo LxVxH|FILE [--config FILE] [--set KEY=VALUE ...]
+const topologyUsage = `Usage: acemu topology dump --topo LxVxH|dgx1|switch:P0xP1…|FILE [--config FILE] [--set KEY=VALUE ...]
 
 Print a topology in the file format --topo FILE reads (docs/topology.md): its
-nodes and its directed links with their raw bandwidth and latency. Start from
-a torus, edit the links, and run a collective on it:
+NPUs, its switches if it has any, and its directed links. A torus's links
+carry their raw bandwidth and latency; dgx1's, a switch fabric's and a
+file's links of a class carry their class, and their bandwidth and latency
+only where they differ from the class's (the platform's links.intra.* or
+links.inter.*), parallel links as lanes. Start from a torus, edit the links,
+and run a collective on it:
 
   acemu topology dump --topo 4x2x1 > ring.yaml
   acemu collective --topo ring.yaml --algorithm tree --check-data
@@ -66,21 +71,30 @@ func runTopology(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	if sw := net.Switches(); len(sw) > 0 {
-		return fail(fmt.Errorf("--topo %s has %d switches, which a topology file cannot hold yet (its nodes are NPUs); use --topo %s itself wherever a file would go", *topo, len(sw), *topo))
+	// A torus's dump keeps its plain form: every link's bandwidth and
+	// latency, no classes.
+	form := topology.Classed
+	if _, ok := spec.Topology.(torus.Shape); ok {
+		form = topology.Plain
 	}
 	if *format != "yaml" {
-		rows, doc := topology.Table(net, p.Efficiency)
-		res := result{header: topology.Columns, rows: rows, doc: doc,
-			notes: []string{fmt.Sprintf("%d nodes, %d directed links; bandwidth is raw (before links.efficiency), latency in cycles", net.NPUs(), len(net.Links))}}
+		header, rows, doc, err := topology.Table(net, settings, form)
+		if err != nil {
+			return fail(fmt.Errorf("--topo %s: %w", *topo, err))
+		}
+		note := fmt.Sprintf("%d nodes, %d directed links; bandwidth is raw (before links.efficiency), latency in cycles", net.NPUs(), len(net.Links))
+		if sw := len(net.Switches()); sw > 0 {
+			note = fmt.Sprintf("%d NPUs, %d switches (nodes %d to %d), %d directed links; bandwidth is raw (before links.efficiency), latency in cycles", net.NPUs(), sw, net.NPUs(), net.NPUs()+sw-1, len(net.Links))
+		}
+		res := result{header: header, rows: rows, doc: doc, notes: []string{note}}
 		if err := res.write(stdout, *format); err != nil {
 			return fail(err)
 		}
 		return 0
 	}
-	b, err := topology.Dump(net, p.Efficiency)
+	b, err := topology.Dump(net, settings, form)
 	if err != nil {
-		return fail(err)
+		return fail(fmt.Errorf("--topo %s: %w", *topo, err))
 	}
 	_, _ = stdout.Write(b)
 	return 0
