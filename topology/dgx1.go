@@ -29,19 +29,17 @@ var DGX1Pairs = []struct{ A, B, Links int }{
 }
 
 // dgx1 is the DGX-1 as a topology file: its NVLinks, each way, of class
-// nvlink, bonded pairs as parallel links (a node's ports in the order of
-// DGX1Pairs), routed on shortest paths as a topology file is.
+// nvlink, bonded pairs as lanes (parallel links; a node's ports in the
+// order of DGX1Pairs), routed on shortest paths as a topology file is.
 // Class nvlink is Table V's inter-package link (25 GB/s per direction, an
 // NVLink 2.0's, and its latency) [choice, docs/topology.md]: the
 // platform's links.inter.* set it.
 func dgx1() (*File, error) {
 	var b strings.Builder
-	b.WriteString("nodes: 8\nlinks:\n")
+	b.WriteString("npus: 8\nlinks:\n")
 	for _, p := range DGX1Pairs {
-		for range p.Links {
-			fmt.Fprintf(&b, "  - {from: %d, to: %d, class: nvlink}\n", p.A, p.B)
-			fmt.Fprintf(&b, "  - {from: %d, to: %d, class: nvlink}\n", p.B, p.A)
-		}
+		fmt.Fprintf(&b, "  - {from: %d, to: %d, class: nvlink, lanes: %d}\n", p.A, p.B, p.Links)
+		fmt.Fprintf(&b, "  - {from: %d, to: %d, class: nvlink, lanes: %d}\n", p.B, p.A, p.Links)
 	}
 	return Load("dgx1", []byte(b.String()))
 }
