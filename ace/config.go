@@ -6,7 +6,6 @@ import (
 
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/rtl"
-	"github.com/acemu/acemu/topology"
 )
 
 // Config is one ACE design point.
@@ -44,10 +43,6 @@ type Config struct {
 	CommMemGBps *big.Rat
 	// BusGBps is the NPU–AFI bus, per direction.
 	BusGBps *big.Rat
-	// Topology is the network's shape as ACE routes on it when it is not
-	// the torus of the layout's shape (a topology read from a file); nil:
-	// that torus.
-	Topology topology.Topology
 }
 
 // Default is the paper's ACE: 4 MB in 4 banks of 64 B ports (as many per

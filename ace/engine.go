@@ -7,7 +7,7 @@ import (
 
 	"github.com/acemu/acemu/admit"
 	"github.com/acemu/acemu/afi"
-	"github.com/acemu/acemu/topology"
+	"github.com/acemu/acemu/machine"
 	"github.com/acemu/acemu/xcore"
 
 	"github.com/acemu/acemu/collectives"
@@ -52,23 +52,20 @@ func NewEngine(k *rtl.Kernel, net *fabric.Network, layout *collectives.Plan, cfg
 	if err != nil {
 		return nil, err
 	}
-	n := layout.Shape.N()
+	n := layout.Machine.N()
 	if net.NPUs() != n {
 		return nil, fmt.Errorf("plan for %d NPUs on a network of %d", n, net.NPUs())
 	}
 	if hooks == nil {
 		hooks = &Hooks{}
 	}
-	var top topology.Topology = layout.Shape.Table() // the torus, answered without division
-	if cfg.Topology != nil {
-		top = cfg.Topology
-	}
-	if _, folds := top.(topology.Folder); net.Folded() && !folds {
+	top := layout.Machine.Topology
+	if _, folds := layout.Machine.Folder(); net.Folded() && !folds {
 		return nil, fmt.Errorf("ACE on a folded network of %s, which has no symmetry to fold by: build its full network", top)
 	}
 	r := &run{k: k, net: net, layout: layout, shape: top, cfg: cfg, hooks: hooks,
 		info: map[*collectives.Program]*progInfo{}, infos: xcore.Infos{}, colls: xcore.NewCollectives(k), phases: layout.NumPhases(),
-		fold: net.Folded(), gate: admit.New("ACE", k, layout.Shape, net.Folded())}
+		fold: net.Folded(), gate: admit.New("ACE", k, layout.Machine, net.Folded())}
 	nodes := n
 	if r.fold {
 		if hooks.Init != nil {
@@ -115,7 +112,7 @@ func (e *Engine) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.
 func (e *Engine) IssueWith(now rtl.Cycle, plan *collectives.Plan, o afi.IssueOptions) error {
 	r := e.r
 	l := r.layout
-	if plan.Shape == l.Shape && !r.serves(plan) {
+	if machine.Same(plan.Machine, l.Machine) && !r.serves(plan) {
 		return fmt.Errorf("ACE: a %s (%s, %d phases) on an engine laid out for %s (%s, %d phases): it serves collectives like its layout, and single-phase all-to-alls beside them",
 			plan.Op, plan.Algorithm, plan.NumPhases(), l.Op, l.Algorithm, l.NumPhases())
 	}
@@ -232,7 +229,7 @@ type run struct {
 	k        *rtl.Kernel
 	net      *fabric.Network
 	layout   *collectives.Plan
-	shape    topology.Topology // the network's shape: the torus (a topology.Folder) or a file's
+	shape    machine.Topology // the machine's routing
 	cfg      Config
 	hooks    *Hooks
 	nodes    []*node
@@ -270,26 +267,30 @@ func (r *run) latency(a, b int) rtl.Cycle {
 		return l
 	}
 	var l rtl.Cycle
-	if r.cfg.Topology == nil { // the torus, folded or not: its routes by geometry
-		for _, h := range r.layout.Shape.Route(a, b) {
-			l += r.net.Out(h.From, h.Port.Index()).Params.Latency
-		}
-	} else { // a topology that never folds: follow its links
-		for cur := a; cur != b; {
-			var link *fabric.Link
-			if sw := r.net.Switch(cur); sw != nil { // through a switch: its route and its own latency
-				link = sw.Out(sw.Route(b))
-				l += sw.Params.Latency
-			} else {
-				port, ok := r.shape.NextPort(cur, b)
-				if !ok {
-					break
-				}
-				link = r.net.Out(cur, port)
+	ports := r.layout.Machine.Ports
+	for cur := a; cur != b; { // follow the machine's routing, link by link
+		var link *fabric.Link
+		next := -1
+		if sw := r.net.Switch(cur); sw != nil { // through a switch: its route and its own latency
+			link = sw.Out(sw.Route(b))
+			l += sw.Params.Latency
+		} else {
+			port, ok := r.shape.NextPort(cur, b)
+			if !ok {
+				break
 			}
-			l += link.Params.Latency
-			cur = link.Dst
+			link = r.net.Out(cur, port)
+			if ports != nil { // the next NPU by the machine's geometry (a folded network's links are NPU 0's)
+				if nb, ok, _ := ports.Neighbor(cur, port); ok {
+					next = nb
+				}
+			}
 		}
+		l += link.Params.Latency
+		if next < 0 {
+			next = link.Dst
+		}
+		cur = next
 	}
 	r.lat[key] = l
 	return l

@@ -19,7 +19,7 @@ func aceFoldRun(t *testing.T, topo string, folded, lifo bool, op collectives.Col
 	k := rtl.NewKernel()
 	net, err := torus.Build(k, s, torus.DefaultLinks(), folded)
 	require.NoError(t, err)
-	cfg := collectives.Config{Shape: s, Op: op, MessageBytes: 8192}
+	cfg := collectives.Config{Machine: s.Machine(), Op: op, MessageBytes: 8192}
 	layout, err := collectives.NewPlan(cfg, alg, 65536, 65536)
 	require.NoError(t, err)
 	e, err := NewEngine(k, net, layout, Default(), nil)
@@ -72,8 +72,8 @@ func TestACEServesAllToAllBesideAllReduce(t *testing.T) {
 		k := rtl.NewKernel()
 		net, err := torus.Build(k, s, torus.DefaultLinks(), folded)
 		require.NoError(t, err)
-		ar := collectives.Config{Shape: s, Op: collectives.OpAllReduce, MessageBytes: 8192}
-		a2a := collectives.Config{Shape: s, Op: collectives.OpAllToAll, MessageBytes: 8192}
+		ar := collectives.Config{Machine: s.Machine(), Op: collectives.OpAllReduce, MessageBytes: 8192}
+		a2a := collectives.Config{Machine: s.Machine(), Op: collectives.OpAllToAll, MessageBytes: 8192}
 		layout, err := collectives.NewPlan(ar, "hierarchical", 65536, 65536)
 		require.NoError(t, err)
 		e, err := NewEngine(k, net, layout, Default(), nil)

@@ -46,7 +46,7 @@ func TestFig8cGoldenTraceACE(t *testing.T) {
 
 func fig8cGolden(t *testing.T, cfg Config, shift rtl.Cycle) {
 	s := torus.Shape{L: 3, V: 1, H: 1}
-	plan, err := collectives.NewPlan(collectives.Config{Shape: s, Op: collectives.OpAllReduce, MessageBytes: 8192, Unidirectional: true}, "ring", 3*8192, 3*8192)
+	plan, err := collectives.NewPlan(collectives.Config{Machine: s.Machine(), Op: collectives.OpAllReduce, MessageBytes: 8192, Unidirectional: true}, "ring", 3*8192, 3*8192)
 	require.NoError(t, err)
 	k := rtl.NewKernel()
 	net, err := torus.BuildNetwork(k, s, torus.DefaultLinks())

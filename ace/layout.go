@@ -7,7 +7,7 @@ import (
 
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
-	"github.com/acemu/acemu/topology"
+	"github.com/acemu/acemu/machine"
 )
 
 // phaseProfile is what the partition and FSM heuristics need to know of a
@@ -23,7 +23,7 @@ type phaseProfile struct {
 }
 
 // profile reads the phases of NPU npu for a full chunk.
-func profile(plan *collectives.Plan, top topology.Topology, net *fabric.Network, npu int) []phaseProfile {
+func profile(plan *collectives.Plan, top machine.Topology, net *fabric.Network, npu int) []phaseProfile {
 	clen := plan.ChunkLen(0)
 	out := make([]phaseProfile, plan.NumPhases())
 	for ph := range out {

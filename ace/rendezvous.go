@@ -4,8 +4,8 @@ package ace
 // "Keeping the chunk flow deadlock-free").
 
 import (
+	"github.com/acemu/acemu/machine"
 	"github.com/acemu/acemu/rtl"
-	"github.com/acemu/acemu/topology"
 )
 
 // announce tells the NPUs waiting to send chunk c's phase ph to this NPU
@@ -33,7 +33,7 @@ func (nd *node) peerReady(c *chunk, ph int32, dst int32) (bool, rtl.Cycle) {
 	i := int(c.id)*(r.phases+1) + int(ph)
 	row, me := r.row(int(dst)), int32(nd.id)
 	if r.fold {
-		me = int32(r.shape.(topology.Folder).Displacement(int(dst), nd.id)) // folded: the torus
+		me = int32(r.shape.(machine.Folder).Displacement(int(dst), nd.id)) // folded: the torus
 	}
 	at := r.resAt[row][i]
 	if at < 0 {

@@ -46,7 +46,7 @@ func TestACEOnATopologyFile(t *testing.T) {
 			{collectives.OpAllToAll, "direct"},
 		} {
 			t.Run(name+"/"+tc.alg+"/"+tc.op.String(), func(t *testing.T) {
-				plan, err := collectives.NewPlan(collectives.Config{Shape: spec.Plan, Axes: spec.Axes, Op: tc.op, MessageBytes: 1024}, tc.alg, 12_000, 4096)
+				plan, err := collectives.NewPlan(collectives.Config{Machine: spec.Machine, Op: tc.op, MessageBytes: 1024}, tc.alg, 12_000, 4096)
 				require.NoError(t, err)
 				k := rtl.NewKernel()
 				net, err := spec.Build(k, topology.DefaultLinkSettings(), false)
@@ -54,7 +54,6 @@ func TestACEOnATopologyFile(t *testing.T) {
 				dc, err := verify.NewDataCheck(plan)
 				require.NoError(t, err)
 				cfg := Default()
-				cfg.Topology = spec.Topology
 				res, err := Run(k, net, plan, cfg, &Hooks{Init: dc.Hook, Observer: dc})
 				require.NoError(t, err)
 				require.Positive(t, res.Cycles)

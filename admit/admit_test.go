@@ -10,7 +10,7 @@ import (
 )
 
 func plan(t *testing.T, s torus.Shape, bytes int64) *collectives.Plan {
-	p, err := collectives.NewPlan(collectives.Config{Shape: s, Op: collectives.OpAllReduce, MessageBytes: 8192}, "hierarchical", bytes, 65536)
+	p, err := collectives.NewPlan(collectives.Config{Machine: s.Machine(), Op: collectives.OpAllReduce, MessageBytes: 8192}, "hierarchical", bytes, 65536)
 	require.NoError(t, err)
 	return p
 }
@@ -18,7 +18,7 @@ func plan(t *testing.T, s torus.Shape, bytes int64) *collectives.Plan {
 func TestTheGateRefusesWhatAnEngineCannotRun(t *testing.T) {
 	s := torus.Shape{L: 4, V: 2, H: 1}
 	k := rtl.NewKernel()
-	g := New("ACE", k, s, true)
+	g := New("ACE", k, s.Machine(), true)
 	require.NoError(t, g.Admit(0, plan(t, s, 1<<20)))
 	require.ErrorContains(t, g.Admit(0, plan(t, torus.Shape{L: 2, V: 2, H: 1}, 1<<20)), "ACE: collective planned for 2x2x1 on an engine for 4x2x1")
 	k.Schedule(5, rtl.HandlerFunc(func(rtl.Cycle, int32, int64) {}), 0, 0)
@@ -28,5 +28,5 @@ func TestTheGateRefusesWhatAnEngineCannotRun(t *testing.T) {
 	// a folded network, accepted on a full one.
 	odd := plan(t, s, 1)
 	require.ErrorContains(t, g.Admit(5, odd), "ACE on a folded network")
-	require.NoError(t, New("", k, s, false).Admit(5, odd))
+	require.NoError(t, New("", k, s.Machine(), false).Admit(5, odd))
 }

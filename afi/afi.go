@@ -6,10 +6,9 @@ import (
 	"strings"
 
 	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/machine"
 	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
-	"github.com/acemu/acemu/topology"
-	"github.com/acemu/acemu/torus"
 )
 
 // Engine runs collectives on every NPU of a network: ace.Engine for ACE,
@@ -56,30 +55,18 @@ func (o Order) Key(priority int32, id int) int64 {
 
 // Config is how the AFI cuts the collectives it is given (Table III).
 type Config struct {
-	Shape        torus.Shape
+	// Machine is the machine the collectives run on.
+	Machine      *machine.Machine
 	ChunkBytes   int64 // initial chunk (64 KB)
 	MessageBytes int64 // largest message (8 KB)
 	// Algorithms names the algorithm per collective; missing ones use
 	// collectives.DefaultAlgorithm.
 	Algorithms map[collectives.CollectiveOp]string
-	// Axes are the machine's dimensions when it is not the torus of Shape
-	// (collectives.Config.Axes); nil: the torus's.
-	Axes []collectives.Axis
 }
 
-// DefaultConfig is Table III/V's chunk and message on shape.
-func DefaultConfig(shape torus.Shape) Config {
-	return Config{Shape: shape, ChunkBytes: 64 << 10, MessageBytes: 8 << 10}
-}
-
-// MachineConfig is DefaultConfig on machine m: its NPUs numbered as m.Plan,
-// collectives built over its dimensions (the torus's, or m.Axes off it).
-func MachineConfig(m *topology.Spec) Config {
-	c := DefaultConfig(m.Plan)
-	if !m.Torus() {
-		c.Axes = m.Axes
-	}
-	return c
+// DefaultConfig is Table III/V's chunk and message on machine m.
+func DefaultConfig(m *machine.Machine) Config {
+	return Config{Machine: m, ChunkBytes: 64 << 10, MessageBytes: 8 << 10}
 }
 
 // Handle names a collective the NPU issued.
@@ -134,7 +121,7 @@ func (c Config) PlanOn(op collectives.CollectiveOp, bytes int64, group []string)
 	if alg == "" {
 		alg = collectives.DefaultAlgorithm(op)
 	}
-	p, err := collectives.NewPlan(collectives.Config{Shape: c.Shape, Op: op, MessageBytes: c.MessageBytes, Axes: c.Axes, Span: group}, alg, bytes, c.ChunkBytes)
+	p, err := collectives.NewPlan(collectives.Config{Machine: c.Machine, Op: op, MessageBytes: c.MessageBytes, Span: group}, alg, bytes, c.ChunkBytes)
 	if err != nil {
 		return nil, fmt.Errorf("afi: %s of %d B: %w", op, bytes, err)
 	}

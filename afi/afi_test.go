@@ -26,13 +26,13 @@ func TestCommandsRunOnEveryEngine(t *testing.T) {
 			k := rtl.NewKernel()
 			net, err := torus.BuildNetwork(k, shape, torus.DefaultLinks())
 			require.NoError(t, err)
-			cfg := afi.DefaultConfig(shape)
+			cfg := afi.DefaultConfig(shape.Machine())
 			var eng afi.Engine
 			switch kind {
 			case "ideal":
-				eng, err = npu.NewIdealEngine(k, net, shape, npu.DefaultIdeal())
+				eng, err = npu.NewIdealEngine(k, net, shape.Machine(), npu.DefaultIdeal())
 			case "baseline":
-				eng, err = npu.NewBaselineEngine(k, net, shape, npu.DefaultBaseline(2, big.NewRat(128, 1)))
+				eng, err = npu.NewBaselineEngine(k, net, shape.Machine(), npu.DefaultBaseline(2, big.NewRat(128, 1)))
 			case "ace":
 				layout, perr := cfg.Plan(collectives.OpAllReduce, 64<<10)
 				require.NoError(t, perr)
@@ -75,9 +75,9 @@ func (nopEngine) IssueWith(rtl.Cycle, *collectives.Plan, afi.IssueOptions) error
 func TestBadCommandsAreRefused(t *testing.T) {
 	shape, err := torus.Parse("4x2x1")
 	require.NoError(t, err)
-	_, err = afi.New(afi.Config{Shape: shape}, nopEngine{})
+	_, err = afi.New(afi.Config{Machine: shape.Machine()}, nopEngine{})
 	require.ErrorContains(t, err, "must be positive")
-	a, err := afi.New(afi.DefaultConfig(shape), nopEngine{})
+	a, err := afi.New(afi.DefaultConfig(shape.Machine()), nopEngine{})
 	require.NoError(t, err)
 	_, err = a.Issue(0, collectives.OpAllReduce, 0, nil)
 	require.ErrorContains(t, err, "allreduce of 0 B")
@@ -132,7 +132,7 @@ func (chunker) IssueWith(now rtl.Cycle, _ *collectives.Plan, o afi.IssueOptions)
 func TestInterfacePassesChunksOn(t *testing.T) {
 	shape, err := torus.Parse("4x2x1")
 	require.NoError(t, err)
-	a, err := afi.New(afi.DefaultConfig(shape), chunker{})
+	a, err := afi.New(afi.DefaultConfig(shape.Machine()), chunker{})
 	require.NoError(t, err)
 	var got []int
 	ended := false
@@ -152,7 +152,7 @@ func TestInterfaceIssuesOnAGroup(t *testing.T) {
 	k := rtl.NewKernel()
 	net, err := torus.BuildNetwork(k, shape, torus.DefaultLinks())
 	require.NoError(t, err)
-	cfg := afi.DefaultConfig(shape)
+	cfg := afi.DefaultConfig(shape.Machine())
 	cfg.ChunkBytes, cfg.MessageBytes = 4096, 1024
 	vh, err := cfg.PlanOn(collectives.OpAllReduce, 8192, []string{"v", "h"})
 	require.NoError(t, err)
@@ -162,7 +162,7 @@ func TestInterfaceIssuesOnAGroup(t *testing.T) {
 	require.NoError(t, err)
 	icfg := npu.DefaultIdeal()
 	icfg.Data, icfg.Observer = &npu.DataHooks{Init: ds.Hook}, ds
-	e, err := npu.NewIdealEngine(k, net, shape, icfg)
+	e, err := npu.NewIdealEngine(k, net, shape.Machine(), icfg)
 	require.NoError(t, err)
 	a, err := afi.New(cfg, e)
 	require.NoError(t, err)

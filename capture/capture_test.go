@@ -34,7 +34,7 @@ func TestNanoseconds(t *testing.T) {
 func capture(t *testing.T, filter string) (*bytes.Buffer, *Writer, []int64, []int64) {
 	s, err := torus.Parse("4x2x1")
 	require.NoError(t, err)
-	plan, err := collectives.NewPlan(collectives.Config{Shape: s, Op: collectives.OpAllReduce, MessageBytes: 8192}, "hierarchical", 256<<10, 64<<10)
+	plan, err := collectives.NewPlan(collectives.Config{Machine: s.Machine(), Op: collectives.OpAllReduce, MessageBytes: 8192}, "hierarchical", 256<<10, 64<<10)
 	require.NoError(t, err)
 	k := rtl.NewKernel()
 	net, err := torus.BuildNetwork(k, s, torus.DefaultLinks())

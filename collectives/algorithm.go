@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/acemu/acemu/torus"
+	"github.com/acemu/acemu/machine"
 )
 
 // Algorithm turns a collective into programs. Implementations are pure and
@@ -26,15 +26,18 @@ type Algorithm interface {
 
 // Config is what an algorithm is built for.
 type Config struct {
-	Shape torus.Shape
-	Op    CollectiveOp
+	// Machine is the machine the collective runs on: its NPUs and the
+	// dimensions collectives are built over.
+	Machine *machine.Machine
+	Op      CollectiveOp
 	// MessageBytes is the largest message (Table V: 8 KB).
 	MessageBytes int64
 	// Unidirectional runs ring phases one way only (default: both ways, half
 	// the data each).
 	Unidirectional bool
 	// Factors is BlueConnect's factorisation of the NPU count, lowest tier
-	// first; empty means the torus dimensions (L, V, H), dropping 1s.
+	// first; empty means the machine's dimensions' sizes (the torus's L,
+	// V, H), dropping 1s.
 	Factors []int
 	// PhaseSpec is the hierarchical algorithm's phase list, e.g.
 	// "rs:local:ring,ar:vertical:ring,ar:horizontal:ring,ag:local:ring";
@@ -44,10 +47,6 @@ type Config struct {
 	// collective combines: its communicator is each NPU's group of them
 	// (span.go). Empty: every dimension, every NPU.
 	Span []string
-	// Axes are the dimensions the collectives are built over; nil means
-	// the torus's (TorusAxes of Shape). A topology that is not a torus (read
-	// from a file) gives its own and numbers its NPUs as Shape N×1×1.
-	Axes []Axis
 }
 
 // Factory builds an algorithm for a configuration.
@@ -118,8 +117,8 @@ func NewAlgorithm(name string, cfg Config) (Algorithm, error) {
 		return nil, err
 	}
 	a := registry[name]
-	if err := cfg.Shape.Validate(); err != nil {
-		return nil, err
+	if cfg.Machine == nil {
+		return nil, fmt.Errorf("algorithm %s: no machine to run on", name)
 	}
 	if cfg.MessageBytes < 1 {
 		return nil, fmt.Errorf("message size %d bytes: must be at least 1 byte", cfg.MessageBytes)

@@ -1,45 +1,32 @@
 package collectives
 
-import "github.com/acemu/acemu/torus"
+import "github.com/acemu/acemu/machine"
 
-// Axis is one dimension the NPUs are arranged along: groups of Size NPUs
-// whose ids differ by multiples of Stride (a mixed-radix digit of the id).
-// When Ring is set, a group's members are a ring of links, Plus and Minus
-// the ports from a member to its next and its previous; otherwise messages
-// between members are routed by the network. The torus's three dimensions
-// are axes (TorusAxes); a topology that is not a torus offers its own
-// (topology.Spec.Axes), at least one axis of all its NPUs.
-type Axis struct {
-	Name, Short string
-	Size        int
-	Stride      int
-	Ring        bool
-	Plus, Minus int8
+// dims are the dimensions the configuration's machine offers collectives.
+func (c Config) dims() []machine.Dim { return c.Machine.Dims }
+
+// DimTier is the tier whose groups are the dimension's.
+func DimTier(d machine.Dim) Tier {
+	return Tier{Name: d.Name, Size: d.Size, OnRing: d.Ring, dim: &d}
 }
 
-// TorusAxes are the torus's local, vertical and horizontal dimensions, in
-// that order, each a ring of links.
-func TorusAxes(s torus.Shape) []Axis {
-	out := make([]Axis, torus.NumDims)
-	stride := 1
-	for d := torus.Dim(0); d < torus.NumDims; d++ {
-		name := d.String()
-		out[d] = Axis{Name: name, Short: name[:1], Size: s.Size(d), Stride: stride, Ring: true,
-			Plus: int8(torus.Port{Dim: d, Dir: torus.Plus}.Index()), Minus: int8(torus.Port{Dim: d, Dir: torus.Minus}.Index())}
-		stride *= s.Size(d)
+// translate is NPU id moved by the displacement d: the machine's
+// translation taking NPU 0 to NPU d when it has one (torus addition), else
+// (id+d) mod N, the NPUs read as one ring in id order.
+func (c Config) translate(id, d int) int {
+	if f, ok := c.Machine.Folder(); ok {
+		return f.Displace(id, d)
 	}
-	return out
+	n := c.Machine.N()
+	return (id + d%n + n) % n
 }
 
-// axes are the configuration's axes: Axes, or the torus's.
-func (c Config) axes() []Axis {
-	if c.Axes != nil {
-		return c.Axes
+// inverse is the displacement that undoes d (translate(translate(x, d),
+// inverse(d)) is x).
+func (c Config) inverse(d int) int {
+	if f, ok := c.Machine.Folder(); ok {
+		return f.Displacement(d, 0)
 	}
-	return TorusAxes(c.Shape)
-}
-
-// AxisTier is the tier whose groups are the axis's.
-func AxisTier(a Axis) Tier {
-	return Tier{Name: a.Name, Size: a.Size, OnRing: a.Ring, Plus: a.Plus, Minus: a.Minus, stride: a.Stride}
+	n := c.Machine.N()
+	return (n - d%n) % n
 }

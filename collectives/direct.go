@@ -10,8 +10,10 @@ package collectives
 // ceil(q/MessageBytes) near-equal messages (messageRanges).
 //
 // Sends are issued all at once, to NPU i+d for the displacements d = 1, 2,
-// …, P-1 in that order, where i+d is torus addition (torus.Shape.Displace:
-// the displacement d read as coordinates, added round each ring), so at any
+// …, P-1 in that order, where i+d is the machine's translation
+// (machine.Folder.Displace; on the torus the displacement d read as
+// coordinates, added round each ring; on a machine without one, (i+d) mod
+// P), so at any
 // moment the NPUs are sending to P different destinations rather than all
 // to NPU 0 first, and every NPU's program is NPU 0's translated
 // (CheckEquivariant). Receives are laid out from NPU i-1, i-2, …, i-(P-1)
@@ -33,15 +35,14 @@ func (d *Direct) Phases() []string { return []string{"all-to-all on all NPUs (di
 
 // Build returns NPU npu's program for a chunk of chunkLen bytes.
 func (d *Direct) Build(npu int, chunkLen int64) ([]*Program, error) {
-	sh := d.cfg.Shape
-	p := sh.N()
+	p := d.cfg.Machine.N()
 	q := AllToAllBlock(chunkLen, p)
 	prog := &Program{NPU: npu, View: []Range{{0, chunkLen}}, Out: []Range{{0, chunkLen}}, Steps: 1}
 	block := func(j int) []Range { return messageRanges(Range{int64(j) * q, q}, d.cfg.MessageBytes) }
 	nm := int32(len(block(0)))
 	sendIdx := make([]int32, p) // index of the first send of block j
 	for s := 1; s < p; s++ {
-		j := sh.Displace(npu, s)
+		j := d.cfg.translate(npu, s)
 		sendIdx[j] = int32(len(prog.Ops))
 		for m, r := range block(j) {
 			match := int32(p-1)*nm + int32(s-1)*nm + int32(m)
@@ -49,7 +50,7 @@ func (d *Direct) Build(npu int, chunkLen int64) ([]*Program, error) {
 		}
 	}
 	for s := 1; s < p; s++ {
-		j := sh.Displace(npu, sh.Displacement(s, 0))
+		j := d.cfg.translate(npu, d.cfg.inverse(s))
 		for m, r := range block(j) {
 			prog.Ops = append(prog.Ops, Op{Kind: Recv, Peer: int32(j), Port: RouteXYZ, Data: r,
 				Deps: []int32{sendIdx[j] + int32(m)}})

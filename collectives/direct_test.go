@@ -34,7 +34,7 @@ func TestDirectAllToAllBytes(t *testing.T) {
 			plan, err := NewPlan(c, "direct", tc.chunk, tc.chunk)
 			require.NoError(t, err)
 			require.Equal(t, 1, plan.NumPhases())
-			p := c.Shape.N()
+			p := c.Machine.N()
 			require.Equal(t, tc.q, AllToAllBlock(tc.chunk, p))
 			progs := make([]*Program, p)
 			for npu := range progs {

@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/acemu/acemu/torus"
+	"github.com/acemu/acemu/machine"
 )
 
-// CheckEquivariant reports whether every NPU of the plan's torus runs NPU
+// CheckEquivariant reports whether every NPU of the plan's machine runs NPU
 // 0's programs translated: for every phase and chunk length, NPU q's
 // program has NPU 0's ops in the same order with the same kind, port,
 // reduction, matching op, data length, dependences and step, and a peer
-// displaced by q (torus.Shape.Displace), the same view and output sizes,
+// displaced by q (machine.Folder.Displace), the same view and output sizes,
 // and the same data flow (Analyze: which sends forward which receives,
 // which receives store). Data offsets may differ: they say which bytes
 // move, not when.
@@ -30,7 +30,10 @@ func CheckEquivariant(p *Plan) error {
 
 // checkEquivariant is CheckEquivariant, NPU by NPU.
 func checkEquivariant(p *Plan) error {
-	s := p.Shape.Table() // Displace without division, for every peer of every op
+	s, folds := p.Machine.Folder()
+	if !folds {
+		return noSymmetry(p)
+	}
 	lens := []int64{p.ChunkLen(0)}
 	if last := p.ChunkLen(p.NumChunks() - 1); last != lens[0] {
 		lens = append(lens, last)
@@ -44,7 +47,7 @@ func checkEquivariant(p *Plan) error {
 			if err != nil {
 				return fmt.Errorf("%s %s on %s, chunk of %d bytes, NPU %d: %w", p.Algorithm, p.Op, s, l, q, err)
 			}
-			if err := p.translatesFrom0(s, q, l, progs); err != nil {
+			if err := p.translatesFrom0(s, true, q, l, progs); err != nil {
 				return err
 			}
 		}
@@ -54,12 +57,15 @@ func checkEquivariant(p *Plan) error {
 
 // translatesFrom0 compares NPU q's programs for chunk length l with NPU
 // 0's translated by q.
-func (p *Plan) translatesFrom0(s *torus.Table, q int, l int64, progs []*Program) error {
+func (p *Plan) translatesFrom0(s machine.Folder, folds bool, q int, l int64, progs []*Program) error {
+	if !folds {
+		return noSymmetry(p)
+	}
 	for ph := 0; ph < p.NumPhases(); ph++ {
 		ref := p.Program(0, ph, l)
 		if err := translates(ref, p.flow(ref), progs[ph], func(peer int32) int32 { return int32(s.Displace(int(peer), q)) }); err != nil {
 			return fmt.Errorf("%s %s on %s, phase %d, chunk of %d bytes: NPU %d does not run NPU 0's program translated: %w",
-				p.Algorithm, p.Op, p.Shape, ph+1, l, q, err)
+				p.Algorithm, p.Op, p.Machine, ph+1, l, q, err)
 		}
 	}
 	return nil
@@ -123,10 +129,9 @@ func translates(a *Program, af *Flow, b *Program, peer func(int32) int32) error 
 //
 // TestEquivariantByPositionAgreesWithEveryNPU compares the answer with
 // the NPU-by-NPU comparison on many shapes, algorithms and lengths.
-func (h *Hierarchical) byPosition(p *Plan, s *torus.Table, l int64, ref []*Program) (decided bool, err error) {
-	axes := TorusAxes(p.Shape)
+func (h *Hierarchical) byPosition(p *Plan, s machine.Folder, l int64, ref []*Program) (decided bool, err error) {
 	for _, ph := range h.phases {
-		if !onDimension(ph.Tier, axes) {
+		if !onDimension(ph.Tier, p.Machine.Dims) {
 			return false, nil
 		}
 	}
@@ -144,7 +149,7 @@ func (h *Hierarchical) byPosition(p *Plan, s *torus.Table, l int64, ref []*Progr
 			n := rangesLen(prog.Out)
 			if out >= 0 && n != out {
 				return true, fmt.Errorf("%s %s on %s, chunk of %d bytes: NPU %d starts phase %d from %d bytes, NPU %d from %d",
-					p.Algorithm, p.Op, p.Shape, l, q, i+1, n, members[0], out)
+					p.Algorithm, p.Op, p.Machine, l, q, i+1, n, members[0], out)
 			}
 			out = n
 		}
@@ -165,7 +170,7 @@ func (h *Hierarchical) byPosition(p *Plan, s *torus.Table, l int64, ref []*Progr
 			}
 			if err := translates(a, af, b, func(peer int32) int32 { return int32(s.Displace(int(peer), q)) }); err != nil {
 				return true, fmt.Errorf("%s %s on %s, phase %d, chunk of %d bytes: NPU %d does not run NPU 0's program translated: %w",
-					p.Algorithm, p.Op, p.Shape, i+1, l, q, err)
+					p.Algorithm, p.Op, p.Machine, i+1, l, q, err)
 			}
 		}
 	}
@@ -173,12 +178,22 @@ func (h *Hierarchical) byPosition(p *Plan, s *torus.Table, l int64, ref []*Progr
 }
 
 // onDimension reports whether tier t's groups are the lines of one of the
-// torus's dimensions.
-func onDimension(t Tier, axes []Axis) bool {
-	for _, a := range axes {
-		if a.Size == t.Size && a.Stride == t.stride {
+// machine's strided dimensions (on a folding machine, the torus's).
+func onDimension(t Tier, dims []machine.Dim) bool {
+	st, ok := t.stride()
+	if !ok {
+		return false
+	}
+	for _, a := range dims {
+		if as, ok := a.Stride(); ok && a.Size == t.Size && as == st {
 			return true
 		}
 	}
 	return false
+}
+
+// noSymmetry is why a plan on a machine with no translation symmetry is
+// not equivariant.
+func noSymmetry(p *Plan) error {
+	return fmt.Errorf("%s %s on %s: the machine has no symmetry taking any NPU to any other, so one NPU cannot stand for all", p.Algorithm, p.Op, p.Machine)
 }

@@ -35,7 +35,7 @@ func TestCheckEquivariant(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := torus.Parse(tc.topo)
 			require.NoError(t, err)
-			p, err := NewPlan(Config{Shape: s, Op: tc.op, MessageBytes: 8192}, tc.alg, tc.size, 65536)
+			p, err := NewPlan(Config{Machine: s.Machine(), Op: tc.op, MessageBytes: 8192}, tc.alg, tc.size, 65536)
 			require.NoError(t, err)
 			err = CheckEquivariant(p)
 			if tc.err == "" {
@@ -80,7 +80,7 @@ func TestEquivariantByPositionAgreesWithEveryNPU(t *testing.T) {
 		require.NoError(t, err)
 		for _, size := range sizes {
 			for _, msg := range []int64{8192, 1000} {
-				conf := Config{Shape: s, Op: c.op, MessageBytes: msg, PhaseSpec: c.phases, Factors: c.factors, Unidirectional: c.unidirectional}
+				conf := Config{Machine: s.Machine(), Op: c.op, MessageBytes: msg, PhaseSpec: c.phases, Factors: c.factors, Unidirectional: c.unidirectional}
 				p, err := NewPlan(conf, c.alg, size, 65536)
 				if err != nil {
 					continue // a size some shapes cannot split (its error is tested elsewhere)
@@ -119,7 +119,7 @@ func everyNPU(p *Plan, s *torus.Table, l int64) error {
 		if err != nil {
 			return err
 		}
-		if err := p.translatesFrom0(s, q, l, progs); err != nil {
+		if err := p.translatesFrom0(s, true, q, l, progs); err != nil {
 			return err
 		}
 	}
@@ -136,7 +136,7 @@ func TestAPlanKeepsItsEquivariance(t *testing.T) {
 		op  CollectiveOp
 		alg string
 	}{{OpAllReduce, "hierarchical"}, {OpAllReduce, "ring"}, {OpAllReduce, "tree"}, {OpAllToAll, "direct"}} {
-		p, err := NewPlan(Config{Shape: s, Op: tc.op, MessageBytes: 8192}, tc.alg, 1<<20, 64<<10)
+		p, err := NewPlan(Config{Machine: s.Machine(), Op: tc.op, MessageBytes: 8192}, tc.alg, 1<<20, 64<<10)
 		require.NoError(t, err, tc.alg)
 		require.True(t, p.equivKnown, "%s: NewPlan found it", tc.alg)
 		want := p.equiv

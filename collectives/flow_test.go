@@ -13,7 +13,7 @@ import (
 // do not depend on other files' helpers).
 func flowPlan(t *testing.T, shape torus.Shape, op CollectiveOp, alg string, payload, chunk, msg int64) *Plan {
 	t.Helper()
-	p, err := NewPlan(Config{Shape: shape, Op: op, MessageBytes: msg}, alg, payload, chunk)
+	p, err := NewPlan(Config{Machine: shape.Machine(), Op: op, MessageBytes: msg}, alg, payload, chunk)
 	require.NoError(t, err)
 	return p
 }

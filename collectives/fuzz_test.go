@@ -16,8 +16,8 @@ func FuzzParsePhases(f *testing.F) {
 	}
 	shape := torus.Shape{L: 4, V: 2, H: 2}
 	f.Fuzz(func(t *testing.T, spec string, op uint8) {
-		cfg := Config{Shape: shape, Op: CollectiveOp(op % 3), MessageBytes: 8192, PhaseSpec: spec}
-		phases, err := ParsePhases(cfg.axes(), shape.String(), spec)
+		cfg := Config{Machine: shape.Machine(), Op: CollectiveOp(op % 3), MessageBytes: 8192, PhaseSpec: spec}
+		phases, err := ParsePhases(cfg.dims(), shape.String(), spec)
 		if err != nil {
 			return
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/acemu/acemu/machine"
 )
 
 // GroupSpec describes one phase of a hierarchical collective for one member
@@ -18,9 +20,9 @@ type GroupSpec struct {
 	// MessageBytes is the largest message.
 	MessageBytes int64
 	// OnRing: Members are a ring of links in ring order, so
-	// Members[(i+1)%p] is the neighbour a member reaches by port Plus, and
-	// Members[i-1] by port Minus. Otherwise messages are routed
-	// (RouteXYZ).
+	// Members[(Pos+1)%p] is the neighbour this member reaches by its port
+	// Plus, and Members[Pos-1] by its port Minus. Otherwise messages are
+	// routed (RouteXYZ).
 	OnRing      bool
 	Plus, Minus int8
 	// Bidirectional splits a ring algorithm's data over both directions.
@@ -68,29 +70,24 @@ func init() {
 // Tier is a way of cutting the NPUs into equal groups: every NPU belongs to
 // exactly one group of the tier.
 type Tier struct {
-	Name        string
-	Size        int
-	OnRing      bool // groups are rings of links, reached by ports Plus and Minus
-	Plus, Minus int8 // valid when OnRing
-	stride      int  // mixed-radix place value of the tier's digit
+	Name   string
+	Size   int
+	OnRing bool // groups are rings of links, reached by each member's ring ports
+	dim    *machine.Dim
 }
 
 // Group returns npu's group (ids in group order) and its position in it.
-func (t Tier) Group(npu int) ([]int, int) {
-	digit := (npu / t.stride) % t.Size
-	base := npu - digit*t.stride
-	out := make([]int, t.Size)
-	for i := range out {
-		out[i] = base + i*t.stride
-	}
-	return out, digit
-}
+func (t Tier) Group(npu int) ([]int, int) { return t.dim.Group(npu) }
+
+// stride is the place value of a strided tier's digit; ok is false for a
+// tier of explicit groups.
+func (t Tier) stride() (int, bool) { return t.dim.Stride() }
 
 // FactorTiers cuts the n NPUs by a mixed-radix factorisation of their ids,
 // lowest digit first (BlueConnect's tiers). Factors of 1 are dropped. Where
 // a tier coincides with an axis (same size and place value), its groups are
 // that axis's.
-func FactorTiers(axes []Axis, n int, factors []int) ([]Tier, error) {
+func FactorTiers(axes []machine.Dim, n int, factors []int) ([]Tier, error) {
 	prod := 1
 	var out []Tier
 	for i, f := range factors {
@@ -101,10 +98,10 @@ func FactorTiers(axes []Axis, n int, factors []int) ([]Tier, error) {
 			break
 		}
 		if f > 1 {
-			t := Tier{Name: fmt.Sprintf("tier %d (size %d)", len(out), f), Size: f, stride: prod}
+			t := DimTier(machine.Strided(fmt.Sprintf("tier %d (size %d)", len(out), f), "", n, f, prod, false, 0, 0))
 			for _, a := range axes {
-				if a.Size == f && a.Stride == prod {
-					t = AxisTier(a)
+				if st, ok := a.Stride(); ok && a.Size == f && st == prod {
+					t = DimTier(a)
 					t.Name = fmt.Sprintf("tier %d (%s)", len(out), a.Name)
 				}
 			}
@@ -125,6 +122,7 @@ func FactorTiers(axes []Axis, n int, factors []int) ([]Tier, error) {
 // Spec returns the group spec of npu in this tier.
 func (t Tier) Spec(npu int, kind PhaseKind, viewLen, msg int64, bidir bool) GroupSpec {
 	members, pos := t.Group(npu)
+	plus, minus := t.dim.Ports(npu)
 	return GroupSpec{Kind: kind, Members: members, Pos: pos, ViewLen: viewLen, MessageBytes: msg,
-		OnRing: t.OnRing, Plus: t.Plus, Minus: t.Minus, Bidirectional: bidir}
+		OnRing: t.OnRing, Plus: plus, Minus: minus, Bidirectional: bidir}
 }

@@ -231,9 +231,9 @@ func init() {
 	Register("halving-doubling", []CollectiveOp{OpAllReduce, OpReduceScatter, OpAllGather},
 		"recursive halving (reduce-scatter) and doubling (all-gather) over all NPUs in id order: log2 P steps each, partners at distance P/2, P/4, …, 1 (routed unless ring neighbours); needs a power-of-two NPU count",
 		func(cfg Config) (Algorithm, error) {
-			n := cfg.Shape.N()
+			n := cfg.Machine.N()
 			if n&(n-1) != 0 {
-				return nil, fmt.Errorf("halving-doubling needs a power-of-two number of NPUs; %s has %d: use ring", cfg.Shape, n)
+				return nil, fmt.Errorf("halving-doubling needs a power-of-two number of NPUs; %s has %d: use ring", cfg.Machine, n)
 			}
 			t := allTier(cfg)
 			kind := map[CollectiveOp]PhaseKind{OpAllReduce: AllReduce, OpReduceScatter: ReduceScatter, OpAllGather: AllGather}[cfg.Op]

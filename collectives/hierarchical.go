@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/acemu/acemu/machine"
 )
 
 // HPhase is one phase of a hierarchical collective: a group collective in
@@ -85,7 +87,7 @@ func NewHierarchical(cfg Config, phases []HPhase) (*Hierarchical, error) {
 	}
 	if len(phases) == 0 && len(cfg.Span) > 0 {
 		return nil, fmt.Errorf("no phases: the group's dimensions (%s) have size 1 on %s, so its groups are single NPUs with nothing to combine; name a dimension of size above 1",
-			strings.Join(cfg.Span, ","), cfg.Shape)
+			strings.Join(cfg.Span, ","), cfg.Machine)
 	}
 	if len(phases) == 0 {
 		return nil, fmt.Errorf("no phases: every dimension has size 1, so there is nothing to do; use a topology with at least 2 NPUs")
@@ -122,18 +124,23 @@ func (h *Hierarchical) checkSpan() error {
 			tiers = append(tiers, p.Tier)
 		}
 	}
-	slices.SortStableFunc(tiers, func(a, b Tier) int { return a.stride - b.stride })
 	what := "reducing phases (rs, ar)"
 	if h.cfg.Op == OpAllGather {
 		what = "all-gathers"
 	}
+	for _, t := range tiers {
+		if _, ok := t.stride(); !ok {
+			return h.checkCover(tiers, what)
+		}
+	}
+	slices.SortStableFunc(tiers, func(a, b Tier) int { return tierStride(a) - tierStride(b) })
 	if len(h.cfg.Span) > 0 {
 		return h.checkGroup(tiers, what)
 	}
-	place, n := 1, h.cfg.Shape.N()
+	place, n := 1, h.cfg.Machine.N()
 	for i, t := range tiers {
-		if t.stride != place {
-			if i > 0 && t.stride == tiers[i-1].stride {
+		if tierStride(t) != place {
+			if i > 0 && tierStride(t) == tierStride(tiers[i-1]) {
 				return fmt.Errorf("phases %s do not make %s: their %s cover %s twice, so its NPUs' data would be counted twice; give each dimension one",
 					h.describe(), article(h.cfg.Op), what, t.Name)
 			}
@@ -149,38 +156,110 @@ func (h *Hierarchical) checkSpan() error {
 	return nil
 }
 
+// tierStride is a strided tier's place value.
+func tierStride(t Tier) int {
+	st, _ := t.stride()
+	return st
+}
+
 // checkGroup requires the tiers (sorted by place value) of a collective
 // over a span of dimensions to be exactly the span's dimensions of size
 // above 1, each once: each group's data is then combined once, and no
 // group's with another's.
 func (h *Hierarchical) checkGroup(tiers []Tier, what string) error {
-	span, err := h.cfg.spanAxes()
+	want, err := h.wanted()
 	if err != nil {
 		return err
 	}
-	var want []Axis
-	for _, a := range span {
-		if a.Size > 1 {
-			want = append(want, a)
-		}
-	}
-	slices.SortStableFunc(want, func(a, b Axis) int { return a.Stride - b.Stride })
 	in := func(t Tier) bool {
-		return slices.ContainsFunc(want, func(a Axis) bool { return a.Stride == t.stride && a.Size == t.Size })
+		return slices.ContainsFunc(want, func(a machine.Dim) bool { return machine.SameGroups(&a, t.dim) })
 	}
 	for i, t := range tiers {
 		switch {
-		case i > 0 && t.stride == tiers[i-1].stride:
+		case i > 0 && tierStride(t) == tierStride(tiers[i-1]):
 			return fmt.Errorf("phases %s do not make %s: their %s cover %s twice, so its NPUs' data would be counted twice; give each dimension one",
 				h.describe(), article(h.cfg.Op), what, t.Name)
 		case !in(t):
-			return fmt.Errorf("phases %s do not make %s over the group %s: their %s combine %s, outside the group, so different groups' data would be mixed; leave it out or add it to the group",
-				h.describe(), article(h.cfg.Op), strings.Join(h.cfg.Span, ","), what, t.Name)
+			return h.outside(t, what)
 		}
 	}
 	if len(tiers) != len(want) {
 		return fmt.Errorf("phases %s do not make %s over the group %s: their %s cover %d of its %d dimensions of size above 1, so the rest's data would never be combined; give each one such phase",
 			h.describe(), article(h.cfg.Op), strings.Join(h.cfg.Span, ","), what, len(tiers), len(want))
+	}
+	return nil
+}
+
+// wanted are the dimensions of size above 1 the collective combines: its
+// span's, or every dimension's.
+func (h *Hierarchical) wanted() ([]machine.Dim, error) {
+	span, err := h.cfg.spanAxes()
+	if err != nil {
+		return nil, err
+	}
+	var want []machine.Dim
+	for _, a := range span {
+		if a.Size > 1 {
+			want = append(want, a)
+		}
+	}
+	return want, nil
+}
+
+func (h *Hierarchical) outside(t Tier, what string) error {
+	return fmt.Errorf("phases %s do not make %s over the group %s: their %s combine %s, outside the group, so different groups' data would be mixed; leave it out or add it to the group",
+		h.describe(), article(h.cfg.Op), strings.Join(h.cfg.Span, ","), what, t.Name)
+}
+
+// checkCover is checkSpan for tiers of explicit groups (a DGX-1 ring, a
+// file's dimensions), which have no place values to compare: from every
+// NPU, the tiers' groups in turn must reach each member of its
+// communicator group exactly once (no NPU's data combined twice, none left
+// out), and, over a span, no NPU outside it.
+func (h *Hierarchical) checkCover(tiers []Tier, what string) error {
+	dims := make([]machine.Dim, len(tiers))
+	prod := 1
+	for i, t := range tiers {
+		dims[i] = *t.dim
+		prod *= t.Size
+	}
+	n := h.cfg.Machine.N()
+	comm := func(npu int) []int {
+		out := make([]int, n)
+		for i := range out {
+			out[i] = i
+		}
+		return out
+	}
+	if len(h.cfg.Span) > 0 {
+		want, err := h.wanted()
+		if err != nil {
+			return err
+		}
+		for _, t := range tiers {
+			if !slices.ContainsFunc(want, func(a machine.Dim) bool { return machine.SameGroups(&a, t.dim) }) {
+				return h.outside(t, what)
+			}
+		}
+		comm = func(npu int) []int { return spanMembers(want, npu) }
+	}
+	seen := make([]bool, n)
+	for npu := 0; npu < n; npu++ {
+		if seen[npu] {
+			continue
+		}
+		got, want := spanMembers(dims, npu), comm(npu)
+		for _, m := range got {
+			seen[m] = true
+		}
+		switch {
+		case len(got) < prod:
+			return fmt.Errorf("phases %s do not make %s: their %s reach %d NPUs from NPU %d where their groups' sizes multiply to %d, so some NPU's data would be counted twice; give each dimension one",
+				h.describe(), article(h.cfg.Op), what, len(got), npu, prod)
+		case !slices.Equal(got, want):
+			return fmt.Errorf("phases %s do not make %s: their %s combine NPU %d's data with %d NPUs' where its group has %d, so some data would never be combined; give every dimension of size above 1 one such phase",
+				h.describe(), article(h.cfg.Op), what, npu, len(got), len(want))
+		}
 	}
 	return nil
 }
@@ -289,7 +368,7 @@ func (h *Hierarchical) Output(npu int, chunkLen int64) []Range {
 //	                RS local, AR vertical, AR horizontal, AG local)
 //	reduce-scatter: RS each axis in order
 //	all-gather:     AG each axis in reverse order
-func DefaultPhases(axes []Axis, op CollectiveOp) []HPhase {
+func DefaultPhases(axes []machine.Dim, op CollectiveOp) []HPhase {
 	type step struct {
 		kind PhaseKind
 		axis int
@@ -314,7 +393,7 @@ func DefaultPhases(axes []Axis, op CollectiveOp) []HPhase {
 	var out []HPhase
 	for _, st := range steps {
 		if a := axes[st.axis]; a.Size > 1 {
-			out = append(out, HPhase{Kind: st.kind, Tier: AxisTier(a), Algo: "ring"})
+			out = append(out, HPhase{Kind: st.kind, Tier: DimTier(a), Algo: "ring"})
 		}
 	}
 	return out
@@ -325,7 +404,7 @@ func DefaultPhases(axes []Axis, op CollectiveOp) []HPhase {
 // kind (rs, ag, ar), axis (on the torus local, vertical, horizontal or l,
 // v, h), and optionally the per-phase algorithm (default ring). where
 // names the NPUs' arrangement in messages.
-func ParsePhases(axes []Axis, where string, spec string) ([]HPhase, error) {
+func ParsePhases(axes []machine.Dim, where string, spec string) ([]HPhase, error) {
 	var out []HPhase
 	for i, item := range strings.Split(spec, ",") {
 		f := strings.Split(strings.TrimSpace(item), ":")
@@ -357,7 +436,7 @@ func ParsePhases(axes []Axis, where string, spec string) ([]HPhase, error) {
 		if axes[a].Size < 2 {
 			return nil, fmt.Errorf("phase %d %q: the %s dimension of %s has size 1, so it has no links; leave the phase out", i+1, item, axes[a].Name, where)
 		}
-		p.Tier = AxisTier(axes[a])
+		p.Tier = DimTier(axes[a])
 		p.Algo = "ring"
 		if len(f) == 3 {
 			p.Algo = f[2]
@@ -395,7 +474,7 @@ func init() {
 			}
 			phases := DefaultPhases(span, cfg.Op)
 			if cfg.PhaseSpec != "" {
-				if phases, err = ParsePhases(cfg.axes(), cfg.Shape.String(), cfg.PhaseSpec); err != nil {
+				if phases, err = ParsePhases(cfg.dims(), cfg.Machine.String(), cfg.PhaseSpec); err != nil {
 					return nil, err
 				}
 			}
@@ -406,9 +485,11 @@ func init() {
 		func(cfg Config) (Algorithm, error) {
 			factors := cfg.Factors
 			if len(factors) == 0 {
-				factors = []int{cfg.Shape.L, cfg.Shape.V, cfg.Shape.H}
+				for _, d := range cfg.dims() {
+					factors = append(factors, d.Size)
+				}
 			}
-			tiers, err := FactorTiers(cfg.axes(), cfg.Shape.N(), factors)
+			tiers, err := FactorTiers(cfg.dims(), cfg.Machine.N(), factors)
 			if err != nil {
 				return nil, err
 			}
@@ -426,10 +507,11 @@ func init() {
 // allTier is the tier of all NPUs in id order: an axis's, when one axis
 // holds them all (its ring), else routed.
 func allTier(cfg Config) Tier {
-	t := Tier{Name: "all NPUs", Size: cfg.Shape.N(), stride: 1}
-	for _, a := range cfg.axes() {
-		if a.Size == cfg.Shape.N() {
-			t = AxisTier(a)
+	n := cfg.Machine.N()
+	t := DimTier(machine.Strided("all NPUs", "", n, n, 1, false, 0, 0))
+	for _, a := range cfg.dims() {
+		if a.Size == n {
+			t = DimTier(a)
 		}
 	}
 	return t

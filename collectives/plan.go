@@ -3,7 +3,7 @@ package collectives
 import (
 	"fmt"
 
-	"github.com/acemu/acemu/torus"
+	"github.com/acemu/acemu/machine"
 )
 
 // PhaseKind is the collective a group performs in one phase.
@@ -51,7 +51,7 @@ type Plan struct {
 	ChunkBytes int64
 
 	phases []string
-	span   []Axis // the dimensions Span names (nil: every NPU)
+	span   []machine.Dim // the dimensions Span names (nil: every NPU)
 	cache  map[progKey][]*Program
 	flows  map[*Program]*Flow // Analyze of the reference programs CheckEquivariant compares against
 	// equiv is CheckEquivariant's answer, found while the plan was built
@@ -80,7 +80,7 @@ func NewPlan(cfg Config, algorithm string, payload, chunkBytes int64) (*Plan, er
 		return nil, fmt.Errorf("%d bytes in chunks of %d is %d chunks, more than %d; use a larger chunk", payload, chunkBytes, (payload+chunkBytes-1)/chunkBytes, MaxChunks)
 	}
 	if cfg.Op == OpAllToAll {
-		n := int64(cfg.Shape.N())
+		n := int64(cfg.Machine.N())
 		if c := min(chunkBytes, payload); c < n {
 			return nil, fmt.Errorf("all-to-all in chunks of %d bytes on %d NPUs gives each destination nothing; use a chunk and a size of at least %d bytes (one per NPU)", c, n, n)
 		}
@@ -105,18 +105,18 @@ func NewPlan(cfg Config, algorithm string, payload, chunkBytes int64) (*Plan, er
 	// plan holds one NPU's programs, whatever the NPU count. The same pass
 	// finds whether every NPU runs NPU 0's programs translated
 	// (CheckEquivariant), so that a folded run does not build them again.
-	s := cfg.Shape.Table()
-	switch decided, err := p.decideByPosition(s, lens); {
+	s, folds := cfg.Machine.Folder()
+	switch decided, err := p.decideByPosition(s, folds, lens); {
 	case decided && err == nil:
 		return p, nil
-	case decided && cfg.Shape.N() > torus.MaxFullNPUs:
+	case decided && cfg.Machine.N() > machine.MaxFullNPUs:
 		// Not equivariant, on more NPUs than a run simulates one by one:
 		// no run can use every NPU's programs, so they are not built.
 		p.equiv, p.equivKnown = err, true
 		return p, nil
 	}
 	for _, l := range lens {
-		for npu := 0; npu < cfg.Shape.N(); npu++ {
+		for npu := 0; npu < cfg.Machine.N(); npu++ {
 			var progs []*Program
 			var err error
 			if npu == 0 {
@@ -125,15 +125,15 @@ func NewPlan(cfg Config, algorithm string, payload, chunkBytes int64) (*Plan, er
 				progs, _, err = p.look(npu, l)
 			}
 			if err != nil {
-				return nil, fmt.Errorf("%s %s on %s: NPU %d: %w", algorithm, cfg.Op, cfg.Shape, npu, err)
+				return nil, fmt.Errorf("%s %s on %s: NPU %d: %w", algorithm, cfg.Op, cfg.Machine, npu, err)
 			}
 			for ph, prog := range progs {
 				if err := prog.Validate(); err != nil {
-					return nil, fmt.Errorf("%s %s on %s: phase %d: %w", algorithm, cfg.Op, cfg.Shape, ph+1, err)
+					return nil, fmt.Errorf("%s %s on %s: phase %d: %w", algorithm, cfg.Op, cfg.Machine, ph+1, err)
 				}
 			}
 			if npu > 0 && p.equiv == nil {
-				p.equiv = p.translatesFrom0(s, npu, l, progs)
+				p.equiv = p.translatesFrom0(s, folds, npu, l, progs)
 			}
 		}
 	}
@@ -149,9 +149,9 @@ func NewPlan(cfg Config, algorithm string, payload, chunkBytes int64) (*Plan, er
 // are valid being valid, and built only when a run on a full network
 // asks), or with the reason they do not. Undecided, the caller builds and
 // checks every NPU's.
-func (p *Plan) decideByPosition(s *torus.Table, lens []int64) (decided bool, err error) {
+func (p *Plan) decideByPosition(s machine.Folder, folds bool, lens []int64) (decided bool, err error) {
 	h, ok := p.Algo.(*Hierarchical)
-	if !ok {
+	if !ok || !folds {
 		return false, nil
 	}
 	for _, l := range lens {

@@ -12,7 +12,7 @@ func cfg(topo string, op CollectiveOp) Config {
 	if err != nil {
 		panic(err)
 	}
-	return Config{Shape: s, Op: op, MessageBytes: DefaultMessageBytes}
+	return Config{Machine: s.Machine(), Op: op, MessageBytes: DefaultMessageBytes}
 }
 
 func TestDefaultPhasesDropSizeOneDims(t *testing.T) {
@@ -24,13 +24,13 @@ func TestDefaultPhasesDropSizeOneDims(t *testing.T) {
 		return out
 	}
 	require.Equal(t, []string{"reduce-scatter on local (ring)", "all-reduce on vertical (ring)", "all-reduce on horizontal (ring)", "all-gather on local (ring)"},
-		names(DefaultPhases(TorusAxes(torus.Shape{L: 4, V: 4, H: 4}), OpAllReduce)))
+		names(DefaultPhases(torus.Shape{L: 4, V: 4, H: 4}.Machine().Dims, OpAllReduce)))
 	require.Equal(t, []string{"reduce-scatter on local (ring)", "all-gather on local (ring)"},
-		names(DefaultPhases(TorusAxes(torus.Shape{L: 8, V: 1, H: 1}), OpAllReduce)))
+		names(DefaultPhases(torus.Shape{L: 8, V: 1, H: 1}.Machine().Dims, OpAllReduce)))
 	require.Equal(t, []string{"all-reduce on vertical (ring)"},
-		names(DefaultPhases(TorusAxes(torus.Shape{L: 1, V: 4, H: 1}), OpAllReduce)))
+		names(DefaultPhases(torus.Shape{L: 1, V: 4, H: 1}.Machine().Dims, OpAllReduce)))
 	require.Equal(t, []string{"all-gather on horizontal (ring)", "all-gather on vertical (ring)", "all-gather on local (ring)"},
-		names(DefaultPhases(TorusAxes(torus.Shape{L: 2, V: 2, H: 2}), OpAllGather)))
+		names(DefaultPhases(torus.Shape{L: 2, V: 2, H: 2}.Machine().Dims, OpAllGather)))
 }
 
 // On 4x4x4 one NPU sends, per 64 KB chunk, 3/4·64 KB in the local
@@ -42,7 +42,7 @@ func TestHierarchicalBytesPerChunk(t *testing.T) {
 	plan, err := NewPlan(c, "hierarchical", 64<<10, DefaultChunkBytes)
 	require.NoError(t, err)
 	want := []int64{48 << 10, 24 << 10, 24 << 10, 48 << 10}
-	for npu := 0; npu < c.Shape.N(); npu++ {
+	for npu := 0; npu < c.Machine.N(); npu++ {
 		for ph := 0; ph < plan.NumPhases(); ph++ {
 			require.Equal(t, want[ph], plan.Program(npu, ph, 64<<10).SentBytes(), "npu %d phase %d", npu, ph)
 		}
@@ -50,7 +50,7 @@ func TestHierarchicalBytesPerChunk(t *testing.T) {
 		// local reduce-scatter: two 8 KB blocks at local index l.
 		prog := plan.Program(npu, 1, 64<<10)
 		require.Equal(t, int64(16<<10), prog.ViewLen())
-		l := int64(c.Shape.Coord(npu)[torus.Local])
+		l := int64(torus.ShapeOf(c.Machine).Coord(npu)[torus.Local])
 		require.Equal(t, []Range{{l * 8192, 8192}, {32768 + l*8192, 8192}}, prog.View)
 	}
 }
@@ -70,21 +70,21 @@ func TestNewPlanErrors(t *testing.T) {
 		{"too many chunks", c, "hierarchical", 1 << 40, 1, "more than"},
 		{"unknown algorithm", c, "magic", 100, 100, "want one of"},
 		{"op not supported", cfg("4x2x2", OpAllToAll), "hierarchical", 100, 100, "does not run all-to-all"},
-		{"open reduce-scatter", Config{Shape: c.Shape, Op: OpAllReduce, MessageBytes: 8192, PhaseSpec: "rs:local"}, "hierarchical", 100, 100, "do not make an all-reduce"},
-		{"unmatched all-gather", Config{Shape: c.Shape, Op: OpAllReduce, MessageBytes: 8192, PhaseSpec: "rs:local,ag:vertical"}, "hierarchical", 100, 100, "must undo"},
+		{"open reduce-scatter", Config{Machine: c.Machine, Op: OpAllReduce, MessageBytes: 8192, PhaseSpec: "rs:local"}, "hierarchical", 100, 100, "do not make an all-reduce"},
+		{"unmatched all-gather", Config{Machine: c.Machine, Op: OpAllReduce, MessageBytes: 8192, PhaseSpec: "rs:local,ag:vertical"}, "hierarchical", 100, 100, "must undo"},
 		// Phases that nest rightly but do not combine every NPU's data once.
-		{"all-reduce of one dimension", Config{Shape: c.Shape, Op: OpAllReduce, MessageBytes: 8192, PhaseSpec: "ar:local"}, "hierarchical", 100, 100, "span 4 of the 16 NPUs"},
-		{"dimension reduced twice", Config{Shape: c.Shape, Op: OpAllReduce, MessageBytes: 8192, PhaseSpec: "rs:local,rs:local,ag:local,ag:local"}, "hierarchical", 100, 100, "cover local twice"},
-		{"rs then ar on one dimension", Config{Shape: c.Shape, Op: OpAllReduce, MessageBytes: 8192, PhaseSpec: "rs:local,ar:local,ar:vertical,ar:horizontal,ag:local"}, "hierarchical", 100, 100, "cover local twice"},
-		{"local never reduced", Config{Shape: c.Shape, Op: OpAllReduce, MessageBytes: 8192, PhaseSpec: "ar:vertical,ar:horizontal"}, "hierarchical", 100, 100, "leave out the NPUs 1 apart"},
-		{"reduce-scatter of one dimension", Config{Shape: c.Shape, Op: OpReduceScatter, MessageBytes: 8192, PhaseSpec: "rs:local"}, "hierarchical", 100, 100, "do not make a reduce-scatter"},
-		{"reduce-scatter with all-reduces", Config{Shape: c.Shape, Op: OpReduceScatter, MessageBytes: 8192, PhaseSpec: "rs:local,ar:vertical,ar:horizontal"}, "hierarchical", 100, 100, "leaves the NPUs of its group with the same data"},
-		{"all-gather that reduces", Config{Shape: c.Shape, Op: OpAllGather, MessageBytes: 8192, PhaseSpec: "ag:horizontal,ag:vertical,ag:local,rs:local,ag:local"}, "hierarchical", 100, 100, "adds data together"},
-		{"all-gather of two dimensions", Config{Shape: c.Shape, Op: OpAllGather, MessageBytes: 8192, PhaseSpec: "ag:vertical,ag:local"}, "hierarchical", 100, 100, "span 8 of the 16 NPUs"},
-		{"bad phase kind", Config{Shape: c.Shape, Op: OpAllReduce, MessageBytes: 8192, PhaseSpec: "xx:local"}, "hierarchical", 100, 100, "not rs, ag or ar"},
-		{"size-1 dim", Config{Shape: torus.Shape{L: 4, V: 1, H: 1}, Op: OpAllReduce, MessageBytes: 8192, PhaseSpec: "ar:vertical"}, "hierarchical", 100, 100, "size 1"},
-		{"bad factors", Config{Shape: c.Shape, Op: OpAllReduce, MessageBytes: 8192, Factors: []int{3, 5}}, "blueconnect", 100, 100, "multiply to 15"},
-		{"message", Config{Shape: c.Shape, Op: OpAllReduce}, "hierarchical", 100, 100, "message size"},
+		{"all-reduce of one dimension", Config{Machine: c.Machine, Op: OpAllReduce, MessageBytes: 8192, PhaseSpec: "ar:local"}, "hierarchical", 100, 100, "span 4 of the 16 NPUs"},
+		{"dimension reduced twice", Config{Machine: c.Machine, Op: OpAllReduce, MessageBytes: 8192, PhaseSpec: "rs:local,rs:local,ag:local,ag:local"}, "hierarchical", 100, 100, "cover local twice"},
+		{"rs then ar on one dimension", Config{Machine: c.Machine, Op: OpAllReduce, MessageBytes: 8192, PhaseSpec: "rs:local,ar:local,ar:vertical,ar:horizontal,ag:local"}, "hierarchical", 100, 100, "cover local twice"},
+		{"local never reduced", Config{Machine: c.Machine, Op: OpAllReduce, MessageBytes: 8192, PhaseSpec: "ar:vertical,ar:horizontal"}, "hierarchical", 100, 100, "leave out the NPUs 1 apart"},
+		{"reduce-scatter of one dimension", Config{Machine: c.Machine, Op: OpReduceScatter, MessageBytes: 8192, PhaseSpec: "rs:local"}, "hierarchical", 100, 100, "do not make a reduce-scatter"},
+		{"reduce-scatter with all-reduces", Config{Machine: c.Machine, Op: OpReduceScatter, MessageBytes: 8192, PhaseSpec: "rs:local,ar:vertical,ar:horizontal"}, "hierarchical", 100, 100, "leaves the NPUs of its group with the same data"},
+		{"all-gather that reduces", Config{Machine: c.Machine, Op: OpAllGather, MessageBytes: 8192, PhaseSpec: "ag:horizontal,ag:vertical,ag:local,rs:local,ag:local"}, "hierarchical", 100, 100, "adds data together"},
+		{"all-gather of two dimensions", Config{Machine: c.Machine, Op: OpAllGather, MessageBytes: 8192, PhaseSpec: "ag:vertical,ag:local"}, "hierarchical", 100, 100, "span 8 of the 16 NPUs"},
+		{"bad phase kind", Config{Machine: c.Machine, Op: OpAllReduce, MessageBytes: 8192, PhaseSpec: "xx:local"}, "hierarchical", 100, 100, "not rs, ag or ar"},
+		{"size-1 dim", Config{Machine: torus.Shape{L: 4, V: 1, H: 1}.Machine(), Op: OpAllReduce, MessageBytes: 8192, PhaseSpec: "ar:vertical"}, "hierarchical", 100, 100, "size 1"},
+		{"bad factors", Config{Machine: c.Machine, Op: OpAllReduce, MessageBytes: 8192, Factors: []int{3, 5}}, "blueconnect", 100, 100, "multiply to 15"},
+		{"message", Config{Machine: c.Machine, Op: OpAllReduce}, "hierarchical", 100, 100, "message size"},
 		{"all-to-all too small", cfg("4x2x2", OpAllToAll), "direct", 100, 8, "one per NPU"},
 	}
 	for _, tc := range tests {
@@ -107,7 +107,7 @@ func TestChunking(t *testing.T) {
 // 12/p_i groups: 4, 6, 6 (BlueConnect paper, Section 3), on N, N/3, N/6 bytes.
 func TestBlueConnectGroups(t *testing.T) {
 	c := cfg("3x2x2", OpAllReduce)
-	tiers, err := FactorTiers(TorusAxes(c.Shape), c.Shape.N(), []int{3, 2, 2})
+	tiers, err := FactorTiers(c.Machine.Dims, c.Machine.N(), []int{3, 2, 2})
 	require.NoError(t, err)
 	require.Len(t, tiers, 3)
 	for i, want := range []int{4, 6, 6} {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/acemu/acemu/machine"
 )
 
 // A communicator is the set of NPUs a collective combines: by default
@@ -15,8 +17,8 @@ import (
 
 // spanAxes are the axes the collective spans, in the axes' order: Span's,
 // or every axis when Span is empty.
-func (c Config) spanAxes() ([]Axis, error) {
-	axes := c.axes()
+func (c Config) spanAxes() ([]machine.Dim, error) {
+	axes := c.dims()
 	if len(c.Span) == 0 {
 		return axes, nil
 	}
@@ -26,7 +28,7 @@ func (c Config) spanAxes() ([]Axis, error) {
 	}
 	picked := make([]bool, len(axes))
 	for _, s := range c.Span {
-		i := slices.IndexFunc(axes, func(a Axis) bool {
+		i := slices.IndexFunc(axes, func(a machine.Dim) bool {
 			return strings.EqualFold(s, a.Name) || strings.EqualFold(s, a.Short)
 		})
 		switch {
@@ -37,7 +39,7 @@ func (c Config) spanAxes() ([]Axis, error) {
 		}
 		picked[i] = true
 	}
-	var out []Axis
+	var out []machine.Dim
 	for i, a := range axes {
 		if picked[i] {
 			out = append(out, a)
@@ -50,7 +52,7 @@ func (c Config) spanAxes() ([]Axis, error) {
 // NPU when the collective spans every dimension, else those that share
 // npu's coordinates outside the span.
 func (p *Plan) Members(npu int) []int {
-	n := p.Shape.N()
+	n := p.Machine.N()
 	if len(p.span) == 0 {
 		out := make([]int, n)
 		for i := range out {
@@ -58,20 +60,24 @@ func (p *Plan) Members(npu int) []int {
 		}
 		return out
 	}
+	return spanMembers(p.span, npu)
+}
+
+// spanMembers are the NPUs reached from npu through the groups of dims,
+// in id order, each once.
+func spanMembers(dims []machine.Dim, npu int) []int {
 	out := []int{npu}
-	for _, a := range p.span {
-		digit := (npu / a.Stride) % a.Size
+	for i := range dims {
 		var next []int
 		for _, m := range out {
-			base := m - digit*a.Stride
-			for d := 0; d < a.Size; d++ {
-				next = append(next, base+d*a.Stride)
+			for j := 0; j < dims[i].Size; j++ {
+				next = append(next, dims[i].Member(m, j))
 			}
 		}
 		out = next
 	}
 	slices.Sort(out)
-	return out
+	return slices.Compact(out)
 }
 
 // GroupSize is the number of NPUs in each communicator group.

@@ -11,7 +11,7 @@ func spanPlan(t *testing.T, topo string, op CollectiveOp, span []string, phases 
 	t.Helper()
 	s, err := torus.Parse(topo)
 	require.NoError(t, err)
-	return NewPlan(Config{Shape: s, Op: op, MessageBytes: 8 << 10, Span: span, PhaseSpec: phases}, "hierarchical", 64<<10, 64<<10)
+	return NewPlan(Config{Machine: s.Machine(), Op: op, MessageBytes: 8 << 10, Span: span, PhaseSpec: phases}, "hierarchical", 64<<10, 64<<10)
 }
 
 // A torus NPU's id is l + 4v + 16h on 4x4x4. NPU 5 is (l 1, v 1, h 0); its
@@ -76,9 +76,9 @@ func TestSpanRefusals(t *testing.T) {
 	s, err := torus.Parse("4x4x4")
 	require.NoError(t, err)
 	for _, alg := range []string{"ring", "blueconnect"} {
-		_, err = NewPlan(Config{Shape: s, Op: OpAllReduce, MessageBytes: 8 << 10, Span: []string{"v"}}, alg, 64<<10, 64<<10)
+		_, err = NewPlan(Config{Machine: s.Machine(), Op: OpAllReduce, MessageBytes: 8 << 10, Span: []string{"v"}}, alg, 64<<10, 64<<10)
 		require.ErrorContains(t, err, "runs the hierarchical", alg)
 	}
-	_, err = NewPlan(Config{Shape: s, Op: OpAllToAll, MessageBytes: 8 << 10, Span: []string{"v"}}, "direct", 64<<10, 64<<10)
+	_, err = NewPlan(Config{Machine: s.Machine(), Op: OpAllToAll, MessageBytes: 8 << 10, Span: []string{"v"}}, "direct", 64<<10, 64<<10)
 	require.ErrorContains(t, err, "runs the hierarchical")
 }

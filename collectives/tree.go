@@ -254,7 +254,7 @@ type treeAllReduce struct {
 
 func newTreeAllReduce(cfg Config, phase string, double, overlapped bool) *treeAllReduce {
 	a := &treeAllReduce{cfg: cfg, phase: phase, overlapped: overlapped, cache: map[int64][]*Program{}}
-	p := cfg.Shape.N()
+	p := cfg.Machine.N()
 	if double {
 		t1, t2 := NCCLDoubleTree(p)
 		a.trees = []ReduceTree{t1, t2}
@@ -278,8 +278,8 @@ func (a *treeAllReduce) Output(int, int64) []Range { return nil }
 // the peer's program) and cached by chunk length; the caller gets its own
 // copy.
 func (a *treeAllReduce) Build(npu int, chunkLen int64) ([]*Program, error) {
-	if npu < 0 || npu >= a.cfg.Shape.N() {
-		return nil, fmt.Errorf("NPU %d out of range [0,%d)", npu, a.cfg.Shape.N())
+	if npu < 0 || npu >= a.cfg.Machine.N() {
+		return nil, fmt.Errorf("NPU %d out of range [0,%d)", npu, a.cfg.Machine.N())
 	}
 	if chunkLen < 0 {
 		return nil, fmt.Errorf("chunk of %d bytes", chunkLen)
@@ -313,7 +313,7 @@ func (o treeOps) add(npu int, op Op) int32 {
 }
 
 func (a *treeAllReduce) buildAll(chunkLen int64) []*Program {
-	p := a.cfg.Shape.N()
+	p := a.cfg.Machine.N()
 	ops := make(treeOps, p)
 	steps := 0
 	if p > 1 {

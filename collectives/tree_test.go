@@ -14,7 +14,7 @@ func treePlan(t *testing.T, topo, alg string, payload, chunk, msg int64) *Plan {
 	t.Helper()
 	s, err := torus.Parse(topo)
 	require.NoError(t, err)
-	p, err := NewPlan(Config{Shape: s, Op: OpAllReduce, MessageBytes: msg}, alg, payload, chunk)
+	p, err := NewPlan(Config{Machine: s.Machine(), Op: OpAllReduce, MessageBytes: msg}, alg, payload, chunk)
 	require.NoError(t, err)
 	return p
 }
@@ -135,7 +135,7 @@ func TestNCCLDoubleTreeFlips(t *testing.T) {
 // and range, every receive is matched once, ports are routed.
 func treeCheckMatches(t *testing.T, plan *Plan, chunkLen int64) {
 	t.Helper()
-	n := plan.Shape.N()
+	n := plan.Machine.N()
 	matched := map[[2]int]bool{}
 	recvs := 0
 	for npu := 0; npu < n; npu++ {
@@ -193,12 +193,12 @@ func TestTreeProgramSteps(t *testing.T) {
 		t.Run(fmt.Sprintf("%s/%s/%d/%d", tc.alg, tc.topo, tc.chunk, tc.msg), func(t *testing.T) {
 			plan := treePlan(t, tc.topo, tc.alg, tc.chunk, tc.chunk, tc.msg)
 			require.Equal(t, 1, plan.NumPhases())
-			for npu := 0; npu < plan.Shape.N(); npu++ {
+			for npu := 0; npu < plan.Machine.N(); npu++ {
 				prog := plan.Program(npu, 0, tc.chunk)
 				assert.Equal(t, tc.steps, prog.Steps)
 				assert.Equal(t, []Range{{0, tc.chunk}}, prog.View)
 				assert.Equal(t, []Range{{0, tc.chunk}}, prog.Out)
-				if plan.Shape.N() == 1 {
+				if plan.Machine.N() == 1 {
 					assert.Empty(t, prog.Ops)
 				}
 			}
@@ -237,8 +237,8 @@ func TestTreeBytesPerNode(t *testing.T) {
 	for _, alg := range []string{"tree", "tree-overlapped"} {
 		for _, topo := range []string{"3x1x1", "2x3x4", "3x3x3", "4x4x4", "1x5x1"} {
 			plan := treePlan(t, topo, alg, n, n, 100)
-			tr := NCCLBinaryTree(plan.Shape.N())
-			for npu := 0; npu < plan.Shape.N(); npu++ {
+			tr := NCCLBinaryTree(plan.Machine.N())
+			for npu := 0; npu < plan.Machine.N(); npu++ {
 				c := int64(len(tr.Children[npu]))
 				w := (c + 1) * n
 				if npu == tr.Root {
@@ -284,7 +284,7 @@ func TestDoubleTreeTinyChunk(t *testing.T) {
 func TestTreeAlgorithmsRunOnlyAllReduce(t *testing.T) {
 	for _, alg := range []string{"tree", "tree-overlapped", "double-tree"} {
 		for _, op := range []CollectiveOp{OpReduceScatter, OpAllGather, OpAllToAll} {
-			_, err := NewAlgorithm(alg, Config{Shape: torus.Shape{L: 4, V: 1, H: 1}, Op: op, MessageBytes: 8192})
+			_, err := NewAlgorithm(alg, Config{Machine: torus.Shape{L: 4, V: 1, H: 1}.Machine(), Op: op, MessageBytes: 8192})
 			assert.ErrorContains(t, err, "does not run", "%s %s", alg, op)
 		}
 	}
@@ -293,7 +293,7 @@ func TestTreeAlgorithmsRunOnlyAllReduce(t *testing.T) {
 // Build hands out copies: changing one (as tests that break plans on purpose
 // do) leaves the algorithm's cache alone.
 func TestTreeBuildReturnsCopies(t *testing.T) {
-	alg, err := NewAlgorithm("tree", Config{Shape: torus.Shape{L: 4, V: 1, H: 1}, Op: OpAllReduce, MessageBytes: 100})
+	alg, err := NewAlgorithm("tree", Config{Machine: torus.Shape{L: 4, V: 1, H: 1}.Machine(), Op: OpAllReduce, MessageBytes: 100})
 	require.NoError(t, err)
 	a, err := alg.Build(2, 400)
 	require.NoError(t, err)

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"github.com/acemu/acemu/topology"
 	"testing"
 
 	"github.com/acemu/acemu/ace"
@@ -45,7 +46,7 @@ func BenchmarkTargets(b *testing.B) {
 			b.ReportAllocs()
 			var events uint64
 			for i := 0; i < b.N; i++ {
-				rep, err := Run(Options{Shape: shape, Workload: w, Systems: presets(b, tc.systems...), ACE: ace.Default(),
+				rep, err := Run(Options{Machine: topology.Torus(shape), Workload: w, Systems: presets(b, tc.systems...), ACE: ace.Default(),
 					Iterations: tc.iterations, Full: tc.full, Memory: contend.Share})
 				require.NoError(b, err)
 				require.Equal(b, !tc.full, rep.Folded)

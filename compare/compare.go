@@ -17,30 +17,28 @@ import (
 	"github.com/acemu/acemu/endpoint"
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/internal/par"
+	"github.com/acemu/acemu/machine"
 	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/topology"
-	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/train"
 	"github.com/acemu/acemu/workload"
 )
 
 // Options chooses a comparison.
 type Options struct {
-	Shape torus.Shape
-	// Machine, when set, is the machine the run is on (a topology --topo
-	// named: dgx1, a switch fabric, a file) instead of the torus of Shape,
-	// which is then its Plan numbering; MachineLinks are the platform's
-	// links it is built with (zero: the default platform's).
-	Machine      *topology.Spec
-	MachineLinks topology.LinkSettings
-	Workload     *workload.Workload
-	Systems      []systems.System
-	Iterations   int       // 0: train.DefaultIterations
-	Order        afi.Order // which collective in flight goes first (zero: LIFO, the ACE paper, Section V)
-	ACE          ace.Config
+	// Machine is the machine the run is on (what --topo named: a torus,
+	// dgx1, a switch fabric, a file); Links are the platform's links it is
+	// built with (zero: the default platform's).
+	Machine    *topology.Spec
+	Links      topology.LinkSettings
+	Workload   *workload.Workload
+	Systems    []systems.System
+	Iterations int       // 0: train.DefaultIterations
+	Order      afi.Order // which collective in flight goes first (zero: LIFO, the ACE paper, Section V)
+	ACE        ace.Config
 	// Algorithms names the algorithm per collective (afi.Config.Algorithms;
 	// missing ones: collectives.DefaultAlgorithm).
 	Algorithms map[collectives.CollectiveOp]string
@@ -58,10 +56,8 @@ type Options struct {
 	// Memory is how compute and communication share each NPU
 	// (docs/memory-system.md); the zero value is contend.Partition.
 	Memory contend.Policy
-	// Links are the torus's links (nil: torus.DefaultLinks), and
-	// ChunkBytes and MessageBytes the AFI's chunk and message (0: the
+	// ChunkBytes and MessageBytes are the AFI's chunk and message (0: the
 	// AFI's defaults); the platform configuration sets them.
-	Links                    *torus.LinkConfig
 	ChunkBytes, MessageBytes int64
 	// MemBoundShare is the memory-bound share of ASTRA-sim compute times
 	// (train.Config.MemBoundShare; nil: derived from each pass's shape).
@@ -87,9 +83,9 @@ type Options struct {
 	KeepMetrics bool
 }
 
-// afiConfig is the AFI's configuration on shape.
-func (o Options) afiConfig(shape torus.Shape) afi.Config {
-	c := afi.DefaultConfig(shape)
+// afiConfig is the AFI's configuration on the run's machine.
+func (o Options) afiConfig() afi.Config {
+	c := afi.DefaultConfig(o.Machine.Machine)
 	if o.ChunkBytes > 0 {
 		c.ChunkBytes = o.ChunkBytes
 	}
@@ -97,39 +93,15 @@ func (o Options) afiConfig(shape torus.Shape) afi.Config {
 		c.MessageBytes = o.MessageBytes
 	}
 	c.Algorithms = o.Algorithms
-	if o.offTorus() {
-		c.Axes = o.Machine.Axes
-	}
 	return c
 }
 
-// links is the torus's links.
-// offTorus reports whether the run is on a machine other than the torus.
-func (o Options) offTorus() bool { return o.Machine != nil && !o.Machine.Torus() }
-
-// name is the machine's name for the report: the torus's shape, or the
-// other machine's.
-func (o Options) name() string {
-	if o.offTorus() {
-		return o.Machine.Topology.String()
+// links are the links the machine is built with.
+func (o Options) links() topology.LinkSettings {
+	if o.Links.Efficiency == nil { // not given: the default platform's
+		return topology.DefaultLinkSettings()
 	}
-	return o.Shape.String()
-}
-
-// topology is the machine's routing for the endpoints off the torus; nil
-// on it (the endpoints use the torus's own).
-func (o Options) topology() topology.Topology {
-	if o.offTorus() {
-		return o.Machine.Topology
-	}
-	return nil
-}
-
-func (o Options) links() torus.LinkConfig {
-	if o.Links != nil {
-		return *o.Links
-	}
-	return torus.DefaultLinks()
+	return o.Links
 }
 
 // WindowCycles is the window of the network utilisation series: 1 K
@@ -230,11 +202,14 @@ func Run(o Options) (*Report, error) {
 	if o.Workload == nil || len(o.Systems) == 0 {
 		return nil, fmt.Errorf("compare: need a workload and at least one system")
 	}
+	if o.Machine == nil {
+		return nil, fmt.Errorf("compare: no machine to run on")
+	}
 	fold := false
-	var why error                 // why one NPU cannot stand for all, when it cannot
-	if !o.Full && !o.offTorus() { // only the torus folds
+	var why error                       // why one NPU cannot stand for all, when it cannot
+	if !o.Full && o.Machine.CanFold() { // only a machine with the symmetry folds
 		var err error
-		if why, err = WhyNotFold(o.afiConfig(o.Shape), o.Workload); err != nil {
+		if why, err = WhyNotFold(o.afiConfig(), o.Workload); err != nil {
 			return nil, err
 		}
 		fold = why == nil
@@ -247,12 +222,12 @@ func Run(o Options) (*Report, error) {
 		}
 		return err
 	}); err != nil {
-		if why != nil && errors.Is(err, torus.ErrTooManyNPUs) { // refused for its size: say why it is not folded
+		if why != nil && errors.Is(err, machine.ErrTooManyNPUs) { // refused for its size: say why it is not folded
 			err = fmt.Errorf("%w; this workload cannot be folded: %v", err, why)
 		}
 		return nil, fmt.Errorf("%s: %w", o.Systems[i].Name, err)
 	}
-	rep := &Report{Topology: o.name(), NPUs: o.Shape.N(), Workload: o.Workload.Name, Policy: o.Order.String(), Memory: o.Memory.String(), Folded: fold, Systems: res}
+	rep := &Report{Topology: o.Machine.Machine.Name, NPUs: o.Machine.Machine.N(), Workload: o.Workload.Name, Policy: o.Order.String(), Memory: o.Memory.String(), Folded: fold, Systems: res}
 	var ideal, aceT int64
 	for _, r := range res {
 		switch r.Name {
@@ -294,15 +269,15 @@ func commOf(t workload.CommType) (collectives.CollectiveOp, error) {
 }
 
 // WhyNotFold reports whether one NPU can stand for every NPU of
-// cfg.Shape when w runs there: nil when every collective of w, padded
+// cfg.Machine when w runs there: nil when every collective of w, padded
 // (PaddedBytes) and cut as the AFI cuts it, runs the same program on every
-// NPU up to a translation of the torus (collectives.CheckEquivariant),
+// NPU up to a translation of the machine (collectives.CheckEquivariant),
 // else why not (the first that does not). The comparator then simulates
 // one NPU on a folded network (torus.BuildFoldedNetwork), which gives the
 // full simulation's numbers exactly at 1/N of its cost (tests in npu, ace
 // and here compare the two). err is a collective that cannot be planned.
 func WhyNotFold(cfg afi.Config, w *workload.Workload) (why, err error) {
-	shape := cfg.Shape
+	shape := cfg.Machine
 	seen := map[[2]int64]bool{}
 	for _, l := range w.Layers {
 		for _, c := range []workload.Comm{l.FwdComm, l.InGradComm, l.WtGradComm} {
@@ -350,21 +325,12 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 	defer rtl.RecoverOverflow(&err)
 	r := SystemResult{Name: sys.Name}
 	k := rtl.NewKernel()
-	var net *fabric.Network
-	if o.offTorus() {
-		links := o.MachineLinks
-		if links.Efficiency == nil { // not given: the default platform's
-			links = topology.DefaultLinkSettings()
-		}
-		net, err = o.Machine.Build(k, links, false)
-	} else {
-		net, err = torus.Build(k, o.Shape, o.links(), fold)
-	}
+	net, err := o.Machine.Build(k, o.links(), fold)
 	if err != nil {
 		return r, err
 	}
 	net.TrackWindows(WindowCycles)
-	cfg := o.afiConfig(o.Shape)
+	cfg := o.afiConfig()
 	var layout *collectives.Plan
 	if sys.Kind == systems.ACE {
 		for _, l := range o.Workload.Layers {
@@ -399,7 +365,7 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 			}
 		}))
 	}
-	ep, err := endpoint.New(k, net, o.Shape, sys, endpoint.Options{ACE: acfg, Library: o.Library, Layout: layout, Order: o.Order, Observer: obs, Topology: o.topology()})
+	ep, err := endpoint.New(k, net, o.Machine.Machine, sys, endpoint.Options{ACE: acfg, Library: o.Library, Layout: layout, Order: o.Order, Observer: obs})
 	if err != nil {
 		return r, err
 	}
@@ -412,7 +378,7 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 	if p := o.Progress; p != nil {
 		tc.Progress = func(done, total int) { p(sys.Name, done, total) }
 	}
-	m, err := train.Run(k, o.Workload, tc, comm{a, o.Shape.N()})
+	m, err := train.Run(k, o.Workload, tc, comm{a, o.Machine.Machine.N()})
 	if err != nil {
 		if serr := ep.Stuck(); serr != nil {
 			return r, fmt.Errorf("%w\n%v", err, serr)

@@ -39,7 +39,7 @@ func TestComputeDecidesWhenCommunicationHides(t *testing.T) {
 	require.NoError(t, err)
 	shape, err := torus.Parse("4x1x1")
 	require.NoError(t, err)
-	rep, err := Run(Options{Shape: shape, Workload: w, Systems: presets(t, "baseline-nooverlap", "baseline-commopt", "ideal")})
+	rep, err := Run(Options{Machine: topology.Torus(shape), Workload: w, Systems: presets(t, "baseline-nooverlap", "baseline-commopt", "ideal")})
 	require.NoError(t, err)
 	byName := map[string]SystemResult{}
 	for _, r := range rep.Systems {
@@ -66,7 +66,7 @@ func BenchmarkResNet50(b *testing.B) {
 		b.Run(p.String(), func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				rep, err := Run(Options{Shape: shape, Workload: w, Systems: presets(b, systems.Names()[:5]...), Memory: p})
+				rep, err := Run(Options{Machine: topology.Torus(shape), Workload: w, Systems: presets(b, systems.Names()[:5]...), Memory: p})
 				require.NoError(b, err)
 				require.True(b, rep.Folded)
 			}
@@ -88,7 +88,7 @@ func TestReportIndependentOfGOMAXPROCS(t *testing.T) {
 	for _, procs := range []int{1, 2, 4} {
 		runtime.GOMAXPROCS(procs)
 		for _, workers := range []int{1, 0} {
-			rep, err := Run(Options{Shape: shape, Workload: w, Systems: presets(t, systems.Names()[:5]...), Workers: workers, Series: true})
+			rep, err := Run(Options{Machine: topology.Torus(shape), Workload: w, Systems: presets(t, systems.Names()[:5]...), Workers: workers, Series: true})
 			require.NoError(t, err)
 			js, err := json.Marshal(rep)
 			require.NoError(t, err)
@@ -122,12 +122,12 @@ func TestFoldedRunEqualsFullRun(t *testing.T) {
 	require.NoError(t, err)
 	shape, err := torus.Parse("4x2x2")
 	require.NoError(t, err)
-	why, err := WhyNotFold(afi.DefaultConfig(shape), w)
+	why, err := WhyNotFold(afi.DefaultConfig(shape.Machine()), w)
 	require.NoError(t, err)
 	require.NoError(t, why, "padded to 64 B, every collective splits evenly")
 	for _, p := range []contend.Policy{contend.Partition, contend.Share} {
 		t.Run(p.String(), func(t *testing.T) {
-			o := Options{Shape: shape, Workload: w, Systems: presets(t, systems.Names()[:5]...), Memory: p}
+			o := Options{Machine: topology.Torus(shape), Workload: w, Systems: presets(t, systems.Names()[:5]...), Memory: p}
 			folded, err := Run(o)
 			require.NoError(t, err)
 			o.Full = true
@@ -155,7 +155,7 @@ func TestNetworkUtilizationSeries(t *testing.T) {
 	require.NoError(t, err)
 	shape, err := torus.Parse("4x2x1")
 	require.NoError(t, err)
-	rep, err := Run(Options{Shape: shape, Workload: w, Systems: presets(t, "ideal", "ace"), Series: true})
+	rep, err := Run(Options{Machine: topology.Torus(shape), Workload: w, Systems: presets(t, "ideal", "ace"), Series: true})
 	require.NoError(t, err)
 	for _, r := range rep.Systems {
 		u := r.NetworkUtilization
@@ -284,7 +284,7 @@ func TestPinnedComparisons(t *testing.T) {
 			require.NoError(t, err)
 			shape, err := torus.Parse(tc.topo)
 			require.NoError(t, err)
-			rep, err := Run(Options{Shape: shape, Workload: w, Systems: presets(t, "baseline-nooverlap", "baseline-commopt", "baseline-compopt", "ace", "ideal"), ACE: ace.Default(), Memory: tc.policy})
+			rep, err := Run(Options{Machine: topology.Torus(shape), Workload: w, Systems: presets(t, "baseline-nooverlap", "baseline-commopt", "baseline-compopt", "ace", "ideal"), ACE: ace.Default(), Memory: tc.policy})
 			require.NoError(t, err)
 			var got []pin
 			for _, r := range rep.Systems {
@@ -315,7 +315,7 @@ func TestSharingLeavesTheIdealAlone(t *testing.T) {
 	require.NoError(t, err)
 	got := map[contend.Policy]*Report{}
 	for _, p := range []contend.Policy{contend.Partition, contend.Share} {
-		got[p], err = Run(Options{Shape: shape, Workload: w, Systems: presets(t, "baseline-commopt", "ace", "ideal"), Iterations: 1, Memory: p})
+		got[p], err = Run(Options{Machine: topology.Torus(shape), Workload: w, Systems: presets(t, "baseline-commopt", "ace", "ideal"), Iterations: 1, Memory: p})
 		require.NoError(t, err)
 	}
 	part, share := got[contend.Partition].Systems, got[contend.Share].Systems
@@ -338,7 +338,7 @@ func TestEachSystemIsObserved(t *testing.T) {
 	require.NoError(t, err)
 	counts := map[string]map[observe.Kind]int64{}
 	var mu sync.Mutex
-	rep, err := Run(Options{Shape: shape, Workload: w, Systems: presets(t, "ace", "ideal"), Iterations: 1, Memory: contend.Share,
+	rep, err := Run(Options{Machine: topology.Torus(shape), Workload: w, Systems: presets(t, "ace", "ideal"), Iterations: 1, Memory: contend.Share,
 		Observe: func(name string, _ *fabric.Network) observe.Observers {
 			c := map[observe.Kind]int64{}
 			mu.Lock()
@@ -372,7 +372,7 @@ func TestProgressReachesEachSystemsTotal(t *testing.T) {
 	require.NoError(t, err)
 	var mu sync.Mutex
 	last, totals := map[string]int{}, map[string]int{}
-	_, err = Run(Options{Shape: shape, Workload: w, Systems: presets(t, "ace", "ideal"), Iterations: 1,
+	_, err = Run(Options{Machine: topology.Torus(shape), Workload: w, Systems: presets(t, "ace", "ideal"), Iterations: 1,
 		Progress: func(system string, done, total int) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -395,7 +395,7 @@ func TestACEUtilizationByPass(t *testing.T) {
 	shape, err := torus.Parse("4x2x2")
 	require.NoError(t, err)
 	for _, iters := range []int{1, 2} {
-		rep, err := Run(Options{Shape: shape, Workload: testrun.TwoLayers(t), Systems: presets(t, "ace", "baseline-commopt"), Iterations: iters})
+		rep, err := Run(Options{Machine: topology.Torus(shape), Workload: testrun.TwoLayers(t), Systems: presets(t, "ace", "baseline-commopt"), Iterations: iters})
 		require.NoError(t, err)
 		a := rep.Systems[0]
 		require.Equal(t, a.TotalCycles, a.ForwardCycles+a.BackpropCycles)
@@ -427,7 +427,7 @@ func TestAlgorithmPerCollective(t *testing.T) {
 	shape, err := torus.Parse("4x2x1")
 	require.NoError(t, err)
 	run := func(alg string) (*Report, error) {
-		return Run(Options{Shape: shape, Workload: w, Systems: presets(t, systems.Names()[:5]...), Iterations: 1,
+		return Run(Options{Machine: topology.Torus(shape), Workload: w, Systems: presets(t, systems.Names()[:5]...), Iterations: 1,
 			Algorithms: map[collectives.CollectiveOp]string{collectives.OpAllReduce: alg}})
 	}
 	hier, err := run("hierarchical")
@@ -461,7 +461,7 @@ func TestComparatorOnOtherMachines(t *testing.T) {
 			require.NoError(t, err)
 			o, err := PlatformOptions(p)
 			require.NoError(t, err)
-			o.Shape, o.Machine, o.Workload, o.Systems = m.Plan, m, w, presets(t, systems.Names()[:5]...)
+			o.Machine, o.Workload, o.Systems = m, w, presets(t, systems.Names()[:5]...)
 			rep, err := Run(o)
 			require.NoError(t, err)
 			require.Equal(t, name, rep.Topology)
@@ -474,7 +474,7 @@ func TestComparatorOnOtherMachines(t *testing.T) {
 			}
 			require.Equal(t, 100.0, rep.Systems[4].PctOfIdeal)
 			require.Contains(t, rep.SpeedupOfACE, "baseline-commopt")
-			o.MachineLinks = topology.LinkSettings{} // not given: the default platform's, the same here
+			o.Links = topology.LinkSettings{} // not given: the default platform's, the same here
 			again, err := Run(o)
 			require.NoError(t, err)
 			require.Equal(t, rep, again)

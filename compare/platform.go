@@ -14,17 +14,13 @@ import (
 // links, AFI, ACE and training parameters); the caller adds the shape,
 // workload and systems.
 func PlatformOptions(p platform.Platform) (Options, error) {
-	links, err := p.Links()
-	if err != nil {
-		return Options{}, err
-	}
-	ml, err := p.LinkSettings()
+	links, err := p.LinkSettings()
 	if err != nil {
 		return Options{}, err
 	}
 	return Options{Iterations: p.Iterations, Order: p.Order, ACE: p.ACE, Library: p.Library, Memory: p.Memory,
-		Links: &links, ChunkBytes: p.ChunkBytes, MessageBytes: p.MessageBytes,
-		MemBoundShare: p.MemBoundShare, ComputeSpeed: p.ComputeSpeed, Algorithms: p.AlgorithmMap(), MachineLinks: ml}, nil
+		Links: links, ChunkBytes: p.ChunkBytes, MessageBytes: p.MessageBytes,
+		MemBoundShare: p.MemBoundShare, ComputeSpeed: p.ComputeSpeed, Algorithms: p.AlgorithmMap()}, nil
 }
 
 // PlatformWorkload is the workload name (a built-in or an ASTRA-sim file)

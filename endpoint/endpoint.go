@@ -16,12 +16,12 @@ import (
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/contend"
 	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/machine"
 	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/topology"
-	"github.com/acemu/acemu/torus"
 )
 
 // Options are what an endpoint may need beyond its system.
@@ -44,9 +44,6 @@ type Options struct {
 	// Observer, when set, sees the endpoint's work: ops on the ideal and
 	// baseline endpoints, sub-steps on ACE (observe).
 	Observer observe.Observer
-	// Topology is the network's shape when it is not the torus (a topology
-	// read from a file).
-	Topology topology.Topology
 }
 
 // Endpoint is one system's collective engine on a network.
@@ -59,7 +56,7 @@ type Endpoint struct {
 }
 
 // Constructor builds an endpoint kind's engine.
-type Constructor func(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, sys systems.System, o Options) (*Endpoint, error)
+type Constructor func(k *rtl.Kernel, net *fabric.Network, m *machine.Machine, sys systems.System, o Options) (*Endpoint, error)
 
 var registry = map[string]Constructor{}
 
@@ -82,24 +79,24 @@ func Kinds() []string {
 }
 
 func init() {
-	Register(systems.Ideal.String(), func(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, _ systems.System, o Options) (*Endpoint, error) {
+	Register(systems.Ideal.String(), func(k *rtl.Kernel, net *fabric.Network, m *machine.Machine, _ systems.System, o Options) (*Endpoint, error) {
 		cfg := npu.DefaultIdeal()
-		cfg.Data, cfg.Observer, cfg.Topology = o.Data, o.Observer, o.Topology
-		e, err := npu.NewIdealEngine(k, net, shape, cfg)
+		cfg.Data, cfg.Observer = o.Data, o.Observer
+		e, err := npu.NewIdealEngine(k, net, m, cfg)
 		return npuEndpoint(e, err, o)
 	})
-	Register(systems.Baseline.String(), func(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, sys systems.System, o Options) (*Endpoint, error) {
+	Register(systems.Baseline.String(), func(k *rtl.Kernel, net *fabric.Network, m *machine.Machine, sys systems.System, o Options) (*Endpoint, error) {
 		cfg := npu.DefaultBaseline(sys.CommSMs, sys.CommMemGBps)
-		cfg.Data, cfg.Observer, cfg.Topology, cfg.Library = o.Data, o.Observer, o.Topology, o.Library
-		e, err := npu.NewBaselineEngine(k, net, shape, cfg)
+		cfg.Data, cfg.Observer, cfg.Library = o.Data, o.Observer, o.Library
+		e, err := npu.NewBaselineEngine(k, net, m, cfg)
 		return npuEndpoint(e, err, o)
 	})
-	Register(systems.ACE.String(), func(k *rtl.Kernel, net *fabric.Network, _ torus.Shape, sys systems.System, o Options) (*Endpoint, error) {
+	Register(systems.ACE.String(), func(k *rtl.Kernel, net *fabric.Network, _ *machine.Machine, sys systems.System, o Options) (*Endpoint, error) {
 		if o.Layout == nil {
 			return nil, fmt.Errorf("ACE needs the kind of plan it will run to lay out its SRAM")
 		}
 		cfg := o.ACE
-		cfg.CommMemGBps, cfg.Topology = sys.CommMemGBps, o.Topology
+		cfg.CommMemGBps = sys.CommMemGBps
 		h := &ace.Hooks{Observer: o.Observer}
 		if o.Data != nil {
 			h.Init = o.Data.Init
@@ -121,13 +118,13 @@ func npuEndpoint(e *npu.Engine, err error, o Options) (*Endpoint, error) {
 	return &Endpoint{Engine: e, npu: e}, nil
 }
 
-// New builds sys's engine on net (a shape network driven by k).
-func New(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, sys systems.System, o Options) (*Endpoint, error) {
+// New builds sys's engine on net (machine m's network, driven by k).
+func New(k *rtl.Kernel, net *fabric.Network, m *machine.Machine, sys systems.System, o Options) (*Endpoint, error) {
 	c, ok := registry[sys.Kind.String()]
 	if !ok {
 		return nil, fmt.Errorf("system %s: no endpoint of kind %s (kinds: %s)", sys.Name, sys.Kind, strings.Join(Kinds(), ", "))
 	}
-	e, err := c(k, net, shape, sys, o)
+	e, err := c(k, net, m, sys, o)
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +206,7 @@ func (e *Endpoint) Side() contend.Comm {
 }
 
 // Foldable reports whether one NPU can stand for every NPU for these plans:
-// each runs the same program on every NPU up to a translation of the torus
+// each runs the same program on every NPU up to a translation of the machine
 // (collectives.CheckEquivariant; docs/architecture.md, "Folding"). The one
 // fold decision every command makes.
 func Foldable(plans ...*collectives.Plan) bool {
@@ -221,36 +218,17 @@ func Foldable(plans ...*collectives.Plan) bool {
 	return true
 }
 
-// OnTorus builds what a lone collective of plan needs on the torus shape:
-// a kernel, the network (one NPU standing for all when plan allows it:
-// the same numbers, docs/architecture.md "Folding") and sys's endpoint.
-// OnMachine is OnTorus on any machine a --topo names: the torus (folded
-// when plan allows) or another (dgx1, a switch fabric, a file), built with
-// links and never folded, its endpoints routing by its topology.
+// OnMachine builds what a lone collective of plan needs on the machine a
+// --topo named: a kernel, its network (one NPU standing for all when the
+// machine has the symmetry and plan allows it: the same numbers,
+// docs/architecture.md "Folding"), and sys's endpoint.
 func OnMachine(m *topology.Spec, links topology.LinkSettings, plan *collectives.Plan, sys systems.System, o Options) (*rtl.Kernel, *fabric.Network, *Endpoint, error) {
-	if m.Torus() {
-		return OnTorus(m.Plan, links.Torus, plan, sys, o)
-	}
 	k := rtl.NewKernel()
-	net, err := m.Build(k, links, false)
+	net, err := m.Build(k, links, m.CanFold() && Foldable(plan))
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	o.Topology = m.Topology
-	ep, err := New(k, net, m.Plan, sys, o)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return k, net, ep, nil
-}
-
-func OnTorus(shape torus.Shape, links torus.LinkConfig, plan *collectives.Plan, sys systems.System, o Options) (*rtl.Kernel, *fabric.Network, *Endpoint, error) {
-	k := rtl.NewKernel()
-	net, err := torus.Build(k, shape, links, Foldable(plan))
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	ep, err := New(k, net, shape, sys, o)
+	ep, err := New(k, net, m.Machine, sys, o)
 	if err != nil {
 		return nil, nil, nil, err
 	}

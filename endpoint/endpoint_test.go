@@ -15,7 +15,7 @@ import (
 
 func TestEveryKindIsRegistered(t *testing.T) {
 	require.Equal(t, []string{"ace", "baseline", "ideal"}, Kinds())
-	_, err := New(rtl.NewKernel(), nil, torus.Shape{L: 1, V: 1, H: 1}, systems.System{Name: "odd", Kind: systems.Kind(9)}, Options{})
+	_, err := New(rtl.NewKernel(), nil, torus.Shape{L: 1, V: 1, H: 1}.Machine(), systems.System{Name: "odd", Kind: systems.Kind(9)}, Options{})
 	require.ErrorContains(t, err, "no endpoint of kind Kind(9) (kinds: ace, baseline, ideal)")
 }
 
@@ -26,7 +26,7 @@ func TestEveryKindIsRegistered(t *testing.T) {
 // memory.
 func TestOneFactoryRunsEveryKind(t *testing.T) {
 	shape := torus.Shape{L: 4, V: 1, H: 1}
-	plan, err := afi.DefaultConfig(shape).Plan(collectives.OpAllReduce, 4096)
+	plan, err := afi.DefaultConfig(shape.Machine()).Plan(collectives.OpAllReduce, 4096)
 	require.NoError(t, err)
 	for _, name := range []string{"ideal", "baseline-commopt", "ace"} {
 		sys, err := systems.Lookup(name)
@@ -34,7 +34,7 @@ func TestOneFactoryRunsEveryKind(t *testing.T) {
 		k := rtl.NewKernel()
 		net, err := torus.Build(k, shape, torus.DefaultLinks(), Foldable(plan))
 		require.NoError(t, err)
-		ep, err := New(k, net, shape, sys, Options{ACE: defaultACE(), Layout: plan})
+		ep, err := New(k, net, shape.Machine(), sys, Options{ACE: defaultACE(), Layout: plan})
 		require.NoError(t, err, name)
 		cycles, err := afi.RunOne(k, ep, plan)
 		require.NoError(t, err, name)
@@ -55,7 +55,7 @@ func defaultACE() ace.Config { return ace.Default() }
 // ideal endpoint, sub-steps on ACE).
 func TestOneObserverSeesEveryLayer(t *testing.T) {
 	shape := torus.Shape{L: 4, V: 1, H: 1}
-	cfg := afi.DefaultConfig(shape)
+	cfg := afi.DefaultConfig(shape.Machine())
 	plan, err := cfg.Plan(collectives.OpAllReduce, 4096)
 	require.NoError(t, err)
 	for _, tc := range []struct {
@@ -70,7 +70,7 @@ func TestOneObserverSeesEveryLayer(t *testing.T) {
 		net, err := torus.Build(k, shape, torus.DefaultLinks(), false)
 		require.NoError(t, err)
 		net.SetObserver(o)
-		ep, err := New(k, net, shape, sys, Options{ACE: defaultACE(), Layout: plan, Observer: o})
+		ep, err := New(k, net, shape.Machine(), sys, Options{ACE: defaultACE(), Layout: plan, Observer: o})
 		require.NoError(t, err)
 		a, err := afi.New(cfg, ep)
 		require.NoError(t, err)

@@ -86,7 +86,7 @@ func absorbTrace(t *testing.T, c absorbRun, perPacket bool) (res absorbResult, o
 	require.NoError(t, err)
 	var plans []*collectives.Plan
 	for _, p := range c.plans {
-		plan, err := collectives.NewPlan(collectives.Config{Shape: s, Op: p.op, MessageBytes: p.msg}, p.alg, p.size, p.chunk)
+		plan, err := collectives.NewPlan(collectives.Config{Machine: s.Machine(), Op: p.op, MessageBytes: p.msg}, p.alg, p.size, p.chunk)
 		if err != nil {
 			return res, false // a size or shape the algorithm refuses
 		}
@@ -107,7 +107,7 @@ func absorbTrace(t *testing.T, c absorbRun, perPacket bool) (res absorbResult, o
 	// NPU's against another's: they do not interact within a cycle); each
 	// NPU's own sequence must be the same.
 	byNPU := make([][]string, s.N())
-	e, err := NewIdealEngine(k, net, s, IdealConfig{ProcessCycles: 1, Observer: observe.Func(func(e observe.Event) {
+	e, err := NewIdealEngine(k, net, s.Machine(), IdealConfig{ProcessCycles: 1, Observer: observe.Func(func(e observe.Event) {
 		byNPU[e.NPU] = append(byNPU[e.NPU], fmt.Sprintf("%d %d npu %d c%d p%d o%d", e.Kind, e.Cycle, e.NPU, e.Chunk, e.Phase, e.Op))
 	})})
 	require.NoError(t, err)

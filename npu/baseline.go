@@ -8,7 +8,6 @@ import (
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
-	"github.com/acemu/acemu/topology"
 )
 
 // BaselineConfig parameterises the SM-driven baseline endpoint (the paper's
@@ -30,8 +29,6 @@ type BaselineConfig struct {
 	// Data and Observer are as in IdealConfig.
 	Data     *DataHooks
 	Observer observe.Observer
-	// Topology is as in IdealConfig.
-	Topology topology.Topology
 	// Library is what the communication library running on the SMs pays
 	// beyond bandwidth (zero: nothing).
 	Library Library
@@ -118,7 +115,7 @@ func RunBaseline(k *rtl.Kernel, net *fabric.Network, plan *collectives.Plan, cfg
 	if err != nil {
 		return nil, err
 	}
-	return execute(k, net, plan, IdealConfig{Data: cfg.Data, Observer: cfg.Observer, Topology: cfg.Topology}, rates)
+	return execute(k, net, plan, IdealConfig{Data: cfg.Data, Observer: cfg.Observer}, rates)
 }
 
 // basePath is one NPU's baseline datapath: its resources and counters.

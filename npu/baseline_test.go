@@ -75,7 +75,7 @@ func TestAllToAllRelaysCostMemoryOnTheBaseline(t *testing.T) {
 	const c = 64 << 10
 	s, err := torus.Parse("1x8x1")
 	require.NoError(t, err)
-	plan, err := collectives.NewPlan(collectives.Config{Shape: s, Op: collectives.OpAllToAll, MessageBytes: 8192}, "direct", c, 65536)
+	plan, err := collectives.NewPlan(collectives.Config{Machine: s.Machine(), Op: collectives.OpAllToAll, MessageBytes: 8192}, "direct", c, 65536)
 	require.NoError(t, err)
 	k := rtl.NewKernel()
 	net, err := torus.BuildNetwork(k, s, torus.DefaultLinks())
@@ -114,7 +114,7 @@ func TestBaselineCarriesDataCorrectly(t *testing.T) {
 		t.Run(tc.topo+"/"+tc.op.String()+"/"+tc.alg, func(t *testing.T) {
 			s, err := torus.Parse(tc.topo)
 			require.NoError(t, err)
-			plan, err := collectives.NewPlan(collectives.Config{Shape: s, Op: tc.op, MessageBytes: 8192}, tc.alg, tc.size, 16384)
+			plan, err := collectives.NewPlan(collectives.Config{Machine: s.Machine(), Op: tc.op, MessageBytes: 8192}, tc.alg, tc.size, 16384)
 			require.NoError(t, err)
 			k := rtl.NewKernel()
 			net, err := torus.BuildNetwork(k, s, torus.DefaultLinks())

@@ -8,9 +8,8 @@ import (
 	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/machine"
 	"github.com/acemu/acemu/rtl"
-	"github.com/acemu/acemu/topology"
-	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/xcore"
 )
 
@@ -25,37 +24,34 @@ type Engine struct {
 }
 
 // NewIdealEngine returns an engine of ideal endpoints on net, which must be
-// shape's network.
-func NewIdealEngine(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, cfg IdealConfig) (*Engine, error) {
+// machine m's network.
+func NewIdealEngine(k *rtl.Kernel, net *fabric.Network, m *machine.Machine, cfg IdealConfig) (*Engine, error) {
 	if cfg.ProcessCycles < 0 {
 		return nil, fmt.Errorf("ideal endpoint: processing time %d cycles must not be negative", cfg.ProcessCycles)
 	}
-	return newEngine(k, net, shape, cfg, nil)
+	return newEngine(k, net, m, cfg, nil)
 }
 
 // NewBaselineEngine returns an engine of SM-driven baseline endpoints.
-func NewBaselineEngine(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, cfg BaselineConfig) (*Engine, error) {
+func NewBaselineEngine(k *rtl.Kernel, net *fabric.Network, m *machine.Machine, cfg BaselineConfig) (*Engine, error) {
 	rates, err := cfg.rates()
 	if err != nil {
 		return nil, err
 	}
-	return newEngine(k, net, shape, IdealConfig{Data: cfg.Data, Observer: cfg.Observer, Topology: cfg.Topology}, rates)
+	return newEngine(k, net, m, IdealConfig{Data: cfg.Data, Observer: cfg.Observer}, rates)
 }
 
-func newEngine(k *rtl.Kernel, net *fabric.Network, shape torus.Shape, cfg IdealConfig, base *baseRates) (*Engine, error) {
-	n := shape.N()
+func newEngine(k *rtl.Kernel, net *fabric.Network, m *machine.Machine, cfg IdealConfig, base *baseRates) (*Engine, error) {
+	n := m.N()
 	if net.NPUs() != n {
 		return nil, fmt.Errorf("plan for %d NPUs on a network of %d", n, net.NPUs())
 	}
-	var top topology.Topology = shape.Table() // the torus, answered without division
-	if cfg.Topology != nil {
-		top = cfg.Topology
-	}
-	if _, folds := top.(topology.Folder); net.Folded() && !folds {
+	top := m.Topology
+	if _, folds := m.Folder(); net.Folded() && !folds {
 		return nil, fmt.Errorf("a folded network on %s, which has no symmetry to fold by: build its full network", top)
 	}
 	r := &run{k: k, net: net, shape: top, cfg: cfg, info: xcore.Infos{}, colls: xcore.NewCollectives(k),
-		gate: admit.New("", k, shape, net.Folded()), reads: base != nil}
+		gate: admit.New("", k, m, net.Folded()), reads: base != nil}
 	if base != nil {
 		r.launch = base.lib.LaunchCycles
 	}

@@ -19,7 +19,7 @@ func TestEngineRunsCollectivesConcurrentlyByPolicy(t *testing.T) {
 
 	for _, pol := range []afi.Order{afi.FIFO, afi.LIFO} {
 		k, net, plan := setup(t, "4x2x1", 512<<10, 65536, 8192)
-		e, err := NewIdealEngine(k, net, plan.Shape, DefaultIdeal())
+		e, err := NewIdealEngine(k, net, plan.Machine, DefaultIdeal())
 		require.NoError(t, err)
 		e.SetOrder(pol)
 		var first, second rtl.Cycle
@@ -47,7 +47,7 @@ func TestEngineIssueAtALaterCycle(t *testing.T) {
 	alone, err := RunBaseline(k, net, plan, commOpt())
 	require.NoError(t, err)
 	k, net, plan = setup(t, "4x1x1", 64<<10, 65536, 8192)
-	e, err := NewBaselineEngine(k, net, plan.Shape, DefaultBaseline(6, big.NewRat(450, 1)))
+	e, err := NewBaselineEngine(k, net, plan.Machine, DefaultBaseline(6, big.NewRat(450, 1)))
 	require.NoError(t, err)
 	var end rtl.Cycle
 	require.NoError(t, e.Issue(10000, plan, func(now rtl.Cycle) { end = now }))
@@ -64,7 +64,7 @@ func TestEngineRefusesMismatches(t *testing.T) {
 	k, net, _ := setup(t, "4x1x1", 4096, 65536, 8192)
 	_, _, other := setup(t, "4x2x1", 4096, 65536, 8192)
 	_, _, plan := setup(t, "4x1x1", 4096, 65536, 8192)
-	e, err := NewIdealEngine(k, net, plan.Shape, DefaultIdeal())
+	e, err := NewIdealEngine(k, net, plan.Machine, DefaultIdeal())
 	require.NoError(t, err)
 	require.ErrorContains(t, e.Issue(0, other, nil), "planned for 4x2x1")
 	k.Schedule(50, rtl.HandlerFunc(func(rtl.Cycle, int32, int64) {}), 0, 0)

@@ -29,9 +29,9 @@ func foldRun(t *testing.T, topo, kind string, folded bool, pol afi.Order, colls 
 	require.NoError(t, err)
 	var e *Engine
 	if kind == "ideal" {
-		e, err = NewIdealEngine(k, net, s, DefaultIdeal())
+		e, err = NewIdealEngine(k, net, s.Machine(), DefaultIdeal())
 	} else {
-		e, err = NewBaselineEngine(k, net, s, DefaultBaseline(2, big.NewRat(128, 1)))
+		e, err = NewBaselineEngine(k, net, s.Machine(), DefaultBaseline(2, big.NewRat(128, 1)))
 	}
 	require.NoError(t, err)
 	e.SetOrder(pol)
@@ -41,7 +41,7 @@ func foldRun(t *testing.T, topo, kind string, folded bool, pol afi.Order, colls 
 		if c.op == collectives.OpAllToAll {
 			alg = "direct"
 		}
-		plan, err := collectives.NewPlan(collectives.Config{Shape: s, Op: c.op, MessageBytes: 8192}, alg, c.bytes, 65536)
+		plan, err := collectives.NewPlan(collectives.Config{Machine: s.Machine(), Op: c.op, MessageBytes: 8192}, alg, c.bytes, 65536)
 		require.NoError(t, err)
 		require.NoError(t, e.Issue(c.at, plan, func(now rtl.Cycle) { ends[i] = now }))
 	}
@@ -83,11 +83,11 @@ func TestFoldedRefusals(t *testing.T) {
 	k := rtl.NewKernel()
 	net, err := torus.BuildFoldedNetwork(k, s, torus.DefaultLinks())
 	require.NoError(t, err)
-	e, err := NewIdealEngine(k, net, s, DefaultIdeal())
+	e, err := NewIdealEngine(k, net, s.Machine(), DefaultIdeal())
 	require.NoError(t, err)
-	plan, err := collectives.NewPlan(collectives.Config{Shape: s, Op: collectives.OpAllReduce, MessageBytes: 8192}, "hierarchical", 65536, 65536)
+	plan, err := collectives.NewPlan(collectives.Config{Machine: s.Machine(), Op: collectives.OpAllReduce, MessageBytes: 8192}, "hierarchical", 65536, 65536)
 	require.NoError(t, err)
 	require.ErrorContains(t, e.Issue(0, plan, nil), "does not run NPU 0's program translated")
-	_, err = NewIdealEngine(k, net, s, IdealConfig{ProcessCycles: 1, Data: &DataHooks{}})
+	_, err = NewIdealEngine(k, net, s.Machine(), IdealConfig{ProcessCycles: 1, Data: &DataHooks{}})
 	require.ErrorContains(t, err, "cannot carry every NPU's data")
 }

@@ -37,7 +37,7 @@ func readGolden(t *testing.T, path string) []string {
 // golden file's header).
 func TestFig8GoldenTraceIdeal(t *testing.T) {
 	s := torus.Shape{L: 3, V: 1, H: 1}
-	cfg := collectives.Config{Shape: s, Op: collectives.OpAllReduce, MessageBytes: 8192, Unidirectional: true}
+	cfg := collectives.Config{Machine: s.Machine(), Op: collectives.OpAllReduce, MessageBytes: 8192, Unidirectional: true}
 	plan, err := collectives.NewPlan(cfg, "ring", 3*8192, 3*8192)
 	require.NoError(t, err)
 	k := rtl.NewKernel()
@@ -98,7 +98,7 @@ func TestIdealCarriesDataCorrectly(t *testing.T) {
 		t.Run(tc.topo+"/"+tc.op.String()+"/"+tc.alg, func(t *testing.T) {
 			s, err := torus.Parse(tc.topo)
 			require.NoError(t, err)
-			plan, err := collectives.NewPlan(collectives.Config{Shape: s, Op: tc.op, MessageBytes: 8192}, tc.alg, tc.payload, tc.chunk)
+			plan, err := collectives.NewPlan(collectives.Config{Machine: s.Machine(), Op: tc.op, MessageBytes: 8192}, tc.alg, tc.payload, tc.chunk)
 			require.NoError(t, err)
 			requireDataOK(t, plan)
 		})
@@ -108,7 +108,7 @@ func TestIdealCarriesDataCorrectly(t *testing.T) {
 // A wrong program is caught by the timed data check too.
 func TestIdealDataCheckCatchesAWrongProgram(t *testing.T) {
 	s := torus.Shape{L: 4, V: 1, H: 1}
-	plan, err := collectives.NewPlan(collectives.Config{Shape: s, Op: collectives.OpAllReduce, MessageBytes: 8192}, "ring", 4096, 4096)
+	plan, err := collectives.NewPlan(collectives.Config{Machine: s.Machine(), Op: collectives.OpAllReduce, MessageBytes: 8192}, "ring", 4096, 4096)
 	require.NoError(t, err)
 	prog := plan.Program(0, 0, 4096) // changed on purpose
 	for i := range prog.Ops {
@@ -141,7 +141,7 @@ func TestEveryAlgorithmCarriesDataOnEveryShape(t *testing.T) {
 				t.Run(a.Name+"/"+op.String()+"/"+topo, func(t *testing.T) {
 					s, err := torus.Parse(topo)
 					require.NoError(t, err)
-					plan, err := collectives.NewPlan(collectives.Config{Shape: s, Op: op, MessageBytes: 1000}, a.Name, 12_345, 5000)
+					plan, err := collectives.NewPlan(collectives.Config{Machine: s.Machine(), Op: op, MessageBytes: 1000}, a.Name, 12_345, 5000)
 					if err != nil {
 						require.Contains(t, err.Error(), "power-of-two", "only halving-doubling may refuse a shape")
 						return
@@ -160,7 +160,7 @@ func requireDataOK(t *testing.T, plan *collectives.Plan) {
 	dc, err := verify.NewDataCheck(plan)
 	require.NoError(t, err)
 	k := rtl.NewKernel()
-	net, err := torus.BuildNetwork(k, plan.Shape, torus.DefaultLinks())
+	net, err := torus.BuildNetwork(k, torus.ShapeOf(plan.Machine), torus.DefaultLinks())
 	require.NoError(t, err)
 	cfg := DefaultIdeal()
 	cfg.Data, cfg.Observer = &DataHooks{Init: dc.Hook}, dc

@@ -7,8 +7,8 @@ import (
 
 	"github.com/acemu/acemu/admit"
 	"github.com/acemu/acemu/afi"
+	"github.com/acemu/acemu/machine"
 	"github.com/acemu/acemu/observe"
-	"github.com/acemu/acemu/topology"
 	"github.com/acemu/acemu/xcore"
 
 	"github.com/acemu/acemu/collectives"
@@ -30,9 +30,6 @@ type IdealConfig struct {
 	// observe.OpStart) and as it completes (sends and receives,
 	// observe.OpDone).
 	Observer observe.Observer
-	// Topology is the network's shape as the endpoint routes on it; nil:
-	// the torus of the engine's shape.
-	Topology topology.Topology
 }
 
 // DataHooks supply real values (one int64 per payload byte): Init gives a
@@ -76,7 +73,7 @@ func RunIdeal(k *rtl.Kernel, net *fabric.Network, plan *collectives.Plan, cfg Id
 // base set, every data movement also costs what the SM-driven baseline
 // endpoint pays for it (baseline.go).
 func execute(k *rtl.Kernel, net *fabric.Network, plan *collectives.Plan, cfg IdealConfig, base *baseRates) (*Result, error) {
-	e, err := newEngine(k, net, plan.Shape, cfg, base)
+	e, err := newEngine(k, net, plan.Machine, cfg, base)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +91,7 @@ func execute(k *rtl.Kernel, net *fabric.Network, plan *collectives.Plan, cfg Ide
 type run struct {
 	k     *rtl.Kernel
 	net   *fabric.Network
-	shape topology.Topology
+	shape machine.Topology
 	cfg   IdealConfig
 	nodes []*node
 	info  xcore.Infos

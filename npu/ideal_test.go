@@ -17,7 +17,7 @@ import (
 func setup(t testing.TB, topo string, payload, chunk, msg int64) (*rtl.Kernel, *fabric.Network, *collectives.Plan) {
 	s, err := torus.Parse(topo)
 	require.NoError(t, err)
-	plan, err := collectives.NewPlan(collectives.Config{Shape: s, Op: collectives.OpAllReduce, MessageBytes: msg}, "hierarchical", payload, chunk)
+	plan, err := collectives.NewPlan(collectives.Config{Machine: s.Machine(), Op: collectives.OpAllReduce, MessageBytes: msg}, "hierarchical", payload, chunk)
 	require.NoError(t, err)
 	k := rtl.NewKernel()
 	net, err := torus.BuildNetwork(k, s, torus.DefaultLinks())
@@ -83,7 +83,7 @@ func TestIdealReachesTheBandwidthBound(t *testing.T) {
 	res, err := RunIdeal(k, net, plan, DefaultIdeal())
 	require.NoError(t, err)
 	gbps := float64(res.MeanBytesSent()) / (float64(res.Cycles) / rtl.ClockHz) / 1e9
-	bound, _ := verify.HierarchicalAllReduceBound(plan.Shape).Float64()
+	bound, _ := verify.HierarchicalAllReduceBound(torus.ShapeOf(plan.Machine)).Float64()
 	require.Greater(t, gbps, 0.9*bound)
 	require.LessOrEqual(t, gbps, bound)
 }

@@ -21,7 +21,6 @@ import (
 	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/topology"
-	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/units"
 )
 
@@ -92,29 +91,25 @@ func (p Platform) AlgorithmMap() map[collectives.CollectiveOp]string {
 	return m
 }
 
-// LinkSettings are the platform's links for building any machine: the
-// torus's two classes, the payload efficiency and the buffers.
+// LinkSettings are the platform's links as every machine is built with
+// them: the intra- and inter-package link classes (links.intra.*,
+// links.inter.*; credits return in one link latency), the payload
+// efficiency and the buffers.
 func (p Platform) LinkSettings() (topology.LinkSettings, error) {
-	t, err := p.Links()
-	return topology.LinkSettings{Torus: t, Efficiency: p.Efficiency, TxBuffer: p.TxBuffer, RxBuffer: p.RxBuffer}, err
-}
-
-// Links is the torus's links (credits return in one link latency).
-func (p Platform) Links() (torus.LinkConfig, error) {
-	var c torus.LinkConfig
-	for _, l := range []struct {
+	l := topology.LinkSettings{Efficiency: p.Efficiency, TxBuffer: p.TxBuffer, RxBuffer: p.RxBuffer}
+	for _, c := range []struct {
 		name string
 		gbps *big.Rat
 		lat  int64
 		out  *fabric.LinkParams
-	}{{"intra", p.IntraGBps, p.IntraLatency, &c.Intra}, {"inter", p.InterGBps, p.InterLatency, &c.Inter}} {
-		r, err := rtl.RateGBps(l.gbps, p.Efficiency)
+	}{{"intra", p.IntraGBps, p.IntraLatency, &l.Intra}, {"inter", p.InterGBps, p.InterLatency, &l.Inter}} {
+		r, err := rtl.RateGBps(c.gbps, p.Efficiency)
 		if err != nil {
-			return c, fmt.Errorf("links.%s.bandwidth: %w", l.name, err)
+			return l, fmt.Errorf("links.%s.bandwidth: %w", c.name, err)
 		}
-		*l.out = fabric.LinkParams{Name: l.name, Rate: r, Latency: rtl.Cycle(l.lat), TxBuffer: p.TxBuffer, RxBuffer: p.RxBuffer, CreditLatency: rtl.Cycle(l.lat)}
+		*c.out = fabric.LinkParams{Name: c.name, Rate: r, Latency: rtl.Cycle(c.lat), TxBuffer: p.TxBuffer, RxBuffer: p.RxBuffer, CreditLatency: rtl.Cycle(c.lat)}
 	}
-	return c, nil
+	return l, nil
 }
 
 // Param is one parameter: its key in the file and in --set, its unit, its
@@ -161,7 +156,7 @@ func (p *Platform) Set(key, value string) error {
 // Validate checks the whole platform (what one parameter cannot check
 // alone).
 func (p Platform) Validate() error {
-	if _, err := p.Links(); err != nil {
+	if _, err := p.LinkSettings(); err != nil {
 		return err
 	}
 	if err := p.ACE.Validate(); err != nil {

@@ -18,10 +18,12 @@ import (
 // components' own.
 func TestDefaultsAreTheComponentsDefaults(t *testing.T) {
 	p := Default()
-	l, err := p.Links()
+	l, err := p.LinkSettings()
 	require.NoError(t, err)
-	require.Equal(t, torus.DefaultLinks(), l)
-	a := afi.DefaultConfig(torus.Shape{L: 1, V: 1, H: 1})
+	d := torus.DefaultLinks()
+	require.Equal(t, d.Intra, l.Intra)
+	require.Equal(t, d.Inter, l.Inter)
+	a := afi.DefaultConfig(torus.Shape{L: 1, V: 1, H: 1}.Machine())
 	require.Equal(t, a.ChunkBytes, p.ChunkBytes)
 	require.Equal(t, a.MessageBytes, p.MessageBytes)
 	require.Equal(t, ace.Default(), p.ACE)

@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"github.com/acemu/acemu/topology"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -20,7 +21,7 @@ func run(t *testing.T) *compare.Report {
 	shape, err := torus.Parse("4x2x1")
 	require.NoError(t, err)
 	ss := testrun.Systems(t, "baseline-commopt", "ace", "ideal")
-	rep, err := compare.Run(compare.Options{Shape: shape, Workload: w, Systems: ss, Iterations: 1, Series: true})
+	rep, err := compare.Run(compare.Options{Machine: topology.Torus(shape), Workload: w, Systems: ss, Iterations: 1, Series: true})
 	require.NoError(t, err)
 	return rep
 }

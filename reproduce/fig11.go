@@ -141,7 +141,7 @@ func fig11Row(p sweep.PointResult) (Fig11Row, error) {
 	if err != nil {
 		return Fig11Row{}, err
 	}
-	r := Fig11Row{Workload: p.Workload, Topo: p.Topology, NPUs: m.Topology.N()}
+	r := Fig11Row{Workload: p.Workload, Topo: p.Topology, NPUs: m.Machine.N()}
 	for _, s := range p.Systems {
 		if s.TotalCycles <= 0 {
 			return r, fmt.Errorf("%s ran no cycles", s.Name)

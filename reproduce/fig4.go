@@ -175,8 +175,8 @@ func fig4One(o Fig4Options, topo string, sys systems.System, kernel *Fig4Kernel)
 	if err != nil {
 		return r, err
 	}
-	cfg := afi.MachineConfig(mach)
-	size := compare.PaddedBytes(o.Size, mach.Plan.N())
+	cfg := afi.DefaultConfig(mach.Machine)
+	size := compare.PaddedBytes(o.Size, mach.Machine.N())
 	plan, err := cfg.Plan(collectives.OpAllReduce, size)
 	if err != nil {
 		return r, err

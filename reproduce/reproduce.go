@@ -98,7 +98,7 @@ func one(s Spec) (Point, error) {
 	if err != nil {
 		return p, err
 	}
-	plan, err := afi.MachineConfig(mach).Plan(collectives.OpAllReduce, s.Size)
+	plan, err := afi.DefaultConfig(mach.Machine).Plan(collectives.OpAllReduce, s.Size)
 	if err != nil {
 		return p, err
 	}

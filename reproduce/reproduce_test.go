@@ -1,6 +1,7 @@
 package reproduce
 
 import (
+	"github.com/acemu/acemu/topology"
 	"testing"
 
 	"github.com/acemu/acemu/ace"
@@ -282,7 +283,7 @@ func TestFig9aRunsAreTheComparatorsRuns(t *testing.T) {
 		require.NoError(t, err)
 		cfg := o.ACE
 		cfg.SRAMBytes, cfg.FSMs = run.SRAM, run.FSMs
-		rep, err := compare.Run(compare.Options{Shape: shape, Workload: w, Systems: []systems.System{sys},
+		rep, err := compare.Run(compare.Options{Machine: topology.Torus(shape), Workload: w, Systems: []systems.System{sys},
 			Iterations: 1, ACE: cfg, Workers: 1, Memory: o.Memory})
 		require.NoError(t, err)
 		require.Equal(t, rep.Systems[0].TotalCycles, run.Cycles, "%+v", run)

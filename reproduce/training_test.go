@@ -10,7 +10,7 @@ import (
 	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/sweep"
-	"github.com/acemu/acemu/torus"
+	"github.com/acemu/acemu/topology"
 	"github.com/stretchr/testify/require"
 )
 
@@ -198,7 +198,7 @@ func TestFig9bForwardIsWhatTheLoopImplies(t *testing.T) {
 	require.NoError(t, err)
 	opts, err := compare.PlatformOptions(o.Platform)
 	require.NoError(t, err)
-	opts.Shape, err = torus.Parse("4x2x2")
+	opts.Machine, err = topology.Parse("4x2x2")
 	require.NoError(t, err)
 	opts.Workload = w
 	opts.Systems, err = compare.PlatformSystems([]string{"ace"}, o.Platform)

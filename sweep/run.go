@@ -196,10 +196,7 @@ func (s *Spec) run(pt Point, fp string, wls map[string]*workload.Workload) (Poin
 	if err != nil {
 		return r, err
 	}
-	o.Shape = m.Plan
-	if !m.Torus() {
-		o.Machine = m
-	}
+	o.Machine = m
 	if o.Systems, err = compare.PlatformSystems(s.Systems, p); err != nil {
 		return r, err
 	}

@@ -11,7 +11,6 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/big"
 	"os"
@@ -22,7 +21,6 @@ import (
 	"github.com/acemu/acemu/internal/limited"
 	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/topology"
-	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/units"
 	"github.com/acemu/acemu/workload"
 )
@@ -549,15 +547,12 @@ func (s *Spec) encode() []byte {
 // topology file is refused: a sweep's description names its machines, and
 // a file's content could change between its shards.
 func machineName(t string) (string, error) {
-	if _, err := torus.Parse(t); errors.Is(err, torus.ErrFile) {
+	if err := topology.RefuseFile(t); err != nil {
 		return "", err
 	}
 	m, err := topology.Parse(t)
 	if err != nil {
 		return "", err
 	}
-	if m.Torus() {
-		return m.Plan.String(), nil
-	}
-	return m.Topology.String(), nil
+	return m.Machine.Name, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/acemu/acemu/topology"
 	"sync"
 	"testing"
 
@@ -24,7 +25,7 @@ func traced(t *testing.T, full bool, opt Options) (map[string]map[string]any, *c
 	ss := testrun.Systems(t, "ace", "ideal")
 	recs := map[string]*Recorder{}
 	var mu sync.Mutex
-	rep, err := compare.Run(compare.Options{Shape: shape, Workload: w, Systems: ss, Iterations: 1, Full: full,
+	rep, err := compare.Run(compare.Options{Machine: topology.Torus(shape), Workload: w, Systems: ss, Iterations: 1, Full: full,
 		Observe: func(system string, net *fabric.Network) observe.Observers {
 			o := opt
 			if net.Folded() {

@@ -31,9 +31,9 @@ var linkClasses = func() []linkClass {
 func classParams(name string, s LinkSettings) (p fabric.LinkParams, ok bool) {
 	for _, c := range linkClasses {
 		if c.name == name {
-			p = s.Torus.Intra
+			p = s.Intra
 			if c.inter {
-				p = s.Torus.Inter
+				p = s.Inter
 			}
 			p.Name = name
 			return p, true

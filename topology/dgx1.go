@@ -4,10 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/machine"
 	"github.com/acemu/acemu/rtl"
-	"github.com/acemu/acemu/torus"
 )
 
 // DGX1Pairs are the NVLinks of NVIDIA's DGX-1 with eight V100 GPUs, the
@@ -57,9 +56,74 @@ func init() {
 		if err != nil {
 			return nil, false, err
 		}
-		all := []collectives.Axis{{Name: "all", Short: "a", Size: f.N(), Stride: 1}}
-		return &Spec{Topology: f, Plan: torus.Shape{L: f.N(), V: 1, H: 1}, Axes: all, Build: func(k *rtl.Kernel, l LinkSettings, _ bool) (*fabric.Network, error) {
+		m, err := dgx1Machine(f)
+		if err != nil {
+			return nil, false, err
+		}
+		return &Spec{Kind: "dgx1", Machine: m, Build: func(k *rtl.Kernel, l LinkSettings, _ bool) (*fabric.Network, error) {
 			return f.Build(k, l)
 		}}, true, nil
 	})
+}
+
+// DGX1Ring is the ring of NVLinks collectives on the DGX-1 run on: the
+// lexicographically first Hamiltonian cycle of DGX1Pairs from GPU 0 (a
+// rule fixed before any run, docs/topology.md "dgx1"), each step one
+// NVLink: 0, 1, 2, 3, 7, 5, 6, 4, back to 0.
+func DGX1Ring() []int {
+	adj := map[[2]int]bool{}
+	for _, p := range DGX1Pairs {
+		adj[[2]int{p.A, p.B}], adj[[2]int{p.B, p.A}] = true, true
+	}
+	const n = 8
+	path, used := []int{0}, make([]bool, n)
+	used[0] = true
+	var walk func() bool
+	walk = func() bool {
+		cur := path[len(path)-1]
+		if len(path) == n {
+			return adj[[2]int{cur, 0}]
+		}
+		for next := 0; next < n; next++ {
+			if !used[next] && adj[[2]int{cur, next}] {
+				used[next] = true
+				path = append(path, next)
+				if walk() {
+					return true
+				}
+				path, used[next] = path[:len(path)-1], false
+			}
+		}
+		return false
+	}
+	walk()
+	return path
+}
+
+// dgx1Machine is the DGX-1 as collectives see it: one dimension, ring,
+// the NVLink ring DGX1Ring, each GPU reaching its next and previous GPU on
+// the ring by the first NVLink to it. A bonded pair's second link carries
+// nothing yet: routed messages also take the first (docs/topology.md).
+func dgx1Machine(f *File) (*machine.Machine, error) {
+	ring := DGX1Ring()
+	ports := make([][2]int8, f.N())
+	for i, g := range ring {
+		next, prev := ring[(i+1)%len(ring)], ring[(i+len(ring)-1)%len(ring)]
+		pp, ok1 := f.PortTo(g, next)
+		pm, ok2 := f.PortTo(g, prev)
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("dgx1: GPU %d has no NVLink to its ring neighbours %d and %d", g, next, prev)
+		}
+		ports[g] = [2]int8{int8(pp), int8(pm)}
+	}
+	d, err := machine.Explicit("ring", "r", f.N(), [][]int{ring}, ports)
+	if err != nil {
+		return nil, err
+	}
+	m, err := machine.New("dgx1", f, []machine.Dim{d})
+	if err != nil {
+		return nil, err
+	}
+	m.Ports = f
+	return m, nil
 }

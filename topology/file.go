@@ -8,6 +8,7 @@ import (
 
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/internal/yamlone"
+	"github.com/acemu/acemu/machine"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/units"
 )
@@ -435,4 +436,39 @@ func (f *File) route(in [][]int) error {
 		}
 	}
 	return nil
+}
+
+// Machine is the file's machine: one dimension, all, of every NPU in id
+// order, not a ring of links (messages are routed).
+func (f *File) Machine() (*machine.Machine, error) {
+	all := machine.Strided("all", "a", f.N(), f.N(), 1, false, 0, 0)
+	m, err := machine.New(f.Name, f, []machine.Dim{all})
+	if err != nil {
+		return nil, err
+	}
+	m.Ports = f
+	return m, nil
+}
+
+// PortTo is node a's first port whose link leads to node b.
+func (f *File) PortTo(a, b int) (int, bool) {
+	for p, li := range f.out[a] {
+		if f.Links[li].To == b {
+			return p, true
+		}
+	}
+	return 0, false
+}
+
+// Neighbor is the NPU npu's port leads to (machine.Ports): not one when
+// the port leads to a switch.
+func (f *File) Neighbor(npu, port int) (int, bool, string) {
+	if port < 0 || port >= len(f.out[npu]) {
+		return 0, false, fmt.Sprintf("port %d: NPU %d of %s has ports 0 to %d (its links in file order)", port, npu, f.Name, len(f.out[npu])-1)
+	}
+	to := f.Links[f.out[npu][port]].To
+	if to >= f.NPUs {
+		return 0, false, fmt.Sprintf("port %d of NPU %d of %s leads to a switch, not to an NPU; use xyz to route the message", port, npu, f.Name)
+	}
+	return to, true, ""
 }

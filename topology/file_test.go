@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/acemu/acemu/machine"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/torus"
 	"github.com/stretchr/testify/require"
@@ -29,7 +30,7 @@ links:
 func TestAFileTopologyRoutesOnShortestPaths(t *testing.T) {
 	f, err := Load("line.yaml", []byte(line))
 	require.NoError(t, err)
-	var top Topology = f
+	var top machine.Topology = f
 	require.Equal(t, 4, top.N())
 	for _, tc := range []struct{ cur, dst, port int }{
 		{0, 3, 1}, {0, 2, 0}, {0, 1, 0}, {3, 0, 0}, {2, 0, 0}, {1, 3, 0}, {1, 2, 1},
@@ -85,15 +86,18 @@ func TestParseFindsTheKindOfTopology(t *testing.T) {
 	s, err := Parse("4x2x1")
 	require.NoError(t, err)
 	require.True(t, s.CanFold())
-	require.True(t, s.Torus())
-	require.Equal(t, 8, s.Topology.N())
+	require.Equal(t, "4x2x1", s.Machine.Name)
+	require.Equal(t, 8, s.Machine.N())
+	require.Equal(t, torus.Shape{L: 4, V: 2, H: 1}, torus.ShapeOf(s.Machine))
 	path := filepath.Join(t.TempDir(), "line.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(line), 0o644))
 	s, err = Parse(path)
 	require.NoError(t, err)
-	require.False(t, s.Torus())
 	require.False(t, s.CanFold())
-	require.Equal(t, torus.Shape{L: 4, V: 1, H: 1}, s.Plan)
+	require.Equal(t, 4, s.Machine.N())
+	require.Len(t, s.Machine.Dims, 1, "one dimension, all, of every NPU")
+	members, _ := s.Machine.Dims[0].Group(2)
+	require.Equal(t, []int{0, 1, 2, 3}, members)
 	_, err = Parse("resnet")
 	require.ErrorContains(t, err, "or a torus LxVxH (e.g. 4x4x4) or a topology file")
 	_, err = Parse("4x4")

@@ -75,10 +75,10 @@ func TestAFileWithSwitchesRoutesThroughThem(t *testing.T) {
 	require.Equal(t, 3, right.In(3).Port, "left's second lane leaves by its port 3 into right's input 3")
 	back := right.Out(0)
 	require.Equal(t, "inter", back.Params.Name)
-	require.Equal(t, s.Torus.Inter.Rate, back.Params.Rate)
+	require.Equal(t, s.Inter.Rate, back.Params.Rate)
 	require.Equal(t, rtl.Cycle(100), back.Params.Latency, "the link's own latency overrides its class's 500")
 	require.Equal(t, rtl.Cycle(100), back.Params.CreditLatency)
-	require.Equal(t, s.Torus.Intra, withBuffers(net.Out(2, 0).Params, s.Torus.Intra), "NPU 2's link is the intra class")
+	require.Equal(t, s.Intra, withBuffers(net.Out(2, 0).Params, s.Intra), "NPU 2's link is the intra class")
 }
 
 // withBuffers is p with want's buffers, for comparing a link's params with
@@ -94,9 +94,9 @@ func withBuffers(p, want fabric.LinkParams) fabric.LinkParams {
 // from the settings. 50 GB/s × 0.94 = 47 GB/s of payload.
 func TestLinkClassesTakeThePlatformsLinks(t *testing.T) {
 	s := DefaultLinkSettings()
-	s.Torus.Inter.Latency, s.Torus.Inter.CreditLatency = 777, 777
-	s.Torus.Intra.Rate = rtl.MustRateGBps(big.NewRat(50, 1), s.Efficiency)
-	s.Torus.Intra.Latency, s.Torus.Intra.CreditLatency = 60, 60
+	s.Inter.Latency, s.Inter.CreditLatency = 777, 777
+	s.Intra.Rate = rtl.MustRateGBps(big.NewRat(50, 1), s.Efficiency)
+	s.Intra.Latency, s.Intra.CreditLatency = 60, 60
 	eff := s.Efficiency
 	for _, tc := range []struct {
 		link string
@@ -273,7 +273,7 @@ func switchKeys(net *fabric.Network) []switchKey {
 // own latency (500), and reads back to it under those settings.
 func TestSwitchFabricAndDGX1DumpsReadBack(t *testing.T) {
 	other := DefaultLinkSettings()
-	other.Torus.Inter.Latency, other.Torus.Inter.CreditLatency = 700, 700
+	other.Inter.Latency, other.Inter.CreditLatency = 700, 700
 	for _, tc := range []struct {
 		topo     string
 		dumpWith LinkSettings
@@ -304,7 +304,7 @@ func TestSwitchFabricAndDGX1DumpsReadBack(t *testing.T) {
 			require.Equal(t, switchKeys(net), switchKeys(back))
 			for a := range net.NPUs() {
 				for d := range net.NPUs() {
-					p, ok := spec.Topology.NextPort(a, d)
+					p, ok := spec.Machine.Topology.NextPort(a, d)
 					q, ok2 := f.NextPort(a, d)
 					require.Equal(t, []any{p, ok}, []any{q, ok2}, "%d → %d", a, d)
 				}
@@ -349,7 +349,7 @@ func TestDGX1IsTheNetworkItWas(t *testing.T) {
 	for a := range 8 {
 		for d := range 8 {
 			p, _ := old.NextPort(a, d)
-			q, _ := spec.Topology.NextPort(a, d)
+			q, _ := spec.Machine.Topology.NextPort(a, d)
 			require.Equal(t, p, q, "%d → %d", a, d)
 		}
 	}
@@ -361,7 +361,7 @@ func TestDGX1IsTheNetworkItWas(t *testing.T) {
 func TestDumpRefusesSwitchPortsAFileCannotHold(t *testing.T) {
 	k := rtl.NewKernel()
 	s := DefaultLinkSettings()
-	p := s.Torus.Inter
+	p := s.Inter
 	net := fabric.NewNetwork(2, 1)
 	sw, err := net.AddSwitch(k, fabric.SwitchParams{Name: "x", Ports: 2}, []int{0, 1})
 	require.NoError(t, err)

@@ -1,23 +1,26 @@
 package topology
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 	"os"
 	"strings"
 
-	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/internal/limited"
+	"github.com/acemu/acemu/machine"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/torus"
 )
 
-// LinkSettings are the platform's link parameters a topology's network is
-// built with: the torus's two link classes, and for any topology the
-// payload efficiency and buffers.
+// LinkSettings are the platform's link parameters a machine's network is
+// built with: its two link classes, intra- and inter-package (Table V; a
+// machine maps its links onto them: the torus's local rings are intra,
+// the DGX-1's NVLinks inter, docs/topology.md), and the payload efficiency
+// and buffers.
 type LinkSettings struct {
-	Torus              torus.LinkConfig
+	Intra, Inter       fabric.LinkParams
 	Efficiency         *big.Rat
 	TxBuffer, RxBuffer int
 }
@@ -26,19 +29,17 @@ type LinkSettings struct {
 // the buffers of docs/topology.md: the default platform's
 // (platform.Platform.LinkSettings, which a test keeps equal to these).
 func DefaultLinkSettings() LinkSettings {
-	return LinkSettings{Torus: torus.DefaultLinks(), Efficiency: big.NewRat(94, 100), TxBuffer: torus.DefaultTxBuffer, RxBuffer: torus.DefaultRxBuffer}
+	d := torus.DefaultLinks()
+	return LinkSettings{Intra: d.Intra, Inter: d.Inter, Efficiency: big.NewRat(94, 100), TxBuffer: torus.DefaultTxBuffer, RxBuffer: torus.DefaultRxBuffer}
 }
 
-// Spec is a topology a --topo spec named: its shape as endpoints see it,
-// how collectives are planned on it, whether one node can stand for all,
-// and how its network is built.
+// Spec is a machine a --topo spec named: the machine as collectives and
+// endpoints see it (its routing, whether one NPU can stand for all, the
+// dimensions collectives are built over), and how its network is built.
 type Spec struct {
-	Topology Topology
-	// Plan numbers the NPUs for collectives (a torus's own shape; N×1×1
-	// for a topology that is not one), and Axes are the dimensions the
-	// collectives are built over (nil: the torus's).
-	Plan torus.Shape
-	Axes []collectives.Axis
+	// Kind is the kind of machine: torus, dgx1, switch or file.
+	Kind    string
+	Machine *machine.Machine
 	// Build returns its network driven by k (folded: one node's links
 	// standing for all; only when it can fold).
 	Build func(k *rtl.Kernel, l LinkSettings, folded bool) (*fabric.Network, error)
@@ -47,13 +48,9 @@ type Spec struct {
 // CanFold reports whether the topology has the symmetry folding needs
 // (it is a Folder).
 func (s *Spec) CanFold() bool {
-	_, ok := s.Topology.(Folder)
+	_, ok := s.Machine.Folder()
 	return ok
 }
-
-// Torus reports whether the topology is the 3D torus (collectives on its
-// rings, ACE beside every NPU); the others route every message.
-func (s *Spec) Torus() bool { return s.Axes == nil }
 
 // Parser recognises a --topo spec: ok is false when the spec is not its
 // kind's (another kind may take it).
@@ -86,6 +83,13 @@ func Parse(spec string) (*Spec, error) {
 	return nil, fmt.Errorf("--topo %q: not a topology; give %s", spec, strings.Join(names, " or "))
 }
 
+// Torus is the torus of shape as a Spec (what --topo LxVxH gives).
+func Torus(shape torus.Shape) *Spec {
+	return &Spec{Kind: "torus", Machine: shape.Machine(), Build: func(k *rtl.Kernel, l LinkSettings, folded bool) (*fabric.Network, error) {
+		return torus.Build(k, shape, torus.LinkConfig{Intra: l.Intra, Inter: l.Inter}, folded)
+	}}
+}
+
 func init() {
 	Register("a torus LxVxH (e.g. 4x4x4)", func(spec string) (*Spec, bool, error) {
 		shape, err := torus.Parse(spec)
@@ -95,9 +99,7 @@ func init() {
 			}
 			return nil, false, nil
 		}
-		return &Spec{Topology: shape, Plan: shape, Build: func(k *rtl.Kernel, l LinkSettings, folded bool) (*fabric.Network, error) {
-			return torus.Build(k, shape, l.Torus, folded)
-		}}, true, nil
+		return Torus(shape), true, nil
 	})
 	Register("a topology file (docs/topology.md)", func(spec string) (*Spec, bool, error) {
 		st, err := os.Stat(spec)
@@ -118,10 +120,25 @@ func init() {
 		if err != nil {
 			return nil, false, fmt.Errorf("--topo: %w", err)
 		}
-		// One axis of all the NPUs, not a ring of links: messages are routed.
-		all := []collectives.Axis{{Name: "all", Short: "a", Size: f.N(), Stride: 1}}
-		return &Spec{Topology: f, Plan: torus.Shape{L: f.N(), V: 1, H: 1}, Axes: all, Build: func(k *rtl.Kernel, l LinkSettings, _ bool) (*fabric.Network, error) {
+		m, err := f.Machine()
+		if err != nil {
+			return nil, false, fmt.Errorf("--topo: %w", err)
+		}
+		return &Spec{Kind: "file", Machine: m, Build: func(k *rtl.Kernel, l LinkSettings, _ bool) (*fabric.Network, error) {
 			return f.Build(k, l)
 		}}, true, nil
 	})
+}
+
+// ErrFile is what RefuseFile's error wraps.
+var ErrFile = torus.ErrFile
+
+// RefuseFile is an error, wrapping ErrFile, when spec names a topology
+// file (a path, or a .yaml, .yml or .json name), for the commands that
+// take only built-in machines; nil otherwise.
+func RefuseFile(spec string) error {
+	if _, err := torus.Parse(spec); errors.Is(err, torus.ErrFile) {
+		return err
+	}
+	return nil
 }

@@ -5,10 +5,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/machine"
 	"github.com/acemu/acemu/rtl"
-	"github.com/acemu/acemu/torus"
 )
 
 // Switched is a multi-tier switch fabric (the tiers of "BlueConnect:
@@ -85,11 +84,11 @@ func (s *Switched) PacketDst(p fabric.Packet) int { return int(p.Msg.Dst) }
 // Axes are the tiers as dimensions: tier t's groups are the NPUs under one
 // tier-t switch that differ only in their tier-t digit; not rings of links
 // (every message goes through the switches).
-func (s *Switched) Axes() []collectives.Axis {
-	out := make([]collectives.Axis, len(s.Fanout))
+func (s *Switched) Axes() []machine.Dim {
+	out := make([]machine.Dim, len(s.Fanout))
 	stride := 1
 	for t, p := range s.Fanout {
-		out[t] = collectives.Axis{Name: tierNames[t], Short: tierNames[t][:1], Size: p, Stride: stride}
+		out[t] = machine.Strided(tierNames[t], tierNames[t][:1], s.n, p, stride, false, 0, 0)
 		stride *= p
 	}
 	return out
@@ -102,9 +101,9 @@ func (s *Switched) Axes() []collectives.Axis {
 func (s *Switched) Build(k *rtl.Kernel, l LinkSettings) (*fabric.Network, error) {
 	net := fabric.NewNetwork(s.n, 1)
 	params := func(t int) fabric.LinkParams {
-		p := l.Torus.Inter
+		p := l.Inter
 		if t == 0 {
-			p = l.Torus.Intra
+			p = l.Intra
 		}
 		p.Name = "tier" + strconv.Itoa(t)
 		p.TxBuffer, p.RxBuffer = l.TxBuffer, l.RxBuffer
@@ -192,7 +191,7 @@ func init() {
 		if err != nil {
 			return nil, false, err
 		}
-		return &Spec{Topology: s, Plan: torus.Shape{L: s.N(), V: 1, H: 1}, Axes: s.Axes(),
+		return &Spec{Kind: "switch", Machine: &machine.Machine{Name: s.String(), Topology: s, Dims: s.Axes()},
 			Build: func(k *rtl.Kernel, l LinkSettings, _ bool) (*fabric.Network, error) { return s.Build(k, l) }}, true, nil
 	})
 }

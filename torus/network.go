@@ -1,11 +1,11 @@
 package torus
 
 import (
-	"errors"
 	"fmt"
 	"math/big"
 
 	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/machine"
 	"github.com/acemu/acemu/rtl"
 )
 
@@ -48,13 +48,14 @@ func (c LinkConfig) Params(p Port) fabric.LinkParams {
 
 // MaxFullNPUs bounds a network simulated NPU by NPU (not folded): each
 // NPU's links, buffers and endpoint state take about 0.6 MB, so 16384 NPUs
-// is some 10 GB, within a 24 GB machine with room to spare.
-const MaxFullNPUs = 1 << 14
+// is some 10 GB, within a 24 GB machine with room to spare (every
+// machine's bound, machine.MaxFullNPUs).
+const MaxFullNPUs = machine.MaxFullNPUs
 
 // ErrTooManyNPUs is what BuildNetwork's error wraps for a torus of more
 // than MaxFullNPUs NPUs: a caller that knows why the run is not folded
 // can add it.
-var ErrTooManyNPUs = errors.New("refused")
+var ErrTooManyNPUs = machine.ErrTooManyNPUs
 
 // BuildNetwork creates one link per port of every NPU of s (ports of size-1
 // dimensions have none), numbered NPU by NPU in port order.
@@ -79,42 +80,6 @@ func BuildNetwork(k *rtl.Kernel, s Shape, c LinkConfig) (*fabric.Network, error)
 		}
 	}
 	return net, nil
-}
-
-// DimUtilization is the share of time a dimension's links were transmitting.
-type DimUtilization struct {
-	Dim   Dim
-	Links int
-	Share float64 // busy time summed over the links / (links × cycles)
-}
-
-// LinkUtilization returns, for each dimension with links, the busy share of
-// its links over a run of the given length, computed exactly and rounded to
-// a float at the end.
-func LinkUtilization(s Shape, net *fabric.Network, cycles rtl.Cycle) []DimUtilization {
-	busy := [NumDims]*big.Rat{new(big.Rat), new(big.Rat), new(big.Rat)}
-	var count [NumDims]int
-	for _, l := range net.Links {
-		d := PortFromIndex(l.Port).Dim
-		busy[d].Add(busy[d], l.BusyCycles())
-		count[d]++
-	}
-	var out []DimUtilization
-	for d := Dim(0); d < NumDims; d++ {
-		if count[d] == 0 {
-			continue
-		}
-		u := DimUtilization{Dim: d, Links: count[d]}
-		if net.Folded() { // NPU 0's links stand for every NPU's
-			u.Links *= s.N()
-		}
-		if cycles > 0 {
-			share := new(big.Rat).Quo(busy[d], big.NewRat(int64(count[d])*int64(cycles), 1))
-			u.Share, _ = share.Float64()
-		}
-		out = append(out, u)
-	}
-	return out
 }
 
 // BuildFoldedNetwork creates the folded network of s (fabric.NewFoldedNetwork):

@@ -3,6 +3,7 @@ package verify
 import (
 	"math/big"
 
+	"github.com/acemu/acemu/machine"
 	"github.com/acemu/acemu/torus"
 )
 
@@ -63,4 +64,15 @@ func HierarchicalAllReduceBound(s torus.Shape) *big.Rat {
 		return new(big.Rat)
 	}
 	return new(big.Rat).Quo(total, worst)
+}
+
+// HierarchicalAllReduceBoundOn is HierarchicalAllReduceBound on machine
+// m when m is a torus; ok is false on any other machine, which has no
+// such bound yet.
+func HierarchicalAllReduceBoundOn(m *machine.Machine) (bound *big.Rat, ok bool) {
+	s := torus.ShapeOf(m)
+	if s.N() == 0 {
+		return nil, false
+	}
+	return HierarchicalAllReduceBound(s), true
 }

@@ -31,7 +31,7 @@ func (c contributors) count() int {
 // after an all-reduce and in a reduce-scatter's output, the owner after an
 // all-gather, the source NPU after an all-to-all. It needs at most 256 NPUs.
 func CheckContributions(plan *collectives.Plan) error {
-	n := plan.Shape.N()
+	n := plan.Machine.N()
 	if n > 256 {
 		return fmt.Errorf("contribution check handles at most 256 NPUs, not %d", n)
 	}

@@ -28,9 +28,9 @@ type DataCheck struct {
 // NewDataCheck prepares a check of plan, refusing sizes whose values would
 // not fit in memory.
 func NewDataCheck(plan *collectives.Plan) (*DataCheck, error) {
-	if n := plan.Payload * int64(plan.Shape.N()); n > MaxCheckValues {
+	if n := plan.Payload * int64(plan.Machine.N()); n > MaxCheckValues {
 		return nil, fmt.Errorf("checking data keeps one value per payload byte per NPU: %d NPUs × %d bytes is %d values, more than %d; use a smaller --size (at most %d bytes on %d NPUs)",
-			plan.Shape.N(), plan.Payload, n, MaxCheckValues, MaxCheckValues/int64(plan.Shape.N()), plan.Shape.N())
+			plan.Machine.N(), plan.Payload, n, MaxCheckValues, MaxCheckValues/int64(plan.Machine.N()), plan.Machine.N())
 	}
 	return &DataCheck{plan: plan, expect: map[int]*Expectation{}, left: map[int]int{}}, nil
 }
@@ -47,7 +47,7 @@ func (d *DataCheck) expectation(chunk int) *Expectation {
 		return nil
 	}
 	d.expect[chunk] = e
-	d.left[chunk] = d.plan.Shape.N()
+	d.left[chunk] = d.plan.Machine.N()
 	return e
 }
 
@@ -106,7 +106,7 @@ func (d *DataCheck) Result() error {
 	if d.err != nil {
 		return d.err
 	}
-	if want := d.plan.NumChunks() * d.plan.Shape.N(); d.checked != want {
+	if want := d.plan.NumChunks() * d.plan.Machine.N(); d.checked != want {
 		return fmt.Errorf("only %d of %d chunk×NPU results were checked", d.checked, want)
 	}
 	return nil

@@ -43,11 +43,11 @@ func newTestEngine(t *testing.T, endpoint string, k *rtl.Kernel, net *fabric.Net
 	case "ideal":
 		cfg := npu.DefaultIdeal()
 		cfg.Data, cfg.Observer = data, obs
-		e, err = npu.NewIdealEngine(k, net, shape, cfg)
+		e, err = npu.NewIdealEngine(k, net, shape.Machine(), cfg)
 	case "baseline":
 		cfg := npu.DefaultBaseline(6, big.NewRat(450, 1))
 		cfg.Data, cfg.Observer = data, obs
-		e, err = npu.NewBaselineEngine(k, net, shape, cfg)
+		e, err = npu.NewBaselineEngine(k, net, shape.Machine(), cfg)
 	case "ace":
 		e, err = ace.NewEngine(k, net, layout, ace.Default(), &ace.Hooks{Init: init, Observer: obs})
 	default:

@@ -24,7 +24,7 @@ func InitialValue(npu, chunk int, i int64) int64 {
 // receive gets no message or two, a dependence can never be met, or a
 // message's size disagrees with its receive.
 func RunChunk(plan *collectives.Plan, chunk int, init Values) (Values, error) {
-	n := plan.Shape.N()
+	n := plan.Machine.N()
 	clen := plan.ChunkLen(chunk)
 	vals := make(Values, n)
 	for npu := range vals {
@@ -167,7 +167,7 @@ type Expectation struct {
 // all-gather's input and a reduce-scatter's output comes from the algorithm,
 // and those must partition the chunk.
 func Expect(plan *collectives.Plan, chunk int) (*Expectation, error) {
-	n := plan.Shape.N()
+	n := plan.Machine.N()
 	clen := plan.ChunkLen(chunk)
 	e := &Expectation{Init: make(Values, n), Want: make(Values, n), Check: make([][]collectives.Range, n)}
 	whole := []collectives.Range{{Off: 0, Len: clen}}
@@ -243,7 +243,7 @@ func Expect(plan *collectives.Plan, chunk int) (*Expectation, error) {
 // NPU in one group, or each group of the dimensions the plan spans
 // (collectives.Plan.Members), in order of their first NPU.
 func communicators(plan *collectives.Plan) [][]int {
-	n := plan.Shape.N()
+	n := plan.Machine.N()
 	if plan.GroupSize() == n {
 		return [][]int{plan.Members(0)}
 	}

@@ -13,7 +13,7 @@ func plan(t *testing.T, topo string, op collectives.CollectiveOp, alg string, pa
 	t.Helper()
 	s, err := torus.Parse(topo)
 	require.NoError(t, err)
-	cfg := collectives.Config{Shape: s, Op: op, MessageBytes: msg}
+	cfg := collectives.Config{Machine: s.Machine(), Op: op, MessageBytes: msg}
 	if mod != nil {
 		mod(&cfg)
 	}

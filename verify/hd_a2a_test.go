@@ -115,7 +115,7 @@ func TestHalvingDoublingAndDirectTimed(t *testing.T) {
 			dc, err := NewDataCheck(p)
 			require.NoError(t, err)
 			k := rtl.NewKernel()
-			net, err := torus.BuildNetwork(k, p.Shape, torus.DefaultLinks())
+			net, err := torus.BuildNetwork(k, torus.ShapeOf(p.Machine), torus.DefaultLinks())
 			require.NoError(t, err)
 			cfg := npu.DefaultIdeal()
 			cfg.Data, cfg.Observer = &npu.DataHooks{Init: dc.Hook}, dc
@@ -134,7 +134,7 @@ func TestHalvingDoublingAndDirectTimed(t *testing.T) {
 // the same bytes in the wrong order, an overwrite before a send) fail here
 // for some seed even when the in-order run passes.
 func runShuffled(plan *collectives.Plan, c int, init Values, rng *rand.Rand) (Values, error) {
-	n := plan.Shape.N()
+	n := plan.Machine.N()
 	clen := plan.ChunkLen(c)
 	vals := make(Values, n)
 	for i := range vals {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/acemu/acemu/ace"
 	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/topology"
@@ -112,7 +113,7 @@ func TestCollectivesOnASwitchFabric(t *testing.T) {
 	spec, err := topology.Parse("switch:4x4")
 	require.NoError(t, err)
 	for _, span := range [][]string{nil, {"spine"}} {
-		plan, err := collectives.NewPlan(collectives.Config{Shape: spec.Plan, Axes: spec.Axes, Op: collectives.OpAllReduce,
+		plan, err := collectives.NewPlan(collectives.Config{Machine: spec.Machine, Op: collectives.OpAllReduce,
 			MessageBytes: 2048, Span: span}, "hierarchical", 20_000, 8192)
 		require.NoError(t, err)
 		if span == nil {
@@ -120,27 +121,7 @@ func TestCollectivesOnASwitchFabric(t *testing.T) {
 		}
 		for _, endpoint := range []string{"ideal", "baseline", "ace"} {
 			t.Run(fmt.Sprintf("%v/%s", span, endpoint), func(t *testing.T) {
-				k := rtl.NewKernel()
-				net, err := spec.Build(k, topology.DefaultLinkSettings(), false)
-				require.NoError(t, err)
-				dc, err := NewDataCheck(plan)
-				require.NoError(t, err)
-				switch endpoint {
-				case "ideal":
-					cfg := npu.DefaultIdeal()
-					cfg.Data, cfg.Observer, cfg.Topology = &npu.DataHooks{Init: dc.Hook}, dc, spec.Topology
-					_, err = npu.RunIdeal(k, net, plan, cfg)
-				case "baseline":
-					cfg := npu.DefaultBaseline(6, big.NewRat(450, 1))
-					cfg.Data, cfg.Observer, cfg.Topology = &npu.DataHooks{Init: dc.Hook}, dc, spec.Topology
-					_, err = npu.RunBaseline(k, net, plan, cfg)
-				case "ace":
-					cfg := ace.Default()
-					cfg.Topology = spec.Topology
-					_, err = ace.Run(k, net, plan, cfg, &ace.Hooks{Init: dc.Hook, Observer: dc})
-				}
-				require.NoError(t, err)
-				require.NoError(t, dc.Result())
+				net := checkOnMachine(t, spec, plan, endpoint)
 				var forwarded int64
 				for _, sw := range net.Switches() {
 					forwarded += sw.Forwarded()
@@ -149,4 +130,33 @@ func TestCollectivesOnASwitchFabric(t *testing.T) {
 			})
 		}
 	}
+}
+
+// checkOnMachine runs plan on the machine spec names, on the endpoint
+// named (ideal, baseline or ace), every NPU carrying data, and requires
+// each NPU's exact result; it returns the network it ran on.
+func checkOnMachine(t *testing.T, spec *topology.Spec, plan *collectives.Plan, endpoint string) *fabric.Network {
+	t.Helper()
+	k := rtl.NewKernel()
+	net, err := spec.Build(k, topology.DefaultLinkSettings(), false)
+	require.NoError(t, err)
+	dc, err := NewDataCheck(plan)
+	require.NoError(t, err)
+	switch endpoint {
+	case "ideal":
+		cfg := npu.DefaultIdeal()
+		cfg.Data, cfg.Observer = &npu.DataHooks{Init: dc.Hook}, dc
+		_, err = npu.RunIdeal(k, net, plan, cfg)
+	case "baseline":
+		cfg := npu.DefaultBaseline(6, big.NewRat(450, 1))
+		cfg.Data, cfg.Observer = &npu.DataHooks{Init: dc.Hook}, dc
+		_, err = npu.RunBaseline(k, net, plan, cfg)
+	case "ace":
+		_, err = ace.Run(k, net, plan, ace.Default(), &ace.Hooks{Init: dc.Hook, Observer: dc})
+	default:
+		t.Fatalf("no endpoint %q", endpoint)
+	}
+	require.NoError(t, err)
+	require.NoError(t, dc.Result())
+	return net
 }

@@ -103,7 +103,7 @@ func chunkRanges(view []collectives.Range, r collectives.Range) []collectives.Ra
 // bytes in the step model above. It fails when a Send names no matching
 // Recv, a Recv is matched twice, sizes disagree, or ops can never complete.
 func StepCount(plan *collectives.Plan, chunkLen int64) (StepReport, error) {
-	n := plan.Shape.N()
+	n := plan.Machine.N()
 	rep := StepReport{NPUDone: make([]int, n)}
 	base := 0
 	for ph := 0; ph < plan.NumPhases(); ph++ {

@@ -15,7 +15,7 @@ func stepPlan(t *testing.T, topo string, op collectives.CollectiveOp, alg string
 }
 
 func stepSentPerNPU(p *collectives.Plan, chunk int64) []int64 {
-	out := make([]int64, p.Shape.N())
+	out := make([]int64, p.Machine.N())
 	for npu := range out {
 		for ph := 0; ph < p.NumPhases(); ph++ {
 			out[npu] += p.Program(npu, ph, chunk).SentBytes()

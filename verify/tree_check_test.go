@@ -29,7 +29,7 @@ func TestTreeAlgorithmsAreCorrect(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/%s/%d-%d-%d", alg, topo, sz.payload, sz.chunk, sz.msg), func(t *testing.T) {
 					s, err := torus.Parse(topo)
 					require.NoError(t, err)
-					p, err := collectives.NewPlan(collectives.Config{Shape: s, Op: collectives.OpAllReduce, MessageBytes: sz.msg}, alg, sz.payload, sz.chunk)
+					p, err := collectives.NewPlan(collectives.Config{Machine: s.Machine(), Op: collectives.OpAllReduce, MessageBytes: sz.msg}, alg, sz.payload, sz.chunk)
 					require.NoError(t, err)
 					require.NoError(t, Check(p))
 					require.NoError(t, CheckContributions(p))
@@ -104,7 +104,7 @@ func TestTreeStepFormulas(t *testing.T) {
 						chunk *= 2 // K pieces on each tree
 					}
 					p := stepPlan(t, topo, collectives.OpAllReduce, alg, chunk, msg, nil)
-					n := p.Shape.N()
+					n := p.Machine.N()
 					d := collectives.NCCLBinaryTree(n).Depth()
 					rep, err := StepCount(p, chunk)
 					require.NoError(t, err)

@@ -12,7 +12,7 @@ import (
 )
 
 func ringPlan(t *testing.T) *collectives.Plan {
-	p, err := collectives.NewPlan(collectives.Config{Shape: torus.Shape{L: 4, V: 1, H: 1}, Op: collectives.OpAllReduce, MessageBytes: 8192}, "ring", 4*8192, 2*8192)
+	p, err := collectives.NewPlan(collectives.Config{Machine: torus.Shape{L: 4, V: 1, H: 1}.Machine(), Op: collectives.OpAllReduce, MessageBytes: 8192}, "ring", 4*8192, 2*8192)
 	require.NoError(t, err)
 	return p
 }
@@ -48,7 +48,7 @@ func TestChunksAreReportedInOrder(t *testing.T) {
 	cs := NewCollectives(k)
 	s, err := torus.Parse("4x1x1")
 	require.NoError(t, err)
-	p, err := collectives.NewPlan(collectives.Config{Shape: s, Op: collectives.OpAllReduce, MessageBytes: 256}, "hierarchical", 3000, 1024)
+	p, err := collectives.NewPlan(collectives.Config{Machine: s.Machine(), Op: collectives.OpAllReduce, MessageBytes: 256}, "hierarchical", 3000, 1024)
 	require.NoError(t, err)
 	require.Equal(t, 3, p.NumChunks())
 	var got []string

@@ -14,14 +14,13 @@ import (
 	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/endpoint"
-	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/machine"
 	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/topology"
-	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/units"
 	"github.com/acemu/acemu/verify"
 )
@@ -47,6 +46,7 @@ type collectiveReport struct {
 	NetworkGBpsPerNPU float64            `json:"network_gbps_per_npu"`
 	BoundGBpsPerNPU   *float64           `json:"bound_gbps_per_npu,omitempty"`
 	LinkUtilization   map[string]float64 `json:"link_utilization"`
+	linkLabels        []string           // LinkUtilization's keys in the machine's order, for the table
 	MemReadPerNPU     int64              `json:"mem_read_bytes_per_npu"`
 	MemWritePerNPU    int64              `json:"mem_write_bytes_per_npu"`
 	CommSMs           int                `json:"comm_sms"`
@@ -125,7 +125,6 @@ func (o *planOpts) plan() (*collectives.Plan, error) {
 		return nil, err
 	}
 	o.spec = spec
-	shape := spec.Plan
 	op, err := collectives.ParseOp(o.op)
 	if err != nil {
 		return nil, fmt.Errorf("--op: %w", err)
@@ -142,7 +141,7 @@ func (o *planOpts) plan() (*collectives.Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--message: %w", err)
 	}
-	cfg := collectives.Config{Shape: shape, Op: op, MessageBytes: msg, Unidirectional: o.unidirectional, PhaseSpec: o.phases, Axes: spec.Axes}
+	cfg := collectives.Config{Machine: spec.Machine, Op: op, MessageBytes: msg, Unidirectional: o.unidirectional, PhaseSpec: o.phases}
 	if o.group != "" {
 		for _, d := range strings.Split(o.group, ",") {
 			cfg.Span = append(cfg.Span, strings.TrimSpace(d))
@@ -277,7 +276,7 @@ func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 			return nil, err
 		}
 	}
-	shape := plan.Shape
+	mach := plan.Machine
 	k := rtl.NewKernel()
 	// One NPU stands for all when nothing needs every NPU (data checks, the
 	// trace hash of every link) and the plan allows it: the same numbers
@@ -290,7 +289,7 @@ func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 	}
 	net, err := o.spec.Build(k, settings, folded)
 	if err != nil {
-		if mayFold && !folded && errors.Is(err, torus.ErrTooManyNPUs) { // the plan is why (its answer is kept)
+		if mayFold && !folded && errors.Is(err, machine.ErrTooManyNPUs) { // the plan is why (its answer is kept)
 			err = fmt.Errorf("%w; this plan cannot be folded: %v", err, collectives.CheckEquivariant(plan))
 		}
 		return nil, err
@@ -304,7 +303,7 @@ func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 	// --pcap and --trace: their observer sees the packets (the network's)
 	// and the endpoint's work.
 	name := plan.Algorithm + " " + plan.Op.String() + " on " + o.system
-	kinds, err := o.outputFlags.asked(shape.N(), func(string) string { return name })
+	kinds, err := o.outputFlags.asked(mach.N(), func(string) string { return name })
 	if err != nil {
 		return nil, err
 	}
@@ -325,7 +324,7 @@ func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 		}
 	}
 	rep := &collectiveReport{
-		Topology: shape.String(), NPUs: shape.N(), Op: plan.Op.String(), Algorithm: plan.Algorithm, System: o.system,
+		Topology: mach.Name, NPUs: mach.N(), Op: plan.Op.String(), Algorithm: plan.Algorithm, System: o.system,
 		PayloadBytes: plan.Payload, ChunkBytes: plan.ChunkBytes, MessageBytes: plan.MessageBytes, Chunks: plan.NumChunks(),
 		LinkUtilization: map[string]float64{}, Microcode: o.microcode, Folded: folded,
 	}
@@ -337,9 +336,6 @@ func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 		rep.CommMemGBps, _ = sys.CommMemGBps.Float64()
 	}
 	opts := endpoint.Options{Layout: plan, Library: o.p.Library}
-	if !o.spec.Torus() {
-		opts.Topology = o.spec.Topology
-	}
 	var check observe.Observer
 	if dc != nil {
 		opts.Data = &npu.DataHooks{Init: dc.Hook}
@@ -353,7 +349,7 @@ func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 		}
 		opts.ACE = cfg
 	}
-	ep, err := endpoint.New(k, net, shape, sys, opts)
+	ep, err := endpoint.New(k, net, mach, sys, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -385,17 +381,13 @@ func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 	if cycles > 0 {
 		rep.NetworkGBpsPerNPU = float64(rep.BytesSentPerNPU) / secs / 1e9
 	}
-	if !o.spec.Torus() {
-		rep.Topology = o.spec.Topology.String()
-		rep.LinkUtilization["all"] = meanLinkUtilization(net, cycles)
-	} else {
-		if isPaperAllReduce(o) {
-			b, _ := verify.HierarchicalAllReduceBound(shape).Float64()
-			rep.BoundGBpsPerNPU = &b
-		}
-		for _, u := range torus.LinkUtilization(shape, net, cycles) {
-			rep.LinkUtilization[u.Dim.String()] = u.Share
-		}
+	if bound, ok := verify.HierarchicalAllReduceBoundOn(mach); ok && isPaperAllReduce(o) {
+		b, _ := bound.Float64()
+		rep.BoundGBpsPerNPU = &b
+	}
+	for _, u := range mach.LinkUtilization(net, cycles) {
+		rep.LinkUtilization[u.Label] = u.Share
+		rep.linkLabels = append(rep.linkLabels, u.Label)
 	}
 	if dc != nil {
 		ok := dc.Result() == nil
@@ -475,10 +467,8 @@ func collectiveResult(r *collectiveReport) result {
 		{"bytes sent per NPU", fmt.Sprintf("%d (%.4f × payload)", r.BytesSentPerNPU, float64(r.BytesSentPerNPU)/float64(r.PayloadBytes))},
 		{"network bandwidth per NPU", bw},
 	}
-	for _, d := range []torus.Dim{torus.Local, torus.Vertical, torus.Horizontal} {
-		if u, ok := r.LinkUtilization[d.String()]; ok {
-			rows = append(rows, []string{d.String() + " link utilisation", fmt.Sprintf("%.1f %%", 100*u)})
-		}
+	for _, label := range r.linkLabels {
+		rows = append(rows, []string{label + " link utilisation", fmt.Sprintf("%.1f %%", 100*r.LinkUtilization[label])})
 	}
 	if r.MemReadPerNPU+r.MemWritePerNPU > 0 {
 		rows = append(rows, []string{"memory read / written per NPU", fmt.Sprintf("%d / %d B (%.3f / %.3f per byte sent)", r.MemReadPerNPU, r.MemWritePerNPU,
@@ -512,18 +502,4 @@ func collectiveResult(r *collectiveReport) result {
 		rows = append(rows, []string{"packet trace hash", r.TraceHash})
 	}
 	return result{header: []string{"quantity", "value"}, rows: rows, doc: r}
-}
-
-// meanLinkUtilization is the share of link time spent carrying packets,
-// over every link of net.
-func meanLinkUtilization(net *fabric.Network, cycles rtl.Cycle) float64 {
-	if cycles <= 0 || len(net.Links) == 0 {
-		return 0
-	}
-	t := new(big.Rat)
-	for _, l := range net.Links {
-		t.Add(t, l.BusyCycles())
-	}
-	f, _ := t.Quo(t, big.NewRat(int64(cycles)*int64(len(net.Links)), 1)).Float64()
-	return f
 }

@@ -23,7 +23,6 @@ import (
 	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/topology"
-	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/workload"
 	"github.com/acemu/acemu/workload/models"
 )
@@ -89,7 +88,6 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		}
 		return fail(err)
 	}
-	shape := machine.Plan
 	// The platform: defaults, --config, --set, then the named flags given.
 	p, err := pf.build(fs)
 	if err != nil {
@@ -139,13 +137,10 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if of.out != "" && *plotDir == "" {
 		*plotDir, plotFlag = of.out, "--out"
 	}
-	opts.Shape, opts.Workload, opts.Systems = shape, w, ss
-	if !machine.Torus() {
-		opts.Machine = machine
-	}
+	opts.Machine, opts.Workload, opts.Systems = machine, w, ss
 	opts.Workers, opts.Full, opts.Series = *workers, *full, *series != "" || *plotDir != ""
 	opts.KeepMetrics = *perLayer != ""
-	kinds, err := of.asked(shape.N(), func(system string) string { return w.Name + " on " + system })
+	kinds, err := of.asked(machine.Machine.N(), func(system string) string { return w.Name + " on " + system })
 	if err != nil {
 		return fail(err)
 	}
@@ -197,7 +192,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		slices.SortFunc(finished, func(a, b compare.SystemResult) int {
 			return slices.Index(names, a.Name) - slices.Index(names, b.Name)
 		})
-		part := result{doc: map[string]any{"interrupted": true, "workload": w.Name, "topology": shape.String(), "systems": finished},
+		part := result{doc: map[string]any{"interrupted": true, "workload": w.Name, "topology": machine.Machine.Name, "systems": finished},
 			header: []string{"system", "compute (cycles/iter)", "exposed comm", "iteration", "exposed %", "network GB/s"}}
 		for _, r := range finished {
 			part.rows = append(part.rows, []string{r.Name, fmt.Sprintf("%.0f", r.ComputeCycles), fmt.Sprintf("%.0f", r.ExposedCommCycles),
@@ -404,7 +399,7 @@ func loadWorkload(name string) (*workload.Workload, error) {
 // fileHint adds to a torus topology's error for a file where the
 // commands that read topology files are.
 func fileHint(err error) error {
-	if errors.Is(err, torus.ErrFile) {
+	if errors.Is(err, topology.ErrFile) {
 		return fmt.Errorf("%w (topology files work with acemu, acemu collective and acemu topology dump)", err)
 	}
 	return err

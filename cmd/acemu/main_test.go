@@ -786,8 +786,9 @@ func TestLargeUnfoldableComparisonSaysWhy(t *testing.T) {
 }
 
 // acemu topology dump writes dgx1 and a switch fabric as files that run:
-// dgx1's file (class nvlink, lanes) runs an all-reduce in exactly dgx1's
-// cycles (the same links, routes and one axis of all GPUs), and
+// dgx1's file (class nvlink, lanes) runs a tree all-reduce, routed, in
+// exactly dgx1's cycles (the same links and routes; a file has no NVLink
+// ring, so the default all-reduce runs on a routed ring there), and
 // switch:4x2's file (its 3 switches, classes tier0 and tier1) runs
 // collectives through its switches with their data checked, on the ideal
 // endpoint and on ACE. The table form lists switch:4x2's 20 links
@@ -809,7 +810,7 @@ func TestDumpedSwitchFabricsAndDGX1Run(t *testing.T) {
 		require.Equal(t, true, r["data_ok"], "%s %v", topo, args)
 		return r
 	}
-	require.Equal(t, collective("dgx1")["cycles"], collective(dump("dgx1"))["cycles"])
+	require.Equal(t, collective("dgx1", "--algorithm", "tree")["cycles"], collective(dump("dgx1"), "--algorithm", "tree")["cycles"])
 	sw := dump("switch:4x2")
 	for _, sys := range []string{"ideal", "ace"} {
 		r := collective(sw, "--system", sys)

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/acemu/acemu/topology"
 	"maps"
 	"os"
 	"path/filepath"
@@ -136,7 +137,7 @@ func TestPerLayerAddsUpToTheRun(t *testing.T) {
 				require.NoError(t, err)
 				ss = append(ss, s)
 			}
-			rep, err := compare.Run(compare.Options{Shape: shape, Workload: w, Systems: ss, Memory: tc.memory, KeepMetrics: true,
+			rep, err := compare.Run(compare.Options{Machine: topology.Torus(shape), Workload: w, Systems: ss, Memory: tc.memory, KeepMetrics: true,
 				Library: platform.Default().Library}) // what the command runs
 			require.NoError(t, err)
 			b, err := encodePerLayer(rep, "csv")

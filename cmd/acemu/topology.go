@@ -8,7 +8,6 @@ import (
 
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/topology"
-	"github.com/acemu/acemu/torus"
 )
 
 const topologyUsage = `Usage: acemu topology dump --topo LxVxH|dgx1|switch:P0xP1…|FILE [--config FILE] [--set KEY=VALUE ...]
@@ -60,7 +59,7 @@ func runTopology(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	if n := spec.Topology.N(); n < 2 || n > topology.MaxNodes {
+	if n := spec.Machine.N(); n < 2 || n > topology.MaxNodes {
 		return fail(fmt.Errorf("--topo %s: %d NPUs; a topology file holds 2 to %d nodes, so its dump could not be read back", *topo, n, topology.MaxNodes))
 	}
 	settings, err := p.LinkSettings()
@@ -74,7 +73,7 @@ func runTopology(args []string, stdout, stderr io.Writer) int {
 	// A torus's dump keeps its plain form: every link's bandwidth and
 	// latency, no classes.
 	form := topology.Classed
-	if _, ok := spec.Topology.(torus.Shape); ok {
+	if spec.Kind == "torus" {
 		form = topology.Plain
 	}
 	if *format != "yaml" {

@@ -18,7 +18,7 @@ func TestEveryAlgorithmRoundTripsAndInstalls(t *testing.T) {
 			for _, shape := range shapes {
 				name := a.Name + " " + op.String() + " " + shape.String()
 				t.Run(name, func(t *testing.T) {
-					plan, err := collectives.NewPlan(collectives.Config{Shape: shape, Op: op, MessageBytes: 8192}, a.Name, 100_003, 64<<10)
+					plan, err := collectives.NewPlan(collectives.Config{Machine: shape.Machine(), Op: op, MessageBytes: 8192}, a.Name, 100_003, 64<<10)
 					if err != nil {
 						t.Skipf("no plan: %v", err)
 					}

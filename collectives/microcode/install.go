@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/acemu/acemu/collectives"
-	"github.com/acemu/acemu/torus"
+	"github.com/acemu/acemu/machine"
 )
 
 // Install checks sections against a plan and, if every check passes,
@@ -31,7 +31,7 @@ import (
 // not run the programs: a deadlock or a wrong result shows in a run
 // (acemu collective --check-data).
 func Install(plan *collectives.Plan, secs []Section) error {
-	n := plan.Shape.N()
+	n := plan.Machine.N()
 	lens := ChunkLens(plan)
 	type key struct {
 		npu   int
@@ -43,7 +43,7 @@ func Install(plan *collectives.Plan, secs []Section) error {
 		s := &secs[i]
 		where := secName(*s)
 		if s.NPU < 0 || s.NPU >= n {
-			return fmt.Errorf("%s: NPU %d does not exist; %s has NPUs 0 to %d", where, s.NPU, plan.Shape, n-1)
+			return fmt.Errorf("%s: NPU %d does not exist; %s has NPUs 0 to %d", where, s.NPU, plan.Machine, n-1)
 		}
 		if !containsLen(lens, s.ChunkLen) {
 			return fmt.Errorf("%s: the plan never runs a chunk of %d bytes; it runs %s", where, s.ChunkLen, lensText(lens))
@@ -84,7 +84,7 @@ func Install(plan *collectives.Plan, secs []Section) error {
 			return plan.Program(npu, ph, l), fmt.Sprintf("npu %d chunk %d (built-in) phase %d (%s)", npu, l, ph+1, plan.PhaseName(ph))
 		}
 		for ph := 0; ph < plan.NumPhases(); ph++ {
-			if err := checkPhase(plan.Shape, ph, prog); err != nil {
+			if err := checkPhase(plan.Machine, ph, prog); err != nil {
 				return err
 			}
 		}
@@ -103,7 +103,7 @@ func Install(plan *collectives.Plan, secs []Section) error {
 
 // checkPhase checks the sends and recvs of one phase of all NPUs against
 // each other. prog returns an NPU's program and how to name it in errors.
-func checkPhase(shape torus.Shape, ph int, prog func(npu, ph int) (*collectives.Program, string)) error {
+func checkPhase(shape *machine.Machine, ph int, prog func(npu, ph int) (*collectives.Program, string)) error {
 	n := shape.N()
 	type opRef struct{ npu, op int }
 	matchedBy := map[opRef]opRef{}
@@ -122,11 +122,15 @@ func checkPhase(shape torus.Shape, ph int, prog func(npu, ph int) (*collectives.
 				return fmt.Errorf("%s: an NPU cannot send to itself; want another NPU", at)
 			}
 			if op.Port != collectives.RouteXYZ {
-				port := torus.PortFromIndex(int(op.Port))
-				if !shape.HasPort(port) {
-					return fmt.Errorf("%s: port %s does not exist on %s (the %s dimension has size 1); want a port of %s or xyz", at, port, shape, port.Dim, portsText(shape))
+				port, _ := portName(op.Port)
+				if shape.Ports == nil {
+					return fmt.Errorf("%s: port %s: %s routes every message and names no ports; use xyz", at, port, shape)
 				}
-				if nb := shape.Neighbor(npu, port); nb != peer {
+				nb, ok, why := shape.Ports.Neighbor(npu, int(op.Port))
+				if !ok {
+					return fmt.Errorf("%s: %s", at, why)
+				}
+				if nb != peer {
 					return fmt.Errorf("%s: port %s leads to npu %d, not npu %d; want the port towards npu %d, or xyz to route the message", at, port, nb, peer, peer)
 				}
 			}
@@ -191,14 +195,6 @@ func phaseList(plan *collectives.Plan) string {
 	var s []string
 	for ph := 0; ph < plan.NumPhases(); ph++ {
 		s = append(s, fmt.Sprintf("%d %q", ph+1, plan.PhaseName(ph)))
-	}
-	return strings.Join(s, ", ")
-}
-
-func portsText(shape torus.Shape) string {
-	var s []string
-	for _, p := range shape.Ports() {
-		s = append(s, p.String())
 	}
 	return strings.Join(s, ", ")
 }

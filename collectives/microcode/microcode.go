@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/acemu/acemu/collectives"
-	"github.com/acemu/acemu/torus"
 )
 
 // Section is the microcode of one NPU for chunks of one length: the NPU's
@@ -52,7 +51,7 @@ func ChunkLens(plan *collectives.Plan) []int64 {
 func CompilePlan(plan *collectives.Plan) []Section {
 	var secs []Section
 	for _, l := range ChunkLens(plan) {
-		for npu := 0; npu < plan.Shape.N(); npu++ {
+		for npu := 0; npu < plan.Machine.N(); npu++ {
 			secs = append(secs, Compile(plan, npu, l))
 		}
 	}
@@ -62,8 +61,8 @@ func CompilePlan(plan *collectives.Plan) []Section {
 // Sections returns NPU npu's sections of plan: one for the full chunk
 // length and, when the last chunk is shorter, one for its length.
 func Sections(plan *collectives.Plan, npu int) ([]Section, error) {
-	if n := plan.Shape.N(); npu < 0 || npu >= n {
-		return nil, fmt.Errorf("NPU %d: %s has NPUs 0 to %d", npu, plan.Shape, n-1)
+	if n := plan.Machine.N(); npu < 0 || npu >= n {
+		return nil, fmt.Errorf("NPU %d: %s has NPUs 0 to %d", npu, plan.Machine, n-1)
 	}
 	var secs []Section
 	for _, l := range ChunkLens(plan) {
@@ -115,13 +114,15 @@ func cloneDeps(ds []int32) []int32 {
 	return append([]int32(nil), ds...)
 }
 
+// isaPorts are the microcode's port names, by port index: a torus NPU's
+// ports in its port order (local, vertical, horizontal; plus then minus,
+// docs/microcode.md), which TestPortNamesAreTheTorus keeps equal to the
+// torus's.
+var isaPorts = []string{"local+", "local-", "vertical+", "vertical-", "horizontal+", "horizontal-"}
+
 // portNames lists the port names in port index order, then "xyz".
 func portNames() []string {
-	var names []string
-	for i := range torus.NumPorts {
-		names = append(names, torus.PortFromIndex(i).String())
-	}
-	return append(names, "xyz")
+	return append(append([]string(nil), isaPorts...), "xyz")
 }
 
 // portWant is the list of valid port names for error messages.
@@ -146,10 +147,10 @@ func portName(p int8) (string, bool) {
 	if p == collectives.RouteXYZ {
 		return "xyz", true
 	}
-	if p < 0 || int(p) >= torus.NumPorts {
+	if p < 0 || int(p) >= len(isaPorts) {
 		return "", false
 	}
-	return torus.PortFromIndex(int(p)).String(), true
+	return isaPorts[p], true
 }
 
 // parsePort reads a port name or "xyz".
@@ -157,8 +158,8 @@ func parsePort(s string) (int8, bool) {
 	if s == "xyz" {
 		return collectives.RouteXYZ, true
 	}
-	for i := range torus.NumPorts {
-		if torus.PortFromIndex(i).String() == s {
+	for i, n := range isaPorts {
+		if n == s {
 			return int8(i), true
 		}
 	}

@@ -13,7 +13,7 @@ import (
 
 func newPlan(t *testing.T, shape torus.Shape, op collectives.CollectiveOp, alg string, payload, chunk int64) *collectives.Plan {
 	t.Helper()
-	plan, err := collectives.NewPlan(collectives.Config{Shape: shape, Op: op, MessageBytes: 8192}, alg, payload, chunk)
+	plan, err := collectives.NewPlan(collectives.Config{Machine: shape.Machine(), Op: op, MessageBytes: 8192}, alg, payload, chunk)
 	require.NoError(t, err)
 	return plan
 }
@@ -293,4 +293,13 @@ func TestDocsExample(t *testing.T) {
 	text, err := Text(plan, 0)
 	require.NoError(t, err)
 	require.Contains(t, string(doc), "```\n"+text+"```\n", "docs/microcode.md's example is Text(plan, 0)")
+}
+
+// The microcode's port names are the torus's, port by port (a torus
+// NPU's ports in its port order).
+func TestPortNamesAreTheTorus(t *testing.T) {
+	require.Len(t, isaPorts, torus.NumPorts)
+	for i, n := range isaPorts {
+		require.Equal(t, torus.PortFromIndex(i).String(), n, "port %d", i)
+	}
 }
