@@ -14,13 +14,13 @@ import (
 	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/contend"
-	"github.com/acemu/acemu/endpoint"
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/internal/par"
 	"github.com/acemu/acemu/machine"
 	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
+	"github.com/acemu/acemu/sim"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/topology"
 	"github.com/acemu/acemu/train"
@@ -94,14 +94,6 @@ func (o Options) afiConfig() afi.Config {
 	}
 	c.Algorithms = o.Algorithms
 	return c
-}
-
-// links are the links the machine is built with.
-func (o Options) links() topology.LinkSettings {
-	if o.Links.Efficiency == nil { // not given: the default platform's
-		return topology.DefaultLinkSettings()
-	}
-	return o.Links
 }
 
 // WindowCycles is the window of the network utilisation series: 1 K
@@ -206,10 +198,10 @@ func Run(o Options) (*Report, error) {
 		return nil, fmt.Errorf("compare: no machine to run on")
 	}
 	fold := false
-	var why error                       // why one NPU cannot stand for all, when it cannot
-	if !o.Full && o.Machine.CanFold() { // only a machine with the symmetry folds
+	var why error // why the workload's collectives do not let one NPU stand for all
+	if sim.Foldable(o.Machine, o.Full) == nil {
 		var err error
-		if why, err = WhyNotFold(o.afiConfig(), o.Workload); err != nil {
+		if why, err = WhyNotFold(o.Machine, o.afiConfig(), o.Workload); err != nil {
 			return nil, err
 		}
 		fold = why == nil
@@ -276,7 +268,7 @@ func commOf(t workload.CommType) (collectives.CollectiveOp, error) {
 // one NPU on a folded network (torus.BuildFoldedNetwork), which gives the
 // full simulation's numbers exactly at 1/N of its cost (tests in npu, ace
 // and here compare the two). err is a collective that cannot be planned.
-func WhyNotFold(cfg afi.Config, w *workload.Workload) (why, err error) {
+func WhyNotFold(m *topology.Spec, cfg afi.Config, w *workload.Workload) (why, err error) {
 	shape := cfg.Machine
 	seen := map[[2]int64]bool{}
 	for _, l := range w.Layers {
@@ -297,7 +289,7 @@ func WhyNotFold(cfg afi.Config, w *workload.Workload) (why, err error) {
 			if err != nil {
 				return nil, fmt.Errorf("layer %s: %w", l.Name, err)
 			}
-			if why := collectives.CheckEquivariant(plan); why != nil {
+			if why := sim.Foldable(m, false, plan); why != nil {
 				return fmt.Errorf("layer %s: %w", l.Name, why), nil
 			}
 		}
@@ -325,13 +317,6 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 	defer rtl.RecoverOverflow(&err)
 	r := SystemResult{Name: sys.Name}
 	k := rtl.NewKernel()
-	net, err := o.Machine.Build(k, o.links(), fold)
-	if err != nil {
-		return r, err
-	}
-	net.TrackWindows(WindowCycles)
-	cfg := o.afiConfig()
-	var layout *collectives.Plan
 	if sys.Kind == systems.ACE {
 		for _, l := range o.Workload.Layers {
 			for _, c := range []workload.Comm{l.FwdComm, l.InGradComm, l.WtGradComm} {
@@ -340,20 +325,17 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 				}
 			}
 		}
-		if layout, err = cfg.Plan(collectives.OpAllReduce, cfg.ChunkBytes); err != nil {
-			return r, err
-		}
 	}
-	acfg := o.ACE
-	if acfg.SRAMBytes == 0 {
-		acfg = ace.Default()
-	}
-	var obs observe.Observer
+	setup := sim.Setup{Machine: o.Machine, Links: o.Links, System: sys, AFI: o.afiConfig(), Fold: fold, ACE: o.ACE,
+		Library: o.Library, Order: o.Order, Windows: WindowCycles}
 	if o.Observe != nil {
-		all := o.Observe(sys.Name, net)
-		net.SetObserver(all.Packets)
-		obs = all.Work
+		setup.Observe = func(net *fabric.Network) (observe.Observers, error) { return o.Observe(sys.Name, net), nil }
 	}
+	rn, err := sim.New(setup)
+	if err != nil {
+		return r, err
+	}
+	k, net, ep, a, obs := rn.Kernel, rn.Net, rn.Endpoint, rn.AFI, rn.Work
 	// The NPU's compute per window, from the training loop's kernels.
 	var compute *rtl.Windows
 	trainObs := obs
@@ -365,15 +347,6 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 			}
 		}))
 	}
-	ep, err := endpoint.New(k, net, o.Machine.Machine, sys, endpoint.Options{ACE: acfg, Library: o.Library, Layout: layout, Order: o.Order, Observer: obs})
-	if err != nil {
-		return r, err
-	}
-	a, err := afi.New(cfg, ep.Engine)
-	if err != nil {
-		return r, err
-	}
-	a.SetObserver(obs)
 	tc := train.Config{Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations, Policy: o.Memory, Comm: ep.Side(), MemBoundShare: o.MemBoundShare, ComputeSpeed: o.ComputeSpeed, Observer: trainObs}
 	if p := o.Progress; p != nil {
 		tc.Progress = func(done, total int) { p(sys.Name, done, total) }
@@ -412,11 +385,7 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 		ub, _ := ep.ACEUtilizationWithin(back)
 		r.ACEUtilization, r.ACEForwardUtilization, r.ACEBackpropUtilization = &u, &uf, &ub
 	}
-	if cycles > 0 {
-		secs := float64(cycles) / rtl.ClockHz
-		r.NetworkGBps = float64(r.BytesSentPerNPU) / secs / 1e9
-		r.CommMemGBps = float64(r.MemReadPerNPU+r.MemWritePerNPU) / secs / 1e9
-	}
+	r.NetworkGBps, r.CommMemGBps = em.NetworkGBps(), em.CommMemGBps()
 	if cycles > 0 && len(net.Links) > 0 {
 		var busy big.Rat
 		for _, l := range net.Links {

@@ -122,7 +122,7 @@ func TestFoldedRunEqualsFullRun(t *testing.T) {
 	require.NoError(t, err)
 	shape, err := torus.Parse("4x2x2")
 	require.NoError(t, err)
-	why, err := WhyNotFold(afi.DefaultConfig(shape.Machine()), w)
+	why, err := WhyNotFold(topology.Torus(shape), afi.DefaultConfig(shape.Machine()), w)
 	require.NoError(t, err)
 	require.NoError(t, why, "padded to 64 B, every collective splits evenly")
 	for _, p := range []contend.Policy{contend.Partition, contend.Share} {

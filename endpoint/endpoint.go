@@ -21,7 +21,6 @@ import (
 	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/systems"
-	"github.com/acemu/acemu/topology"
 )
 
 // Options are what an endpoint may need beyond its system.
@@ -155,6 +154,13 @@ type Metrics struct {
 	ACE *ace.Result
 }
 
+// NetworkGBps is the bytes an NPU sent per second over the run (GB/s).
+func (m Metrics) NetworkGBps() float64 { return rtl.GBps(m.BytesSent, m.Cycles) }
+
+// CommMemGBps is an NPU's communication memory traffic, read plus
+// written, per second over the run (GB/s).
+func (m Metrics) CommMemGBps() float64 { return rtl.GBps(m.MemRead+m.MemWrite, m.Cycles) }
+
 // Metrics is what the endpoint measured over a run of cycles.
 func (e *Endpoint) Metrics(cycles rtl.Cycle) Metrics {
 	m := Metrics{Cycles: cycles, Events: e.k.Events()}
@@ -203,34 +209,4 @@ func (e *Endpoint) Side() contend.Comm {
 	c.Apply = e.npu.SetMemoryRates
 	c.Memory, c.NPUs = e.npu.Memory()
 	return c
-}
-
-// Foldable reports whether one NPU can stand for every NPU for these plans:
-// each runs the same program on every NPU up to a translation of the machine
-// (collectives.CheckEquivariant; docs/architecture.md, "Folding"). The one
-// fold decision every command makes.
-func Foldable(plans ...*collectives.Plan) bool {
-	for _, p := range plans {
-		if collectives.CheckEquivariant(p) != nil {
-			return false
-		}
-	}
-	return true
-}
-
-// OnMachine builds what a lone collective of plan needs on the machine a
-// --topo named: a kernel, its network (one NPU standing for all when the
-// machine has the symmetry and plan allows it: the same numbers,
-// docs/architecture.md "Folding"), and sys's endpoint.
-func OnMachine(m *topology.Spec, links topology.LinkSettings, plan *collectives.Plan, sys systems.System, o Options) (*rtl.Kernel, *fabric.Network, *Endpoint, error) {
-	k := rtl.NewKernel()
-	net, err := m.Build(k, links, m.CanFold() && Foldable(plan))
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	ep, err := New(k, net, m.Machine, sys, o)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return k, net, ep, nil
 }

@@ -19,34 +19,6 @@ func TestEveryKindIsRegistered(t *testing.T) {
 	require.ErrorContains(t, err, "no endpoint of kind Kind(9) (kinds: ace, baseline, ideal)")
 }
 
-// Every kind runs the same small all-reduce from the one factory and
-// reports through one metrics type: the bytes each NPU injects are the
-// plan's, whatever the endpoint (a 4-NPU ring all-reduce of 4 KiB sends
-// 2 × 3/4 × 4096 = 6144 B per NPU), and only the baseline and ACE touch
-// memory.
-func TestOneFactoryRunsEveryKind(t *testing.T) {
-	shape := torus.Shape{L: 4, V: 1, H: 1}
-	plan, err := afi.DefaultConfig(shape.Machine()).Plan(collectives.OpAllReduce, 4096)
-	require.NoError(t, err)
-	for _, name := range []string{"ideal", "baseline-commopt", "ace"} {
-		sys, err := systems.Lookup(name)
-		require.NoError(t, err)
-		k := rtl.NewKernel()
-		net, err := torus.Build(k, shape, torus.DefaultLinks(), Foldable(plan))
-		require.NoError(t, err)
-		ep, err := New(k, net, shape.Machine(), sys, Options{ACE: defaultACE(), Layout: plan})
-		require.NoError(t, err, name)
-		cycles, err := afi.RunOne(k, ep, plan)
-		require.NoError(t, err, name)
-		m := ep.Metrics(cycles)
-		require.Positive(t, m.Cycles, name)
-		require.Equal(t, int64(6144), m.BytesSent, name)
-		require.Equal(t, name != "ideal", m.MemRead > 0, name)
-		require.Equal(t, name == "ace", m.ACE != nil, name)
-		require.NoError(t, ep.Stuck())
-	}
-}
-
 func defaultACE() ace.Config { return ace.Default() }
 
 // One observer sees the AFI's collectives, the endpoint's work and the

@@ -10,11 +10,11 @@ import (
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/compare"
 	"github.com/acemu/acemu/contend"
-	"github.com/acemu/acemu/endpoint"
 	"github.com/acemu/acemu/internal/par"
 	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/rtl"
+	"github.com/acemu/acemu/sim"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/topology"
 )
@@ -189,14 +189,12 @@ func fig4One(o Fig4Options, topo string, sys systems.System, kernel *Fig4Kernel)
 	if err != nil {
 		return r, err
 	}
-	k, _, ep, err := endpoint.OnMachine(mach, links, plan, sys, endpoint.Options{ACE: o.ACE, Layout: layout, Order: afi.LIFO})
+	rn, err := sim.New(sim.Setup{Machine: mach, Links: links, System: sys, AFI: cfg, Fold: sim.Foldable(mach, false, plan) == nil,
+		Layout: layout, ACE: o.ACE, Order: afi.LIFO})
 	if err != nil {
 		return r, err
 	}
-	a, err := afi.New(cfg, ep.Engine)
-	if err != nil {
-		return r, err
-	}
+	k, ep, a := rn.Kernel, rn.Endpoint, rn.AFI
 	sh, err := contend.New(k, contend.Config{Policy: o.Policy, Compute: sys.Compute(), Comm: ep.Side()})
 	if err != nil {
 		return r, err

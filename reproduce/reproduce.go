@@ -13,11 +13,11 @@ import (
 	"github.com/acemu/acemu/ace"
 	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/collectives"
-	"github.com/acemu/acemu/endpoint"
 	"github.com/acemu/acemu/internal/par"
 	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/rtl"
+	"github.com/acemu/acemu/sim"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/topology"
 )
@@ -102,29 +102,21 @@ func one(s Spec) (Point, error) {
 	if err != nil {
 		return p, err
 	}
-	acfg := s.ACE
-	if acfg.SRAMBytes == 0 {
-		acfg = ace.Default()
-	}
 	links, err := platform.Default().LinkSettings()
 	if err != nil {
 		return p, err
 	}
-	k, _, ep, err := endpoint.OnMachine(mach, links, plan, sys, endpoint.Options{ACE: acfg, Layout: plan})
+	rn, err := sim.New(sim.Setup{Machine: mach, Links: links, System: sys, Fold: sim.Foldable(mach, false, plan) == nil, Layout: plan, ACE: s.ACE})
 	if err != nil {
 		return p, err
 	}
-	cycles, err := afi.RunOne(k, ep, plan)
+	m, err := rn.One(plan)
 	if err != nil {
 		return p, err
 	}
-	m := ep.Metrics(cycles)
-	sent := m.BytesSent
 	p.MemRead, p.MemWrite, p.CommSMBusy = m.MemRead, m.MemWrite, m.CommSMBusy
-	p.Cycles = int64(cycles)
-	if cycles > 0 {
-		p.NetworkGBps = float64(sent) / (float64(cycles) / rtl.ClockHz) / 1e9
-	}
+	p.Cycles = int64(m.Cycles)
+	p.NetworkGBps = m.NetworkGBps()
 	return p, nil
 }
 
@@ -296,9 +288,8 @@ func Fig6(o Fig6Options) (*Fig6Result, error) {
 		for _, n := range o.SMs {
 			p := pts[i]
 			i++
-			secs := float64(p.Cycles) / rtl.ClockHz
 			res.Rows = append(res.Rows, Fig6Row{Topo: t, SMs: n, BaselineBW: p.NetworkGBps, IdealBW: ideal,
-				Pct: 100 * p.NetworkGBps / ideal, SMBusy: p.CommSMBusy, MemReadBW: float64(p.MemRead) / secs / 1e9})
+				Pct: 100 * p.NetworkGBps / ideal, SMBusy: p.CommSMBusy, MemReadBW: rtl.GBps(p.MemRead, rtl.Cycle(p.Cycles))})
 			if th.Baseline == 0 && p.NetworkGBps >= Target*ideal {
 				th.Baseline = int64(n)
 			}

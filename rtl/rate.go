@@ -340,3 +340,12 @@ func CeilRat(x *big.Rat) int64 {
 	}
 	return q.Int64()
 }
+
+// GBps is bytes moved over cycles at ClockHz, in GB/s (10^9 B/s); 0 over
+// no cycles. Every bandwidth a report gives is this one computation.
+func GBps(bytes int64, cycles Cycle) float64 {
+	if cycles <= 0 {
+		return 0
+	}
+	return float64(bytes) / (float64(cycles) / ClockHz) / 1e9
+}

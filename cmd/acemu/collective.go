@@ -11,14 +11,14 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/acemu/acemu/ace"
-	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/collectives"
-	"github.com/acemu/acemu/endpoint"
+	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/machine"
 	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/rtl"
+	"github.com/acemu/acemu/sim"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/topology"
 	"github.com/acemu/acemu/units"
@@ -277,21 +277,14 @@ func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 		}
 	}
 	mach := plan.Machine
-	k := rtl.NewKernel()
 	// One NPU stands for all when nothing needs every NPU (data checks, the
 	// trace hash of every link) and the plan allows it: the same numbers
 	// (docs/architecture.md "Folding").
-	mayFold := !o.full && !o.checkData && !o.traceHash && o.spec.CanFold()
-	folded := mayFold && endpoint.Foldable(plan)
+	full := o.full || o.checkData || o.traceHash
+	why := sim.Foldable(o.spec, full, plan)
+	folded := why == nil
 	settings, err := o.p.LinkSettings()
 	if err != nil {
-		return nil, err
-	}
-	net, err := o.spec.Build(k, settings, folded)
-	if err != nil {
-		if mayFold && !folded && errors.Is(err, machine.ErrTooManyNPUs) { // the plan is why (its answer is kept)
-			err = fmt.Errorf("%w; this plan cannot be folded: %v", err, collectives.CheckEquivariant(plan))
-		}
 		return nil, err
 	}
 	var tr *observe.Hash
@@ -300,6 +293,21 @@ func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 		tr = observe.NewHash(observe.PacketSent, observe.PacketReceived)
 		hash = tr
 	}
+	var dc *verify.DataCheck
+	var check observe.Observer
+	var data *npu.DataHooks
+	if o.checkData {
+		if dc, err = verify.NewDataCheck(plan); err != nil {
+			return nil, fmt.Errorf("--check-data: %w", err)
+		}
+		check, data = dc, &npu.DataHooks{Init: dc.Hook}
+	}
+	var cfg ace.Config
+	if sys.Kind == systems.ACE {
+		if cfg, err = o.aceConfig(sys); err != nil {
+			return nil, err
+		}
+	}
 	// --pcap and --trace: their observer sees the packets (the network's)
 	// and the endpoint's work.
 	name := plan.Algorithm + " " + plan.Op.String() + " on " + o.system
@@ -307,21 +315,22 @@ func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 	if err != nil {
 		return nil, err
 	}
-	outputs, finish, err := startOutputs(kinds, net)
-	if err != nil {
-		return nil, err
-	}
+	var finish func(*error)
+	rn, err := sim.New(sim.Setup{Machine: o.spec, Links: settings, System: sys, Fold: folded, Layout: plan, ACE: cfg,
+		Library: o.p.Library, Data: data,
+		Observe: func(net *fabric.Network) (observe.Observers, error) {
+			outputs, fin, err := startOutputs(kinds, net)
+			finish = fin
+			return observe.Observers{Packets: observe.Join(hash, outputs.Packets), Work: observe.Join(check, outputs.Work)}, err
+		}})
 	if finish != nil {
 		defer finish(&err)
 	}
-	if obs := observe.Join(hash, outputs.Packets); obs != nil {
-		net.SetObserver(obs)
-	}
-	var dc *verify.DataCheck
-	if o.checkData {
-		if dc, err = verify.NewDataCheck(plan); err != nil {
-			return nil, fmt.Errorf("--check-data: %w", err)
+	if err != nil {
+		if sim.Foldable(o.spec, full) == nil && !folded && errors.Is(err, machine.ErrTooManyNPUs) { // the plan is why (its answer is kept)
+			err = fmt.Errorf("%w; this plan cannot be folded: %v", err, why)
 		}
+		return nil, err
 	}
 	rep := &collectiveReport{
 		Topology: mach.Name, NPUs: mach.N(), Op: plan.Op.String(), Algorithm: plan.Algorithm, System: o.system,
@@ -335,29 +344,11 @@ func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 	if sys.CommMemGBps != nil {
 		rep.CommMemGBps, _ = sys.CommMemGBps.Float64()
 	}
-	opts := endpoint.Options{Layout: plan, Library: o.p.Library}
-	var check observe.Observer
-	if dc != nil {
-		opts.Data = &npu.DataHooks{Init: dc.Hook}
-		check = dc
-	}
-	opts.Observer = observe.Join(check, outputs.Work)
-	var cfg ace.Config
-	if sys.Kind == systems.ACE {
-		if cfg, err = o.aceConfig(sys); err != nil {
-			return nil, err
-		}
-		opts.ACE = cfg
-	}
-	ep, err := endpoint.New(k, net, mach, sys, opts)
+	m, err := rn.One(plan)
 	if err != nil {
 		return nil, err
 	}
-	cycles, err := afi.RunOne(k, ep, plan)
-	if err != nil {
-		return nil, err
-	}
-	m := ep.Metrics(cycles)
+	cycles, net := m.Cycles, rn.Net
 	rep.Events = m.Events
 	rep.BytesSentPerNPU, rep.MemReadPerNPU, rep.MemWritePerNPU = m.BytesSent, m.MemRead, m.MemWrite
 	if sys.Kind == systems.Baseline {
@@ -376,11 +367,8 @@ func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 	for ph := 0; ph < plan.NumPhases(); ph++ {
 		rep.Phases = append(rep.Phases, plan.PhaseName(ph))
 	}
-	secs := float64(cycles) / rtl.ClockHz
-	rep.TimeUs = secs * 1e6
-	if cycles > 0 {
-		rep.NetworkGBpsPerNPU = float64(rep.BytesSentPerNPU) / secs / 1e9
-	}
+	rep.TimeUs = float64(cycles) / rtl.ClockHz * 1e6
+	rep.NetworkGBpsPerNPU = m.NetworkGBps()
 	if bound, ok := verify.HierarchicalAllReduceBoundOn(mach); ok && isPaperAllReduce(o) {
 		b, _ := bound.Float64()
 		rep.BoundGBpsPerNPU = &b
