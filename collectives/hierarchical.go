@@ -264,12 +264,16 @@ func (h *Hierarchical) checkCover(tiers []Tier, what string) error {
 		case !slices.Equal(got, want):
 			for _, m := range got {
 				if !slices.Contains(want, m) {
-					return fmt.Errorf("phases %s do not make %s over %s: their %s combine NPU %d's data with NPU %d's, outside its group, so different groups' data would be mixed; combine each group's members only",
-						h.describe(), article(h.cfg.Op), h.cfg.spanDesc(), what, npu, m)
+					return fmt.Errorf("phases %s do not make %s over %s: their %s combine NPU %d's data with NPU %d's, outside its group, so different groups' data would be mixed; combine each group's members only (dimension %s)",
+						h.describe(), article(h.cfg.Op), h.cfg.spanDesc(), what, npu, m, GroupsName)
 				}
 			}
-			return fmt.Errorf("phases %s do not make %s: their %s combine NPU %d's data with %d NPUs' where its group has %d, so some data would never be combined; give every dimension of size above 1 one such phase",
-				h.describe(), article(h.cfg.Op), what, npu, len(got), len(want))
+			fix := "give every dimension of size above 1 one such phase"
+			if h.cfg.Groups != nil {
+				fix = "combine over the listed groups (dimension " + GroupsName + ") or dimensions whose groups together are them"
+			}
+			return fmt.Errorf("phases %s do not make %s: their %s combine NPU %d's data with %d NPUs' where its group has %d, so some data would never be combined; %s",
+				h.describe(), article(h.cfg.Op), what, npu, len(got), len(want), fix)
 		}
 	}
 	return nil
