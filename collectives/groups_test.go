@@ -14,9 +14,7 @@ var diagonals = [][]int{{0, 5, 10, 15}, {1, 6, 11, 12}, {2, 7, 8, 13}, {3, 4, 9,
 
 func groupsPlan(t *testing.T, topo string, op CollectiveOp, groups [][]int, phases string) (*Plan, error) {
 	t.Helper()
-	s, err := torus.Parse(topo)
-	require.NoError(t, err)
-	return NewPlan(Config{Machine: s.Machine(), Op: op, MessageBytes: 8 << 10, Groups: groups, PhaseSpec: phases}, "hierarchical", 64<<10, 64<<10)
+	return commPlan(t, topo, op, phases, func(c *Config) { c.Groups = groups })
 }
 
 // Listed groups are one dimension, "group", of explicit groups with routed

@@ -75,3 +75,26 @@ func TestGroupNPUsBytesSentByHand(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &whole))
 	require.Equal(t, int64(7680), whole.Bytes)
 }
+
+// The diagonals of 4x4x1 are a translation's images of each other, ring
+// order included, so one NPU stands for all, in the cycles of the run NPU
+// by NPU; rotate one ring and they are not, and the run is not folded.
+func TestGroupNPUsFold(t *testing.T) {
+	type report struct {
+		Folded bool  `json:"folded"`
+		Cycles int64 `json:"cycles"`
+	}
+	runOn := func(groups string, extra ...string) report {
+		args := append([]string{"collective", "--topo", "4x4x1", "--size", "64KiB", "--group-npus", groups, "--format", "json"}, extra...)
+		code, out, errOut := runCLI(args...)
+		require.Equal(t, 0, code, errOut)
+		var r report
+		require.NoError(t, json.Unmarshal([]byte(out), &r))
+		return r
+	}
+	folded, full := runOn(groupNPUsExample), runOn(groupNPUsExample, "--full")
+	require.True(t, folded.Folded)
+	require.False(t, full.Folded)
+	require.Equal(t, full.Cycles, folded.Cycles)
+	require.False(t, runOn("0,5,10,15/1,6,11,12/2,7,8,13/14,4,9,3").Folded)
+}
