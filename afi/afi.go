@@ -35,6 +35,11 @@ type IssueOptions struct {
 	// data); empty, every NPU. Interface plans by it; an engine is given
 	// the plan, which carries it.
 	Group []string
+	// Groups, when not nil, is the communicator as listed groups of NPUs
+	// (collectives.Config.Groups: an equal partition, each group's
+	// members in ring order, each group combining its own data); it
+	// excludes Group. Interface plans by it too.
+	Groups [][]int
 	// Priority orders the collective among those in flight, lower first
 	// (their messages at a port, their chunks for ACE's SRAM); equal
 	// priorities follow the engine's Order. Zero for every collective:
@@ -95,6 +100,9 @@ type planKey struct {
 	op    collectives.CollectiveOp
 	bytes int64
 	group string // the communicator's dimensions, as given, comma-separated
+	// groups is the communicator's listed groups, as given, braced
+	// (collectives.FormatGroups: {0,5,10,15/1,6,11,12}); "" for none.
+	groups string
 }
 
 // New returns the command interface of eng.
@@ -111,17 +119,18 @@ func New(cfg Config, eng Engine) (*Interface, error) {
 // Plan returns the plan of a collective of op and bytes per NPU cut as c
 // says.
 func (c Config) Plan(op collectives.CollectiveOp, bytes int64) (*collectives.Plan, error) {
-	return c.PlanOn(op, bytes, nil)
+	return c.PlanOn(op, bytes, nil, nil)
 }
 
-// PlanOn is Plan for a communicator of the dimensions group (empty: every
-// NPU; collectives.Config.Span).
-func (c Config) PlanOn(op collectives.CollectiveOp, bytes int64, group []string) (*collectives.Plan, error) {
+// PlanOn is Plan for a communicator: of the dimensions group
+// (collectives.Config.Span), or of the listed groups of NPUs groups
+// (collectives.Config.Groups), at most one of them; neither: every NPU.
+func (c Config) PlanOn(op collectives.CollectiveOp, bytes int64, group []string, groups [][]int) (*collectives.Plan, error) {
 	alg := c.Algorithms[op]
 	if alg == "" {
 		alg = collectives.DefaultAlgorithm(op)
 	}
-	p, err := collectives.NewPlan(collectives.Config{Machine: c.Machine, Op: op, MessageBytes: c.MessageBytes, Span: group}, alg, bytes, c.ChunkBytes)
+	p, err := collectives.NewPlan(collectives.Config{Machine: c.Machine, Op: op, MessageBytes: c.MessageBytes, Span: group, Groups: groups}, alg, bytes, c.ChunkBytes)
 	if err != nil {
 		return nil, fmt.Errorf("afi: %s of %d B: %w", op, bytes, err)
 	}
@@ -131,17 +140,21 @@ func (c Config) PlanOn(op collectives.CollectiveOp, bytes int64, group []string)
 // Plan returns the plan the interface uses for a collective of op and
 // bytes per NPU, built once per (op, bytes).
 func (a *Interface) Plan(op collectives.CollectiveOp, bytes int64) (*collectives.Plan, error) {
-	return a.PlanOn(op, bytes, nil)
+	return a.PlanOn(op, bytes, nil, nil)
 }
 
-// PlanOn is Plan for a communicator of the dimensions group, built once
-// per (collective, size, communicator).
-func (a *Interface) PlanOn(op collectives.CollectiveOp, bytes int64, group []string) (*collectives.Plan, error) {
-	key := planKey{op, bytes, strings.Join(group, ",")}
+// PlanOn is Plan for a communicator of the dimensions group or the listed
+// groups of NPUs groups (Config.PlanOn), built once per (collective,
+// size, communicator).
+func (a *Interface) PlanOn(op collectives.CollectiveOp, bytes int64, group []string, groups [][]int) (*collectives.Plan, error) {
+	key := planKey{op: op, bytes: bytes, group: strings.Join(group, ",")}
+	if groups != nil { // braced: an empty list (refused) is not the absence of one
+		key.groups = "{" + collectives.FormatGroups(groups) + "}"
+	}
 	if p, ok := a.plans[key]; ok {
 		return p, nil
 	}
-	p, err := a.cfg.PlanOn(op, bytes, group)
+	p, err := a.cfg.PlanOn(op, bytes, group, groups)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +172,7 @@ func (a *Interface) Issue(now rtl.Cycle, op collectives.CollectiveOp, bytes int6
 // (IssueOptions, Engine.IssueWith).
 func (a *Interface) IssueWith(now rtl.Cycle, op collectives.CollectiveOp, bytes int64, o IssueOptions) (Handle, error) {
 	done := o.Done
-	p, err := a.PlanOn(op, bytes, o.Group)
+	p, err := a.PlanOn(op, bytes, o.Group, o.Groups)
 	if err != nil {
 		return -1, err
 	}

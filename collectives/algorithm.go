@@ -47,6 +47,12 @@ type Config struct {
 	// collective combines: its communicator is each NPU's group of them
 	// (span.go). Empty: every dimension, every NPU.
 	Span []string
+	// Groups, when not nil, is the communicator as listed sets of NPUs: a
+	// partition of the NPUs into equally large groups, each group's
+	// members in the order given (its ring order; messages are routed),
+	// each group combining its own data, all groups at once (span.go). It
+	// excludes Span.
+	Groups [][]int
 }
 
 // Factory builds an algorithm for a configuration.
@@ -123,10 +129,14 @@ func NewAlgorithm(name string, cfg Config) (Algorithm, error) {
 	if cfg.MessageBytes < 1 {
 		return nil, fmt.Errorf("message size %d bytes: must be at least 1 byte", cfg.MessageBytes)
 	}
-	if len(cfg.Span) > 0 {
+	if len(cfg.Span) > 0 && cfg.Groups != nil {
+		return nil, fmt.Errorf("a communicator of dimensions (%s) and one of listed groups of NPUs (%s): name one or the other",
+			strings.Join(cfg.Span, ","), FormatGroups(cfg.Groups))
+	}
+	if cfg.spanned() {
 		if name != "hierarchical" || cfg.Op == OpAllToAll {
-			return nil, fmt.Errorf("a collective over a group of dimensions (%s) runs the hierarchical all-reduce, reduce-scatter or all-gather; %s %s spans every NPU, so leave the group out",
-				strings.Join(cfg.Span, ","), name, cfg.Op)
+			return nil, fmt.Errorf("a collective over %s runs the hierarchical all-reduce, reduce-scatter or all-gather; %s %s spans every NPU, so leave the %s out",
+				cfg.spanDesc(), name, cfg.Op, cfg.spanWord())
 		}
 		if _, err := cfg.spanAxes(); err != nil {
 			return nil, err

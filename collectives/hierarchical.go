@@ -129,7 +129,7 @@ func (h *Hierarchical) checkSpan() error {
 		what = "all-gathers"
 	}
 	for _, t := range tiers {
-		if _, ok := t.stride(); !ok {
+		if _, ok := t.stride(); !ok || h.cfg.Groups != nil {
 			return h.checkCover(tiers, what)
 		}
 	}
@@ -212,10 +212,12 @@ func (h *Hierarchical) outside(t Tier, what string) error {
 }
 
 // checkCover is checkSpan for tiers of explicit groups (a DGX-1 ring, a
-// file's dimensions), which have no place values to compare: from every
-// NPU, the tiers' groups in turn must reach each member of its
+// file's dimensions, listed groups), which have no place values to
+// compare, and for any tiers over listed groups (Config.Groups): from
+// every NPU, the tiers' groups in turn must reach each member of its
 // communicator group exactly once (no NPU's data combined twice, none left
-// out), and, over a span, no NPU outside it.
+// out) and no NPU outside it. Over a span of dimensions, each tier must
+// also be one of them.
 func (h *Hierarchical) checkCover(tiers []Tier, what string) error {
 	dims := make([]machine.Dim, len(tiers))
 	prod := 1
@@ -231,17 +233,20 @@ func (h *Hierarchical) checkCover(tiers []Tier, what string) error {
 		}
 		return out
 	}
-	if len(h.cfg.Span) > 0 {
+	if h.cfg.spanned() {
 		want, err := h.wanted()
 		if err != nil {
 			return err
 		}
+		comm = func(npu int) []int { return spanMembers(want, npu) }
 		for _, t := range tiers {
+			if h.cfg.Groups != nil {
+				break // any tiers whose groups together are the listed ones
+			}
 			if !slices.ContainsFunc(want, func(a machine.Dim) bool { return machine.SameGroups(&a, t.dim) }) {
 				return h.outside(t, what)
 			}
 		}
-		comm = func(npu int) []int { return spanMembers(want, npu) }
 	}
 	seen := make([]bool, n)
 	for npu := 0; npu < n; npu++ {
@@ -257,8 +262,18 @@ func (h *Hierarchical) checkCover(tiers []Tier, what string) error {
 			return fmt.Errorf("phases %s do not make %s: their %s reach %d NPUs from NPU %d where their groups' sizes multiply to %d, so some NPU's data would be counted twice; give each dimension one",
 				h.describe(), article(h.cfg.Op), what, len(got), npu, prod)
 		case !slices.Equal(got, want):
-			return fmt.Errorf("phases %s do not make %s: their %s combine NPU %d's data with %d NPUs' where its group has %d, so some data would never be combined; give every dimension of size above 1 one such phase",
-				h.describe(), article(h.cfg.Op), what, npu, len(got), len(want))
+			for _, m := range got {
+				if !slices.Contains(want, m) {
+					return fmt.Errorf("phases %s do not make %s over %s: their %s combine NPU %d's data with NPU %d's, outside its group, so different groups' data would be mixed; combine each group's members only (dimension %s)",
+						h.describe(), article(h.cfg.Op), h.cfg.spanDesc(), what, npu, m, GroupsName)
+				}
+			}
+			fix := "give every dimension of size above 1 one such phase"
+			if h.cfg.Groups != nil {
+				fix = "combine over the listed groups (dimension " + GroupsName + ") or dimensions whose groups together are them"
+			}
+			return fmt.Errorf("phases %s do not make %s: their %s combine NPU %d's data with %d NPUs' where its group has %d, so some data would never be combined; %s",
+				h.describe(), article(h.cfg.Op), what, npu, len(got), len(want), fix)
 		}
 	}
 	return nil
@@ -474,7 +489,11 @@ func init() {
 			}
 			phases := DefaultPhases(span, cfg.Op)
 			if cfg.PhaseSpec != "" {
-				if phases, err = ParsePhases(cfg.dims(), cfg.Machine.String(), cfg.PhaseSpec); err != nil {
+				axes := cfg.dims()
+				if cfg.Groups != nil { // the listed groups are one more dimension to name
+					axes = append(slices.Clip(axes), span...)
+				}
+				if phases, err = ParsePhases(axes, cfg.Machine.String(), cfg.PhaseSpec); err != nil {
 					return nil, err
 				}
 			}

@@ -51,7 +51,7 @@ type Plan struct {
 	ChunkBytes int64
 
 	phases []string
-	span   []machine.Dim // the dimensions Span names (nil: every NPU)
+	span   []machine.Dim // the dimensions Span names, or Groups' (nil: every NPU)
 	cache  map[progKey][]*Program
 	flows  map[*Program]*Flow // Analyze of the reference programs CheckEquivariant compares against
 	// equiv is CheckEquivariant's answer, found while the plan was built
@@ -91,7 +91,7 @@ func NewPlan(cfg Config, algorithm string, payload, chunkBytes int64) (*Plan, er
 	}
 	p := &Plan{Config: cfg, Algorithm: algorithm, Algo: alg, Payload: payload, ChunkBytes: chunkBytes,
 		phases: alg.Phases(), cache: map[progKey][]*Program{}}
-	if len(cfg.Span) > 0 {
+	if cfg.spanned() {
 		if p.span, err = cfg.spanAxes(); err != nil {
 			return nil, err
 		}

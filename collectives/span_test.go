@@ -9,9 +9,19 @@ import (
 
 func spanPlan(t *testing.T, topo string, op CollectiveOp, span []string, phases string) (*Plan, error) {
 	t.Helper()
+	return commPlan(t, topo, op, phases, func(c *Config) { c.Span = span })
+}
+
+// commPlan is the hierarchical plan of 64 KiB of op on the torus topo, in
+// one chunk, with phases (empty: the default) and a communicator that comm
+// sets.
+func commPlan(t *testing.T, topo string, op CollectiveOp, phases string, comm func(*Config)) (*Plan, error) {
+	t.Helper()
 	s, err := torus.Parse(topo)
 	require.NoError(t, err)
-	return NewPlan(Config{Machine: s.Machine(), Op: op, MessageBytes: 8 << 10, Span: span, PhaseSpec: phases}, "hierarchical", 64<<10, 64<<10)
+	cfg := Config{Machine: s.Machine(), Op: op, MessageBytes: 8 << 10, PhaseSpec: phases}
+	comm(&cfg)
+	return NewPlan(cfg, "hierarchical", 64<<10, 64<<10)
 }
 
 // A torus NPU's id is l + 4v + 16h on 4x4x4. NPU 5 is (l 1, v 1, h 0); its

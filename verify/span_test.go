@@ -74,22 +74,34 @@ func TestTwoGroupsCollectivesInFlight(t *testing.T) {
 	lh := plan(t, "4x2x2", collectives.OpAllReduce, "hierarchical", 8192, 4096, 1024, func(c *collectives.Config) { c.Span = []string{"l", "h"} })
 	require.Equal(t, 4, vh.GroupSize())
 	require.Equal(t, 8, lh.GroupSize())
+	checkTwoInFlight(t, shape, vh, lh, func(t *testing.T, e testEngine, ends *[2]rtl.Cycle) {
+		require.NoError(t, e.Issue(0, vh, func(now rtl.Cycle) { ends[0] = now }))
+		require.NoError(t, e.Issue(50, lh, func(now rtl.Cycle) { ends[1] = now }))
+	})
+}
+
+// checkTwoInFlight runs two collectives at once on the torus of shape, on
+// the ideal endpoint, the SM-driven baseline and ACE (laid out for
+// first): issue issues them on the engine, first then second, and notes
+// their ends. Both must end, each with its own result; checked against
+// the plans in the other order, the run must fail.
+func checkTwoInFlight(t *testing.T, shape torus.Shape, first, second *collectives.Plan, issue func(t *testing.T, e testEngine, ends *[2]rtl.Cycle)) {
+	t.Helper()
 	for _, endpoint := range testEndpoints {
 		for _, swapped := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/swapped=%v", endpoint, swapped), func(t *testing.T) {
-				order := []*collectives.Plan{vh, lh}
+				order := []*collectives.Plan{first, second}
 				if swapped {
-					order = []*collectives.Plan{lh, vh}
+					order = []*collectives.Plan{second, first}
 				}
 				ds, err := NewDataChecks(order...)
 				require.NoError(t, err)
 				k := rtl.NewKernel()
 				net, err := torus.BuildNetwork(k, shape, torus.DefaultLinks())
 				require.NoError(t, err)
-				e := newTestEngine(t, endpoint, k, net, shape, vh, ds.Hook, ds)
+				e := newTestEngine(t, endpoint, k, net, shape, first, ds.Hook, ds)
 				var ends [2]rtl.Cycle
-				require.NoError(t, e.Issue(0, vh, func(now rtl.Cycle) { ends[0] = now }))
-				require.NoError(t, e.Issue(50, lh, func(now rtl.Cycle) { ends[1] = now }))
+				issue(t, e, &ends)
 				k.Run()
 				require.NoError(t, e.Stuck())
 				require.Positive(t, ends[0])

@@ -85,9 +85,9 @@ type aceReport struct {
 // planOpts are the flags that choose a collective and its algorithm, shared
 // by the collective and microcode commands.
 type planOpts struct {
-	topo, op, algorithm, phases, factors, size, chunk, message, group string
-	unidirectional                                                    bool
-	spec                                                              *topology.Spec // what --topo names
+	topo, op, algorithm, phases, factors, size, chunk, message, group, groupNPUs string
+	unidirectional                                                               bool
+	spec                                                                         *topology.Spec // what --topo names
 }
 
 func (o *planOpts) register(fs *pflag.FlagSet) {
@@ -96,6 +96,7 @@ func (o *planOpts) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.algorithm, "algorithm", "", "algorithm (default: hierarchical; direct for all-to-all); one of:\n"+algorithmHelp())
 	fs.StringVar(&o.phases, "phases", "", "hierarchical phases, kind:dimension[:algorithm] comma-separated,\ne.g. rs:local:ring,ar:vertical:ring,ar:horizontal:ring,ag:local:ring")
 	fs.StringVar(&o.group, "group", "", "the dimensions the collective combines, comma-separated (e.g. v,h on a torus: each NPU's group of the packages sharing its local position, all groups at once); default every dimension (docs/collectives.md, \"Communicators\")")
+	fs.StringVar(&o.groupNPUs, "group-npus", "", "the communicator as listed groups of NPUs: groups /-separated, each group's NPU ids (or ranges a-b) comma-separated in ring order, every NPU in one group, the groups equally large (e.g. "+groupNPUsExample+" on 4x4x1: its diagonals); each group combines its own data, all at once, its messages routed; --phases names it group (g); not with --group (docs/collectives.md, \"Communicators\")")
 	fs.StringVar(&o.factors, "factors", "", "BlueConnect factorisation of the NPU count, lowest tier first, e.g. 3x2x2 (default: the torus dimensions)")
 	fs.BoolVar(&o.unidirectional, "unidirectional", false, "run ring phases one way only (default: both ways, half the data each)")
 	fs.StringVar(&o.size, "size", "64MiB", "collective size per NPU (KiB/MiB/GiB are powers of 1024, KB/MB/GB of 1000)")
@@ -147,6 +148,14 @@ func (o *planOpts) plan() (*collectives.Plan, error) {
 			cfg.Span = append(cfg.Span, strings.TrimSpace(d))
 		}
 	}
+	if o.groupNPUs != "" {
+		if o.group != "" {
+			return nil, fmt.Errorf("--group %s and --group-npus %s both name the communicator; give one: --group for dimensions, --group-npus for listed groups of NPUs", o.group, o.groupNPUs)
+		}
+		if cfg.Groups, err = parseGroupNPUs(o.groupNPUs, spec.Machine.N()); err != nil {
+			return nil, err
+		}
+	}
 	if o.factors != "" {
 		for _, f := range strings.FieldsFunc(o.factors, func(r rune) bool { return r == 'x' || r == 'X' || r == ',' }) {
 			v, err := strconv.Atoi(strings.TrimSpace(f))
@@ -165,6 +174,9 @@ func (o *planOpts) plan() (*collectives.Plan, error) {
 	}
 	if o.group != "" && alg != "hierarchical" {
 		return nil, fmt.Errorf("--group is for --algorithm hierarchical (the default all-reduce, reduce-scatter and all-gather), not %s", alg)
+	}
+	if o.groupNPUs != "" && alg != "hierarchical" {
+		return nil, fmt.Errorf("--group-npus is for --algorithm hierarchical (the default all-reduce, reduce-scatter and all-gather), not %s", alg)
 	}
 	if o.factors != "" && alg != "blueconnect" {
 		return nil, fmt.Errorf("--factors is for --algorithm blueconnect, not %s", alg)
@@ -436,7 +448,7 @@ func (o collectiveOpts) aceConfig(sys systems.System) (ace.Config, error) {
 // hierarchical all-reduce, the one verify's analytical bound describes.
 func isPaperAllReduce(o collectiveOpts) bool {
 	return (o.op == "allreduce" || o.op == "all-reduce") && (o.algorithm == "" || o.algorithm == "hierarchical") &&
-		o.phases == "" && !o.unidirectional && o.microcode == "" && o.group == ""
+		o.phases == "" && !o.unidirectional && o.microcode == "" && o.group == "" && o.groupNPUs == ""
 }
 
 // collectiveResult is what acemu collective prints: a table of
