@@ -29,7 +29,8 @@ var DGX1Pairs = []struct{ A, B, Links int }{
 
 // dgx1 is the DGX-1 as a topology file: its NVLinks, each way, of class
 // nvlink, bonded pairs as lanes (parallel links; a node's ports in the
-// order of DGX1Pairs), routed on shortest paths as a topology file is.
+// order of DGX1Pairs), routed on shortest paths as a topology file is,
+// and one dimension, ring, the ring of NVLinks DGX1Ring.
 // Class nvlink is Table V's inter-package link (25 GB/s per direction, an
 // NVLink 2.0's, and its latency) [choice, docs/topology.md]: the
 // platform's links.inter.* set it.
@@ -40,6 +41,8 @@ func dgx1() (*File, error) {
 		fmt.Fprintf(&b, "  - {from: %d, to: %d, class: nvlink, lanes: %d}\n", p.A, p.B, p.Links)
 		fmt.Fprintf(&b, "  - {from: %d, to: %d, class: nvlink, lanes: %d}\n", p.B, p.A, p.Links)
 	}
+	ring := strings.Trim(strings.Join(strings.Fields(fmt.Sprint(DGX1Ring())), ", "), "[]")
+	fmt.Fprintf(&b, "dims:\n  - {name: ring, ring: true, groups: [[%s]]}\n", ring)
 	return Load("dgx1", []byte(b.String()))
 }
 
@@ -102,28 +105,7 @@ func DGX1Ring() []int {
 
 // dgx1Machine is the DGX-1 as collectives see it: one dimension, ring,
 // the NVLink ring DGX1Ring, each GPU reaching its next and previous GPU on
-// the ring by the first NVLink to it. A bonded pair's second link carries
-// nothing yet: routed messages also take the first (docs/topology.md).
-func dgx1Machine(f *File) (*machine.Machine, error) {
-	ring := DGX1Ring()
-	ports := make([][2]int8, f.N())
-	for i, g := range ring {
-		next, prev := ring[(i+1)%len(ring)], ring[(i+len(ring)-1)%len(ring)]
-		pp, ok1 := f.PortTo(g, next)
-		pm, ok2 := f.PortTo(g, prev)
-		if !ok1 || !ok2 {
-			return nil, fmt.Errorf("dgx1: GPU %d has no NVLink to its ring neighbours %d and %d", g, next, prev)
-		}
-		ports[g] = [2]int8{int8(pp), int8(pm)}
-	}
-	d, err := machine.Explicit("ring", "r", f.N(), [][]int{ring}, ports)
-	if err != nil {
-		return nil, err
-	}
-	m, err := machine.New("dgx1", f, []machine.Dim{d})
-	if err != nil {
-		return nil, err
-	}
-	m.Ports = f
-	return m, nil
-}
+// the ring by the first NVLink to it (the dims its file declares). A
+// bonded pair's second link carries nothing yet: routed messages also take
+// the first (docs/topology.md).
+func dgx1Machine(f *File) (*machine.Machine, error) { return f.Machine() }

@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/machine"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/units"
 )
@@ -120,13 +121,69 @@ func sameLink(a, b linkDoc) bool {
 		(la == nil) == (lb == nil) && (la == nil || *la == *lb)
 }
 
+// dimDocs are dims in the file's form, none when they are a file's
+// default (all, routed). A ring's ports must be what a file gives it:
+// each member's first link, among ls, to its next and previous member.
+func dimDocs(dims []machine.Dim, ls []*fabric.Link) ([]dimDoc, error) {
+	if len(dims) == 0 || defaultDims(dims) {
+		return nil, nil
+	}
+	if len(dims) > MaxFileDims {
+		return nil, fmt.Errorf("a topology file cannot hold %d dimensions; it holds at most %d", len(dims), MaxFileDims)
+	}
+	first := map[[2]int]*fabric.Link{} // the first link from NPU a to NPU b
+	for _, l := range ls {
+		if k := [2]int{l.Src, l.Dst}; first[k] == nil {
+			first[k] = l
+		}
+	}
+	var out []dimDoc
+	for i := range dims {
+		d := &dims[i]
+		if !dimName(d.Name) || !dimName(d.Short) {
+			return nil, fmt.Errorf("a topology file cannot hold dimension %q (short %q): a file's names are letters, digits, - or _, starting with a letter", d.Name, d.Short)
+		}
+		dd := dimDoc{Name: d.Name, Ring: d.Ring}
+		if d.Short != d.Name[:1] {
+			dd.Short = d.Short
+		}
+		for npu := 0; npu < d.N(); npu++ {
+			if d.Pos(npu) != 0 {
+				continue
+			}
+			g, _ := d.Group(npu)
+			dd.Groups = append(dd.Groups, g)
+			for j, a := range g {
+				if !d.Ring || len(g) < 2 {
+					break
+				}
+				plus, minus := d.Ports(a)
+				for _, e := range []struct {
+					port int8
+					to   int
+				}{{plus, g[(j+1)%len(g)]}, {minus, g[(j+len(g)-1)%len(g)]}} {
+					if l := first[[2]int{a, e.to}]; l == nil || l.Port != int(e.port) {
+						return nil, fmt.Errorf("a topology file cannot hold dimension %s: NPU %d's ring port %d toward NPU %d is not its first link to it, which a file's ring takes", d.Name, a, e.port, e.to)
+					}
+				}
+			}
+		}
+		out = append(out, dd)
+	}
+	return out, nil
+}
+
 // doc is net's switches and links in the file's form, raw bandwidths
 // being the links' payload rates over s.Efficiency, ordered by sending
-// node and port; withClass tells whether classes and lanes are written.
-func doc(net *fabric.Network, s LinkSettings, form Form) (d fileDoc, withClass bool, err error) {
+// node and port, and the dimensions dims unless they are a file's default;
+// withClass tells whether classes and lanes are written.
+func doc(net *fabric.Network, dims []machine.Dim, s LinkSettings, form Form) (d fileDoc, withClass bool, err error) {
 	ls := sortedLinks(net)
 	if err := checkSwitchPorts(net, ls); err != nil {
 		return d, false, fmt.Errorf("a topology file cannot hold this network: %w", err)
+	}
+	if d.Dims, err = dimDocs(dims, ls); err != nil {
+		return d, false, err
 	}
 	if sws := net.Switches(); len(sws) > 0 {
 		d.NPUs = net.NPUs()
@@ -155,11 +212,12 @@ func doc(net *fabric.Network, s LinkSettings, form Form) (d fileDoc, withClass b
 }
 
 // Table returns the links Dump writes, one row each (lanes apart), with
-// their columns, and the same document as a value for encoding/json (Load
-// reads its JSON back). In the classed form a row names the link's class
-// and gives its bandwidth and latency, its class's or its own.
-func Table(net *fabric.Network, s LinkSettings, form Form) (header []string, rows [][]string, document any, err error) {
-	d, withClass, err := doc(net, s, form)
+// their columns, and the same document, dims included, as a value for
+// encoding/json (Load reads its JSON back). In the classed form a row
+// names the link's class and gives its bandwidth and latency, its class's
+// or its own.
+func Table(net *fabric.Network, dims []machine.Dim, s LinkSettings, form Form) (header []string, rows [][]string, document any, err error) {
+	d, withClass, err := doc(net, dims, s, form)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -183,22 +241,28 @@ func Table(net *fabric.Network, s LinkSettings, form Form) (header []string, row
 
 // Dump writes net (any topology's network) in the file format, raw
 // bandwidths being the links' payload rates over s.Efficiency: its
-// switches, if it has any, and its links in the given form. A network the
-// format cannot hold (a switch's ports in an order a file does not give
-// them) is an error.
-func Dump(net *fabric.Network, s LinkSettings, form Form) ([]byte, error) {
-	d, withClass, err := doc(net, s, form)
+// switches, if it has any, its links in the given form, and the
+// dimensions dims (nil for none) unless they are a file's default, one
+// routed dimension all. A network the format cannot hold (a switch's
+// ports in an order a file does not give them, a ring's port that is not
+// the member's first link to its neighbour) is an error.
+func Dump(net *fabric.Network, dims []machine.Dim, s LinkSettings, form Form) ([]byte, error) {
+	d, withClass, err := doc(net, dims, s, form)
 	if err != nil {
 		return nil, err
 	}
 	var b bytes.Buffer
 	var v any = d
-	if !withClass && len(d.Switches) == 0 {
+	if !withClass && len(d.Switches) == 0 && len(d.Dims) == 0 {
 		b.WriteString("# acemu topology: nodes, and directed links with raw bandwidth (GB/s) and latency (cycles).\n")
 		b.WriteString("# Edit and run with --topo FILE; links.efficiency and the buffers come from the platform.\n")
 	} else {
 		b.WriteString("# acemu topology: NPUs, switches (nodes numbered after the NPUs) and directed links with\n")
 		b.WriteString("# their class, lanes (parallel links), raw bandwidth (GB/s) and latency (cycles) (docs/topology.md).\n")
+		if len(d.Dims) > 0 {
+			b.WriteString("# dims are the groups of NPUs collectives are built over (--phases, --group); a ring's\n")
+			b.WriteString("# members send to their neighbours by their first links to them.\n")
+		}
 		b.WriteString("# Edit and run with --topo FILE; a class's bandwidth and latency where a link gives none,\n")
 		b.WriteString("# links.efficiency and the buffers come from the platform.\n")
 		var n yaml.Node
@@ -217,12 +281,23 @@ func Dump(net *fabric.Network, s LinkSettings, form Form) ([]byte, error) {
 }
 
 // flowItems writes each switch and link of the document n on a line of
-// its own.
+// its own, and each group of a dimension.
 func flowItems(n *yaml.Node) {
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if k := n.Content[i].Value; k == "links" || k == "switches" {
+		switch n.Content[i].Value {
+		case "links", "switches":
 			for _, item := range n.Content[i+1].Content {
 				item.Style = yaml.FlowStyle
+			}
+		case "dims":
+			for _, dim := range n.Content[i+1].Content {
+				for j := 0; j+1 < len(dim.Content); j += 2 {
+					if dim.Content[j].Value == "groups" {
+						for _, g := range dim.Content[j+1].Content {
+							g.Style = yaml.FlowStyle
+						}
+					}
+				}
 			}
 		}
 	}

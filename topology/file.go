@@ -44,9 +44,10 @@ type File struct {
 	NPUs     int
 	Switches []FileSwitch
 	Links    []Link
-	out      [][]int   // per node: link indices by output port
-	inPort   []int     // per link: its input port at its receiver
-	next     [][]int16 // next[cur][dst]: cur's port toward NPU dst, -1 for none
+	out      [][]int       // per node: link indices by output port
+	inPort   []int         // per link: its input port at its receiver
+	next     [][]int16     // next[cur][dst]: cur's port toward NPU dst, -1 for none
+	dims     []machine.Dim // the file's dims; nil for the default, all
 }
 
 // maxNodes bounds a file topology: routing tables are nodes² entries.
@@ -188,6 +189,7 @@ type fileDoc struct {
 	Nodes    int        `yaml:"nodes,omitempty" json:"nodes,omitempty"`
 	NPUs     int        `yaml:"npus,omitempty" json:"npus,omitempty"`
 	Switches switchList `yaml:"switches,omitempty" json:"switches,omitempty"`
+	Dims     []dimDoc   `yaml:"dims,omitempty" json:"dims,omitempty"`
 	Links    []linkDoc  `yaml:"links" json:"links"`
 }
 
@@ -243,9 +245,9 @@ func (s *switchList) UnmarshalYAML(v *yaml.Node) error {
 	return nil
 }
 
-// Load reads a topology file (YAML, or JSON): its NPUs, its switches and
-// the directed links, each with its class, bandwidth, latency and lanes
-// (docs/topology.md). Every node must reach every NPU; errors name the
+// Load reads a topology file (YAML, or JSON): its NPUs, its switches, the
+// directed links, each with its class, bandwidth, latency and lanes, and
+// the dimensions collectives are built over (docs/topology.md). Every node must reach every NPU; errors name the
 // file, the link or switch, and the fix.
 func Load(name string, data []byte) (*File, error) {
 	if len(data) > maxFileBytes {
@@ -253,7 +255,7 @@ func Load(name string, data []byte) (*File, error) {
 	}
 	var d fileDoc
 	if err := yamlone.Decode(data, &d, true); err != nil {
-		return nil, fmt.Errorf("%s: not a topology (nodes: N, or npus: N and switches: [{name, ports, latency}]; links: [{from, to, class, bandwidth, latency, lanes}]): %w", name, err)
+		return nil, fmt.Errorf("%s: not a topology (nodes: N, or npus: N and switches: [{name, ports, latency}]; links: [{from, to, class, bandwidth, latency, lanes}]; optionally dims: [{name, short, ring, groups}]): %w", name, err)
 	}
 	n, err := npus(d)
 	if err != nil {
@@ -286,6 +288,9 @@ func Load(name string, data []byte) (*File, error) {
 	}
 	if err := f.route(in); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := f.loadDims(d.Dims); err != nil {
+		return nil, err
 	}
 	return f, nil
 }
@@ -438,11 +443,15 @@ func (f *File) route(in [][]int) error {
 	return nil
 }
 
-// Machine is the file's machine: one dimension, all, of every NPU in id
-// order, not a ring of links (messages are routed).
+// Machine is the file's machine: its dims, or without them one dimension,
+// all, of every NPU in id order, not a ring of links (messages are
+// routed).
 func (f *File) Machine() (*machine.Machine, error) {
-	all := machine.Strided("all", "a", f.N(), f.N(), 1, false, 0, 0)
-	m, err := machine.New(f.Name, f, []machine.Dim{all})
+	dims := f.dims
+	if dims == nil {
+		dims = []machine.Dim{machine.Strided("all", "a", f.N(), f.N(), 1, false, 0, 0)}
+	}
+	m, err := machine.New(f.Name, f, dims)
 	if err != nil {
 		return nil, err
 	}

@@ -292,7 +292,7 @@ func TestSwitchFabricAndDGX1DumpsReadBack(t *testing.T) {
 			require.NoError(t, err)
 			net, err := spec.Build(rtl.NewKernel(), DefaultLinkSettings(), false)
 			require.NoError(t, err)
-			b, err := Dump(net, tc.dumpWith, Classed)
+			b, err := Dump(net, spec.Machine.Dims, tc.dumpWith, Classed)
 			require.NoError(t, err)
 			require.Contains(t, string(b), tc.has)
 			f, err := Load("dump.yaml", b)
@@ -309,7 +309,7 @@ func TestSwitchFabricAndDGX1DumpsReadBack(t *testing.T) {
 					require.Equal(t, []any{p, ok}, []any{q, ok2}, "%d → %d", a, d)
 				}
 			}
-			b2, err := Dump(back, tc.dumpWith, Classed)
+			b2, err := Dump(back, spec.Machine.Dims, tc.dumpWith, Classed)
 			require.NoError(t, err)
 			require.Equal(t, string(b), string(b2))
 		})
@@ -373,9 +373,9 @@ func TestDumpRefusesSwitchPortsAFileCannotHold(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, net.Add(down))
 	}
-	_, err = Dump(net, s, Classed)
+	_, err = Dump(net, nil, s, Classed)
 	require.ErrorContains(t, err, `switch "x" (node 2): link 0 (inter, NPU 0 → switch node 2) is not at input port 0`)
-	_, _, _, err = Table(net, s, Classed)
+	_, _, _, err = Table(net, nil, s, Classed)
 	require.Error(t, err)
 }
 
@@ -400,7 +400,7 @@ func TestTableColumns(t *testing.T) {
 		if tc.topo == "4x1x1" {
 			form = Plain
 		}
-		header, rows, _, err := Table(net, DefaultLinkSettings(), form)
+		header, rows, _, err := Table(net, spec.Machine.Dims, DefaultLinkSettings(), form)
 		require.NoError(t, err)
 		require.Equal(t, tc.header, header, tc.topo)
 		require.Equal(t, tc.row0, rows[0], tc.topo)

@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -17,6 +18,9 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(`{"nodes": 2, "links": [{"from": 0, "to": 1, "bandwidth": "1GB/s", "latency": 1}, {"from": 1, "to": 0, "bandwidth": "1GB/s", "latency": 1}]}`))
 	f.Add([]byte{})
 	f.Add([]byte(twoSwitches))
+	if b, err := os.ReadFile(gridFile); err == nil {
+		f.Add(b)
+	}
 	f.Add([]byte("npus: 2\nswitches: 1\nlinks:\n  - {from: 0, to: 2, class: tier0, lanes: 2}\n  - {from: 2, to: 1, class: inter}\n  - {from: 1, to: 0, class: nvlink}\n"))
 	f.Add([]byte("npus: 2\nswitches: [{name: a, ports: 9, latency: 2}]\nlinks: []\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -786,13 +786,14 @@ func TestLargeUnfoldableComparisonSaysWhy(t *testing.T) {
 }
 
 // acemu topology dump writes dgx1 and a switch fabric as files that run:
-// dgx1's file (class nvlink, lanes) runs a tree all-reduce, routed, in
-// exactly dgx1's cycles (the same links and routes; a file has no NVLink
-// ring, so the default all-reduce runs on a routed ring there), and
-// switch:4x2's file (its 3 switches, classes tier0 and tier1) runs
-// collectives through its switches with their data checked, on the ideal
-// endpoint and on ACE. The table form lists switch:4x2's 20 links
-// (8 NPU–leaf each way, 2 leaf–spine each way) with their class.
+// dgx1's file (class nvlink, lanes, and its NVLink ring as dims) runs the
+// default all-reduce on its ring, and a tree all-reduce, routed, in
+// exactly dgx1's cycles on every system (the same links, routes and ring
+// ports), and switch:4x2's file (its 3 switches, classes tier0 and tier1,
+// its leaf and spine tiers as dims) runs collectives through its switches
+// with their data checked, on the ideal endpoint and on ACE, the default
+// all-reduce in switch:4x2's cycles. The table form lists switch:4x2's 20
+// links (8 NPU–leaf each way, 2 leaf–spine each way) with their class.
 func TestDumpedSwitchFabricsAndDGX1Run(t *testing.T) {
 	dir := t.TempDir()
 	dump := func(topo string) string {
@@ -810,11 +811,24 @@ func TestDumpedSwitchFabricsAndDGX1Run(t *testing.T) {
 		require.Equal(t, true, r["data_ok"], "%s %v", topo, args)
 		return r
 	}
-	require.Equal(t, collective("dgx1", "--algorithm", "tree")["cycles"], collective(dump("dgx1"), "--algorithm", "tree")["cycles"])
+	dgx1 := dump("dgx1")
+	for _, args := range [][]string{
+		{"--system", "ideal"},
+		{"--system", "baseline-commopt"},
+		{"--system", "ace"},
+		{"--algorithm", "tree"},
+	} {
+		want := collective("dgx1", args...)
+		got := collective(dgx1, args...)
+		require.Equal(t, want["cycles"], got["cycles"], "dgx1 %v", args)
+		require.Equal(t, want["phases"], got["phases"], "dgx1 %v", args)
+	}
+	require.Equal(t, []any{"reduce-scatter on ring (ring)", "all-gather on ring (ring)"}, collective(dgx1)["phases"], "the default all-reduce on the one dimension, ring")
 	sw := dump("switch:4x2")
 	for _, sys := range []string{"ideal", "ace"} {
 		r := collective(sw, "--system", sys)
 		require.Equal(t, float64(8), r["npus"])
+		require.Equal(t, collective("switch:4x2", "--system", sys)["cycles"], r["cycles"], sys)
 	}
 	code, out, errOut := runCLI("topology", "dump", "--topo", "switch:4x2", "--format", "csv")
 	require.Equal(t, 0, code, errOut)
@@ -823,4 +837,105 @@ func TestDumpedSwitchFabricsAndDGX1Run(t *testing.T) {
 	require.Len(t, recs, 1+20)
 	require.Equal(t, []string{"from", "to", "class", "bandwidth", "latency_cycles"}, recs[0])
 	require.Equal(t, []string{"8", "10", "tier1", "25GB/s", "500"}, recs[13], "leaf 0 (node 8) up to the spine (node 10)")
+}
+
+// gridFile is 8 NPUs as 2 rows of 4, each row a ring of intra links
+// (port 0 to the next NPU in the row, port 1 to the previous: a 4x2x1
+// torus's local ports), each column a pair joined by one inter link each
+// way (port 2), with dims rows (a ring) and cols (routed).
+const gridFile = "../../testdata/topo_grid_dims.yaml"
+
+// collectiveJSON runs acemu collective with args and its data checked,
+// and returns its JSON result.
+func collectiveJSON(t *testing.T, args ...string) map[string]any {
+	t.Helper()
+	code, out, errOut := runCLI(append([]string{"collective", "--size", "64KiB", "--check-data", "--format", "json"}, args...)...)
+	require.Equal(t, 0, code, "%v: %s", args, errOut)
+	var r map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &r))
+	require.Equal(t, true, r["data_ok"], "%v", args)
+	return r
+}
+
+// A file's dims are what --phases and --group name, on every system, with
+// the data checked. 64 KiB all-reduced, each NPU sends:
+//
+//	rs:rows:ring, ar:cols:ring, ag:rows:ring: 3/4 · 64 KiB (49152) to
+//	reduce-scatter its row, 2 · 1/2 · 16 KiB (16384) to all-reduce its
+//	quarter with its column, 49152 to gather the row: 114688;
+//	the default all-reduce is the same phases (rs on the first
+//	dimension, ar on the others, ag on the first);
+//	--group rows (by name or short name, in any case): a reduce-scatter
+//	and an all-gather round each ring of 4, 2 · 3/4 · 64 KiB = 98304, on
+//	the same links and ports as a 4x2x1 torus's local rings, so in its
+//	cycles.
+//
+// A 4x4x1 torus's dump with dims rows and cols (its local and vertical
+// rings, every member's first link to each neighbour its port) runs the
+// phases in the torus's cycles: 3/4 · 64 KiB + 2 · 3/4 · 16 KiB +
+// 3/4 · 64 KiB = 122880 bytes each.
+func TestFileDimsRunCollectives(t *testing.T) {
+	grid := gridFile
+	phases := []any{"reduce-scatter on rows (ring)", "all-reduce on cols (ring)", "all-gather on rows (ring)"}
+	for _, sys := range []string{"ideal", "baseline-commopt", "ace"} {
+		t.Run(sys, func(t *testing.T) {
+			r := collectiveJSON(t, "--topo", grid, "--system", sys, "--phases", "rs:rows:ring,ar:cols:ring,ag:rows:ring")
+			require.Equal(t, phases, r["phases"])
+			require.Equal(t, float64(114688), r["bytes_sent_per_npu"])
+			def := collectiveJSON(t, "--topo", grid, "--system", sys)
+			require.Equal(t, phases, def["phases"])
+			require.Equal(t, r["cycles"], def["cycles"])
+
+			torus := collectiveJSON(t, "--topo", "4x2x1", "--system", sys, "--group", "local")
+			for _, g := range []string{"rows", "R"} {
+				r := collectiveJSON(t, "--topo", grid, "--system", sys, "--group", g)
+				require.Equal(t, []any{"reduce-scatter on rows (ring)", "all-gather on rows (ring)"}, r["phases"], g)
+				require.Equal(t, float64(98304), r["bytes_sent_per_npu"], g)
+				require.Equal(t, torus["cycles"], r["cycles"], g)
+			}
+		})
+	}
+
+	code, out, errOut := runCLI("topology", "dump", "--topo", "4x4x1")
+	require.Equal(t, 0, code, errOut)
+	out += "dims:\n  - {name: rows, ring: true, groups: [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, 15]]}\n" +
+		"  - {name: cols, ring: true, groups: [[0, 4, 8, 12], [1, 5, 9, 13], [2, 6, 10, 14], [3, 7, 11, 15]]}\n"
+	file := filepath.Join(t.TempDir(), "grid16.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(out), 0o644))
+	for _, sys := range []string{"ideal", "baseline-commopt", "ace"} {
+		r := collectiveJSON(t, "--topo", file, "--system", sys, "--phases", "rs:rows:ring,ar:cols:ring,ag:rows:ring")
+		torus := collectiveJSON(t, "--topo", "4x4x1", "--system", sys, "--phases", "rs:local:ring,ar:vertical:ring,ag:local:ring")
+		require.Equal(t, float64(122880), r["bytes_sent_per_npu"], sys)
+		require.Equal(t, torus["cycles"], r["cycles"], sys)
+	}
+}
+
+// A topology file's dims that collectives cannot use, or that the file
+// cannot have, are refused, naming the file and the dimension.
+func TestFileDimsRefusedByTheCLI(t *testing.T) {
+	grid := gridFile
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--phases", "rs:local:ring,ag:local:ring"}, `dimension "local" is not rows or cols`},
+		{[]string{"--group", "all"}, `group dimension "all" is not rows or cols`},
+	} {
+		code, _, errOut := runCLI(append([]string{"collective", "--topo", grid}, tc.args...)...)
+		require.Equal(t, 1, code, "%v", tc.args)
+		require.Contains(t, errOut, tc.msg, "%v", tc.args)
+	}
+	data, err := os.ReadFile(grid)
+	require.NoError(t, err)
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	for _, tc := range []struct{ from, to, msg string }{
+		{"[[0, 4], [1, 5], [2, 6], [3, 7]]", "[[0, 4], [1, 5], [2, 6], [3]]", bad + ": dimension cols: group 3 has 1 NPUs, group 0 has 2"},
+		{"name: cols", "name: Rows", bad + `: dimension Rows: "Rows" is already dimension rows's name`},
+		{"[[0, 1, 2, 3], [4, 5, 6, 7]]", "[[0, 2, 1, 3], [4, 5, 6, 7]]", bad + ": dimension rows: group 0 is a ring, but NPU 0 has no link to NPU 2"},
+	} {
+		require.NoError(t, os.WriteFile(bad, []byte(strings.Replace(string(data), tc.from, tc.to, 1)), 0o644))
+		code, _, errOut := runCLI("collective", "--topo", bad)
+		require.Equal(t, 1, code, tc.to)
+		require.Contains(t, errOut, tc.msg)
+	}
 }

@@ -17,8 +17,9 @@ NPUs, its switches if it has any, and its directed links. A torus's links
 carry their raw bandwidth and latency; dgx1's, a switch fabric's and a
 file's links of a class carry their class, and their bandwidth and latency
 only where they differ from the class's (the platform's links.intra.* or
-links.inter.*), parallel links as lanes. Start from a torus, edit the links,
-and run a collective on it:
+links.inter.*), parallel links as lanes; dgx1's ring, a switch fabric's
+tiers and a file's dims are written as dims. Start from a torus, edit the
+links, and run a collective on it:
 
   acemu topology dump --topo 4x2x1 > ring.yaml
   acemu collective --topo ring.yaml --algorithm tree --check-data
@@ -71,13 +72,14 @@ func runTopology(args []string, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	// A torus's dump keeps its plain form: every link's bandwidth and
-	// latency, no classes.
-	form := topology.Classed
+	// latency, no classes, no dims. Other machines' dims are written
+	// unless they are a file's default (one routed dimension, all).
+	form, dims := topology.Classed, spec.Machine.Dims
 	if spec.Kind == "torus" {
-		form = topology.Plain
+		form, dims = topology.Plain, nil
 	}
 	if *format != "yaml" {
-		header, rows, doc, err := topology.Table(net, settings, form)
+		header, rows, doc, err := topology.Table(net, dims, settings, form)
 		if err != nil {
 			return fail(fmt.Errorf("--topo %s: %w", *topo, err))
 		}
@@ -91,7 +93,7 @@ func runTopology(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	b, err := topology.Dump(net, settings, form)
+	b, err := topology.Dump(net, dims, settings, form)
 	if err != nil {
 		return fail(fmt.Errorf("--topo %s: %w", *topo, err))
 	}
