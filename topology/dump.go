@@ -123,7 +123,8 @@ func sameLink(a, b linkDoc) bool {
 
 // dimDocs are dims in the file's form, none when they are a file's
 // default (all, routed). A ring's ports must be what a file gives it:
-// each member's first link, among ls, to its next and previous member.
+// each member's first link, among ls, to its next and previous member
+// (ringLane).
 func dimDocs(dims []machine.Dim, ls []*fabric.Link) ([]dimDoc, error) {
 	if len(dims) == 0 || defaultDims(dims) {
 		return nil, nil
@@ -131,11 +132,10 @@ func dimDocs(dims []machine.Dim, ls []*fabric.Link) ([]dimDoc, error) {
 	if len(dims) > MaxFileDims {
 		return nil, fmt.Errorf("a topology file cannot hold %d dimensions; it holds at most %d", len(dims), MaxFileDims)
 	}
-	first := map[[2]int]*fabric.Link{} // the first link from NPU a to NPU b
+	lanes := map[[2]int][]*fabric.Link{} // the links from NPU a to NPU b, in port order
 	for _, l := range ls {
-		if k := [2]int{l.Src, l.Dst}; first[k] == nil {
-			first[k] = l
-		}
+		k := [2]int{l.Src, l.Dst}
+		lanes[k] = append(lanes[k], l)
 	}
 	var out []dimDoc
 	for i := range dims {
@@ -158,12 +158,13 @@ func dimDocs(dims []machine.Dim, ls []*fabric.Link) ([]dimDoc, error) {
 					break
 				}
 				plus, minus := d.Ports(a)
-				for _, e := range []struct {
+				for dir, e := range []struct {
 					port int8
 					to   int
 				}{{plus, g[(j+1)%len(g)]}, {minus, g[(j+len(g)-1)%len(g)]}} {
-					if l := first[[2]int{a, e.to}]; l == nil || l.Port != int(e.port) {
-						return nil, fmt.Errorf("a topology file cannot hold dimension %s: NPU %d's ring port %d toward NPU %d is not its first link to it, which a file's ring takes", d.Name, a, e.port, e.to)
+					ls := lanes[[2]int{a, e.to}]
+					if len(ls) == 0 || ls[ringLane(len(g), dir, len(ls))].Port != int(e.port) {
+						return nil, fmt.Errorf("a topology file cannot hold dimension %s: NPU %d's ring port %d toward NPU %d is not the link to it a file's ring takes (its first; back in a ring of two, its second)", d.Name, a, e.port, e.to)
 					}
 				}
 			}

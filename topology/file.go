@@ -440,7 +440,30 @@ func (f *File) route(in [][]int) error {
 			f.next[cur][dst] = int16(best)
 		}
 	}
+	f.spreadLanes()
 	return nil
+}
+
+// spreadLanes spreads routed traffic over parallel links: of the
+// destinations node cur reaches through a next node it has K links to
+// (lanes), in id order, the i-th takes lane i mod K, in port order, so
+// each destination keeps one path (its packets stay in order) and the
+// destinations sharing a next hop share its lanes evenly [choice,
+// docs/topology.md].
+func (f *File) spreadLanes() {
+	for cur := range f.next {
+		seen := map[int]int{} // per next node: destinations routed through it so far
+		for dst, p := range f.next[cur] {
+			if p < 0 {
+				continue
+			}
+			to := f.Links[f.out[cur][p]].To
+			if lanes := f.PortsTo(cur, to); len(lanes) > 1 {
+				f.next[cur][dst] = int16(lanes[seen[to]%len(lanes)])
+			}
+			seen[to]++
+		}
+	}
 }
 
 // Machine is the file's machine: its dims, or without them one dimension,
@@ -457,6 +480,30 @@ func (f *File) Machine() (*machine.Machine, error) {
 	}
 	m.Ports = f
 	return m, nil
+}
+
+// PortsTo are node a's ports whose links lead to node b (its lanes to
+// b), in port order.
+func (f *File) PortsTo(a, b int) []int {
+	var out []int
+	for p, li := range f.out[a] {
+		if f.Links[li].To == b {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// ringLane is which of n lanes a ring member of a group of k sends on to
+// its next (dir 0) or previous (dir 1) member: the first, but for the
+// previous member of a ring of two, which is also its next, the second
+// when there is one, so that each direction has a link of its own, as on
+// the torus's rings of two (docs/topology.md).
+func ringLane(k, dir, n int) int {
+	if dir == 1 && k == 2 && n > 1 {
+		return 1
+	}
+	return 0
 }
 
 // PortTo is node a's first port whose link leads to node b.

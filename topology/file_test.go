@@ -105,3 +105,27 @@ func TestParseFindsTheKindOfTopology(t *testing.T) {
 	_, err = Parse("nowhere/t.yaml")
 	require.ErrorContains(t, err, "no such topology file")
 }
+
+// Routed traffic spreads over bonded links, worked by hand on dgx1 from
+// GPU 3, whose NVLinks go to 0 (two), 1, 2 (two) and 7. GPU 4 is two hops
+// away through 0 or 7, and 0 is the lower: 3 routes 0 and 4 through GPU
+// 0, the first on the first lane and the second on the second; likewise
+// 2 and 6 through GPU 2 (6 through 2 or 7: 2); 1 and 5 share 3's one
+// link to GPU 1.
+func TestRoutesSpreadOverLanes(t *testing.T) {
+	s, err := Parse("dgx1")
+	require.NoError(t, err)
+	f := s.Machine.Topology.(*File)
+	lanes := func(to int) []int { return f.PortsTo(3, to) }
+	require.Len(t, lanes(0), 2)
+	require.Len(t, lanes(2), 2)
+	for _, tc := range []struct{ dst, port int }{
+		{0, lanes(0)[0]}, {4, lanes(0)[1]},
+		{2, lanes(2)[0]}, {6, lanes(2)[1]},
+		{1, lanes(1)[0]}, {5, lanes(1)[0]},
+	} {
+		p, ok := f.NextPort(3, tc.dst)
+		require.True(t, ok)
+		require.Equal(t, tc.port, p, "3 → %d", tc.dst)
+	}
+}

@@ -91,7 +91,8 @@ func (f *File) loadDims(ds []dimDoc) error {
 
 // ringPorts are every NPU's ports to its next and previous member in
 // groups (a partition of the NPUs): its first link, in file order, to
-// each. A group of one has no ring links.
+// each (in a ring of two, its second link back when it has one:
+// ringLane). A group of one has no ring links.
 func (f *File) ringPorts(where string, groups [][]int) ([][2]int8, error) {
 	ports := make([][2]int8, f.NPUs)
 	for g, members := range groups {
@@ -103,15 +104,15 @@ func (f *File) ringPorts(where string, groups [][]int) ([][2]int8, error) {
 			}
 			var pp [2]int8
 			for j, b := range []int{next, prev} {
-				p, ok := f.PortTo(a, b)
-				if !ok {
+				lanes := f.PortsTo(a, b)
+				if len(lanes) == 0 {
 					both := ""
 					if k == 2 {
 						both = "; a ring of two needs a link each way"
 					}
 					return nil, fmt.Errorf("%s: group %d is a ring, but NPU %d has no link to NPU %d, its neighbour on it%s: add a link from %d to %d, or leave out ring: true (messages between members are then routed)", where, g, a, b, both, a, b)
 				}
-				pp[j] = int8(p)
+				pp[j] = int8(lanes[ringLane(k, j, len(lanes))])
 			}
 			ports[a] = pp
 		}

@@ -60,8 +60,10 @@ func TestAFileWithSwitchesRoutesThroughThem(t *testing.T) {
 		routes    []int // output port per NPU 0…3
 		inputFrom []int // sender of input port 0, 1, …
 	}{
-		// Left: NPUs 2 and 3 go right by the first lane (port 2).
-		{left, []int{0, 1, 2, 2}, []int{0, 1, 5}},
+		// Left: NPUs 2 and 3 go right, over two lanes: the first
+		// destination by the first (port 2), the second by the second
+		// (port 3).
+		{left, []int{0, 1, 2, 3}, []int{0, 1, 5}},
 		// Right: NPUs 0 and 1 go left by port 0.
 		{right, []int{0, 0, 1, 2}, []int{2, 3, 4, 4}},
 	} {
@@ -132,8 +134,9 @@ func TestLinkClassesTakeThePlatformsLinks(t *testing.T) {
 }
 
 // lanes: 3 is three parallel links, ports 0 to 2 of node 0, in place in
-// file order: node 0's link to node 2 is its port 3; routes take the
-// first lane (port 0) to node 1.
+// file order: node 0's link to node 2 is its port 3; of the destinations
+// node 0 routes through node 1, in id order, the i-th takes lane i mod 3:
+// node 1 is the only one, so lane 0 (port 0).
 func TestLanesExpandIntoParallelLinks(t *testing.T) {
 	f, err := Load("l.yaml", []byte(`nodes: 3
 links:
