@@ -105,7 +105,7 @@ func DGX1Ring() []int {
 
 // dgx1Machine is the DGX-1 as collectives see it: one dimension, ring,
 // the NVLink ring DGX1Ring, each GPU reaching its next and previous GPU on
-// the ring by the first NVLink to it (the dims its file declares). A
-// bonded pair's second link carries nothing yet: routed messages also take
-// the first (docs/topology.md).
+// the ring by the first NVLink to it (the dims its file declares). The
+// ring's bonded pairs send on their first link; routed messages spread
+// over both (docs/topology.md).
 func dgx1Machine(f *File) (*machine.Machine, error) { return f.Machine() }

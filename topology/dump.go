@@ -246,7 +246,7 @@ func Table(net *fabric.Network, dims []machine.Dim, s LinkSettings, form Form) (
 // dimensions dims (nil for none) unless they are a file's default, one
 // routed dimension all. A network the format cannot hold (a switch's
 // ports in an order a file does not give them, a ring's port that is not
-// the member's first link to its neighbour) is an error.
+// the link to its neighbour a file's ring takes, ringLane) is an error.
 func Dump(net *fabric.Network, dims []machine.Dim, s LinkSettings, form Form) ([]byte, error) {
 	d, withClass, err := doc(net, dims, s, form)
 	if err != nil {
@@ -262,7 +262,7 @@ func Dump(net *fabric.Network, dims []machine.Dim, s LinkSettings, form Form) ([
 		b.WriteString("# their class, lanes (parallel links), raw bandwidth (GB/s) and latency (cycles) (docs/topology.md).\n")
 		if len(d.Dims) > 0 {
 			b.WriteString("# dims are the groups of NPUs collectives are built over (--phases, --group); a ring's\n")
-			b.WriteString("# members send to their neighbours by their first links to them.\n")
+			b.WriteString("# members send to their neighbours by their first links to them (back by a second in a ring of two).\n")
 		}
 		b.WriteString("# Edit and run with --topo FILE; a class's bandwidth and latency where a link gives none,\n")
 		b.WriteString("# links.efficiency and the buffers come from the platform.\n")
