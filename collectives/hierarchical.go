@@ -105,9 +105,11 @@ const MaxGroup = 512
 // checkSpan requires the phases that combine NPUs' data to span every NPU
 // once: the reducing phases (reduce-scatter, all-reduce) of an all-reduce
 // or a reduce-scatter, the all-gathers of an all-gather (which may reduce
-// nothing). Their tiers, in order of place value, must be the digits of
-// the NPU id: the first of place value 1, each next one's the product of
-// the sizes before it, all together the NPU count. Otherwise some NPU's
+// nothing). Strided tiers, in order of place value, must be the digits
+// of the NPU id: the first of place value 1, each next one's the product
+// of the sizes before it, all together the NPU count (over a span, its
+// dimensions: checkGroup); tiers of listed groups must reach each member
+// of the communicator exactly once (checkCover). Otherwise some NPU's
 // data would be summed twice, or never, and the result would not be the
 // collective named.
 func (h *Hierarchical) checkSpan() error {
