@@ -20,6 +20,9 @@ func (p Platform) Dump() ([]byte, error) {
 		"bandwidths in GB/s (10^9 B/s), times in cycles of the 1245 MHz NPU clock."
 	sections := map[string]*yaml.Node{}
 	for _, q := range params {
+		if q.Unset(&p) { // an inheriting key left as it is: the key it follows says it
+			continue
+		}
 		parts := strings.Split(q.Key, ".")
 		parent := root
 		for i, part := range parts[:len(parts)-1] {
@@ -116,7 +119,11 @@ func Table() string {
 	var b strings.Builder
 	b.WriteString("| key | default | unit | source | what |\n|---|---|---|---|---|\n")
 	for _, q := range params {
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", q.Key, q.get(&d), q.Unit, q.Source, q.Doc)
+		def := q.get(&d)
+		if q.Unset(&d) {
+			def = "`" + q.Inherits + "`"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", q.Key, def, q.Unit, q.Source, q.Doc)
 	}
 	return b.String()
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/acemu/acemu/contend"
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/npu"
+	"github.com/acemu/acemu/topology"
 	"github.com/acemu/acemu/units"
 	"github.com/acemu/acemu/workload"
 	"github.com/acemu/acemu/workload/models"
@@ -26,7 +27,48 @@ func param(key, def, unit, source, doc string, v value) Param {
 
 // params is every parameter. Sources name the ACE paper's tables and
 // sections, or the docs/ page of a [choice].
-var params = []Param{
+var params = append(baseParams, classParams()...)
+
+// classParams are links.CLASS.bandwidth and links.CLASS.latency for every
+// link class beyond intra and inter (topology.Classes), each inheriting
+// the intra- or inter-package link's while not set.
+func classParams() []Param {
+	var out []Param
+	for i, c := range topology.Classes() {
+		base, what := "intra", "intra-package"
+		if c.Inter {
+			base, what = "inter", "inter-package"
+		}
+		out = append(out,
+			Param{Key: "links." + c.Name + ".bandwidth", Unit: "GB/s", Source: "[choice] docs/topology.md",
+				Doc: "raw bandwidth of a link of class " + c.Name + ", per direction; unset: the " + what + " link's", Inherits: "links." + base + ".bandwidth",
+				get: func(p *Platform) string {
+					if p.Classes[i].GBps == nil {
+						return ""
+					}
+					return units.FormatBandwidth(p.Classes[i].GBps)
+				},
+				set: bandwidth(1, 100000, func(p *Platform) **big.Rat { return &p.Classes[i].GBps }).set},
+			Param{Key: "links." + c.Name + ".latency", Unit: "cycles", Source: "[choice] docs/topology.md",
+				Doc: "latency of a link of class " + c.Name + "; unset: the " + what + " link's", Inherits: "links." + base + ".latency",
+				get: func(p *Platform) string {
+					if p.Classes[i].Latency == nil {
+						return ""
+					}
+					return strconv.FormatInt(*p.Classes[i].Latency, 10)
+				},
+				set: func(p *Platform, s string) error {
+					n, err := parseCount(s, 0, 1_000_000)
+					if err == nil {
+						p.Classes[i].Latency = &n
+					}
+					return err
+				}})
+	}
+	return out
+}
+
+var baseParams = []Param{
 	param("links.intra.bandwidth", "200GB/s", "GB/s", "Table V", "raw bandwidth of an intra-package link, per direction",
 		bandwidth(1, 100000, func(p *Platform) **big.Rat { return &p.IntraGBps })),
 	param("links.intra.latency", "90", "cycles", "Table V", "latency of an intra-package link",

@@ -24,6 +24,13 @@ import (
 	"github.com/acemu/acemu/units"
 )
 
+// ClassLink is a link class's own bandwidth and latency; nil: the intra-
+// or inter-package link's.
+type ClassLink struct {
+	GBps    *big.Rat
+	Latency *int64
+}
+
 // Platform is one configuration of the platform.
 type Platform struct {
 	// IntraGBps and InterGBps are the raw bandwidths of intra- and
@@ -32,7 +39,12 @@ type Platform struct {
 	// bandwidth that carries payload.
 	IntraGBps, InterGBps       *big.Rat
 	IntraLatency, InterLatency int64
-	Efficiency                 *big.Rat
+	// Classes are the links of the classes beyond those two
+	// (topology.Classes: nvlink, tier0…tier5), in that order; a class
+	// whose bandwidth or latency is nil takes the intra- or inter-package
+	// link's (links.CLASS.*).
+	Classes    [7]ClassLink
+	Efficiency *big.Rat
 	// TxBuffer and RxBuffer are a link's output and input buffers in
 	// packets (the input buffer is its credit count).
 	TxBuffer, RxBuffer int
@@ -97,17 +109,41 @@ func (p Platform) AlgorithmMap() map[collectives.CollectiveOp]string {
 // efficiency and the buffers.
 func (p Platform) LinkSettings() (topology.LinkSettings, error) {
 	l := topology.LinkSettings{Efficiency: p.Efficiency, TxBuffer: p.TxBuffer, RxBuffer: p.RxBuffer}
-	for _, c := range []struct {
-		name string
-		gbps *big.Rat
-		lat  int64
-		out  *fabric.LinkParams
-	}{{"intra", p.IntraGBps, p.IntraLatency, &l.Intra}, {"inter", p.InterGBps, p.InterLatency, &l.Inter}} {
-		r, err := rtl.RateGBps(c.gbps, p.Efficiency)
+	link := func(name string, gbps *big.Rat, lat int64) (fabric.LinkParams, error) {
+		r, err := rtl.RateGBps(gbps, p.Efficiency)
 		if err != nil {
-			return l, fmt.Errorf("links.%s.bandwidth: %w", c.name, err)
+			return fabric.LinkParams{}, fmt.Errorf("links.%s.bandwidth: %w", name, err)
 		}
-		*c.out = fabric.LinkParams{Name: c.name, Rate: r, Latency: rtl.Cycle(c.lat), TxBuffer: p.TxBuffer, RxBuffer: p.RxBuffer, CreditLatency: rtl.Cycle(c.lat)}
+		return fabric.LinkParams{Name: name, Rate: r, Latency: rtl.Cycle(lat), TxBuffer: p.TxBuffer, RxBuffer: p.RxBuffer, CreditLatency: rtl.Cycle(lat)}, nil
+	}
+	var err error
+	if l.Intra, err = link("intra", p.IntraGBps, p.IntraLatency); err != nil {
+		return l, err
+	}
+	if l.Inter, err = link("inter", p.InterGBps, p.InterLatency); err != nil {
+		return l, err
+	}
+	for i, c := range topology.Classes() {
+		own := p.Classes[i]
+		if own.GBps == nil && own.Latency == nil {
+			continue
+		}
+		gbps, lat := p.IntraGBps, p.IntraLatency
+		if c.Inter {
+			gbps, lat = p.InterGBps, p.InterLatency
+		}
+		if own.GBps != nil {
+			gbps = own.GBps
+		}
+		if own.Latency != nil {
+			lat = *own.Latency
+		}
+		if l.Classes == nil {
+			l.Classes = map[string]fabric.LinkParams{}
+		}
+		if l.Classes[c.Name], err = link(c.Name, gbps, lat); err != nil {
+			return l, err
+		}
 	}
 	return l, nil
 }
@@ -120,8 +156,25 @@ type Param struct {
 	Unit    string
 	Source  string
 	Doc     string
-	get     func(*Platform) string
-	set     func(*Platform, string) error
+	// Inherits, when set, is the key whose value the parameter takes
+	// while it is not set; an unset one reads "" and is left out of
+	// dumps, the configuration table and a sweep's base.
+	Inherits string
+	get      func(*Platform) string
+	set      func(*Platform, string) error
+}
+
+// Unset reports whether q is an inheriting parameter p does not set.
+func (q Param) Unset(p *Platform) bool { return q.Inherits != "" && q.get(p) == "" }
+
+// Effective is q's value in p as it takes effect: an unset inheriting
+// parameter's is the value of the key it inherits.
+func (q Param) Effective(p *Platform) string {
+	if q.Unset(p) {
+		b, _ := Lookup(q.Inherits)
+		return b.Get(p)
+	}
+	return q.get(p)
 }
 
 // Params lists every parameter, in the file's order.

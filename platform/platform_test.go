@@ -8,6 +8,7 @@ import (
 
 	"github.com/acemu/acemu/ace"
 	"github.com/acemu/acemu/afi"
+	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/topology"
 	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/train"
@@ -127,4 +128,43 @@ func TestDefaultLinkSettings(t *testing.T) {
 	got, err := Default().LinkSettings()
 	require.NoError(t, err)
 	require.Equal(t, topology.DefaultLinkSettings(), got)
+}
+
+// A link class's keys inherit the intra- or inter-package link's until
+// set: unset, they are left out of the dump and the class takes its base
+// link (no entry in LinkSettings.Classes); set, the class has its own link
+// (links.nvlink.bandwidth 50GB/s at 94 %: 47 GB/s of payload, 47e9/1245e6
+// = 47000/1245 B/cycle; the latency stays the inter link's 500 cycles),
+// the dump writes the key and reading it back gives the same platform.
+func TestLinkClassKeysInherit(t *testing.T) {
+	require.Len(t, topology.Classes(), len(Platform{}.Classes), "one ClassLink per class")
+	d := Default()
+	q, ok := Lookup("links.nvlink.bandwidth")
+	require.True(t, ok)
+	require.True(t, q.Unset(&d))
+	require.Equal(t, "25GB/s", q.Effective(&d), "the inter-package link's")
+	b, err := d.Dump()
+	require.NoError(t, err)
+	require.NotContains(t, string(b), "nvlink")
+	p := Default()
+	require.NoError(t, p.Set("links.nvlink.bandwidth", "50GB/s"))
+	require.NoError(t, p.Set("links.tier1.latency", "40"))
+	require.ErrorContains(t, p.Set("links.tier2.bandwidth", "0GB/s"), "must be positive")
+	l, err := p.LinkSettings()
+	require.NoError(t, err)
+	nv := l.Classes["nvlink"]
+	require.Zero(t, big.NewRat(47000, 1245).Cmp(nv.Rate.Rat()))
+	require.Equal(t, rtl.Cycle(500), nv.Latency)
+	require.Equal(t, "nvlink", nv.Name)
+	require.Equal(t, l.Inter.Rate, l.Classes["tier1"].Rate)
+	require.Equal(t, rtl.Cycle(40), l.Classes["tier1"].Latency)
+	require.NotContains(t, l.Classes, "tier0", "unset: its base link")
+	b, err = p.Dump()
+	require.NoError(t, err)
+	require.Contains(t, string(b), "nvlink:")
+	back := Default()
+	require.NoError(t, back.Load("p.yaml", b))
+	again, err := back.Dump()
+	require.NoError(t, err)
+	require.Equal(t, string(b), string(again))
 }

@@ -50,8 +50,8 @@ type Axis struct {
 // parameter axes, and the workloads, topologies and systems. Two runs of
 // the same Spec give the same points in the same order.
 type Spec struct {
-	// Base is every parameter's value before the axes apply, in the
-	// configuration file's order.
+	// Base is every parameter's value before the axes apply (an
+	// inheriting one only when set), in the configuration file's order.
 	Base []Setting `json:"base"`
 	Axes []Axis    `json:"axes"`
 	// Workloads are built-in names or ASTRA-sim files; Topologies torus
@@ -121,7 +121,9 @@ func New(r Request) (*Spec, error) {
 	}
 	s := &Spec{}
 	for _, q := range platform.Params() {
-		s.Base = append(s.Base, Setting{q.Key, q.Get(&base)})
+		if !q.Unset(&base) {
+			s.Base = append(s.Base, Setting{q.Key, q.Get(&base)})
+		}
 	}
 	for _, a := range axes {
 		vals, err := axisValues(base, a.key, a.expr)
@@ -407,7 +409,7 @@ func (s *Spec) setReference(ref []string) error {
 	for _, a := range s.Axes {
 		p := s.basePlatform()
 		q, _ := platform.Lookup(a.Key)
-		v := q.Get(&p)
+		v := q.Effective(&p)
 		if w, ok := want[a.Key]; ok {
 			if err := p.Set(a.Key, w); err != nil {
 				return fmt.Errorf("--reference: %w", err)

@@ -6,8 +6,9 @@ import (
 	"github.com/acemu/acemu/fabric"
 )
 
-// linkClass is a class a topology file's link may name: its bandwidth and
-// latency are one of the platform's two link classes (LinkSettings.Torus).
+// linkClass is a class a link may name: its bandwidth and latency are the
+// platform's for that class (LinkSettings.Classes), by default one of the
+// platform's two link classes, intra- and inter-package.
 type linkClass struct {
 	name  string
 	inter bool // the platform's inter-package link; else its intra-package link
@@ -26,8 +27,10 @@ var linkClasses = func() []linkClass {
 	return cs
 }()
 
-// classParams returns the platform's link for class name, named by it;
-// ok is false for a name that is no class.
+// classParams returns the platform's link for class name, named by it:
+// the class's own when the platform sets it (links.CLASS.*), else the
+// intra- or inter-package link the class stands for; ok is false for a
+// name that is no class.
 func classParams(name string, s LinkSettings) (p fabric.LinkParams, ok bool) {
 	for _, c := range linkClasses {
 		if c.name == name {
@@ -35,11 +38,34 @@ func classParams(name string, s LinkSettings) (p fabric.LinkParams, ok bool) {
 			if c.inter {
 				p = s.Inter
 			}
+			if own, set := s.Classes[name]; set {
+				p = own
+			}
 			p.Name = name
 			return p, true
 		}
 	}
 	return p, false
+}
+
+// Class is a link class a machine's links may be of, beyond the
+// platform's two (intra, inter), and the one of those two it takes its
+// bandwidth and latency from unless the platform sets its own.
+type Class struct {
+	Name  string
+	Inter bool // the inter-package link; else the intra-package link
+}
+
+// Classes are the link classes beyond intra and inter: nvlink (dgx1's
+// NVLinks) and tier0 to tier5 (a switch fabric's tiers), in that order.
+func Classes() []Class {
+	var out []Class
+	for _, c := range linkClasses {
+		if c.name != "intra" && c.name != "inter" {
+			out = append(out, Class{c.name, c.inter})
+		}
+	}
+	return out
 }
 
 // classNames lists the classes, for messages.

@@ -20,7 +20,11 @@ import (
 // the DGX-1's NVLinks inter, docs/topology.md), and the payload efficiency
 // and buffers.
 type LinkSettings struct {
-	Intra, Inter       fabric.LinkParams
+	Intra, Inter fabric.LinkParams
+	// Classes are the links of the classes the platform sets apart
+	// (links.nvlink.*, links.tier1.*, …; Classes); a class not here takes
+	// the intra- or inter-package link it stands for.
+	Classes            map[string]fabric.LinkParams
 	Efficiency         *big.Rat
 	TxBuffer, RxBuffer int
 }

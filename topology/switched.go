@@ -94,18 +94,15 @@ func (s *Switched) Axes() []machine.Dim {
 	return out
 }
 
-// Build returns the fabric: NPU–leaf links of class tier0 (both ways, the
-// platform's intra-package link) and switch–switch links of the upper
-// tiers (the platform's inter-package link) [choice, docs/topology.md];
-// switches add no latency of their own.
+// Build returns the fabric: NPU–leaf links of class tier0 (both ways, by
+// default the platform's intra-package link) and switch–switch links of
+// the upper tiers, classes tier1… (by default its inter-package link)
+// [choice, docs/topology.md]; links.tierT.* set a tier's own; switches
+// add no latency of their own.
 func (s *Switched) Build(k *rtl.Kernel, l LinkSettings) (*fabric.Network, error) {
 	net := fabric.NewNetwork(s.n, 1)
 	params := func(t int) fabric.LinkParams {
-		p := l.Inter
-		if t == 0 {
-			p = l.Intra
-		}
-		p.Name = "tier" + strconv.Itoa(t)
+		p, _ := classParams("tier"+strconv.Itoa(t), l) // tier0…tier5 are classes
 		p.TxBuffer, p.RxBuffer = l.TxBuffer, l.RxBuffer
 		return p
 	}

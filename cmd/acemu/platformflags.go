@@ -137,6 +137,9 @@ func configResult(p platform.Platform) result {
 	res := result{header: []string{"key", "value", "unit", "source"}}
 	doc := map[string]any{}
 	for _, q := range platform.Params() {
+		if q.Unset(&p) {
+			continue
+		}
 		v := q.Get(&p)
 		res.rows = append(res.rows, []string{q.Key, v, q.Unit, q.Source})
 		parts := strings.Split(q.Key, ".")
