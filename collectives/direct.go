@@ -67,6 +67,6 @@ func (d *Direct) Output(int, int64) []Range { return nil }
 
 func init() {
 	Register("direct", []CollectiveOp{OpAllToAll},
-		"every NPU sends each other NPU its block at once, routed, destinations spread (NPU i sends to i+1, i+2, … by torus addition); one phase",
+		"every NPU sends each other NPU its block at once, routed, destinations spread (NPU i sends to i+1, i+2, … by the machine's translation, torus addition on a torus); one phase",
 		func(cfg Config) (Algorithm, error) { return &Direct{cfg: cfg}, nil })
 }

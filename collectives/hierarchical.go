@@ -37,6 +37,11 @@ type Hierarchical struct {
 // NewHierarchical checks the phase list against the collective and returns
 // the algorithm.
 func NewHierarchical(cfg Config, phases []HPhase) (*Hierarchical, error) {
+	for i, p := range phases {
+		if p.Tier.dim == nil {
+			return nil, fmt.Errorf("phase %d (%s): a tier with no groups; build tiers with DimTier or FactorTiers", i+1, p.Tier.Name)
+		}
+	}
 	h := &Hierarchical{cfg: cfg, phases: phases}
 	for h.lead < len(phases) && phases[h.lead].Kind == AllGather {
 		h.lead++
@@ -130,8 +135,11 @@ func (h *Hierarchical) checkSpan() error {
 	if h.cfg.Op == OpAllGather {
 		what = "all-gathers"
 	}
-	for _, t := range tiers {
-		if _, ok := t.stride(); !ok || h.cfg.Groups != nil {
+	for _, ph := range h.phases {
+		if _, ok := ph.Tier.stride(); !ok || h.cfg.Groups != nil {
+			if err := h.checkAligned(); err != nil {
+				return err
+			}
 			return h.checkCover(tiers, what)
 		}
 	}
@@ -211,6 +219,32 @@ func (h *Hierarchical) wanted() ([]machine.Dim, error) {
 func (h *Hierarchical) outside(t Tier, what string) error {
 	return fmt.Errorf("phases %s do not make %s over the group %s: their %s combine %s, outside the group, so different groups' data would be mixed; leave it out or add it to the group",
 		h.describe(), article(h.cfg.Op), strings.Join(h.cfg.Span, ","), what, t.Name)
+}
+
+// checkAligned requires the phases' tiers of listed groups to form a
+// grid: for phases i before j on different tiers, the members of each of
+// tier j's groups hold one place in tier i. A reduce-scatter leaves each
+// member of a tier-i group its own part of the chunk, by its place, so a
+// later phase must combine NPUs holding the same part; strided tiers
+// (mixed-radix digits) always do.
+func (h *Hierarchical) checkAligned() error {
+	for j, pj := range h.phases {
+		for _, pi := range h.phases[:j] {
+			if machine.SameGroups(pi.Tier.dim, pj.Tier.dim) {
+				continue
+			}
+			for npu := 0; npu < h.cfg.Machine.N(); npu++ {
+				members, _ := pj.Tier.Group(npu)
+				for _, m := range members[1:] {
+					if a, b := pi.Tier.dim.Pos(members[0]), pi.Tier.dim.Pos(m); a != b {
+						return fmt.Errorf("phases %s do not make %s: NPUs %d and %d, in one group of %s, hold places %d and %d of %s's groups, so they would combine different parts of the data; give dimensions whose groups form a grid (each group of one dimension across the groups of the other at one place)",
+							h.describe(), article(h.cfg.Op), members[0], m, pj.Tier.Name, a, b, pi.Tier.Name)
+					}
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // checkCover is checkSpan for tiers of explicit groups (a DGX-1 ring, a
@@ -483,7 +517,7 @@ func BlueConnectPhases(tiers []Tier, op CollectiveOp) []HPhase {
 
 func init() {
 	Register("hierarchical", []CollectiveOp{OpAllReduce, OpReduceScatter, OpAllGather},
-		"the paper's multi-phase scheme over torus dimensions (all-reduce: RS local, AR vertical, AR horizontal, AG local), ring in each phase; --phases picks the phases and per-phase algorithms",
+		"the paper's multi-phase scheme over the machine's dimensions (on a torus all-reduce: RS local, AR vertical, AR horizontal, AG local), ring in each phase; --phases picks the phases and per-phase algorithms",
 		func(cfg Config) (Algorithm, error) {
 			span, err := cfg.spanAxes()
 			if err != nil {

@@ -85,6 +85,13 @@ func NewPlan(cfg Config, algorithm string, payload, chunkBytes int64) (*Plan, er
 			return nil, fmt.Errorf("all-to-all in chunks of %d bytes on %d NPUs gives each destination nothing; use a chunk and a size of at least %d bytes (one per NPU)", c, n, n)
 		}
 	}
+	if cfg.Groups != nil { // the plan's own copy: the caller may reuse its lists
+		groups := make([][]int, len(cfg.Groups))
+		for i, g := range cfg.Groups {
+			groups[i] = append([]int{}, g...)
+		}
+		cfg.Groups = groups
+	}
 	alg, err := NewAlgorithm(algorithm, cfg)
 	if err != nil {
 		return nil, err

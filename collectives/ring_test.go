@@ -89,5 +89,5 @@ func TestMapRanges(t *testing.T) {
 	require.Equal(t, []Range{{300, 10}}, mapRanges(view, []Range{{20, 10}}))
 }
 
-// The local ring's ports, as TorusAxes gives them.
+// The local ring's ports, as the torus's machine gives them.
 var localPlus, localMinus = int8(torus.Port{Dim: torus.Local, Dir: torus.Plus}.Index()), int8(torus.Port{Dim: torus.Local, Dir: torus.Minus}.Index())

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 
 	"github.com/acemu/acemu/ace"
 	"github.com/acemu/acemu/afi"
@@ -204,6 +205,12 @@ func Run(o Options) (*Report, error) {
 		if why, err = WhyNotFold(o.Machine, o.afiConfig(), o.Workload); err != nil {
 			return nil, err
 		}
+		if why == nil && slices.ContainsFunc(o.Systems, func(s systems.System) bool { return s.Kind == systems.ACE }) {
+			why, err = layoutWhyNot(o.Machine, o.afiConfig()) // ACE lays out for it on every NPU
+			if err != nil {
+				return nil, err
+			}
+		}
 		fold = why == nil
 	}
 	res := make([]SystemResult, len(o.Systems))
@@ -297,6 +304,20 @@ func WhyNotFold(m *topology.Spec, cfg afi.Config, w *workload.Workload) (why, er
 	return nil, nil
 }
 
+// layoutWhyNot is why ACE's layout (the AFI's all-reduce of one chunk,
+// as sim.New builds it) does not let one NPU stand for all; nil when it
+// does.
+func layoutWhyNot(m *topology.Spec, cfg afi.Config) (why, err error) {
+	layout, err := cfg.Plan(collectives.OpAllReduce, cfg.ChunkBytes)
+	if err != nil {
+		return nil, err
+	}
+	if why := sim.Foldable(m, false, layout); why != nil {
+		return fmt.Errorf("ACE's layout: %w", why), nil
+	}
+	return nil, nil
+}
+
 // comm is the training loop's view of the AFI.
 type comm struct {
 	a    *afi.Interface
@@ -316,7 +337,6 @@ func (c comm) Issue(now rtl.Cycle, t workload.CommType, bytes int64, done func(n
 func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err error) {
 	defer rtl.RecoverOverflow(&err)
 	r := SystemResult{Name: sys.Name}
-	k := rtl.NewKernel()
 	if sys.Kind == systems.ACE {
 		for _, l := range o.Workload.Layers {
 			for _, c := range []workload.Comm{l.FwdComm, l.InGradComm, l.WtGradComm} {
@@ -387,12 +407,7 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 	}
 	r.NetworkGBps, r.CommMemGBps = em.NetworkGBps(), em.CommMemGBps()
 	if cycles > 0 && len(net.Links) > 0 {
-		var busy big.Rat
-		for _, l := range net.Links {
-			busy.Add(&busy, l.BusyCycles())
-		}
-		busy.Quo(&busy, big.NewRat(int64(len(net.Links))*int64(cycles), 1))
-		r.LinkUtilization, _ = busy.Float64()
+		r.LinkUtilization = fabric.MeanUtilization(net.Links, cycles)
 		r.PeakLinkUtilization = net.PeakLinkUtilization(cycles)
 		if o.Series {
 			if nw := (cycles + WindowCycles - 1) / WindowCycles; nw > MaxSeriesWindows {

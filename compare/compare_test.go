@@ -481,3 +481,29 @@ func TestComparatorOnOtherMachines(t *testing.T) {
 		})
 	}
 }
+
+// ACE's layout is part of the fold decision: on a ring of 3 NPUs the
+// workload's all-reduce of 3072 B, one chunk, splits evenly (1024 B per
+// NPU), but ACE's layout, the all-reduce of one 64 KiB chunk, does not
+// (65536 = 3 × 21845 + 1), so a run with ACE is simulated NPU by NPU.
+func TestACEsLayoutDecidesTheFold(t *testing.T) {
+	w, err := workload.ParseAstraSim(strings.NewReader("DATA\n1\n"+
+		"a\t-1\t2000\tNONE\t0\t2000\tNONE\t0\t2000\tALLREDUCE\t3072\t0\n"), "small.txt")
+	require.NoError(t, err)
+	m, err := topology.Parse("3x1x1")
+	require.NoError(t, err)
+	why, err := WhyNotFold(m, afi.DefaultConfig(m.Machine), w)
+	require.NoError(t, err)
+	require.NoError(t, why, "the workload's own collective folds")
+	ideal := Options{Machine: m, Workload: w, Systems: presets(t, "ideal"), Iterations: 1}
+	rep, err := Run(ideal)
+	require.NoError(t, err)
+	require.True(t, rep.Folded)
+	withACE := ideal
+	withACE.Systems = presets(t, "ideal", "ace")
+	rep, err = Run(withACE)
+	require.NoError(t, err)
+	require.False(t, rep.Folded, "ACE's layout does not fold")
+	require.Equal(t, "ace", rep.Systems[1].Name)
+	require.Positive(t, rep.Systems[1].TotalCycles)
+}

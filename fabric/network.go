@@ -368,3 +368,18 @@ func (n *Network) StuckReport(lines []string, most int) string {
 	}
 	return report
 }
+
+// MeanUtilization is the busy share of links over a run of cycles: their
+// busy cycles over len(links) × cycles, exact until rounded to a float at
+// the end; 0 for no links or no cycles.
+func MeanUtilization(links []*Link, cycles rtl.Cycle) float64 {
+	if cycles <= 0 || len(links) == 0 {
+		return 0
+	}
+	busy := new(big.Rat)
+	for _, l := range links {
+		busy.Add(busy, l.BusyCycles())
+	}
+	f, _ := busy.Quo(busy, big.NewRat(int64(len(links))*int64(cycles), 1)).Float64()
+	return f
+}

@@ -51,7 +51,7 @@ func TestFoldedNetwork(t *testing.T) {
 // Two links of different rates in windows of 10 cycles: 3 B/cycle busy
 // [8, 23) and 2 B/cycle busy [0, 5). Window 0 holds 2 + 5 = 7 busy link
 // cycles of 20: 0.35; window 1 10/20 = 0.5; window 2 3 of 2 links × 5
-// cycles (the run ends at 25): 0.3.
+// cycles (the run ends at 25): 0.3. MeanUtilization is the whole run's.
 func TestLinkUtilizationWindows(t *testing.T) {
 	k := rtl.NewKernel()
 	net := NewNetwork(2, 1)
@@ -70,6 +70,12 @@ func TestLinkUtilizationWindows(t *testing.T) {
 	}), 0, 0)
 	k.Run()
 	require.Equal(t, []float64{0.35, 0.5, 0.3}, net.LinkUtilization(25))
+	// Over the whole run: 15 + 5 busy cycles of 2 links × 25 cycles = 0.4;
+	// the fast link alone 15/25 = 0.6; no links or no cycles, 0.
+	require.Equal(t, 0.4, MeanUtilization(net.Links, 25))
+	require.Equal(t, 0.6, MeanUtilization([]*Link{fast}, 25))
+	require.Zero(t, MeanUtilization(nil, 25))
+	require.Zero(t, MeanUtilization(net.Links, 0))
 }
 
 // sinkEP takes every packet at once.

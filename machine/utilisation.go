@@ -1,7 +1,6 @@
 package machine
 
 import (
-	"math/big"
 	"slices"
 
 	"github.com/acemu/acemu/fabric"
@@ -23,34 +22,27 @@ type LinkShare struct {
 // float at the end.
 func (m *Machine) LinkUtilization(net *fabric.Network, cycles rtl.Cycle) []LinkShare {
 	var order []string
-	busy, count := map[string]*big.Rat{}, map[string]int{}
+	groups := map[string][]*fabric.Link{}
 	for _, l := range net.Links {
 		label := "all"
 		if m.PortLabels != nil && l.Src < m.N() && l.Port < len(m.PortLabels) {
 			label = m.PortLabels[l.Port]
 		}
-		if busy[label] == nil {
-			busy[label] = new(big.Rat)
-		}
-		busy[label].Add(busy[label], l.BusyCycles())
-		count[label]++
+		groups[label] = append(groups[label], l)
 	}
 	for _, p := range m.PortLabels {
-		if count[p] > 0 && !slices.Contains(order, p) {
+		if len(groups[p]) > 0 && !slices.Contains(order, p) {
 			order = append(order, p)
 		}
 	}
-	if count["all"] > 0 && !slices.Contains(order, "all") {
+	if len(groups["all"]) > 0 && !slices.Contains(order, "all") {
 		order = append(order, "all")
 	}
 	out := make([]LinkShare, 0, len(order))
 	for _, label := range order {
-		u := LinkShare{Label: label, Links: count[label]}
+		u := LinkShare{Label: label, Links: len(groups[label]), Share: fabric.MeanUtilization(groups[label], cycles)}
 		if net.Folded() { // NPU 0's links stand for every NPU's
 			u.Links *= m.N()
-		}
-		if cycles > 0 {
-			u.Share, _ = new(big.Rat).Quo(busy[label], big.NewRat(int64(count[label])*int64(cycles), 1)).Float64()
 		}
 		out = append(out, u)
 	}

@@ -14,8 +14,8 @@ import (
 // of N = 64 KiB per GPU on the DGX-1's NVLink ring (topology.DGX1Ring:
 // 0 → 1 → 2 → 3 → 7 → 5 → 6 → 4 → 0, every step one NVLink) sends 2(8 − 1)
 // messages of N/8 = 8192 B from each GPU to the next, 114688 B, on the
-// first NVLink from it to the next (bonded pairs 5–6 and 4–0 carry it on
-// their first link). No message detours: the other 40 of the 48 directed
+// first NVLink from it to the next (the bonded pairs 1–2, 2–3, 5–6 and
+// 4–0 carry it on their first link). No message detours: the other 40 of the 48 directed
 // NVLinks carry nothing.
 func TestBytesPerNVLinkOfARingOnDGX1(t *testing.T) {
 	spec, err := topology.Parse("dgx1")

@@ -189,7 +189,7 @@ func fig4One(o Fig4Options, topo string, sys systems.System, kernel *Fig4Kernel)
 	if err != nil {
 		return r, err
 	}
-	rn, err := sim.New(sim.Setup{Machine: mach, Links: links, System: sys, AFI: cfg, Fold: sim.Foldable(mach, false, plan) == nil,
+	rn, err := sim.New(sim.Setup{Machine: mach, Links: links, System: sys, AFI: cfg, Fold: sim.Foldable(mach, false, plan, layout) == nil,
 		Layout: layout, ACE: o.ACE, Order: afi.LIFO})
 	if err != nil {
 		return r, err

@@ -33,7 +33,7 @@ var DGX1Pairs = []struct{ A, B, Links int }{
 // and one dimension, ring, the ring of NVLinks DGX1Ring.
 // Class nvlink is Table V's inter-package link (25 GB/s per direction, an
 // NVLink 2.0's, and its latency) [choice, docs/topology.md]: the
-// platform's links.inter.* set it.
+// platform's links.nvlink.* set it (unset, links.inter.*).
 func dgx1() (*File, error) {
 	var b strings.Builder
 	b.WriteString("npus: 8\nlinks:\n")

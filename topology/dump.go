@@ -132,10 +132,12 @@ func dimDocs(dims []machine.Dim, ls []*fabric.Link) ([]dimDoc, error) {
 	if len(dims) > MaxFileDims {
 		return nil, fmt.Errorf("a topology file cannot hold %d dimensions; it holds at most %d", len(dims), MaxFileDims)
 	}
-	lanes := map[[2]int][]*fabric.Link{} // the links from NPU a to NPU b, in port order
+	lanes := map[[2]int][]*fabric.Link{} // NPU a's lanes to NPU b, in port order: links alike the first (File.PortsTo)
 	for _, l := range ls {
 		k := [2]int{l.Src, l.Dst}
-		lanes[k] = append(lanes[k], l)
+		if f := lanes[k]; len(f) == 0 || (l.Params.Name == f[0].Params.Name && l.Params.Rate == f[0].Params.Rate && l.Params.Latency == f[0].Params.Latency) {
+			lanes[k] = append(lanes[k], l)
+		}
 	}
 	var out []dimDoc
 	for i := range dims {

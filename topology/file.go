@@ -35,7 +35,8 @@ type FileSwitch struct {
 
 // File is a topology read from a file: NPUs, switches and directed links,
 // routed on shortest paths (fewest hops; among equal ones, the lowest next
-// node, and of parallel links to it the first). A node's ports are its
+// node; over its lanes, the destinations in turn: spreadLanes). A node's
+// ports are its
 // outgoing links in file order, and a switch's input ports its incoming
 // links in file order. Switches are nodes NPUs to NPUs+len(Switches)−1.
 // It has no symmetry to fold.
@@ -394,8 +395,9 @@ func (f *File) sizeSwitches(in [][]int) error {
 // route fills the next-port table by breadth-first search from every
 // destination NPU backwards, through NPUs and switches: a node's port
 // toward dst is the link to the neighbour nearest dst, the lowest-numbered
-// among the nearest, the first of parallel links to it. in holds each
-// node's incoming links.
+// among the nearest (the first of parallel links to it, which
+// spreadLanes then spreads over its lanes). in holds each node's incoming
+// links.
 func (f *File) route(in [][]int) error {
 	n, nodes := f.NPUs, len(f.out)
 	f.next = make([][]int16, nodes)
@@ -482,12 +484,24 @@ func (f *File) Machine() (*machine.Machine, error) {
 	return m, nil
 }
 
-// PortsTo are node a's ports whose links lead to node b (its lanes to
-// b), in port order.
+// PortsTo are node a's lanes to node b, in port order: its ports whose
+// links lead to b and are alike the first of them (the same class,
+// bandwidth and latency as written), as a line's lanes: K are. A parallel
+// link unlike the first is not a lane of it: messages do not spread onto
+// it.
 func (f *File) PortsTo(a, b int) []int {
 	var out []int
+	var first *Link
 	for p, li := range f.out[a] {
-		if f.Links[li].To == b {
+		l := &f.Links[li]
+		if l.To != b {
+			continue
+		}
+		if first == nil {
+			first = l
+		}
+		if l.Class == first.Class && l.Latency == first.Latency && (l.GBps == nil) == (first.GBps == nil) &&
+			(l.GBps == nil || l.GBps.Cmp(first.GBps) == 0) {
 			out = append(out, p)
 		}
 	}

@@ -129,3 +129,25 @@ func TestRoutesSpreadOverLanes(t *testing.T) {
 		require.Equal(t, tc.port, p, "3 → %d", tc.dst)
 	}
 }
+
+// Only links alike are lanes: node 0's two links to node 1 of one class
+// and bandwidth are lanes, its third, of another bandwidth, is not, so
+// messages to nodes 1 and 2 (both through node 1) take the two lanes,
+// and none the third.
+func TestOnlyAlikeLinksAreLanes(t *testing.T) {
+	f, err := Load("alike.yaml", []byte(`nodes: 3
+links:
+  - {from: 0, to: 1, bandwidth: 10GB/s, lanes: 2}
+  - {from: 0, to: 1, bandwidth: 99GB/s}
+  - {from: 1, to: 0, bandwidth: 10GB/s}
+  - {from: 1, to: 2, bandwidth: 10GB/s}
+  - {from: 2, to: 1, bandwidth: 10GB/s}
+`))
+	require.NoError(t, err)
+	require.Equal(t, []int{0, 1}, f.PortsTo(0, 1))
+	for dst, port := range map[int]int{1: 0, 2: 1} {
+		p, ok := f.NextPort(0, dst)
+		require.True(t, ok)
+		require.Equal(t, port, p, "0 → %d", dst)
+	}
+}

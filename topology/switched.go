@@ -81,10 +81,10 @@ func (s *Switched) Arrived(_ *fabric.Network, _ *fabric.Link, p fabric.Packet) f
 // PacketDst is the NPU the packet is for.
 func (s *Switched) PacketDst(p fabric.Packet) int { return int(p.Msg.Dst) }
 
-// Axes are the tiers as dimensions: tier t's groups are the NPUs under one
+// Dims are the tiers as dimensions: tier t's groups are the NPUs under one
 // tier-t switch that differ only in their tier-t digit; not rings of links
 // (every message goes through the switches).
-func (s *Switched) Axes() []machine.Dim {
+func (s *Switched) Dims() []machine.Dim {
 	out := make([]machine.Dim, len(s.Fanout))
 	stride := 1
 	for t, p := range s.Fanout {
@@ -188,7 +188,11 @@ func init() {
 		if err != nil {
 			return nil, false, err
 		}
-		return &Spec{Kind: "switch", Machine: &machine.Machine{Name: s.String(), Topology: s, Dims: s.Axes()},
+		m, err := machine.New(s.String(), s, s.Dims())
+		if err != nil {
+			return nil, false, err
+		}
+		return &Spec{Kind: "switch", Machine: m,
 			Build: func(k *rtl.Kernel, l LinkSettings, _ bool) (*fabric.Network, error) { return s.Build(k, l) }}, true, nil
 	})
 }

@@ -71,7 +71,7 @@ func (s Shape) Distance(src, dst int) int {
 	return total
 }
 
-// NextPort is NextHop's port as an index (topology.Topology).
+// NextPort is NextHop's port as an index (machine.Topology).
 func (s Shape) NextPort(cur, dst int) (int, bool) {
 	p, ok := s.NextHop(cur, dst)
 	return p.Index(), ok

@@ -16,8 +16,8 @@ Print a topology in the file format --topo FILE reads (docs/topology.md): its
 NPUs, its switches if it has any, and its directed links. A torus's links
 carry their raw bandwidth and latency; dgx1's, a switch fabric's and a
 file's links of a class carry their class, and their bandwidth and latency
-only where they differ from the class's (the platform's links.intra.* or
-links.inter.*), parallel links as lanes; dgx1's ring, a switch fabric's
+only where they differ from the class's (the platform's links.CLASS.*,
+by default links.intra.* or links.inter.*), parallel links as lanes; dgx1's ring, a switch fabric's
 tiers and a file's dims are written as dims. Start from a torus, edit the
 links, and run a collective on it:
 
