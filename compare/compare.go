@@ -82,6 +82,10 @@ type Options struct {
 	// (SystemResult.Metrics): per iteration, layer and pass, for acemu
 	// --per-layer.
 	KeepMetrics bool
+	// LinkStats keeps what each link carried in each system's result
+	// (SystemResult.LinkStats), with its busiest window of WindowCycles:
+	// for acemu --links.
+	LinkStats bool
 }
 
 // afiConfig is the AFI's configuration on the run's machine.
@@ -172,6 +176,10 @@ type SystemResult struct {
 	// layer and pass, with Options.KeepMetrics; nil without. It is not
 	// part of the report's JSON.
 	Metrics *train.Metrics `json:"-"`
+	// LinkStats is what each link carried over the run, with
+	// Options.LinkStats (on a folded network NPU 0's links); nil without.
+	// It is not part of the report's JSON.
+	LinkStats []fabric.LinkStat `json:"-"`
 }
 
 // Report is the comparison.
@@ -347,7 +355,7 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 		}
 	}
 	setup := sim.Setup{Machine: o.Machine, Links: o.Links, System: sys, AFI: o.afiConfig(), Fold: fold, ACE: o.ACE,
-		Library: o.Library, Order: o.Order, Windows: WindowCycles}
+		Library: o.Library, Order: o.Order, Windows: WindowCycles, LinkWindows: o.LinkStats}
 	if o.Observe != nil {
 		setup.Observe = func(net *fabric.Network) (observe.Observers, error) { return o.Observe(sys.Name, net), nil }
 	}
@@ -415,6 +423,9 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 			}
 			r.NetworkUtilization = net.LinkUtilization(cycles)
 		}
+	}
+	if o.LinkStats {
+		r.LinkStats = net.LinkStats(cycles)
 	}
 	if compute != nil && cycles > 0 {
 		nw := int((cycles + WindowCycles - 1) / WindowCycles)

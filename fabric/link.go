@@ -156,6 +156,7 @@ type Link struct {
 	creditClass      rtl.Class // the class of the transmit events that wait for a credit (rtl.ClassCredit + Port, or rtl.ClassSwitchCredit)
 	obs              observe.Observer
 	windows          *rtl.Windows // busy time per window, when tracked (Network.TrackWindows)
+	own              *rtl.Windows // the link's own busy time per window, when tracked too (Network.TrackLinkWindows)
 
 	// fromSwitch: the link leaves a switch (NewSwitchLink); toSwitch: it
 	// arrives at one, at the switch's input port inPort
@@ -593,7 +594,11 @@ func (l *Link) start(now, credit rtl.Cycle) {
 	}
 	end := l.ser.Start(ready, int64(p.Bytes))
 	if l.windows != nil {
-		l.windows.Add(l.ser.LastSpan())
+		s0, s1 := l.ser.LastSpan()
+		l.windows.Add(s0, s1)
+		if l.own != nil {
+			l.own.Add(s0, s1)
+		}
 	}
 	l.packets++
 	l.bytes += int64(p.Bytes)
@@ -876,6 +881,9 @@ func (l *Link) applyStream(j int) {
 	l.ser.Run(int64(j), PacketBytes)
 	if l.windows != nil {
 		l.windows.Add(s0, l.ser.FreeExact())
+		if l.own != nil {
+			l.own.Add(s0, l.ser.FreeExact())
+		}
 	}
 	l.tally(j, inBuf, first, refillAt)
 	if j == l.trainN {
@@ -916,6 +924,11 @@ func (l *Link) applyTrain() {
 	if l.windows != nil {
 		for _, sp := range l.planSpans {
 			l.windows.Add(sp.s0, sp.s1)
+		}
+		if l.own != nil {
+			for _, sp := range l.planSpans {
+				l.own.Add(sp.s0, sp.s1)
+			}
 		}
 	}
 	if l.obs != nil {

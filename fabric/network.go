@@ -261,6 +261,19 @@ func (n *Network) TrackWindows(w rtl.Cycle) {
 	}
 }
 
+// TrackLinkWindows makes each link add up its own busy time too, in the
+// windows of TrackWindows, for the peak of LinkStats; call it after
+// TrackWindows, before the run. It costs a link one more count per
+// packet.
+func (n *Network) TrackLinkWindows() {
+	if n.windows == nil {
+		panic("fabric: TrackLinkWindows needs TrackWindows first")
+	}
+	for _, l := range n.Links {
+		l.own = rtl.NewWindows(n.window, l.ser.Rate().Num)
+	}
+}
+
 // LinkUtilization returns, per window of TrackWindows from cycle 0 to
 // cycles, the share of the links' time spent carrying packets: busy time
 // summed over links / (links × window), exactly, rounded to a float at the
@@ -272,8 +285,9 @@ func (n *Network) LinkUtilization(cycles rtl.Cycle) []float64 {
 	}
 	nw := int((cycles + n.window - 1) / n.window)
 	out := make([]float64, nw)
+	sets := n.windowSets()
 	for i := range out {
-		out[i] = n.windowUtilization(i, cycles)
+		out[i] = windowShare(sets, len(n.Links), n.window, i, cycles)
 	}
 	return out
 }
@@ -285,33 +299,49 @@ func (n *Network) PeakLinkUtilization(cycles rtl.Cycle) float64 {
 	if n.windows == nil || len(n.Links) == 0 || cycles <= 0 {
 		return 0
 	}
-	pages := map[int64]bool{}
+	return peakShare(n.windowSets(), len(n.Links), n.window, cycles)
+}
+
+// windowSets are the windows of TrackWindows, one set per link rate.
+func (n *Network) windowSets() []*rtl.Windows {
+	sets := make([]*rtl.Windows, 0, len(n.windows))
 	for _, ws := range n.windows {
+		sets = append(sets, ws)
+	}
+	return sets
+}
+
+// peakShare is the largest windowShare from cycle 0 to cycles, found by
+// visiting only the windows some set was busy in (the others are 0).
+func peakShare(sets []*rtl.Windows, links int, w, cycles rtl.Cycle) float64 {
+	pages := map[int64]bool{}
+	for _, ws := range sets {
 		for _, p := range ws.BusyPages() {
 			pages[p] = true
 		}
 	}
-	nw := int64((cycles + n.window - 1) / n.window)
+	nw := int64((cycles + w - 1) / w)
 	peak := 0.0
 	for p := range pages {
 		for i := p; i < min(p+rtl.PageWindows, nw); i++ {
-			peak = max(peak, n.windowUtilization(int(i), cycles))
+			peak = max(peak, windowShare(sets, links, w, int(i), cycles))
 		}
 	}
 	return peak
 }
 
-// windowUtilization is LinkUtilization's window i.
-func (n *Network) windowUtilization(i int, cycles rtl.Cycle) float64 {
+// windowShare is the share of links' time busy in window i of w cycles
+// (the last, ending at cycles, may be shorter): the busy time of the sets
+// (each link counted in one), summed exactly, over links × the window.
+func windowShare(sets []*rtl.Windows, links int, w rtl.Cycle, i int, cycles rtl.Cycle) float64 {
 	t := new(big.Rat)
-	for _, ws := range n.windows {
+	for _, ws := range sets {
 		t.Add(t, ws.Busy(i)) // an exact sum: its order does not matter
 	}
-	w := n.window
-	if end := rtl.Cycle(i+1) * n.window; end > cycles {
-		w = cycles - rtl.Cycle(i)*n.window
+	if end := rtl.Cycle(i+1) * w; end > cycles {
+		w = cycles - rtl.Cycle(i)*w
 	}
-	t.Quo(t, big.NewRat(int64(len(n.Links))*int64(w), 1))
+	t.Quo(t, big.NewRat(int64(links)*int64(w), 1))
 	f, _ := t.Float64()
 	return f
 }

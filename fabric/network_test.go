@@ -1,6 +1,7 @@
 package fabric
 
 import (
+	"math/big"
 	"testing"
 
 	"github.com/acemu/acemu/rtl"
@@ -64,6 +65,7 @@ func TestLinkUtilizationWindows(t *testing.T) {
 	sink := &sinkEP{}
 	net.Attach([]Endpoint{sink, sink})
 	net.TrackWindows(10)
+	net.TrackLinkWindows()
 	require.True(t, slow.Send(PacketOf(NewMessage(1, 0, 10), 0)))
 	k.Schedule(8, rtl.HandlerFunc(func(rtl.Cycle, int32, int64) {
 		require.True(t, fast.Send(PacketOf(NewMessage(0, 1, 45), 0)))
@@ -76,6 +78,37 @@ func TestLinkUtilizationWindows(t *testing.T) {
 	require.Equal(t, 0.6, MeanUtilization([]*Link{fast}, 25))
 	require.Zero(t, MeanUtilization(nil, 25))
 	require.Zero(t, MeanUtilization(net.Links, 0))
+	require.Equal(t, 0.5, net.PeakLinkUtilization(25))
+	// Per link over the 25 cycles: fast is busy 15 cycles (0.6), its
+	// windows 2/10, 10/10 and 3/5, so its peak is 1; slow 5 cycles
+	// (0.2), all in window 0: 5/10.
+	require.Equal(t, []LinkStat{
+		{ID: 0, Src: 0, Dst: 1, Port: 0, Class: "a", Packets: 1, Bytes: 45, Busy: big.NewRat(15, 1), Utilization: 0.6, Peak: 1, HasPeak: true},
+		{ID: 1, Src: 1, Dst: 0, Port: 0, Class: "b", Packets: 1, Bytes: 10, Busy: big.NewRat(5, 1), Utilization: 0.2, Peak: 0.5, HasPeak: true},
+	}, net.LinkStats(25))
+}
+
+// Without TrackLinkWindows a link's stats have no peak; with a run of no
+// cycles, no share.
+func TestLinkStatsWithoutWindows(t *testing.T) {
+	k := rtl.NewKernel()
+	net := NewNetwork(2, 1)
+	l, err := NewLink(k, 0, 0, 1, 0, LinkParams{Name: "a", Rate: rtl.Rate{Num: 2, Den: 1}, Latency: 1, TxBuffer: 4, RxBuffer: 4, CreditLatency: 1})
+	require.NoError(t, err)
+	require.NoError(t, net.Add(l))
+	sink := &sinkEP{}
+	net.Attach([]Endpoint{sink, sink})
+	for i := range int32(3) { // 600 B in packets of 256, 256 and 88: 300 cycles
+		require.True(t, l.Send(PacketOf(NewMessage(0, 1, 600), i)))
+	}
+	k.Run()
+	for _, tc := range []struct {
+		cycles rtl.Cycle
+		util   float64
+	}{{400, 0.75}, {0, 0}} {
+		require.Equal(t, []LinkStat{{Class: "a", Src: 0, Dst: 1, Packets: 3, Bytes: 600, Busy: big.NewRat(300, 1), Utilization: tc.util}}, net.LinkStats(tc.cycles))
+	}
+	require.Panics(t, net.TrackLinkWindows)
 }
 
 // sinkEP takes every packet at once.

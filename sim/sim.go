@@ -57,6 +57,9 @@ type Setup struct {
 	// Windows, when positive, tracks every link's busy time per window of
 	// that many cycles (fabric.Network.TrackWindows).
 	Windows rtl.Cycle
+	// LinkWindows, with Windows, tracks each link's own windows too, for
+	// its peak (fabric.Network.TrackLinkWindows, LinkStats).
+	LinkWindows bool
 }
 
 // Run is an assembled simulation, ready to be driven: issue collectives
@@ -116,6 +119,9 @@ func New(s Setup) (*Run, error) {
 	}
 	if s.Windows > 0 {
 		net.TrackWindows(s.Windows)
+		if s.LinkWindows {
+			net.TrackLinkWindows()
+		}
 	}
 	var obs observe.Observers
 	if s.Observe != nil {

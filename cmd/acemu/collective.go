@@ -12,6 +12,7 @@ import (
 
 	"github.com/acemu/acemu/ace"
 	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/compare"
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/machine"
 	"github.com/acemu/acemu/npu"
@@ -213,7 +214,7 @@ func runCollective(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.full, "full", false, "simulate every NPU even where one can stand for all (same results, slower)")
 	fs.StringVar(&o.microcode, "microcode", "", "run the programs in this microcode file instead of the built-in ones (see docs/microcode.md)")
 	fs.BoolVar(&o.traceHash, "trace-hash", false, "also print a hash of the full packet trace (for determinism checks)")
-	o.outputFlags.register(fs, false, "and --trace and --pcap ")
+	o.outputFlags.register(fs, false, "and --trace, --pcap and --links ")
 	o.pf.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: acemu collective [flags]\n\nSimulate one collective on a 3D torus (or a topology file, --topo FILE) and report time and bandwidth.\n\nFlags:\n%s", fs.FlagUsages())
@@ -244,7 +245,7 @@ func runCollective(args []string, stdout, stderr io.Writer) int {
 		err = checkFormat(o.format)
 	}
 	if err == nil {
-		err = o.outputFlags.prepare(fs, nil, nil)
+		err = o.outputFlags.prepare(fs, nil, []fileFlag{{"--config", &o.pf.config}, {"--microcode", &o.microcode}})
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "acemu collective: %v\n", err)
@@ -327,9 +328,22 @@ func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// --links: created now (a path that cannot be written fails before
+	// the run), written when it ends; each link's busiest window is
+	// tracked only then.
+	var links *linksFile
+	var windows rtl.Cycle
+	if o.links != "" {
+		var f outputFile
+		if f, err = createOutput("--links", o.links, linksOutput); err != nil {
+			return nil, err
+		}
+		links, windows = f.(*linksFile), compare.WindowCycles
+		defer links.close(&err)
+	}
 	var finish func(*error)
 	rn, err := sim.New(sim.Setup{Machine: o.spec, Links: settings, System: sys, Fold: folded, Layout: plan, ACE: cfg,
-		Library: o.p.Library, Data: data,
+		Library: o.p.Library, Data: data, Windows: windows, LinkWindows: links != nil,
 		Observe: func(net *fabric.Network) (observe.Observers, error) {
 			outputs, fin, err := startOutputs(kinds, net)
 			finish = fin
@@ -398,6 +412,9 @@ func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 	}
 	if tr != nil {
 		rep.TraceHash = fmt.Sprintf("%016x", tr.Sum())
+	}
+	if links != nil {
+		links.set(net.LinkStats(cycles))
 	}
 	return rep, nil
 }

@@ -52,7 +52,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	perLayer := fs.String("per-layer", "", "write each system's compute and exposed communication per iteration, layer and pass, and each layer's collectives, to this file: .csv or .json by its extension (docs/cli.md, \"Per-layer results\")")
 	plotDir := fs.String("plot", "", "draw the network utilisation over time (Fig. 10) and the iteration breakdown (Fig. 11) as PNG and SVG into this directory")
 	var of outputFlags
-	of.register(fs, true, "the figures (as --plot), and --timeseries, --per-layer, --trace and --pcap ")
+	of.register(fs, true, "the figures (as --plot), and --timeseries, --per-layer, --trace, --pcap and --links ")
 	fs.String("compute", defaultOf("training.compute"), "where a built-in workload's compute comes from: "+strings.Join(workload.ComputeSources(), ", ")+" (auto: the paper's simulator's per-layer times where public, else the roofline; docs/workloads.md)")
 	fs.String("batch", defaultOf("training.batch"), "samples per NPU of a built-in workload on the roofline: paper (the paper's: 32, 128, 512) or a number")
 	otherReg := fs.Bool("other-regime", true, "for a built-in with both compute regimes, also run the other one and print its result in one line")
@@ -155,6 +155,17 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		}
 		outs = append(outs, o)
 	}
+	// --links: one file per system, created now, written from the results.
+	var links *systemOutputs
+	if k := of.linksKind(); k.path != "" {
+		if links, err = newSystemOutputs(k.flag, k.path, k.ext, ss, k.mk); err != nil {
+			for _, o := range outs {
+				_ = o.close()
+			}
+			return fail(err)
+		}
+		opts.LinkStats = true
+	}
 	if len(outs) > 0 {
 		opts.Observe = func(system string, net *fabric.Network) observe.Observers {
 			var obs []observe.Observers
@@ -178,7 +189,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	opts.Finished = func(r compare.SystemResult) {
 		finMu.Lock()
 		defer finMu.Unlock()
-		r.NetworkUtilization, r.ComputeUtilization = nil, nil // in the files, not the report
+		r.NetworkUtilization, r.ComputeUtilization, r.LinkStats = nil, nil, nil // in the files, not the report
 		finished = append(finished, r)
 	}
 	defer onInterrupt(func(stderr io.Writer) {
@@ -213,7 +224,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	var otherDone sync.WaitGroup
 	if other != nil {
 		oo := opts
-		oo.Workload, oo.Observe, oo.Finished, oo.Progress, oo.Series, oo.KeepMetrics = other, nil, nil, nil, false, false
+		oo.Workload, oo.Observe, oo.Finished, oo.Progress, oo.Series, oo.KeepMetrics, oo.LinkStats = other, nil, nil, nil, false, false, false
 		otherDone.Add(1)
 		go func() {
 			defer otherDone.Done()
@@ -224,6 +235,14 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	otherDone.Wait()
 	err = cmp.Or(err, otherErr)
 	pb.finish()
+	if links != nil {
+		if err == nil {
+			for _, r := range rep.Systems {
+				links.files[r.Name].(*linksFile).set(r.LinkStats)
+			}
+		}
+		outs = append(outs, links)
+	}
 	for _, o := range outs {
 		err = cmp.Or(err, o.close())
 	}

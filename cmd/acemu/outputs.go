@@ -91,26 +91,27 @@ func (o *systemOutputs) close() error {
 	return err
 }
 
-// outputFlags are the flags of the files a run writes: --out, and the
-// files written as it goes, --pcap (with --pcap-filter) and --trace (with
-// --trace-npus).
+// outputFlags are the flags of the files a run writes: --out, the files
+// written as it goes, --pcap (with --pcap-filter) and --trace (with
+// --trace-npus), and --links, written when it ends.
 type outputFlags struct {
-	out, pcap, pcapFilter, trace, traceNPUs string
+	out, pcap, pcapFilter, trace, traceNPUs, links string
 }
 
 // register adds the flags to fs; perSystem says that a run has several
 // systems, each with its own files, and out what --out writes besides
 // the results, the platform and the files given as relative paths.
 func (f *outputFlags) register(fs *pflag.FlagSet, perSystem bool, out string) {
-	pcapEach, traceEach, traceWhat := "", "", "the run"
+	pcapEach, traceEach, traceWhat, linksEach := "", "", "the run", ""
 	if perSystem {
-		pcapEach, traceEach, traceWhat = " (one per system, named FILE.SYSTEM.pcap, when several)", " (one per system, named FILE.SYSTEM.json, when several)", "each system's run"
+		pcapEach, traceEach, traceWhat, linksEach = " (one per system, named FILE.SYSTEM.pcap, when several)", " (one per system, named FILE.SYSTEM.json, when several)", "each system's run", " (one per system, named FILE.SYSTEM.csv, when several)"
 	}
 	fs.StringVar(&f.out, "out", "", "also write every artifact of the run into this directory: result.txt, result.csv, result.json, the platform configuration used (platform.yaml), "+out+"files given as relative paths")
 	fs.StringVar(&f.pcap, "pcap", "", "write every packet crossing a link to this pcap file"+pcapEach+", stamped with simulated time; where one NPU stands for all, its links only (--full: every link; docs/packet-capture.md)")
 	fs.StringVar(&f.pcapFilter, "pcap-filter", "", "keep only these packets in --pcap, e.g. npu=0,coll=0,cycles=0-200000 (keys link, npu, coll, cycles)")
 	fs.StringVar(&f.trace, "trace", "", "write a timeline of "+traceWhat+" to this file"+traceEach+": Chrome/Perfetto trace-event JSON (docs/timeline.md)")
 	fs.StringVar(&f.traceNPUs, "trace-npus", "0", "NPUs whose chunks and ACE counters --trace records: a list such as 0,5 or all")
+	fs.StringVar(&f.links, "links", "", "write what each link carried to this CSV file"+linksEach+": one row per link, its nodes, port, class, bytes, packets, busy cycles and utilisation; where one NPU stands for all, its links only (docs/cli.md)")
 }
 
 // fileFlag is a flag that names a file: an input the run reads
@@ -139,7 +140,7 @@ func (f *outputFlags) prepare(fs *pflag.FlagSet, ss []systems.System, inputs []f
 			return err
 		}
 	}
-	paths := []*string{&f.pcap, &f.trace}
+	paths := []*string{&f.pcap, &f.trace, &f.links}
 	for _, o := range outs {
 		paths = append(paths, o.path)
 	}
@@ -176,8 +177,8 @@ var outFiles = []string{"result.txt", "result.csv", "result.json", "platform.yam
 	"utilization.png", "utilization.svg", "breakdown.png", "breakdown.svg"}
 
 // checkClashes refuses two outputs on one file, or an output flag's file
-// on an input: --out's own files, the inputs, each system's --pcap and
-// --trace file, the whole-run outputs outs. One would overwrite or garble
+// on an input: --out's own files, the inputs, each system's --pcap,
+// --trace and --links file, the whole-run outputs outs. One would overwrite or garble
 // the other.
 func (f *outputFlags) checkClashes(ss []systems.System, inputs, outs []fileFlag) error {
 	seen := map[string]string{}
@@ -252,7 +253,8 @@ func (f *outputFlags) asked(npus int, name func(system string) string) ([]output
 		func() (func(*outfile.File, string) outputFile, error) { return traceOutput(f.traceNPUs, name) },
 	}
 	var out []outputKind
-	for i, k := range f.perSystem() {
+	kinds := f.perSystem()
+	for i, k := range kinds[:len(makers)] {
 		if k.path == "" {
 			continue
 		}
@@ -266,10 +268,15 @@ func (f *outputFlags) asked(npus int, name func(system string) string) ([]output
 }
 
 // perSystem are the outputs written for each system, in this order:
-// --pcap and --trace, with the paths given ("" for none) and their
-// default extensions.
-func (f *outputFlags) perSystem() [2]outputKind {
-	return [2]outputKind{{flag: "--pcap", path: f.pcap, ext: ".pcap"}, {flag: "--trace", path: f.trace, ext: ".json"}}
+// --pcap and --trace (written as the run goes), and --links (when it
+// ends), with the paths given ("" for none) and their default extensions.
+func (f *outputFlags) perSystem() [3]outputKind {
+	return [3]outputKind{{flag: "--pcap", path: f.pcap, ext: ".pcap"}, {flag: "--trace", path: f.trace, ext: ".json"}, f.linksKind()}
+}
+
+// linksKind is the --links output.
+func (f *outputFlags) linksKind() outputKind {
+	return outputKind{flag: "--links", path: f.links, ext: ".csv", mk: linksOutput}
 }
 
 // startOutputs creates each output and starts it on net, for a run of

@@ -81,11 +81,18 @@ func decodesTrace(t *testing.T, path string) {
 	require.NotEmpty(t, doc["traceEvents"], path)
 }
 
-// --pcap and --trace write their files and change nothing the command
-// prints; with several systems each gets its own file.
+// --pcap, --trace and --links write their files and change nothing the
+// command prints; with several systems each gets its own file.
 func TestOutputFilesLeaveTheOutputAlone(t *testing.T) {
 	dir := t.TempDir()
 	pcap := func(t *testing.T, path string) { require.Positive(t, countCapture(t, path), path) }
+	links := func(t *testing.T, path string) {
+		rows := readLinks(t, path)
+		require.NotEmpty(t, rows, path)
+		for _, l := range rows {
+			require.NotEmpty(t, l.peak, path)
+		}
+	}
 	collective := []string{"collective", "--topo", "4x2x2", "--size", "1MiB"}
 	compare := []string{"--workload", "dlrm", "--topo", "4x2x1", "--systems", "ideal,ace", "--iterations", "1"}
 	for _, tc := range []struct {
@@ -99,6 +106,10 @@ func TestOutputFilesLeaveTheOutputAlone(t *testing.T) {
 		{compare, "--pcap", []string{"run.ideal.pcap", "run.ace.pcap"}, pcap},
 		{append(collective, "--system", "ace"), "--trace", []string{"run.json"}, decodesTrace},
 		{compare, "--trace", []string{"run.ideal.json", "run.ace.json"}, decodesTrace},
+		{collective, "--links", []string{"run.csv"}, links},
+		{append(collective, "--full", "--system", "ace"), "--links", []string{"run.csv"}, links},
+		{compare, "--links", []string{"run.ideal.csv", "run.ace.csv"}, links},
+		{append(compare, "--format", "json"), "--links", []string{"run.ideal.csv", "run.ace.csv"}, links},
 	} {
 		code, plain, _ := runCLI(tc.args...)
 		require.Equal(t, 0, code)
