@@ -157,7 +157,7 @@ func Fig9a(res *reproduce.Fig9aResult, dir string) ([]string, error) {
 	pal.SetMax(hi)
 	hm := plotter.NewHeatMap(g, pal.Palette(64))
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("Fig. 9(a): ACE's performance against %s and %d FSMs (mean over workloads and sizes)", units.FormatSize(res.BaseSRAM), res.BaseFSMs)
+	p.Title.Text = fmt.Sprintf("Fig. 9(a): ACE's performance against %s and %d FSMs (%s)", units.FormatSize(res.BaseSRAM), res.BaseFSMs, averagedOver(res.Runs))
 	p.X.Label.Text, p.Y.Label.Text = "SRAM", "FSMs"
 	p.Add(hm)
 	var xt, yt []plot.Tick
@@ -183,7 +183,42 @@ func Fig9a(res *reproduce.Fig9aResult, dir string) ([]string, error) {
 		l.TextStyle[i].XAlign, l.TextStyle[i].YAlign = draw.XCenter, draw.YCenter
 	}
 	p.Add(l)
-	return save(p, dir, "fig9a")
+	// The colour bar beside the map: its scale, performance against the
+	// base point.
+	bar := plot.New()
+	bar.Add(&plotter.ColorBar{ColorMap: pal, Vertical: true})
+	bar.HideX()
+	bar.Y.Label.Text = "perf vs base"
+	bar.Y.Tick.Marker = niceTicks{}
+	const barShare = 0.14 // of the figure's width
+	return saveDrawn(dir, "fig9a", width, height, func(dc draw.Canvas) {
+		split := dc.Min.X + (dc.Max.X-dc.Min.X)*(1-barShare)
+		left, right := dc, dc
+		left.Max.X, right.Min.X = split, split
+		p.Draw(left)
+		bar.Draw(draw.Crop(right, vg.Points(12), -vg.Points(4), vg.Points(28), -vg.Points(22)))
+	})
+}
+
+// averagedOver says what Fig. 9(a)'s cells average over: its runs'
+// workloads and topologies, named when there is one of each.
+func averagedOver(runs []reproduce.Fig9aRun) string {
+	var ws, ts []string
+	for _, r := range runs {
+		if !slices.Contains(ws, r.Workload) {
+			ws = append(ws, r.Workload)
+		}
+		if !slices.Contains(ts, r.Topo) {
+			ts = append(ts, r.Topo)
+		}
+	}
+	what := func(names []string, one, many string) string {
+		if len(names) == 1 {
+			return names[0]
+		}
+		return fmt.Sprintf("mean over %d %s", len(names), many)
+	}
+	return what(ws, "", "workloads") + " on " + what(ts, "", "topologies")
 }
 
 // niceTicks marks an axis every 1, 2 or 5 × 10ⁿ, about five times over

@@ -63,7 +63,7 @@ func Utilization(rep *compare.Report, dir string) ([]string, error) {
 		p := plot.New()
 		p.Title.Text = s.Name
 		if i == 0 {
-			p.Title.Text = title(rep, "Network (colour) and compute (grey) utilisation") + "\n" + s.Name
+			p.Title.Text = title(rep, "Network (line) and compute (shaded) utilisation") + "\n" + s.Name
 		}
 		p.Title.TextStyle.Font.Size = vg.Points(10)
 		p.Y.Label.Text = "%"
@@ -82,12 +82,16 @@ func Utilization(rep *compare.Report, dir string) ([]string, error) {
 		l.Color = plotutil.Color(i)
 		l.Width = vg.Points(0.6)
 		if len(s.ComputeUtilization) > 0 {
+			// Compute as a shaded area under its share (windows are mostly
+			// all or nothing: as a line it reads as a frame), the network's
+			// line drawn over it.
 			cl, err := plotter.NewLine(overTime(s.ComputeUtilization))
 			if err != nil {
 				return nil, fmt.Errorf("utilisation plot: %w", err)
 			}
-			cl.Color = color.Gray{Y: 150}
-			cl.Width = vg.Points(0.6)
+			cl.StepStyle = plotter.PostStep
+			cl.FillColor = color.Gray{Y: 225}
+			cl.Width = 0
 			p.Add(cl)
 		}
 		p.Add(l)
@@ -122,6 +126,18 @@ func (u unlabelled) Ticks(lo, hi float64) []plot.Tick {
 // and dir/name.svg, w by h, and returns the paths.
 func saveGrid(rows [][]*plot.Plot, dir, name string, w, h vg.Length) ([]string, error) {
 	t := draw.Tiles{Rows: len(rows), Cols: len(rows[0]), PadX: vg.Points(16), PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(12), PadY: vg.Points(6)}
+	return saveDrawn(dir, name, w, h, func(dc draw.Canvas) {
+		for i, cs := range plot.Align(rows, t, dc) {
+			for j, c := range cs {
+				rows[i][j].Draw(c)
+			}
+		}
+	})
+}
+
+// saveDrawn writes what paint draws on a w by h canvas as dir/name.png
+// and dir/name.svg, and returns the paths.
+func saveDrawn(dir, name string, w, h vg.Length, paint func(draw.Canvas)) ([]string, error) {
 	var paths []string
 	for _, f := range formats {
 		var c interface {
@@ -134,12 +150,7 @@ func saveGrid(rows [][]*plot.Plot, dir, name string, w, h vg.Length) ([]string, 
 		case "svg":
 			c = vgsvg.New(w, h)
 		}
-		dc := draw.New(c)
-		for i, cs := range plot.Align(rows, t, dc) {
-			for j, c := range cs {
-				rows[i][j].Draw(c)
-			}
-		}
+		paint(draw.New(c))
 		path := filepath.Join(dir, name+"."+f)
 		if err := writeTo(path, c); err != nil {
 			return nil, fmt.Errorf("plot %s: %w", path, err)

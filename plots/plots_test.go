@@ -51,8 +51,9 @@ func TestUtilizationFigure(t *testing.T) {
 	paths, err := Utilization(rep, t.TempDir())
 	require.NoError(t, err)
 	require.Equal(t, "utilization.png", filepath.Base(paths[0]))
-	checkFigure(t, paths, "Network (colour) and compute (grey) utilisation: small on 4x2x1 (8 NPUs)", "time (ms)", "links busy",
-		"baseline-commopt", "ace", "ideal")
+	checkFigure(t, paths, "Network (line) and compute (shaded) utilisation: small on 4x2x1 (8 NPUs)", "time (ms)", "links busy",
+		"baseline-commopt", "ace", "ideal",
+		`style="fill:#E1E1E1"`) // compute is a shaded area, not a line
 	rep.Systems[0].NetworkUtilization = nil
 	_, err = Utilization(rep, t.TempDir())
 	require.ErrorContains(t, err, "system baseline-commopt has no series")
@@ -99,7 +100,13 @@ func TestReproductionFigures(t *testing.T) {
 	require.NoError(t, err)
 	paths, err = Fig9a(f9, t.TempDir())
 	require.NoError(t, err)
-	checkFigure(t, paths, "Fig. 9(a)", "SRAM", "FSMs", "1MiB", "4MiB", "1.000")
+	// One workload on one torus: the title names them (not a mean), and the
+	// colour bar gives the scale.
+	checkFigure(t, paths, "Fig. 9(a)", "(dlrm on 4x2x2)", "SRAM", "FSMs", "1MiB", "4MiB", "1.000", "perf vs base")
+	f9.Runs = append(f9.Runs, reproduce.Fig9aRun{Workload: "gnmt", Topo: "4x2x2"})
+	paths, err = Fig9a(f9, t.TempDir())
+	require.NoError(t, err)
+	checkFigure(t, paths, "(mean over 2 workloads on 4x2x2)")
 
 	f11o := reproduce.DefaultFig11()
 	f11o.Workloads, f11o.Topos, f11o.Platform.Iterations = []string{"dlrm"}, []string{"4x2x1", "4x2x2"}, 1

@@ -195,7 +195,7 @@ func TestPinnedComparator(t *testing.T) {
 			"out/result.csv":      "17c6f2cce89fd76a4fbe08305e5132bd64f11efc4afccf0b0b5bd43e2120ad97",
 			"out/result.json":     "1856eb75a9e1ad1704d002ec9c4d75844a08f6ac1d8cc8ad2cdc1838d62f2861",
 			"out/result.txt":      "3d345e1a9ff47dfed5eaa7f448c2d16a917336a6cc1451771b86a4fec0381a50",
-			"out/utilization.svg": "57145421a8c60288def54c4e6b9ba365bd8376d8076ca8229ca2286d0721dd7e",
+			"out/utilization.svg": "429d5c62804fa9ffaa332d07e7bcf9c623dea2483ef5021d34893e556638876b",
 			"stdout":              "1856eb75a9e1ad1704d002ec9c4d75844a08f6ac1d8cc8ad2cdc1838d62f2861",
 		}},
 		{[]string{"--topo", "4x4x2", "--workload", "resnet50", "--compute", "roofline", "--format", "json", "--other-regime=false"}, []int64{20593342, 20079258, 19774368, 19456986, 19446498}, map[string]string{
@@ -515,7 +515,7 @@ func TestPinnedCommandOutputs(t *testing.T) {
 			"out/result.csv":      "2d6310bd9e1e7fba4067d3cc11eb88ebea24bb319d2bb8994150b9ec900073bb",
 			"out/result.json":     "e4df8db627a1e3135fc93e3a23c39f4bfc5623c2017ae95b7530b0d1cddb3413",
 			"out/result.txt":      "95ad15028b388e31b84465195a47dfc6d101310eff03e3b7b5cc36328a7ad7bf",
-			"out/utilization.svg": "f0e6d06b49a42cda7059f6399cb7bd114f293c64c73f3a34add61f2b17942cdf",
+			"out/utilization.svg": "243ccbf8d7f7cb88d28cb8711d0aee9475d96ac6a8a92e29206fdb6fe634f6e8",
 			"stdout":              "2d6310bd9e1e7fba4067d3cc11eb88ebea24bb319d2bb8994150b9ec900073bb",
 		}},
 		{[]string{"--workload", "dlrm", "--topo", "4x2x1", "--systems", "ace", "--iterations", "1", "--full", "--trace", "@/trace.json", "--trace-npus", "0,5", "--pcap", "@/run.pcap", "--pcap-filter", "npu=5"}, nil, map[string]string{
