@@ -158,6 +158,19 @@ func TestACollectivesTraceHasItsCollective(t *testing.T) {
 	require.Equal(t, []string{"b allreduce 1048576 B id 0 at 0.0000 on 0/2", fmt.Sprintf("e allreduce 1048576 B id 0 at %.4f on 0/2", float64(rep.Cycles)/1245)}, got)
 }
 
+// --trace creates its file's directory, as --out and --plot create
+// theirs.
+func TestTraceCreatesItsDirectory(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "traces", "today", "run.json")
+	code, _, errOut := runCLI("collective", "--topo", "4x1x1", "--size", "64KiB", "--trace", path)
+	require.Equal(t, 0, code, errOut)
+	decodesTrace(t, path)
+	code, _, errOut = runCLI("--workload", "dlrm", "--topo", "4x1x1", "--systems", "ideal,ace", "--iterations", "1", "--trace", filepath.Join(filepath.Dir(path), "more", "run.json"))
+	require.Equal(t, 0, code, errOut)
+	decodesTrace(t, filepath.Join(filepath.Dir(path), "more", "run.ace.json"))
+	decodesTrace(t, filepath.Join(filepath.Dir(path), "more", "run.ideal.json"))
+}
+
 func TestTraceErrors(t *testing.T) {
 	dir := t.TempDir()
 	requireRefused(t, 1, "one NPU, NPU 0, stands for all in this run; --full simulates every NPU", "collective", "--topo", "4x2x2", "--size", "1MiB", "--trace", filepath.Join(dir, "x.json"), "--trace-npus", "3")
