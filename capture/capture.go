@@ -32,8 +32,9 @@ const LinkType = layers.LinkType(147)
 // payload bytes, so tools show each packet's size.
 const HeaderLen = 64
 
-// Version is the header's layout version.
-const Version = 2
+// Version is the header's layout version: 3 numbers phases from 1, as
+// the timeline and microcode do (2 numbered them from 0).
+const Version = 3
 
 // magic opens every header: "AC".
 const magic = 0x4143
@@ -42,7 +43,7 @@ const magic = 0x4143
 // it is in the collective, and when it crossed. Big-endian, in this order:
 //
 //	 0  uint16  magic 0x4143 ("AC")
-//	 2  uint8   version (2)
+//	 2  uint8   version (3)
 //	 3  uint8   sub-step that sent the message: 0 none (the endpoint has
 //	            none), 1 send (ACE reads SRAM into the port), 2 forward
 //	            (ACE passes on what a receive brings)
@@ -53,7 +54,7 @@ const magic = 0x4143
 //	20  uint32  destination NPU of the message
 //	24  uint32  collective: its number in the run, in the order issued
 //	28  uint32  chunk: its global number (the same on every NPU)
-//	32  uint16  phase of the chunk (0: the first)
+//	32  uint16  phase of the chunk (1: the first)
 //	34  uint16  reserved (0)
 //	36  uint32  message: the sending op's match (its receive's op number)
 //	40  uint32  packet: its place in its message (0: the first)
@@ -171,7 +172,7 @@ func (c *Writer) Observe(e observe.Event) {
 		return
 	}
 	h := Header{Link: uint32(e.Link), From: uint32(l.Src), To: uint32(l.Dst), Src: uint32(e.Src), Dst: uint32(e.Dst),
-		Collective: uint32(e.Coll), Chunk: uint32(e.Chunk), Phase: uint16(e.Phase), Message: uint32(e.Op),
+		Collective: uint32(e.Coll), Chunk: uint32(e.Chunk), Phase: uint16(e.Phase + 1), Message: uint32(e.Op),
 		Packet: uint32(e.Index), Bytes: uint32(e.Bytes), Cycle: uint64(e.Cycle), End: uint64(e.End), SubStep: uint8(e.Sub)}
 	c.seq++
 	heap.Push(&c.held, record{h: h, seq: c.seq})

@@ -82,13 +82,18 @@ func read(t *testing.T, b *bytes.Buffer) ([]*Header, []time.Time, []int) {
 // Read back through the gopacket layer, the capture has, per link, the
 // packets and bytes the link counted; every record's timestamp is its
 // cycle in simulated time, in order, and its length the header and the
-// packet's payload.
+// packet's payload. Phases count from 1: the all-reduce's three on
+// 4x2x1 (reduce-scatter local, all-reduce vertical, all-gather local)
+// are 1, 2 and 3.
 func TestACaptureReadsBackAsTheLinksCounted(t *testing.T) {
 	out, w, packets, byteCounts := capture(t, "")
 	hs, ts, lens := read(t, out)
 	require.EqualValues(t, len(hs), w.Packets())
 	gotP, gotB := make([]int64, len(packets)), make([]int64, len(packets))
+	phases := map[uint16]bool{}
 	for i, h := range hs {
+		phases[h.Phase] = true
+		require.Equal(t, uint8(Version), h.Version)
 		gotP[h.Link]++
 		gotB[h.Link] += int64(h.Bytes)
 		require.Equal(t, Nanoseconds(rtl.Cycle(h.Cycle)), ts[i].UnixNano())
@@ -102,6 +107,7 @@ func TestACaptureReadsBackAsTheLinksCounted(t *testing.T) {
 	require.Equal(t, packets, gotP)
 	require.Equal(t, byteCounts, gotB)
 	require.Positive(t, w.Packets())
+	require.Equal(t, map[uint16]bool{1: true, 2: true, 3: true}, phases)
 }
 
 // A filter keeps only what it names: the links that touch NPU 0 in the
@@ -144,12 +150,12 @@ func TestTsharkDecodesACapture(t *testing.T) {
 	require.NoError(t, os.WriteFile(file, out.Bytes(), 0o644))
 	hs, _, _ := read(t, bytes.NewBuffer(out.Bytes()))
 	cmd := exec.Command(tshark, "-X", "lua_script:../docs/acemu.lua", "-r", file, "-T", "fields",
-		"-e", "acemu.link", "-e", "acemu.from", "-e", "acemu.to", "-e", "acemu.chunk", "-e", "acemu.packet", "-e", "acemu.bytes", "-e", "acemu.cycle", "-e", "acemu.substep")
+		"-e", "acemu.link", "-e", "acemu.from", "-e", "acemu.to", "-e", "acemu.chunk", "-e", "acemu.packet", "-e", "acemu.bytes", "-e", "acemu.cycle", "-e", "acemu.substep", "-e", "acemu.phase")
 	got, err := cmd.Output()
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSpace(string(got)), "\n")
 	require.Len(t, lines, len(hs))
 	for i, h := range hs {
-		require.Equal(t, fmt.Sprintf("%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d", h.Link, h.From, h.To, h.Chunk, h.Packet, h.Bytes, h.Cycle, h.SubStep), lines[i], "record %d", i+1)
+		require.Equal(t, fmt.Sprintf("%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d", h.Link, h.From, h.To, h.Chunk, h.Packet, h.Bytes, h.Cycle, h.SubStep, h.Phase), lines[i], "record %d", i+1)
 	}
 }

@@ -362,7 +362,7 @@ func (nd *node) received(now rtl.Cycle, c, ph, op int32, vals []int64) {
 		return
 	}
 	if ph < cs.Phase || cs.Ops.Arrived(op) {
-		panic(fmt.Sprintf("npu %d chunk %d: message for phase %d op %d arrived twice or too late (now in phase %d)", nd.id, c, ph, op, cs.Phase))
+		panic(fmt.Sprintf("npu %d chunk %d: message for phase %d op %d arrived twice or too late (now in phase %d)", nd.id, c, ph+1, op, cs.Phase+1))
 	}
 	cs.Ops.SetArrived(op)
 	if vals != nil {

@@ -36,7 +36,10 @@ const (
 	// and complete on every NPU.
 	CollectiveIssued
 	CollectiveDone
-	// KernelStart and KernelEnd: a compute kernel on the NPU.
+	// KernelStart and KernelEnd: a compute kernel on the NPU (KernelEnd:
+	// from Cycle to End). The training loop's name the kernel by its
+	// layer and pass in What ("conv1 forward"), with its iteration in Step
+	// and its layer in Op (both from 0).
 	KernelStart
 	KernelEnd
 	// ChunkDone: a chunk is finished on an NPU; in a run that carries

@@ -154,11 +154,23 @@ func New(s Setup) (*Run, error) {
 }
 
 // One runs plan alone, issued at the kernel's current cycle, to its end,
-// and returns what the endpoint measured over its time.
+// and returns what the endpoint measured over its time. Work sees it
+// issued and done as the AFI's collectives are (observe.CollectiveIssued,
+// observe.CollectiveDone: the run's collective 0, Bytes its size per NPU,
+// What its operation).
 func (r *Run) One(plan *collectives.Plan) (endpoint.Metrics, error) {
+	start := r.Kernel.Now()
+	e := observe.Event{Kind: observe.CollectiveIssued, Cycle: start, Coll: 0, Bytes: plan.Payload, What: plan.Op.String()}
+	if r.Work != nil {
+		r.Work.Observe(e)
+	}
 	cycles, err := afi.RunOne(r.Kernel, r.Endpoint, plan)
 	if err != nil {
 		return endpoint.Metrics{}, err
+	}
+	if r.Work != nil {
+		e.Kind, e.Cycle = observe.CollectiveDone, start+cycles
+		r.Work.Observe(e)
 	}
 	return r.Endpoint.Metrics(cycles), nil
 }

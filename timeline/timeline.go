@@ -51,12 +51,20 @@ type span struct {
 	fsm        int // the ACE FSM that ran the phase (-1: none, or not ACE)
 }
 
+// kernel is a compute kernel: its span and, from the training loop, its
+// name (its layer and pass), iteration and layer (observe.KernelEnd).
+type kernel struct {
+	start, end  rtl.Cycle
+	what        string
+	iter, layer int
+}
+
 // Recorder is an observer (observe.Observer) that keeps what a trace
 // shows; Write writes it.
 type Recorder struct {
 	opt     Options
 	npus    map[int]bool
-	kernels []span
+	kernels []kernel
 	stalls  []stallSpan
 	issued  map[int]rtl.Cycle // collectives issued and not done: when
 	colls   []collSpan
@@ -97,7 +105,7 @@ func (r *Recorder) Observe(e observe.Event) {
 	r.last = max(r.last, e.Cycle, e.End)
 	switch e.Kind {
 	case observe.KernelEnd:
-		r.kernels = append(r.kernels, span{e.Cycle, e.End, -1})
+		r.kernels = append(r.kernels, kernel{start: e.Cycle, end: e.End, what: e.What, iter: e.Step, layer: e.Op})
 	case observe.Stall:
 		r.stalls = append(r.stalls, stallSpan{e.Cycle, e.End, e.What})
 	case observe.CollectiveIssued:
@@ -164,10 +172,29 @@ type event struct {
 	Args map[string]any `json:"args,omitempty"`
 }
 
-// micros is cycles in microseconds at the NPU clock (1245 MHz), with
-// four decimals (0.1 ns), written the same way every time.
-func micros(c rtl.Cycle) json.Number {
-	return json.Number(strconv.FormatFloat(float64(c)*1e6/rtl.ClockHz, 'f', 4, 64))
+// tenths is cycle c in tenths of a nanosecond at the NPU clock (1245
+// MHz), rounded to the nearest: c·10¹⁰/ClockHz = c·2000/249, plus a half,
+// rounded down. No cycle falls on a half (249 is odd).
+func tenths(c rtl.Cycle) int64 {
+	const num, den = 10_000_000_000 / 5_000_000, rtl.ClockHz / 5_000_000
+	return (int64(c)*2*num + den) / (2 * den)
+}
+
+// microsOf is t tenths of a nanosecond in microseconds, with four
+// decimals.
+func microsOf(t int64) json.Number {
+	return json.Number(fmt.Sprintf("%d.%04d", t/10_000, t%10_000))
+}
+
+// micros is cycle c in microseconds at the NPU clock, with four decimals
+// (0.1 ns), written the same way every time.
+func micros(c rtl.Cycle) json.Number { return microsOf(tenths(c)) }
+
+// slice is the ts and dur of a complete event from cycle start to end:
+// both ends are rounded, and dur is their difference, so that slices that
+// touch in cycles touch in the trace, with neither overlap nor gap.
+func slice(start, end rtl.Cycle) (ts, dur json.Number) {
+	return micros(start), microsOf(tenths(end) - tenths(start))
 }
 
 // Lanes (thread ids) of an NPU's process.
@@ -221,10 +248,16 @@ func (r *Recorder) Write(w io.Writer) error {
 	// Compute and collectives are the same on every NPU (one NPU model
 	// runs the training loop): they go on NPU 0.
 	for _, k := range r.kernels {
-		evs = append(evs, event{Name: "kernel", Cat: "compute", Ph: "X", Ts: micros(k.start), Dur: micros(k.end - k.start), Pid: 0, Tid: laneCompute})
+		ts, dur := slice(k.start, k.end)
+		e := event{Name: "kernel", Cat: "compute", Ph: "X", Ts: ts, Dur: dur, Pid: 0, Tid: laneCompute}
+		if k.what != "" { // the training loop's: named by layer and pass
+			e.Name, e.Args = k.what, map[string]any{"iteration": k.iter + 1, "layer": k.layer}
+		}
+		evs = append(evs, e)
 	}
 	for _, st := range r.stalls {
-		evs = append(evs, event{Name: "waiting for communication", Cat: "stall", Ph: "X", Ts: micros(st.start), Dur: micros(st.end - st.start),
+		ts, dur := slice(st.start, st.end)
+		evs = append(evs, event{Name: "waiting for communication", Cat: "stall", Ph: "X", Ts: ts, Dur: dur,
 			Pid: 0, Tid: laneStalls, Args: map[string]any{"waiting": st.what}})
 	}
 	slices.SortFunc(r.colls, func(a, b collSpan) int { return cmp.Compare(a.id, b.id) })

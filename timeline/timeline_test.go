@@ -4,14 +4,19 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/acemu/acemu/topology"
+	"math"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
+
+	"github.com/acemu/acemu/topology"
 
 	"github.com/acemu/acemu/compare"
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/internal/testrun"
 	"github.com/acemu/acemu/observe"
+	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/torus"
 	"github.com/stretchr/testify/require"
 )
@@ -123,11 +128,14 @@ func TestAFoldedRunsTrace(t *testing.T) {
 		require.Contains(t, names, "NPU 0 (stands for all 8 NPUs: a folded run)")
 		var compute, stalled float64
 		nc, ns := 0, 0
+		var kernels []string
 		for _, x := range byPh["X"] {
 			switch x["cat"] {
 			case "compute":
 				compute += x["dur"].(float64)
 				nc++
+				args := x["args"].(map[string]any)
+				kernels = append(kernels, fmt.Sprintf("%v (iteration %v, layer %v)", x["name"], args["iteration"], args["layer"]))
 			case "stall":
 				stalled += x["dur"].(float64)
 				ns++
@@ -136,6 +144,10 @@ func TestAFoldedRunsTrace(t *testing.T) {
 				t.Fatalf("complete event of category %v", x["cat"])
 			}
 		}
+		// Each kernel is named by its layer and pass, in the order the
+		// loop runs them (layer 0 has no input gradient).
+		require.Equal(t, []string{"a forward (iteration 1, layer 0)", "b forward (iteration 1, layer 1)",
+			"b weight-gradient (iteration 1, layer 1)", "b input-gradient (iteration 1, layer 1)", "a weight-gradient (iteration 1, layer 0)"}, kernels, s.Name)
 		// µs at 1245 MHz; each duration is rounded to 0.1 ns. The waits
 		// are the report's exposed communication.
 		require.InDelta(t, float64(s.TotalCompute), compute*1245, float64(nc)*0.1, s.Name)
@@ -187,4 +199,65 @@ func TestAFullRunsTraceHasEachNPU(t *testing.T) {
 	}
 	require.Len(t, pids, 8)
 	require.Equal(t, false, docs["ideal"]["otherData"].(map[string]any)["folded"])
+}
+
+// tenthsOf reads a time written with four decimals of a microsecond as
+// tenths of a nanosecond, exactly.
+func tenthsOf(t *testing.T, v any) int64 {
+	n, ok := v.(json.Number)
+	require.True(t, ok, "%v is a number", v)
+	whole, frac, ok := strings.Cut(n.String(), ".")
+	require.True(t, ok && len(frac) == 4, "%s has four decimals", n)
+	i, err := strconv.ParseInt(whole+frac, 10, 64)
+	require.NoError(t, err)
+	return i
+}
+
+// Slices that touch in cycles touch in the trace, neither overlapping nor
+// leaving a gap, however their ends round. 16 cycles are 0.012851 µs
+// (0.0129 rounded) and 32 are 0.025703 µs (0.0257): a duration rounded
+// on its own would end the kernel of cycles 16 to 32 at 0.0129 + 0.0129
+// = 0.0258, past the next kernel's start. Cycle 157 is 0.126104 µs
+// (0.1261), the 15 cycles to 172 are 0.012048 µs (0.0120), and 172 is
+// 0.138153 µs (0.1382): rounded on its own, the wait of cycles 157 to 172
+// would end 0.1 ns before the next begins.
+func TestTouchingSlicesTouch(t *testing.T) {
+	r := New(Options{})
+	bounds := []rtl.Cycle{0, 16, 32, 48, 64, 81, 97, 113}
+	for i := 1; i < len(bounds); i++ {
+		r.Observe(observe.Event{Kind: observe.KernelEnd, Cycle: bounds[i-1], End: bounds[i], What: fmt.Sprintf("l%d forward", i), Op: i})
+	}
+	stalls := []rtl.Cycle{113, 130, 146, 157, 172, 190}
+	for i := 1; i < len(stalls); i++ {
+		r.Observe(observe.Event{Kind: observe.Stall, Cycle: stalls[i-1], End: stalls[i], What: "w"})
+	}
+	var b bytes.Buffer
+	require.NoError(t, r.Write(&b))
+	d := json.NewDecoder(&b)
+	d.UseNumber()
+	var doc struct{ TraceEvents []map[string]any }
+	require.NoError(t, d.Decode(&doc))
+	var starts, ends []int64
+	for _, e := range doc.TraceEvents {
+		if e["ph"] == "X" {
+			ts := tenthsOf(t, e["ts"])
+			starts, ends = append(starts, ts), append(ends, ts+tenthsOf(t, e["dur"]))
+		}
+	}
+	require.Len(t, starts, len(bounds)-1+len(stalls)-1)
+	for i := 1; i < len(starts); i++ {
+		require.Equal(t, ends[i-1], starts[i], "slice %d ends where slice %d starts", i-1, i)
+	}
+	for i, c := range append(bounds, stalls[1:]...) {
+		want := int64(math.Round(float64(c) * 1e10 / rtl.ClockHz))
+		if i == 0 {
+			require.Equal(t, want, starts[0])
+		} else {
+			require.Equal(t, want, ends[i-1], "cycle %d", c)
+		}
+	}
+	// Each duration rounded on its own overlaps, or leaves a gap, here.
+	old := func(c rtl.Cycle) int64 { return int64(math.Round(float64(c) * 1e10 / rtl.ClockHz)) }
+	require.Greater(t, old(16)+old(32-16), old(32))
+	require.Less(t, old(157)+old(172-157), old(172))
 }

@@ -530,16 +530,41 @@ func newLoop(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*loop,
 	if err != nil {
 		return nil, err
 	}
-	sh, err := contend.New(k, contend.Config{Policy: cfg.Policy, Compute: cfg.Compute, Comm: cfg.Comm, Observer: cfg.Observer})
+	lp := &loop{k: k, w: w, comm: comm, start: k.Now(), iters: make([]Iteration, n), progress: cfg.Progress, observer: cfg.Observer}
+	var kernels observe.Observer
+	if cfg.Observer != nil {
+		kernels = kernelNamer{lp}
+	}
+	sh, err := contend.New(k, contend.Config{Policy: cfg.Policy, Compute: cfg.Compute, Comm: cfg.Comm, Observer: kernels})
 	if err != nil {
 		return nil, err
 	}
-	lp := &loop{k: k, w: w, comm: comm, npu: sh, start: k.Now(), iters: make([]Iteration, n), progress: cfg.Progress, observer: cfg.Observer}
+	lp.npu = sh
 	b := builder{lp: lp, t: t, overlap: cfg.Overlap, dlrm: lastBottom >= 0, lastBottom: lastBottom}
 	if err := b.build(n); err != nil {
 		return nil, err
 	}
 	return lp, nil
+}
+
+// kernelNamer passes the NPU's events on to the loop's observer, its
+// kernels named by the compute op that runs them: the NPU reports a
+// kernel's start and end while the loop is at that op
+// (observe.KernelStart, observe.KernelEnd).
+type kernelNamer struct{ lp *loop }
+
+func (kn kernelNamer) Observe(e observe.Event) {
+	lp := kn.lp
+	if (e.Kind == observe.KernelStart || e.Kind == observe.KernelEnd) && lp.pc < len(lp.ops) {
+		if o := &lp.ops[lp.pc]; o.kind == opCompute {
+			name := lp.w.Layers[o.layer].Name
+			if name == "" {
+				name = fmt.Sprintf("layer %d", o.layer)
+			}
+			e.What, e.Step, e.Op = name+" "+o.pass.String(), o.iter, o.layer
+		}
+	}
+	lp.observer.Observe(e)
 }
 
 // builder writes the loop's program.

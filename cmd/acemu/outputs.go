@@ -125,10 +125,10 @@ type fileFlag struct {
 // prepare checks the flags once fs is parsed (a filter without its file
 // would be ignored; no two outputs on one file, and none on an input) and,
 // with --out, creates its directory and moves the relative paths (the
-// run's files and the whole-run outputs outs) into it. ss are the run's
-// systems, each with its own --pcap and --trace file when there are
-// several. Call it once every other flag is known good: it creates a
-// directory.
+// run's files and the whole-run outputs outs) into it; it creates
+// --trace's directory too. ss are the run's systems, each with its own
+// --pcap and --trace file when there are several. Call it once every
+// other flag is known good: it creates directories.
 func (f *outputFlags) prepare(fs *pflag.FlagSet, ss []systems.System, inputs []fileFlag, outs ...fileFlag) error {
 	if f.pcap == "" {
 		if err := refuseFlags(fs, []string{"pcap-filter"}, "is for --pcap"); err != nil {
@@ -152,11 +152,21 @@ func (f *outputFlags) prepare(fs *pflag.FlagSet, ss []systems.System, inputs []f
 	if err := f.checkClashes(ss, inputs, outs); err != nil {
 		return err
 	}
-	if f.out == "" {
-		return nil
+	if f.out != "" {
+		if err := makeDir("--out", f.out); err != nil {
+			return err
+		}
 	}
-	if err := os.MkdirAll(f.out, 0o755); err != nil {
-		return fmt.Errorf("--out: %w", err)
+	if f.trace != "" { // as --out and --plot make theirs
+		return makeDir("--trace", filepath.Dir(f.trace))
+	}
+	return nil
+}
+
+// makeDir creates dir, given by flag, and its parents, if need be.
+func makeDir(flag, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("%s: %w", flag, err)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -125,6 +126,49 @@ func TestOutputFilesLeaveTheOutputAlone(t *testing.T) {
 func TestPcapErrors(t *testing.T) {
 	requireRefused(t, 1, `--pcap-filter: packet filter term "npu=a"`, "collective", "--topo", "4x1x1", "--pcap", filepath.Join(t.TempDir(), "x.pcap"), "--pcap-filter", "npu=a")
 	requireRefused(t, 1, "--pcap: create /nonexistent/dir/x.baseline-nooverlap.pcap", "--workload", "dlrm", "--topo", "4x1x1", "--pcap", "/nonexistent/dir/x.pcap")
+}
+
+// acemu collective --trace draws the collective, issue to completion,
+// on the collectives lane as the comparator draws its collectives: one
+// async slice from cycle 0 to the run's last, named by its operation and
+// size.
+func TestACollectivesTraceHasItsCollective(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.json")
+	code, out, errOut := runCLI("collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "ace", "--format", "json", "--trace", path)
+	require.Equal(t, 0, code, errOut)
+	var rep struct{ Cycles int64 }
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var doc struct {
+		TraceEvents []struct {
+			Name, Cat, Ph, ID string
+			Ts                float64
+			Pid, Tid          int
+			Args              map[string]any
+		}
+	}
+	require.NoError(t, json.Unmarshal(b, &doc))
+	var got []string
+	for _, e := range doc.TraceEvents {
+		if e.Cat == "collective" {
+			got = append(got, fmt.Sprintf("%s %s id %s at %.4f on %d/%d", e.Ph, e.Name, e.ID, e.Ts, e.Pid, e.Tid))
+		}
+	}
+	require.Equal(t, []string{"b allreduce 1048576 B id 0 at 0.0000 on 0/2", fmt.Sprintf("e allreduce 1048576 B id 0 at %.4f on 0/2", float64(rep.Cycles)/1245)}, got)
+}
+
+// --trace creates its file's directory, as --out and --plot create
+// theirs.
+func TestTraceCreatesItsDirectory(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "traces", "today", "run.json")
+	code, _, errOut := runCLI("collective", "--topo", "4x1x1", "--size", "64KiB", "--trace", path)
+	require.Equal(t, 0, code, errOut)
+	decodesTrace(t, path)
+	code, _, errOut = runCLI("--workload", "dlrm", "--topo", "4x1x1", "--systems", "ideal,ace", "--iterations", "1", "--trace", filepath.Join(filepath.Dir(path), "more", "run.json"))
+	require.Equal(t, 0, code, errOut)
+	decodesTrace(t, filepath.Join(filepath.Dir(path), "more", "run.ace.json"))
+	decodesTrace(t, filepath.Join(filepath.Dir(path), "more", "run.ideal.json"))
 }
 
 func TestTraceErrors(t *testing.T) {

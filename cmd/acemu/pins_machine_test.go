@@ -501,11 +501,11 @@ func TestPinnedCommandOutputs(t *testing.T) {
 		}},
 		{[]string{"--workload", "dlrm", "--topo", "4x2x2", "--systems", "ace,baseline-commopt", "--iterations", "1", "--timeseries", "@/util.csv", "--per-layer", "@/layers.json", "--trace", "@/trace.json", "--pcap", "@/run.pcap", "--format", "json"}, []int64{76112, 142164}, map[string]string{
 			"layers.json":                 "b4f301a9cf8c2eebf5ca5d297088c3fa83102c9812dc8d67a3357cda29222e4d",
-			"run.ace.pcap":                "d52867421f30f71284f53edce394d3bc590a546db7fb2906207bc4c281f9561c",
-			"run.baseline-commopt.pcap":   "b353ed593103a157311e81d51d0fe089f172fceb6eeda2bb4288059f0ddee482",
+			"run.ace.pcap":                "4580c3c54b4dde86349a157808069b82278a730822779994e5966df51b62b2c1",
+			"run.baseline-commopt.pcap":   "c4133ed537db70cbe05a9caaad4f5165c7f33c768a62d127079f739c2f2ae1ef",
 			"stdout":                      "8e7a17a1d84f1f8c7e68cf22a7b6789f0023b8229ce8621480163f4428979448",
-			"trace.ace.json":              "1794df309125e6861fecacf2e01203e3e890c1d8d36fa227b479ac5e22ca087c",
-			"trace.baseline-commopt.json": "207ce31cd4ed6f10e593b3ab0ba98746cc3198e6c957a6b5b98b3e979854a748",
+			"trace.ace.json":              "1e476f4f74e42b1e1ac91bb11c2c189104725fd3099cf205351221ea91778510",
+			"trace.baseline-commopt.json": "ad20656c5fcf41399383b58b8614d6d7bf28151113313a530372b7e954f2f9ce",
 			"util.csv":                    "8dbd67b79e0a55755b2213938583371883719bab58c40cd633d822c75a506daa",
 		}},
 		{[]string{"--workload", "dlrm", "--topo", "4x2x2", "--systems", "ace,ideal", "--iterations", "1", "--per-layer", "@/layers.csv", "--out", "@/out", "--format", "csv"}, nil, map[string]string{
@@ -519,23 +519,23 @@ func TestPinnedCommandOutputs(t *testing.T) {
 			"stdout":              "2d6310bd9e1e7fba4067d3cc11eb88ebea24bb319d2bb8994150b9ec900073bb",
 		}},
 		{[]string{"--workload", "dlrm", "--topo", "4x2x1", "--systems", "ace", "--iterations", "1", "--full", "--trace", "@/trace.json", "--trace-npus", "0,5", "--pcap", "@/run.pcap", "--pcap-filter", "npu=5"}, nil, map[string]string{
-			"run.pcap":   "ee57dd079b3b7324c57042909eca11a106c207cb120054b14ff3cd4d1bd97002",
+			"run.pcap":   "380dc4e9ab5008af77beb9a4a77b2285e1b0bcdc8fc36f0d12fba3f566f24a62",
 			"stdout":     "05a0598d5085db45ebcf09d08814d4e605d113327d9dfaf7c7503052e655c627",
-			"trace.json": "3883927f0d7f901b58dc2861012c9fc16181442aedbee9fb1760238f326b75a8",
+			"trace.json": "f947b2ac5a4f4430e77dd40f250b90eb9f50190ff6d59de2ab54019cf8f40568",
 		}},
 		{[]string{"collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "ace", "--trace", "@/trace.json", "--pcap", "@/run.pcap", "--format", "csv"}, nil, map[string]string{
-			"run.pcap":   "11b50d396d857f3d87de4f05751ce8904768ee4e8d836d80a7d50fa3de9a8e3e",
+			"run.pcap":   "5563de845f543365869b884b53aebf2610d67be917f7ec1f5f1eb40453d4a1d1",
 			"stdout":     "e4d74fcc44d932f6e38c2d99c0bac9cd11f7a0d973b443b8483afd24e851c04a",
-			"trace.json": "8a8896ce82156d8d97615c6344848adb37c760b3e8dd0b276ca4df4439dc1278",
+			"trace.json": "0d6d6fb6eef295ad9f9261332629c199b2af8deb380465e4dfcbfa37f56283c5",
 		}},
 		{[]string{"collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "baseline-commopt", "--full", "--trace", "@/trace.json", "--trace-npus", "all", "--pcap", "@/run.pcap", "--out", "@/out"}, nil, map[string]string{
 			"out/platform.yaml": "6f8ed50efc82ac93861d8655692c1d95452ad0c7cab2f6882c6e4e7aa7fd7221",
 			"out/result.csv":    "90f38484a9ff5b86d8384e98e2dee8afcaafa06603065cd6b95cfcad2a4c7b10",
 			"out/result.json":   "0b522c805801f7b48c462f4aa3861e22a7a60002a7256c6f76526633230c242b",
 			"out/result.txt":    "6dcb5f4a71e33b195b3f7c090c5fe6d26ad1362f2d8ee07ee0c25c1e5644f3ce",
-			"run.pcap":          "9b9ed11d3bbb99353eff050fd3c760c9f249d0df1f3706235aa6733ca7ea0b7c",
+			"run.pcap":          "9fc108cabd1abd985a489d02d159cd37ed4530bab7b8afa2b81f042f7df2b82b",
 			"stdout":            "6dcb5f4a71e33b195b3f7c090c5fe6d26ad1362f2d8ee07ee0c25c1e5644f3ce",
-			"trace.json":        "ada35cb54d5da1aaf401ae436f2c0c947953969996807ef15f3020ed6c45df5b",
+			"trace.json":        "fbc1972f0817a13b3f7d631abba220f79687296df8fa8c4c7b01f2fd5ef0805d",
 		}},
 	})
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/acemu/acemu/compare"
 	"github.com/acemu/acemu/plots"
@@ -26,8 +25,8 @@ func draw(flag, dir string, f func(dir string) error) error {
 	if dir == "" {
 		return nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("%s: %w", flag, err)
+	if err := makeDir(flag, dir); err != nil {
+		return err
 	}
 	if err := f(dir); err != nil {
 		return fmt.Errorf("%s: %w", flag, err)

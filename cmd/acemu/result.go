@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -99,8 +98,8 @@ func renderTable(w io.Writer, header []string, rows [][]string) error {
 // result.csv and result.json, and the platform configuration used,
 // platform.yaml, which --config reads back.
 func (r result) writeOut(dir string, p platform.Platform) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("--out: %w", err)
+	if err := makeDir("--out", dir); err != nil {
+		return err
 	}
 	type file struct {
 		name, format string
