@@ -514,13 +514,13 @@ func TestPinnedCommandOutputs(t *testing.T) {
 			"out/platform.yaml":   "6d6a4584f44ae7d3b1c0e4124f5a785420a1e5332208db31685cf938159121ce",
 			"out/result.csv":      "2d6310bd9e1e7fba4067d3cc11eb88ebea24bb319d2bb8994150b9ec900073bb",
 			"out/result.json":     "e4df8db627a1e3135fc93e3a23c39f4bfc5623c2017ae95b7530b0d1cddb3413",
-			"out/result.txt":      "95ad15028b388e31b84465195a47dfc6d101310eff03e3b7b5cc36328a7ad7bf",
+			"out/result.txt":      "5bf6c08727d40857aa986d62ee676a9fe6f46080ffa28cd57a11d0417b6b8cff",
 			"out/utilization.svg": "243ccbf8d7f7cb88d28cb8711d0aee9475d96ac6a8a92e29206fdb6fe634f6e8",
 			"stdout":              "2d6310bd9e1e7fba4067d3cc11eb88ebea24bb319d2bb8994150b9ec900073bb",
 		}},
 		{[]string{"--workload", "dlrm", "--topo", "4x2x1", "--systems", "ace", "--iterations", "1", "--full", "--trace", "@/trace.json", "--trace-npus", "0,5", "--pcap", "@/run.pcap", "--pcap-filter", "npu=5"}, nil, map[string]string{
 			"run.pcap":   "380dc4e9ab5008af77beb9a4a77b2285e1b0bcdc8fc36f0d12fba3f566f24a62",
-			"stdout":     "05a0598d5085db45ebcf09d08814d4e605d113327d9dfaf7c7503052e655c627",
+			"stdout":     "40e593d977e2fdbae6a3812cbd481941d2c1ee88d74e195d41ad05dcc2bc9356",
 			"trace.json": "f947b2ac5a4f4430e77dd40f250b90eb9f50190ff6d59de2ab54019cf8f40568",
 		}},
 		{[]string{"collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "ace", "--trace", "@/trace.json", "--pcap", "@/run.pcap", "--format", "csv"}, nil, map[string]string{

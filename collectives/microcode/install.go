@@ -6,6 +6,7 @@ import (
 
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/machine"
+	"github.com/acemu/acemu/units"
 )
 
 // Install checks sections against a plan and, if every check passes,
@@ -55,7 +56,7 @@ func Install(plan *collectives.Plan, secs []Section) error {
 		file[k] = s
 		touched[s.ChunkLen] = true
 		if len(s.Phases) != plan.NumPhases() {
-			return fmt.Errorf("%s: %s, but the plan has %s: %s; want one program per phase", where, count(len(s.Phases), "phase"), count(plan.NumPhases(), "phase"), phaseList(plan))
+			return fmt.Errorf("%s: %s, but the plan has %s: %s; want one program per phase", where, units.Count(int64(len(s.Phases)), "phase"), units.Count(int64(plan.NumPhases()), "phase"), phaseList(plan))
 		}
 		for ph, p := range s.Phases {
 			at := fmt.Sprintf("%s phase %d (%s)", where, ph+1, plan.PhaseName(ph))
@@ -197,12 +198,4 @@ func phaseList(plan *collectives.Plan) string {
 		s = append(s, fmt.Sprintf("%d %q", ph+1, plan.PhaseName(ph)))
 	}
 	return strings.Join(s, ", ")
-}
-
-// count is "1 phase", "2 phases".
-func count(n int, what string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, what)
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
