@@ -28,7 +28,7 @@ import (
 	"github.com/acemu/acemu/workload/models"
 )
 
-const compareUsage = `Usage: acemu --workload NAME|FILE [--topo LxVxH] [flags]
+const compareUsage = `Usage: acemu [--workload NAME|FILE] [--topo MACHINE] [flags]
 
 Train a workload for --iterations iterations on Table VI's systems and compare
 them: compute, exposed communication, iteration time, %% of the ideal system,
@@ -41,8 +41,8 @@ Flags:
 
 func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("acemu", pflag.ContinueOnError)
-	topo := fs.String("topo", "4x4x4", "the machine: a torus LxVxH, dgx1, a switch fabric switch:P0xP1 (e.g. switch:4x4) or a topology file (docs/topology.md)")
-	wl := fs.String("workload", "", "built-in workload ("+strings.Join(workload.BuiltinNames(), ", ")+") or an ASTRA-sim workload file")
+	topo := fs.String("topo", defaultTopo, "the machine: a torus LxVxH, dgx1, a switch fabric switch:P0xP1 (e.g. switch:4x4) or a topology file (docs/topology.md)")
+	wl := fs.String("workload", defaultWorkload, "built-in workload ("+strings.Join(workload.BuiltinNames(), ", ")+") or an ASTRA-sim workload file")
 	sysList := fs.String("systems", strings.Join(systems.Names()[:5], ","), "systems to compare, comma-separated")
 	fs.Int("iterations", platform.Default().Iterations, "training iterations")
 	fs.String("priority", defaultOf("training.priority"), "order of collectives competing for the network: lifo or fifo")
@@ -74,7 +74,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if *wl == "" {
-		return fail(fmt.Errorf("--workload is missing: give one of %s or an ASTRA-sim file", strings.Join(workload.BuiltinNames(), ", ")))
+		return fail(fmt.Errorf("--workload is empty: give one of %s or an ASTRA-sim file", strings.Join(workload.BuiltinNames(), ", ")))
 	}
 	if err := checkFormat(*format); err != nil {
 		return fail(err)

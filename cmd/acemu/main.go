@@ -112,7 +112,12 @@ Run 'acemu COMMAND --help' for a command's flags.
 
 // defaultArgs are the built-in default: acemu's main job, the paper's
 // 128-NPU ResNet-50 comparison (a few seconds: one NPU stands for all).
-var defaultArgs = []string{"--topo", "4x8x4", "--workload", "resnet50"}
+var defaultArgs = []string{"--topo", defaultTopo, "--workload", defaultWorkload}
+
+// defaultTopo and defaultWorkload are the main job's machine and
+// workload, and the comparator's defaults for --topo and --workload: one
+// default whatever else is given.
+const defaultTopo, defaultWorkload = "4x8x4", "resnet50"
 
 // run is main without the process: it returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {

@@ -365,7 +365,7 @@ func TestReproduceTrainingFigures(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	for _, s := range []string{"dlrm: Compute: the paper's regime", "NoOverlap % of ideal", "ACE over best", "average (Section VI-C)",
 		"% of ideal, baseline-commopt (mean over sizes and workloads)", "49.9", "ACE over the best baseline, dlrm mean over sizes", "1.13×",
-		"ACE's effective network bandwidth over every baseline, mean", "1.44×", "measured mean", "1 iterations"} {
+		"ACE's effective network bandwidth over every baseline, mean", "1.44×", "measured mean", "1 iteration,"} {
 		require.Contains(t, out, s)
 	}
 	code, out, errOut = runCLI(append([]string{"reproduce", "fig11", "--workloads", "dlrm", "--format", "json"}, small...)...)
@@ -452,7 +452,7 @@ func TestCompareCommand(t *testing.T) {
 	require.Greater(t, len(lines), 2)
 	require.True(t, strings.HasPrefix(lines[2], "1000,"), lines[2])
 
-	requireRefused(t, 1, "--workload is missing", "--topo", "4x2x1")
+	requireRefused(t, 1, "--workload is empty", "--workload", "")
 	requireRefused(t, 1, "neither a built-in workload", "--workload", "nosuch")
 	// A flag error names the command as the user typed it, and a command
 	// that exists.
@@ -937,5 +937,21 @@ func TestFileDimsRefusedByTheCLI(t *testing.T) {
 		code, _, errOut := runCLI("collective", "--topo", bad)
 		require.Equal(t, 1, code, tc.to)
 		require.Contains(t, errOut, tc.msg)
+	}
+}
+
+// One default whatever else is given: --workload is resnet50 and --topo
+// 4x8x4 (the main job's), so `acemu --format json` is the main job in
+// JSON, and --workload alone runs on 4x8x4.
+func TestDefaultsDoNotMove(t *testing.T) {
+	for _, args := range [][]string{{"--format", "json", "--other-regime=false"}, {"--workload", "dlrm", "--format", "json"}} {
+		code, out, errOut := runCLI(args...)
+		require.Equal(t, 0, code, errOut)
+		var r map[string]any
+		require.NoError(t, json.Unmarshal([]byte(out), &r))
+		require.Equal(t, "4x8x4", r["topology"], args)
+		if args[0] == "--format" {
+			require.Equal(t, "resnet50", r["workload"])
+		}
 	}
 }
