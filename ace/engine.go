@@ -89,7 +89,7 @@ func NewEngine(k *rtl.Kernel, net *fabric.Network, layout *collectives.Plan, cfg
 	net.Attach(eps)
 	r.waiters = make([][][]int32, nodes)
 	r.resAt = make([][]rtl.Cycle, nodes)
-	r.lat = map[[2]int32]rtl.Cycle{}
+	r.lat = map[uint64]rtl.Cycle{}
 	return &Engine{r: r}, nil
 }
 
@@ -251,7 +251,7 @@ type run struct {
 	// a waiter is recorded by its displacement from the NPU it waits on.
 	resAt   [][]rtl.Cycle
 	waiters [][][]int32
-	lat     map[[2]int32]rtl.Cycle
+	lat     map[uint64]rtl.Cycle // by a<<32 | b: a 64-bit key hashes fastest
 	// fold: the network is folded and the one node stands for every NPU;
 	// gate makes the checks of an issue.
 	fold bool
@@ -262,7 +262,7 @@ type run struct {
 // its first use (only the pairs that exchange notices: a table of every
 // pair would grow with the square of the NPU count).
 func (r *run) latency(a, b int) rtl.Cycle {
-	key := [2]int32{int32(a), int32(b)}
+	key := uint64(a)<<32 | uint64(b)
 	if l, ok := r.lat[key]; ok {
 		return l
 	}

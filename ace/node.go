@@ -25,7 +25,8 @@ const (
 // (xcore.Chunk) and ACE's.
 type chunk struct {
 	xcore.Chunk
-	id       int32 // global number (the same on every NPU)
+	id       int32   // global number (the same on every NPU)
+	views    []int64 // viewOf's row for this chunk, once asked (its node's)
 	state    int
 	fsm      []int // assigned FSM per phase
 	active   bool  // heads its FSM's queue in its phase

@@ -114,6 +114,9 @@ func (nd *node) skipUnused(ph int) {
 // viewOf returns the bytes partition ph must hold for chunk c (the terminal
 // partition holds its result).
 func (nd *node) viewOf(c *chunk, ph int) int64 {
+	if c.views != nil { // asked for every packet: the chunk keeps its row
+		return c.views[ph]
+	}
 	plan := c.Coll.Plan
 	key := viewKey{plan.Op, c.Len}
 	v, ok := nd.views[key]
@@ -128,6 +131,7 @@ func (nd *node) viewOf(c *chunk, ph int) int64 {
 		}
 		nd.views[key] = v
 	}
+	c.views = v
 	return v[ph]
 }
 
