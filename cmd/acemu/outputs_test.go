@@ -7,7 +7,9 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -316,5 +318,18 @@ func TestProgressBarsAreRemovedAtTheEnd(t *testing.T) {
 		return strings.Contains(s, "waiting") && strings.Contains(s, "done") && strings.Contains(s, " 50 %")
 	}, 5*time.Second, 5*time.Millisecond)
 	pb.finish()
-	require.True(t, strings.HasSuffix(out.String(), "\x1b[3A\x1b[J"), "%q", out.String())
+	// Each frame starts by erasing the one before (cursor up its lines,
+	// erase below); the last thing written erases the last frame drawn.
+	// (The bars stop one by one: that frame may hold only some of them.)
+	s := out.String()
+	clear := regexp.MustCompile(`\x1b\[(\d+)A\x1b\[J`)
+	all := clear.FindAllStringSubmatchIndex(s, -1)
+	require.NotEmpty(t, all, "%q", s)
+	last, from := all[len(all)-1], 0 // the last frame: from the clear before it
+	if len(all) > 1 {
+		from = all[len(all)-2][1]
+	}
+	require.Equal(t, len(s), last[1], "something written after the bars were erased: %q", s)
+	lines := strings.Count(s[from:last[0]], "\n")
+	require.Equal(t, strconv.Itoa(lines), s[last[2]:last[3]], "the last frame's %d lines are not all erased: %q", lines, s)
 }
