@@ -75,9 +75,11 @@ type Options struct {
 	// one (systems run in parallel: from several goroutines), before the
 	// comparison's own figures (% of ideal, speed-ups) exist.
 	Finished func(r SystemResult)
-	// Progress, when set, is told how far each system's training loop has
-	// gone (train.Config.Progress); systems run in parallel.
-	Progress func(system string, done, total int)
+	// Progress, when set, is told how far each system's run has gone in
+	// simulated cycles, of an estimated total (train.Config.Progress):
+	// first when the system starts, last when it ends (done = total).
+	// Systems run in parallel: it is called from several goroutines.
+	Progress func(system string, done, total int64)
 	// KeepMetrics keeps each system's training-loop metrics in its result
 	// (SystemResult.Metrics): per iteration, layer and pass, for acemu
 	// --per-layer.
@@ -377,7 +379,7 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 	}
 	tc := train.Config{Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations, Policy: o.Memory, Comm: ep.Side(), MemBoundShare: o.MemBoundShare, ComputeSpeed: o.ComputeSpeed, Observer: trainObs}
 	if p := o.Progress; p != nil {
-		tc.Progress = func(done, total int) { p(sys.Name, done, total) }
+		tc.Progress = func(done, total int64) { p(sys.Name, done, total) }
 	}
 	m, err := train.Run(k, o.Workload, tc, comm{a, o.Machine.Machine.N()})
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/topology"
 	"github.com/acemu/acemu/torus"
+	"github.com/acemu/acemu/train"
 	"github.com/acemu/acemu/workload"
 	"github.com/stretchr/testify/require"
 )
@@ -363,27 +364,58 @@ func TestEachSystemIsObserved(t *testing.T) {
 	}
 }
 
-// Each system's progress grows one step at a time to its training loop's
-// total, which it reaches.
-func TestProgressReachesEachSystemsTotal(t *testing.T) {
-	w, err := workload.Load("../testdata/astrasim/DLRM_HybridParallel.txt")
+// Each system's progress is in simulated cycles: it starts at 0, never
+// goes back, stays below its estimated total until the run ends at its
+// length, and moves during a long wait for a collective (no-overlap's
+// fused all-reduce); the results are the same without it.
+func TestProgressFollowsSimulatedTime(t *testing.T) {
+	w, err := workload.ParseAstraSim(strings.NewReader("DATA\n2\n"+
+		"a\t-1\t20000\tNONE\t0\t20000\tNONE\t0\t20000\tALLREDUCE\t4194304\t0\n"+
+		"b\t-1\t20000\tNONE\t0\t20000\tNONE\t0\t20000\tALLREDUCE\t4194304\t0\n"), "big-allreduce.txt")
 	require.NoError(t, err)
 	shape, err := torus.Parse("4x2x1")
 	require.NoError(t, err)
-	var mu sync.Mutex
-	last, totals := map[string]int{}, map[string]int{}
-	_, err = Run(Options{Machine: topology.Torus(shape), Workload: w, Systems: presets(t, "ace", "ideal"), Iterations: 1,
-		Progress: func(system string, done, total int) {
-			mu.Lock()
-			defer mu.Unlock()
-			require.Equal(t, last[system]+1, done, system)
-			last[system], totals[system] = done, total
-		}})
+	type report struct{ done, total int64 }
+	opts := Options{Machine: topology.Torus(shape), Workload: w, Systems: presets(t, "ace", "baseline-nooverlap"), Iterations: 2, KeepMetrics: true}
+	plain, err := Run(opts)
 	require.NoError(t, err)
-	require.Len(t, last, 2)
-	for s, done := range last {
-		require.Positive(t, done)
-		require.Equal(t, totals[s], done, s)
+	var mu sync.Mutex
+	got := map[string][]report{}
+	opts.Progress = func(system string, done, total int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		got[system] = append(got[system], report{done, total})
+	}
+	rep, err := Run(opts)
+	require.NoError(t, err)
+	require.Equal(t, plain, rep)
+	for _, s := range rep.Systems {
+		t.Run(s.Name, func(t *testing.T) {
+			rs := got[s.Name]
+			require.Greater(t, len(rs), 2)
+			require.Zero(t, rs[0].done)
+			require.Positive(t, rs[0].total)
+			for i, r := range rs[:len(rs)-1] {
+				require.Less(t, r.done, r.total, i)
+				if i > 0 {
+					require.GreaterOrEqual(t, r.done, rs[i-1].done, i)
+				}
+			}
+			require.Equal(t, report{s.TotalCycles, s.TotalCycles}, rs[len(rs)-1])
+			// A report inside the longest wait for communication.
+			var long train.Stall
+			for _, it := range s.Metrics.Iterations {
+				for _, st := range it.Stalls {
+					if st.Cycles() > long.Cycles() {
+						long = st
+					}
+				}
+			}
+			require.Greater(t, long.Cycles(), int64(2*train.ProgressCycles))
+			from, to := int64(long.From-s.Metrics.Start), int64(long.To-s.Metrics.Start)
+			require.True(t, slices.ContainsFunc(rs, func(r report) bool { return r.done > from && r.done < to }),
+				"no report within the wait from cycle %d to %d (%s)", from, to, long.Waiting)
+		})
 	}
 }
 

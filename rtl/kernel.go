@@ -138,6 +138,10 @@ type Kernel struct {
 	stallAfter uint64 // 0: StallEvents
 	beyond     bool   // an event was due after MaxCycle: the run stopped
 	cur        uint64 // the key of the event running (or run last)
+	// Watch's onlooker: called when time reaches watchAt.
+	watch      func(now Cycle)
+	watchEvery Cycle
+	watchAt    Cycle
 }
 
 // NewKernel returns a kernel at cycle 0 with no events.
@@ -301,6 +305,23 @@ func (k *Kernel) Precedes(at Cycle, c Class) bool {
 	return at < k.now || at == k.now && c < Class(k.cur>>seqBits)
 }
 
+// Watch has f called with the current cycle, outside any event, the first
+// time simulated time reaches or passes every cycles after Now, and then
+// each time it has gone every cycles past the last call: f looks on while
+// the kernel runs (a progress report). It is called just before the events
+// of the cycle it is given run. f must not schedule events or change the
+// model; nothing in a run reads it, so a run's events, their order and
+// its results are the same with it as without. Time only reaches cycles
+// that have events: a quiet stretch is skipped in one call. A nil f, or
+// every ≤ 0, stops it.
+func (k *Kernel) Watch(every Cycle, f func(now Cycle)) {
+	if f == nil || every <= 0 {
+		k.watch, k.watchEvery = nil, 0
+		return
+	}
+	k.watch, k.watchEvery, k.watchAt = f, every, k.now+every
+}
+
 // Halt makes Run return after the events of the current cycle.
 func (k *Kernel) Halt() { k.halted = true }
 
@@ -324,6 +345,10 @@ func (k *Kernel) RunUntil(limit Cycle) Cycle {
 			break
 		}
 		k.now = t
+		if k.watch != nil && t >= k.watchAt {
+			k.watchAt = t + k.watchEvery
+			k.watch(t)
+		}
 		i := int(t & wheelMask)
 		for len(k.far) > 0 && k.far[0].at == t {
 			k.late[i] = append(k.late[i], heap.Pop(&k.far).(event))

@@ -342,3 +342,68 @@ func TestASameCycleLivelockStops(t *testing.T) {
 	require.Equal(t, Cycle(5), k.Now())
 	require.LessOrEqual(t, k.Events(), uint64(1001))
 }
+
+// Watch's onlooker is called before the events of the first cycle that
+// has an event at or past each mark (the last call plus every), and the
+// run's events are those of a run without it, in the same order.
+func TestWatchLooksOnWithoutChangingTheRun(t *testing.T) {
+	tests := []struct {
+		name  string
+		every Cycle
+		want  []Cycle
+	}{
+		// Events every 300 cycles up to 4800, and one at 2000.
+		{"every 1000 cycles", 1000, []Cycle{1200, 2400, 3600, 4800}},
+		{"every cycle: each event's cycle", 1, []Cycle{300, 600, 900, 1200, 1500, 1800, 2000, 2100, 2400, 2700, 3000, 3300, 3600, 3900, 4200, 4500, 4800}},
+		{"longer than the run", 10_000, nil},
+		{"0: off", 0, nil},
+	}
+	run := func(every Cycle, watched *[]Cycle) ([]rec, uint64) {
+		k := NewKernel()
+		r := &recorder{}
+		var tick HandlerFunc
+		tick = func(now Cycle, kind int32, _ int64) {
+			r.Handle(now, kind, 0)
+			if now < 4800 {
+				k.Schedule(now+300, tick, kind+1, 0)
+			}
+		}
+		k.Schedule(300, tick, 0, 0)
+		k.Schedule(2000, r, 100, 0) // far from cycle 0: the heap
+		if watched != nil {
+			k.Watch(every, func(now Cycle) {
+				require.Equal(t, now, k.Now())
+				*watched = append(*watched, now)
+			})
+		}
+		k.Run()
+		return r.got, k.Events()
+	}
+	plain, plainEvents := run(0, nil)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []Cycle
+			events, n := run(tc.every, &got)
+			require.Equal(t, tc.want, got)
+			require.Equal(t, plain, events)
+			require.Equal(t, plainEvents, n)
+		})
+	}
+}
+
+// Watch with a nil function stops the onlooker.
+func TestWatchStops(t *testing.T) {
+	k := NewKernel()
+	var got []Cycle
+	k.Watch(10, func(now Cycle) {
+		got = append(got, now)
+		if now >= 20 {
+			k.Watch(10, nil)
+		}
+	})
+	for c := Cycle(5); c <= 100; c += 5 {
+		k.Schedule(c, HandlerFunc(func(Cycle, int32, int64) {}), 0, 0)
+	}
+	k.Run()
+	require.Equal(t, []Cycle{10, 20}, got)
+}

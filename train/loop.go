@@ -63,11 +63,22 @@ type Config struct {
 	// Observer, when set, sees every compute kernel start and end, and
 	// every wait for communication (observe.Stall).
 	Observer observe.Observer
-	// Progress, when set, is told how many of the loop's steps (compute
-	// kernels, issues, waits; every iteration's) are done, of how many,
-	// each time the count grows: for a progress bar.
-	Progress func(done, total int)
+	// Progress, when set, is told how far the run has gone in simulated
+	// time, for a progress bar: done is the cycles since the loop started,
+	// total an estimate of the cycles the run takes (the compute alone
+	// until the first iteration ends, then the mean iteration so far times
+	// the iterations), always more than done until the run ends, when done
+	// and total are both its length. It is called at the start, about every
+	// ProgressCycles cycles of simulated time (long collectives included),
+	// and at the end; done never goes back. It only looks on: the run's
+	// events and results are the same without it.
+	Progress func(done, total int64)
 }
+
+// ProgressCycles is how often, in simulated cycles, Config.Progress is
+// told how far the run has gone: 2^14 cycles (13 µs at 1245 MHz), about
+// 1200 reports for two iterations of the built-in ResNet-50.
+const ProgressCycles = 1 << 14
 
 // Pass is a kind of compute the loop runs, or, for a LayerPass, one of
 // the waits at the end of an iteration that belong to no layer.
@@ -309,6 +320,11 @@ func Run(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (m *Metrics
 	}
 	k.Schedule(k.Now(), lp, evStep, 0)
 	lp.resume = true
+	if cfg.Progress != nil {
+		lp.report(k.Now())
+		k.Watch(ProgressCycles, lp.report)
+		defer k.Watch(0, nil)
+	}
 	k.Run()
 	if lp.err != nil {
 		return nil, fmt.Errorf("train: workload %s: %w", w.Name, lp.err)
@@ -322,6 +338,9 @@ func Run(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (m *Metrics
 	m, err = lp.metrics()
 	if err != nil {
 		return nil, fmt.Errorf("train: workload %s: %w", w.Name, err)
+	}
+	if p := cfg.Progress; p != nil {
+		p(m.TotalCycles, m.TotalCycles)
 	}
 	return m, nil
 }
@@ -502,8 +521,11 @@ type loop struct {
 	resume    bool  // an evStep is scheduled
 	finished  bool
 	err       error
-	progress  func(done, total int) // Config.Progress
-	observer  observe.Observer      // Config.Observer
+	progress  func(done, total int64) // Config.Progress
+	observer  observe.Observer        // Config.Observer
+	// estimate is the run's estimated length in cycles, for progress: the
+	// compute alone, then the mean iteration so far times the iterations.
+	estimate int64
 }
 
 func newLoop(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*loop, error) {
@@ -544,6 +566,7 @@ func newLoop(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*loop,
 	if err := b.build(n); err != nil {
 		return nil, err
 	}
+	lp.estimate = b.computed
 	return lp, nil
 }
 
@@ -795,12 +818,14 @@ func (lp *loop) fail(err error) {
 	lp.k.Halt()
 }
 
-// advance moves to the next op and reports the progress.
-func (lp *loop) advance() {
-	lp.pc++
-	if p := lp.progress; p != nil {
-		p(lp.pc, len(lp.ops))
-	}
+// advance moves to the next op.
+func (lp *loop) advance() { lp.pc++ }
+
+// report tells Config.Progress how far the run has gone at now: the
+// estimate, or just beyond now where the run has outgrown it.
+func (lp *loop) report(now rtl.Cycle) {
+	done := int64(now - lp.start)
+	lp.progress(done, max(lp.estimate, done+1))
 }
 
 // step runs ops until one takes time (compute) or blocks (a wait).
@@ -876,6 +901,8 @@ func (lp *loop) step(now rtl.Cycle) {
 					o.iter+1, it.ComputeCycles, it.ExposedCommCycles, sum, it.IterationCycles, it.Start, it.End))
 				return
 			}
+			// The iterations so far, at their mean, for the rest.
+			lp.estimate = int64(now-lp.start) * int64(len(lp.iters)) / int64(o.iter+1)
 		}
 		lp.advance()
 	}

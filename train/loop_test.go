@@ -825,3 +825,51 @@ func TestComputeSpeedShortensEveryKernel(t *testing.T) {
 	_, err := newTimer(w, Config{Compute: full, ComputeSpeed: big.NewRat(0, 1)})
 	require.ErrorContains(t, err, "must be positive")
 }
+
+// Progress is told the cycles since the loop started, about every
+// ProgressCycles (here the network's stand-in has an event every 1000
+// cycles), of an estimate: the compute alone until the first iteration
+// ends (or just beyond now, once now has passed it), then the iterations
+// so far at their mean; at the end, the run's length twice. One layer of
+// 100000 cycles forward and 100000 weight-gradient, its all-reduce of
+// 500000 waited for (no overlap): each iteration is 700000 cycles.
+func TestProgressInSimulatedTime(t *testing.T) {
+	const iterLen, computePerIter = 700_000, 200_000
+	tests := []struct {
+		name       string
+		iterations int
+	}{
+		{"one iteration", 1},
+		{"three iterations", 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			k := rtl.NewKernel()
+			k.Schedule(1000, rtl.HandlerFunc(func(rtl.Cycle, int32, int64) {}), 0, 0)
+			k.Run() // the loop starts at cycle 1000
+			var traffic rtl.HandlerFunc
+			traffic = func(now rtl.Cycle, _ int32, _ int64) { k.Schedule(now+1000, traffic, 0, 0) }
+			k.Schedule(k.Now()+1000, traffic, 0, 0)
+			w := dataWorkload(workload.Layer{Name: "a", Fwd: work(100_000), WtGrad: work(100_000), WtGradComm: ar(1000)})
+			cfg := fullNPU(false, tc.iterations)
+			type report struct{ done, total int64 }
+			var got []report
+			cfg.Progress = func(done, total int64) { got = append(got, report{done, total}) }
+			m, err := Run(k, w, cfg, newFake(k, 500_000, 0))
+			require.NoError(t, err)
+			run := int64(iterLen * tc.iterations)
+			require.Equal(t, run, m.TotalCycles)
+			require.Equal(t, report{0, computePerIter * int64(tc.iterations)}, got[0])
+			require.Equal(t, report{run, run}, got[len(got)-1])
+			require.GreaterOrEqual(t, len(got), int(run/(ProgressCycles+1000))) // at the first event past each mark
+			for i, r := range got[1 : len(got)-1] {
+				require.Greater(t, r.done, got[i].done)
+				want := max(computePerIter*int64(tc.iterations), r.done+1)
+				if r.done > iterLen { // the first iteration has ended
+					want = max(run, r.done+1)
+				}
+				require.Equal(t, want, r.total, "done %d", r.done)
+			}
+		})
+	}
+}

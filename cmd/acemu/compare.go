@@ -180,7 +180,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	for _, s := range ss {
 		names = append(names, s.Name)
 	}
-	pb := newProgressBars(stderr, names)
+	pb := newProgressBars(stderr, names, barsQueued)
 	if pb != nil {
 		opts.Progress = pb.update
 	}

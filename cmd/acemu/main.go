@@ -10,6 +10,7 @@
 //	acemu reproduce fig4|fig5|fig6|fig9a [flags] rerun the paper's Fig. 4(a) / 5 / 6 / 9(a)
 //	acemu config dump [flags]              print the platform configuration
 //	acemu topology dump --topo SPEC        print a topology as a file
+//	acemu version (or --version)           print the version and commit
 //	acemu help
 package main
 
@@ -124,6 +125,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		return runCompare(defaultArgs, stdout, stderr)
 	}
+	if args[0] == "--version" {
+		return runVersion(args[1:], stdout, stderr)
+	}
 	if strings.HasPrefix(args[0], "-") && args[0] != "-h" && args[0] != "--help" {
 		return runCompare(args, stdout, stderr)
 	}
@@ -136,7 +140,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			if cmd, ok := commands[args[1]]; ok {
 				return cmd([]string{"--help"}, stdout, stderr)
 			}
-			fmt.Fprintf(stderr, "acemu help: unknown command %q\n\n%s", args[1], usage)
+			fmt.Fprintf(stderr, "acemu help: unknown command %q%s\n\n%s", args[1], didYouMean(args[1], commandNames(false)), usage)
 			return 2
 		}
 		fmt.Fprint(stdout, usage)
@@ -144,7 +148,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout)
 		return runCompare([]string{"--help"}, stdout, stderr) // acemu's own flags: the comparator's
 	default:
-		fmt.Fprintf(stderr, "acemu: unknown command %q\n\n%s", args[0], usage)
+		fmt.Fprintf(stderr, "acemu: unknown command %q%s\n\n%s", args[0], didYouMean(args[0], commandNames(true)), usage)
 		return 2
 	}
 }
@@ -157,6 +161,7 @@ var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"config":     runConfig,
 	"topology":   runTopology,
 	"sweep":      runSweep,
+	"version":    runVersion,
 }
 
 // parseFlags parses args into fs, printing help on request. It returns

@@ -8,7 +8,9 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -183,8 +185,8 @@ func TestNoProgressBarsOffATerminal(t *testing.T) {
 	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
 	require.NoError(t, err)
 	defer f.Close()
-	require.Nil(t, newProgressBars(f, []string{"ace"}))
-	require.Nil(t, newProgressBars(&bytes.Buffer{}, []string{"ace"}))
+	require.Nil(t, newProgressBars(f, []string{"ace"}, barsQueued))
+	require.Nil(t, newProgressBars(&bytes.Buffer{}, []string{"ace"}, barsQueued))
 }
 
 // --plot draws the comparison's figures and changes nothing it prints.
@@ -283,9 +285,7 @@ func TestOutPutsTheTimeseriesInItsDirectory(t *testing.T) {
 // update after them, waits forever.
 func TestProgressBarsEndOnce(t *testing.T) {
 	var buf bytes.Buffer
-	pb := &progressBars{bars: map[string]*mpb.Bar{}, shown: time.AfterFunc(time.Hour, func() {})}
-	pb.p = mpb.New(mpb.WithOutput(&buf), mpb.WithWidth(30))
-	pb.bars["a"] = pb.p.AddBar(0)
+	pb := startBars(&buf, time.Hour, []string{"a"}, barsQueued)
 	pb.update("a", 1, 4)
 	var wg sync.WaitGroup
 	for range 2 {
@@ -300,4 +300,80 @@ func TestProgressBarsEndOnce(t *testing.T) {
 	pb.update("a", 2, 4)
 	var none *progressBars
 	none.finish()
+}
+
+// What a bar says beside it: "waiting" before its first update (a
+// system queued for a worker), the share done with, after a second, the
+// time left at the pace so far, and "done" at its total.
+func TestProgressBarStatus(t *testing.T) {
+	start := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name        string
+		started     time.Time
+		done, total int64
+		at          time.Duration // after start
+		want        string
+	}{
+		{"not started", time.Time{}, 0, 0, 0, "waiting"},
+		{"started, no total yet", start, 0, 0, time.Second, "  0 %"},
+		{"started, nothing done", start, 0, 1000, time.Second, "  0 %"},
+		{"a tenth in its first half second: no forecast yet", start, 100, 1000, time.Second / 2, " 10 %"},
+		{"a quarter in 10 s", start, 250, 1000, 10 * time.Second, " 25 % ETA 30s"},
+		{"most of it in 90 s", start, 900, 1000, 90 * time.Second, " 90 % ETA 10s"},
+		{"done", start, 1000, 1000, time.Minute, "done"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &progressBar{started: tc.started, done: tc.done, total: tc.total}
+			require.Equal(t, tc.want, b.status(start.Add(tc.at)))
+		})
+	}
+}
+
+// syncBuffer is a buffer the bars' goroutines write while a test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// The bars are drawn while the run goes on, a queued system's as
+// "waiting" and a finished one's as "done", and removed when it ends:
+// the last thing written moves the cursor back over them and erases
+// them, so the results follow no stale bars.
+func TestProgressBarsAreRemovedAtTheEnd(t *testing.T) {
+	var out syncBuffer
+	pb := startBars(&out, 0, []string{"ace", "ideal", "baseline"}, barsQueued, mpb.WithAutoRefresh(), mpb.WithRefreshRate(5*time.Millisecond))
+	pb.update("ace", 500, 1000)
+	pb.update("ideal", 1000, 1000)
+	require.Eventually(t, func() bool {
+		s := out.String()
+		return strings.Contains(s, "waiting") && strings.Contains(s, "done") && strings.Contains(s, " 50 %")
+	}, 5*time.Second, 5*time.Millisecond)
+	pb.finish()
+	// Each frame starts by erasing the one before (cursor up its lines,
+	// erase below); the last thing written erases the last frame drawn.
+	// (The bars stop one by one: that frame may hold only some of them.)
+	s := out.String()
+	clear := regexp.MustCompile(`\x1b\[(\d+)A\x1b\[J`)
+	all := clear.FindAllStringSubmatchIndex(s, -1)
+	require.NotEmpty(t, all, "%q", s)
+	last, from := all[len(all)-1], 0 // the last frame: from the clear before it
+	if len(all) > 1 {
+		from = all[len(all)-2][1]
+	}
+	require.Equal(t, len(s), last[1], "something written after the bars were erased: %q", s)
+	lines := strings.Count(s[from:last[0]], "\n")
+	require.Equal(t, strconv.Itoa(lines), s[last[2]:last[3]], "the last frame's %d lines are not all erased: %q", lines, s)
 }

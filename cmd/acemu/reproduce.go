@@ -205,9 +205,9 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	}
 	// On a terminal, a sweep that runs more than two seconds shows its
 	// progress (runs finished) on stderr.
-	pb := newProgressBars(stderr, []string{fig.name})
+	pb := newProgressBars(stderr, []string{fig.name}, barsRunning)
 	if pb != nil {
-		r.progress = func(done, total int) { pb.update(fig.name, done, total) }
+		r.progress = func(done, total int) { pb.update(fig.name, int64(done), int64(total)) }
 		failed := fail
 		fail = func(err error) int {
 			pb.finish() // before the message

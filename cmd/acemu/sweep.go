@@ -126,7 +126,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if sh.N > 0 {
 		total = (spec.Len() - sh.I + sh.N - 1) / sh.N
 	}
-	pb := newProgressBars(stderr, []string{"points"})
+	pb := newProgressBars(stderr, []string{"points"}, barsRunning)
 	defer onInterrupt(func(stderr io.Writer) {
 		pb.finish() // the bars stop before the message
 		kept := "not kept (no --out)"
@@ -139,7 +139,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		Progress: func(done, total int) {
 			finished.Store(int64(done))
 			if pb != nil {
-				pb.update("points", done, total)
+				pb.update("points", int64(done), int64(total))
 			}
 		}})
 	pb.finish()
