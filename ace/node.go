@@ -48,6 +48,10 @@ func bufKey(ph, op int32) int64 { return int64(ph)<<32 | int64(op) }
 
 // node is one NPU's ACE with its AFI.
 type node struct {
+	// needBuf and portBuf hold recvNeeds' answer, which its caller uses
+	// at once: no allocation per packet.
+	needBuf                 [3]rtl.Need
+	portBuf                 []int
 	id                      int
 	r                       *run
 	memRd, memWr, busIn     *rtl.Serializer

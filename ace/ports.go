@@ -93,7 +93,7 @@ func (nd *node) takeInput(now rtl.Cycle, l *fabric.Link) rtl.Cycle {
 // a packet absorbed earlier.
 func (nd *node) recvNeeds(c *chunk, op int32, b int64, fromSRAM bool) ([]rtl.Need, []int, rtl.Cycle, bool) {
 	o := &c.Prog.Ops[op]
-	var needs []rtl.Need
+	needs := nd.needBuf[:0] // at most an ALU, a read and a write
 	read := int64(0)
 	if fromSRAM {
 		read += b
@@ -112,7 +112,7 @@ func (nd *node) recvNeeds(c *chunk, op int32, b int64, fromSRAM bool) ([]rtl.Nee
 	if c.pi.Flow.Store[op] && (o.Reduce || !fromSRAM) {
 		needs = append(needs, rtl.Need{S: nd.sramWr, Bytes: b})
 	}
-	var ports []int
+	ports := nd.portBuf[:0]
 	for _, f := range c.pi.Flow.Forwards[op] {
 		if ok, t := nd.peerReady(c, c.Phase, c.Prog.Ops[f].Peer); !ok {
 			return nil, nil, t, false
@@ -129,6 +129,7 @@ func (nd *node) recvNeeds(c *chunk, op int32, b int64, fromSRAM bool) ([]rtl.Nee
 		}
 		ports = append(ports, p)
 	}
+	nd.portBuf = ports // its room, kept for the next packet
 	return needs, ports, 0, true
 }
 
@@ -139,10 +140,12 @@ func (nd *node) beginRecv(now, end rtl.Cycle, c *chunk, op int32, pkt fabric.Pac
 	if c.msgs[op] == nil {
 		c.msgs[op] = pkt.Msg
 	}
-	if c.Prog.Ops[op].Reduce {
-		kind += "-reduce"
-	} else {
-		kind += "-store"
+	if nd.r.hooks.Observer != nil { // the sub-step's name, built only for an observer
+		if c.Prog.Ops[op].Reduce {
+			kind += "-reduce"
+		} else {
+			kind += "-store"
+		}
 	}
 	nd.trace(subStep{Start: now, End: end, Chunk: int(c.id), Phase: int(c.Phase), Op: int(op), Kind: kind, Bytes: int64(pkt.Bytes)})
 	nd.after(end, effect{kind: fxRecv, c: c, op: op, pkt: pkt, fwd: c.pi.Flow.Forwards[op]})
