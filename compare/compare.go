@@ -314,11 +314,10 @@ func WhyNotFold(m *topology.Spec, cfg afi.Config, w *workload.Workload) (why, er
 	return nil, nil
 }
 
-// layoutWhyNot is why ACE's layout (the AFI's all-reduce of one chunk,
-// as sim.New builds it) does not let one NPU stand for all; nil when it
-// does.
+// layoutWhyNot is why ACE's layout (sim.Layout) does not let one NPU
+// stand for all; nil when it does.
 func layoutWhyNot(m *topology.Spec, cfg afi.Config) (why, err error) {
-	layout, err := cfg.Plan(collectives.OpAllReduce, cfg.ChunkBytes)
+	layout, err := sim.Layout(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -181,7 +181,7 @@ func fig4One(o Fig4Options, topo string, sys systems.System, kernel *Fig4Kernel)
 	if err != nil {
 		return r, err
 	}
-	layout, err := cfg.Plan(collectives.OpAllReduce, cfg.ChunkBytes)
+	layout, err := sim.Layout(cfg)
 	if err != nil {
 		return r, err
 	}

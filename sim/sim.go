@@ -96,6 +96,13 @@ func Foldable(m *topology.Spec, full bool, plans ...*collectives.Plan) error {
 	return nil
 }
 
+// Layout is the plan ACE lays its SRAM partitions and FSMs out for unless
+// told otherwise: the AFI's all-reduce of one chunk. It takes part in the
+// fold decision of any run with ACE.
+func Layout(cfg afi.Config) (*collectives.Plan, error) {
+	return cfg.Plan(collectives.OpAllReduce, cfg.ChunkBytes)
+}
+
 // New assembles a run.
 func New(s Setup) (*Run, error) {
 	if s.Machine == nil {
@@ -132,7 +139,7 @@ func New(s Setup) (*Run, error) {
 	}
 	layout := s.Layout
 	if s.System.Kind == systems.ACE && layout == nil {
-		if layout, err = cfg.Plan(collectives.OpAllReduce, cfg.ChunkBytes); err != nil {
+		if layout, err = Layout(cfg); err != nil {
 			return nil, err
 		}
 	}

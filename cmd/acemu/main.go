@@ -94,18 +94,20 @@ const usage = `acemu: a cycle-level emulator of ACE, the Accelerator Collectives
 Usage:
   acemu                      run the built-in default: ResNet-50 on a 4x8x4 torus (128 NPUs),
                              the five systems of Table VI compared (acemu --topo 4x8x4 --workload resnet50)
-  acemu --workload W [--topo LxVxH] [--systems …] [--iterations N] [--format json]
-                             train workload W on Table VI's systems and compare them
-  acemu collective [flags]   simulate one collective on the torus
+  acemu [--workload W] [--topo MACHINE] [--systems …] [--iterations N] [--format json]
+                             train workload W (default resnet50) on Table VI's systems and compare
+                             them; MACHINE is a torus LxVxH (default 4x8x4), dgx1, switch:P0xP1… or a file
+  acemu collective [flags]   simulate one collective on any machine
   acemu microcode [flags]    print the microcode one NPU's FSMs run for a collective
-  acemu reproduce fig4|fig5|fig6|fig9a  rerun the paper's Fig. 4(a) (contention), Fig. 5 (memory bandwidth),
-                             Fig. 6 (SMs) or Fig. 9(a) (SRAM × FSMs)
+  acemu reproduce FIGURE     rerun one of the paper's figures: fig4, fig5, fig6, fig9a, fig9b, fig11
+                             (acemu reproduce --help)
   acemu sweep [flags]        run the comparator over a grid of parameters, workloads and topologies
                              (acemu sweep --help; docs/sweeps.md)
   acemu config dump          print the platform configuration (every parameter, its unit and source),
                              in the format --config FILE reads
-  acemu topology dump --topo LxVxH|FILE
-                             print a topology as a file that --topo FILE reads (edit it to make your own)
+  acemu topology dump --topo MACHINE
+                             print a machine as a file that --topo FILE reads (edit it to make your own)
+  acemu version              print acemu's version and the commit it was built from (also --version)
   acemu help [command]       show help
 
 Run 'acemu COMMAND --help' for a command's flags.
