@@ -72,7 +72,7 @@ func (nd *node) fsmStep(now rtl.Cycle, c *chunk) rtl.Cycle {
 			delete(c.buffered, key)
 			nd.dropWork(c, op)
 		}
-		nd.beginRecv(now, end, c, op, pkt, ports, "buffered")
+		nd.beginRecv(now, end, c, op, pkt, ports, fromBuffer)
 		return -1
 	}
 	return retry

@@ -63,7 +63,7 @@ func (nd *node) takeInput(now rtl.Cycle, l *fabric.Link) rtl.Cycle {
 				return t // a resource is busy: try again when it frees
 			}
 			l.Receive()
-			nd.beginRecv(now, end, c, op, pkt, ports, "recv")
+			nd.beginRecv(now, end, c, op, pkt, ports, fromLink)
 			return -1
 		}
 		if t > 0 {
@@ -133,20 +133,36 @@ func (nd *node) recvNeeds(c *chunk, op int32, b int64, fromSRAM bool) ([]rtl.Nee
 	return needs, ports, 0, true
 }
 
-func (nd *node) beginRecv(now, end rtl.Cycle, c *chunk, op int32, pkt fabric.Packet, ports []int, kind string) {
+// Where a receive's packet comes from: off its link, or from SRAM where it
+// was absorbed.
+const (
+	fromLink = iota
+	fromBuffer
+)
+
+// recvKinds name a receive's sub-step by where its packet comes from and
+// whether it stores or reduces: constants, so naming costs nothing per
+// packet.
+var recvKinds = [2][2]string{
+	fromLink:   {"recv-store", "recv-reduce"},
+	fromBuffer: {"buffered-store", "buffered-reduce"},
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (nd *node) beginRecv(now, end rtl.Cycle, c *chunk, op int32, pkt fabric.Packet, ports []int, from int) {
 	for _, p := range ports {
 		nd.out[p].reserved++
 	}
 	if c.msgs[op] == nil {
 		c.msgs[op] = pkt.Msg
 	}
-	if nd.r.hooks.Observer != nil { // the sub-step's name, built only for an observer
-		if c.Prog.Ops[op].Reduce {
-			kind += "-reduce"
-		} else {
-			kind += "-store"
-		}
-	}
+	kind := recvKinds[from][b2i(c.Prog.Ops[op].Reduce)]
 	nd.trace(subStep{Start: now, End: end, Chunk: int(c.id), Phase: int(c.Phase), Op: int(op), Kind: kind, Bytes: int64(pkt.Bytes)})
 	nd.after(end, effect{kind: fxRecv, c: c, op: op, pkt: pkt, fwd: c.pi.Flow.Forwards[op]})
 }

@@ -212,13 +212,13 @@ func averagedOver(runs []reproduce.Fig9aRun) string {
 			ts = append(ts, r.Topo)
 		}
 	}
-	what := func(names []string, one, many string) string {
+	what := func(names []string, many string) string {
 		if len(names) == 1 {
 			return names[0]
 		}
 		return fmt.Sprintf("mean over %d %s", len(names), many)
 	}
-	return what(ws, "", "workloads") + " on " + what(ts, "", "topologies")
+	return what(ws, "workloads") + " on " + what(ts, "topologies")
 }
 
 // niceTicks marks an axis every 1, 2 or 5 × 10ⁿ, about five times over

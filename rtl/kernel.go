@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"container/heap"
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 )
@@ -145,7 +146,11 @@ type Kernel struct {
 }
 
 // NewKernel returns a kernel at cycle 0 with no events.
-func NewKernel() *Kernel { return &Kernel{} }
+func NewKernel() *Kernel { return &Kernel{watchAt: never} }
+
+// never is watchAt with no watcher: time never reaches it, so the loop
+// tests one comparison per cycle.
+const never = Cycle(math.MaxInt64)
 
 // Now returns the current cycle.
 func (k *Kernel) Now() Cycle { return k.now }
@@ -316,7 +321,7 @@ func (k *Kernel) Precedes(at Cycle, c Class) bool {
 // every ≤ 0, stops it.
 func (k *Kernel) Watch(every Cycle, f func(now Cycle)) {
 	if f == nil || every <= 0 {
-		k.watch, k.watchEvery = nil, 0
+		k.watch, k.watchEvery, k.watchAt = nil, 0, never
 		return
 	}
 	k.watch, k.watchEvery, k.watchAt = f, every, k.now+every
@@ -345,7 +350,7 @@ func (k *Kernel) RunUntil(limit Cycle) Cycle {
 			break
 		}
 		k.now = t
-		if k.watch != nil && t >= k.watchAt {
+		if t >= k.watchAt { // never without a watcher
 			k.watchAt = t + k.watchEvery
 			k.watch(t)
 		}

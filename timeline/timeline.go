@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/big"
 	"slices"
 	"strconv"
 
@@ -172,12 +173,18 @@ type event struct {
 	Args map[string]any `json:"args,omitempty"`
 }
 
+// tenthsNum/tenthsDen is 10¹⁰/ClockHz in lowest terms (2000/249 at 1245
+// MHz), so that tenths multiplies small numbers.
+var tenthsNum, tenthsDen = func() (int64, int64) {
+	r := big.NewRat(10_000_000_000, rtl.ClockHz) // reduced
+	return r.Num().Int64(), r.Denom().Int64()
+}()
+
 // tenths is cycle c in tenths of a nanosecond at the NPU clock (1245
 // MHz), rounded to the nearest: c·10¹⁰/ClockHz = c·2000/249, plus a half,
-// rounded down. No cycle falls on a half (249 is odd).
+// rounded down. At 1245 MHz no cycle falls on a half (249 is odd).
 func tenths(c rtl.Cycle) int64 {
-	const num, den = 10_000_000_000 / 5_000_000, rtl.ClockHz / 5_000_000
-	return (int64(c)*2*num + den) / (2 * den)
+	return (int64(c)*2*tenthsNum + tenthsDen) / (2 * tenthsDen)
 }
 
 // microsOf is t tenths of a nanosecond in microseconds, with four

@@ -261,3 +261,8 @@ func TestTouchingSlicesTouch(t *testing.T) {
 	require.Greater(t, old(16)+old(32-16), old(32))
 	require.Less(t, old(157)+old(172-157), old(172))
 }
+
+// 10¹⁰/1245e6 in lowest terms is 2000/249 (gcd 5·10⁶).
+func TestTenthsRatio(t *testing.T) {
+	require.Equal(t, [2]int64{2000, 249}, [2]int64{tenthsNum, tenthsDen})
+}

@@ -127,9 +127,9 @@ func FormatBandwidth(r *big.Rat) string {
 
 // Count writes n and a noun, plural unless n is 1: "1 iteration", "2
 // iterations", "0 chunks". The noun's plural is its singular and "s".
-func Count(n int64, noun string) string {
+func Count(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
-	return strconv.FormatInt(n, 10) + " " + noun + "s"
+	return strconv.Itoa(n) + " " + noun + "s"
 }

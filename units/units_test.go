@@ -73,7 +73,7 @@ func TestBitsAreRefused(t *testing.T) {
 // Count's noun is plural but for one: "1 iteration", "2 iterations",
 // "0 chunks".
 func TestCount(t *testing.T) {
-	for n, want := range map[int64]string{0: "0 chunks", 1: "1 chunk", 2: "2 chunks"} {
+	for n, want := range map[int]string{0: "0 chunks", 1: "1 chunk", 2: "2 chunks"} {
 		require.Equal(t, want, Count(n, "chunk"))
 	}
 }

@@ -479,7 +479,7 @@ func collectiveResult(r *collectiveReport) result {
 		{"topology", fmt.Sprintf("%s (%d NPUs)", r.Topology, r.NPUs)},
 		{"collective", fmt.Sprintf("%s, %s, %s endpoint", r.Op, r.Algorithm, r.System)},
 		{"phases", strings.Join(r.Phases, "; ")},
-		{"payload per NPU", fmt.Sprintf("%d B in %s of ≤ %d B, messages ≤ %d B", r.PayloadBytes, units.Count(int64(r.Chunks), "chunk"), r.ChunkBytes, r.MessageBytes)},
+		{"payload per NPU", fmt.Sprintf("%d B in %s of ≤ %d B, messages ≤ %d B", r.PayloadBytes, units.Count(r.Chunks, "chunk"), r.ChunkBytes, r.MessageBytes)},
 		{"time", fmt.Sprintf("%d cycles (%.3f µs at 1245 MHz)", r.Cycles, r.TimeUs)},
 		{"bytes sent per NPU", fmt.Sprintf("%d (%.4f × payload)", r.BytesSentPerNPU, float64(r.BytesSentPerNPU)/float64(r.PayloadBytes))},
 		{"network bandwidth per NPU", bw},

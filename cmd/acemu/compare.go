@@ -328,7 +328,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if rep.Folded {
 		how = "one NPU simulated for all (symmetric; --full to simulate each)"
 	}
-	res.notes = append(res.notes, fmt.Sprintf("%s on %s (%d NPUs), %s, %s priority, memory policy %s; cycles at 1245 MHz; %s", rep.Workload, rep.Topology, rep.NPUs, units.Count(int64(p.Iterations), "iteration"), rep.Policy, rep.Memory, how))
+	res.notes = append(res.notes, fmt.Sprintf("%s on %s (%d NPUs), %s, %s priority, memory policy %s; cycles at 1245 MHz; %s", rep.Workload, rep.Topology, rep.NPUs, units.Count(p.Iterations, "iteration"), rep.Policy, rep.Memory, how))
 	if slices.ContainsFunc(ss, func(s systems.System) bool { return s.Kind == systems.Baseline }) {
 		res.notes = append(res.notes, libraryNote(p.Library))
 		doc.BaselineLibrary = &p.Library

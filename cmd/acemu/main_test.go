@@ -942,9 +942,11 @@ func TestFileDimsRefusedByTheCLI(t *testing.T) {
 
 // One default whatever else is given: --workload is resnet50 and --topo
 // 4x8x4 (the main job's), so `acemu --format json` is the main job in
-// JSON, and --workload alone runs on 4x8x4.
+// JSON, and --workload alone runs on 4x8x4. (One system, one iteration:
+// the defaults are what is checked.)
 func TestDefaultsDoNotMove(t *testing.T) {
-	for _, args := range [][]string{{"--format", "json", "--other-regime=false"}, {"--workload", "dlrm", "--format", "json"}} {
+	cheap := []string{"--systems", "ideal", "--iterations", "1", "--other-regime=false"}
+	for _, args := range [][]string{append([]string{"--format", "json"}, cheap...), append([]string{"--workload", "dlrm", "--format", "json"}, cheap...)} {
 		code, out, errOut := runCLI(args...)
 		require.Equal(t, 0, code, errOut)
 		var r map[string]any

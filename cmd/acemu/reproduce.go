@@ -415,7 +415,7 @@ func runFig9b(r *figRun) error {
 			f1(100 * float64(x.ForwardCycles) / float64(x.ForwardCycles+x.BackpropCycles))})
 	}
 	r.res.notes = append(r.res.notes, fmt.Sprintf("ACE utilised: holding at least one chunk (the paper: \"at least one chunk for processing\"); %s, memory policy %s; (paper): Section VI-B, \"ACE Utilization\"; docs/validation.md defines the passes",
-		units.Count(int64(r.p.Iterations), "iteration"), r.p.Memory))
+		units.Count(r.p.Iterations, "iteration"), r.p.Memory))
 	return nil
 }
 
@@ -445,7 +445,7 @@ func runFig11(r *figRun) error {
 	}
 	r.res.summary = sum
 	r.res.notes = append(r.res.notes, fmt.Sprintf("%s, memory policy %s; %% of ideal = ideal's time over the system's; the bandwidth's mean and max are over every baseline, size and workload (Fig. 11(b)'s points) of the baseline's time over ACE's, as the paper takes them; measured: of ACE's bytes per second over the baseline's. docs/validation.md, \"Scaling: Fig. 11\"",
-		units.Count(int64(r.p.Iterations), "iteration"), r.p.Memory))
+		units.Count(r.p.Iterations, "iteration"), r.p.Memory))
 	return nil
 }
 

@@ -56,7 +56,7 @@ func Install(plan *collectives.Plan, secs []Section) error {
 		file[k] = s
 		touched[s.ChunkLen] = true
 		if len(s.Phases) != plan.NumPhases() {
-			return fmt.Errorf("%s: %s, but the plan has %s: %s; want one program per phase", where, units.Count(int64(len(s.Phases)), "phase"), units.Count(int64(plan.NumPhases()), "phase"), phaseList(plan))
+			return fmt.Errorf("%s: %s, but the plan has %s: %s; want one program per phase", where, units.Count(len(s.Phases), "phase"), units.Count(plan.NumPhases(), "phase"), phaseList(plan))
 		}
 		for ph, p := range s.Phases {
 			at := fmt.Sprintf("%s phase %d (%s)", where, ph+1, plan.PhaseName(ph))
