@@ -924,9 +924,7 @@ func (l *Link) applyTrain() {
 	if l.windows != nil {
 		for _, sp := range l.planSpans {
 			l.windows.Add(sp.s0, sp.s1)
-		}
-		if l.own != nil {
-			for _, sp := range l.planSpans {
+			if l.own != nil {
 				l.own.Add(sp.s0, sp.s1)
 			}
 		}

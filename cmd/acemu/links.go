@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"io"
 	"strconv"
 
@@ -19,8 +18,7 @@ var linksHeader = []string{"link_id", "src_node", "dst_node", "src_port", "class
 type linksFile struct {
 	f     *outfile.File
 	path  string
-	stats []fabric.LinkStat
-	done  bool // set was called
+	stats []fabric.LinkStat // nil until the run ends (set)
 }
 
 func linksOutput(f *outfile.File, path string) outputFile { return &linksFile{f: f, path: path} }
@@ -32,11 +30,11 @@ func (l *linksFile) start(string, *fabric.Network) (observe.Observers, error) {
 }
 
 // set gives the file the run's links.
-func (l *linksFile) set(stats []fabric.LinkStat) { l.stats, l.done = stats, true }
+func (l *linksFile) set(stats []fabric.LinkStat) { l.stats = stats }
 
 // close writes the rows, if the run gave them.
 func (l *linksFile) close(err *error) {
-	if !l.done { // the run did not finish: no file
+	if l.stats == nil { // the run did not finish: no file
 		l.f.Abort()
 		return
 	}
@@ -49,8 +47,7 @@ func (l *linksFile) close(err *error) {
 // their share of the run and the share of its busiest window (empty when
 // windows are not tracked).
 func writeLinks(w io.Writer, stats []fabric.LinkStat) error {
-	cw := csv.NewWriter(w)
-	_ = cw.Write(linksHeader)
+	res := result{header: linksHeader}
 	for _, s := range stats {
 		sw := "0"
 		if s.SrcSwitch || s.DstSwitch {
@@ -61,10 +58,9 @@ func writeLinks(w io.Writer, stats []fabric.LinkStat) error {
 		if s.HasPeak {
 			peak = strconv.FormatFloat(s.Peak, 'f', 6, 64)
 		}
-		_ = cw.Write([]string{strconv.Itoa(s.ID), strconv.Itoa(s.Src), strconv.Itoa(s.Dst), strconv.Itoa(s.Port), s.Class, sw,
+		res.rows = append(res.rows, []string{strconv.Itoa(s.ID), strconv.Itoa(s.Src), strconv.Itoa(s.Dst), strconv.Itoa(s.Port), s.Class, sw,
 			strconv.FormatInt(s.Bytes, 10), strconv.FormatInt(s.Packets, 10), strconv.FormatFloat(busy, 'f', -1, 64),
 			strconv.FormatFloat(s.Utilization, 'f', 6, 64), peak})
 	}
-	cw.Flush()
-	return cw.Error()
+	return res.write(w, "csv")
 }

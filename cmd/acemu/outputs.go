@@ -111,7 +111,7 @@ func (f *outputFlags) register(fs *pflag.FlagSet, perSystem bool, out string) {
 	fs.StringVar(&f.pcapFilter, "pcap-filter", "", "keep only these packets in --pcap, e.g. npu=0,coll=0,cycles=0-200000 (keys link, npu, coll, cycles)")
 	fs.StringVar(&f.trace, "trace", "", "write a timeline of "+traceWhat+" to this file"+traceEach+": Chrome/Perfetto trace-event JSON (docs/timeline.md)")
 	fs.StringVar(&f.traceNPUs, "trace-npus", "0", "NPUs whose chunks and ACE counters --trace records: a list such as 0,5 or all")
-	fs.StringVar(&f.links, "links", "", "write what each link carried to this CSV file"+linksEach+": one row per link, its nodes, port, class, bytes, packets, busy cycles and utilisation; where one NPU stands for all, its links only (docs/cli.md)")
+	fs.StringVar(&f.links, "links", "", "write what each link carried to this CSV file"+linksEach+": one row per link, its nodes, port, class, whether a switch is at either end, bytes, packets, busy cycles, utilisation and busiest-window utilisation; where one NPU stands for all, its links only (docs/cli.md)")
 }
 
 // fileFlag is a flag that names a file: an input the run reads

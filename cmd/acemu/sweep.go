@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -240,8 +239,8 @@ func writeSweep(spec *sweep.Spec, pts []sweep.PointResult, format, dir string, s
 				fn   func(io.Writer) error
 			}{"aggregate.csv", func(w io.Writer) error { return agg.write(w, "csv") }})
 		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			fmt.Fprintf(stderr, "acemu sweep: --out: %v\n", err)
+		if err := makeDir("--out", dir); err != nil {
+			fmt.Fprintf(stderr, "acemu sweep: %v\n", err)
 			return 1
 		}
 		for _, f := range files {
