@@ -133,3 +133,16 @@ func Count(n int, noun string) string {
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
 }
+
+// Ratio writes a ratio (a speed-up, a time over another) with two decimals,
+// or with as many more as it takes (up to six) not to print 1.00 for a
+// ratio that is not 1: 0.9995 is "0.9995", 1.004 is "1.004", 1 is "1.00".
+func Ratio(v float64) string {
+	for d := 2; d < 6; d++ {
+		s := strconv.FormatFloat(v, 'f', d, 64)
+		if v == 1 || s != "1."+strings.Repeat("0", d) {
+			return s
+		}
+	}
+	return strconv.FormatFloat(v, 'f', 6, 64)
+}

@@ -77,3 +77,22 @@ func TestCount(t *testing.T) {
 		require.Equal(t, want, Count(n, "chunk"))
 	}
 }
+
+// Ratio has two decimals, and more where two would print a ratio that is
+// not 1 as 1.00.
+func TestRatio(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		want string
+	}{
+		{1, "1.00"},
+		{1.5604, "1.56"},
+		{0.91, "0.91"},
+		{1.004, "1.004"},  // 1.00 at two decimals
+		{0.9995, "0.9995"}, // 1.00 at two, 1.000 at three (0.9995 is 0.99950000000000005507 in binary)
+		{0.996, "0.996"},
+		{2.675, "2.67"}, // 2.67499999999999982236431605997495353221893310546875
+	} {
+		require.Equal(t, tc.want, Ratio(tc.v), "%v", tc.v)
+	}
+}
