@@ -385,3 +385,21 @@ func fixed(v string) value {
 			return nil
 		}}
 }
+
+// Setting is one parameter's key and value, as the file writes it.
+type Setting struct {
+	Key, Value string
+}
+
+// Changed lists the parameters whose value in p is not the default's, in
+// the file's order: what a run's --config, --set and named flags changed.
+func Changed(p Platform) []Setting {
+	def := Default()
+	var out []Setting
+	for _, q := range params {
+		if v := q.get(&p); v != q.get(&def) {
+			out = append(out, Setting{q.Key, v})
+		}
+	}
+	return out
+}

@@ -168,3 +168,27 @@ func TestLinkClassKeysInherit(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, string(b), string(again))
 }
+
+// Changed lists what differs from the defaults, in the file's order, and
+// nothing for the defaults.
+func TestChanged(t *testing.T) {
+	require.Empty(t, Changed(Default()))
+	p := Default()
+	require.NoError(t, p.Set("ace.fsms", "8"))
+	require.NoError(t, p.Set("ace.sram", "8MiB"))
+	require.NoError(t, p.Set("training.iterations", "1"))
+	got := Changed(p)
+	require.ElementsMatch(t, []Setting{{"ace.fsms", "8"}, {"ace.sram", "8MiB"}, {"training.iterations", "1"}}, got)
+	var keys []string
+	for _, q := range Params() {
+		for _, s := range got {
+			if s.Key == q.Key {
+				keys = append(keys, q.Key)
+			}
+		}
+	}
+	require.Equal(t, keys, []string{got[0].Key, got[1].Key, got[2].Key}, "in the file's order")
+	// Set back to the default, a key is not changed.
+	require.NoError(t, p.Set("ace.fsms", "16")) // Table VI's 16 FSMs, the default
+	require.Len(t, Changed(p), 2)
+}
