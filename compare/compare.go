@@ -140,16 +140,18 @@ type SystemResult struct {
 	TotalCompute     int64   `json:"total_compute_cycles"`
 	TotalExposedComm int64   `json:"total_exposed_comm_cycles"`
 	PerIteration     []int64 `json:"iteration_cycles_each"`
-	PctOfIdeal       float64 `json:"pct_of_ideal"`
-	ExposedShare     float64 `json:"exposed_comm_share"`
-	Collectives      int     `json:"collectives"`
-	CollectiveBytes  int64   `json:"collective_bytes_per_npu"`
-	BytesSentPerNPU  int64   `json:"bytes_sent_per_npu"`
-	NetworkGBps      float64 `json:"effective_network_gbps_per_npu"`
-	MemReadPerNPU    int64   `json:"mem_read_bytes_per_npu"`
-	MemWritePerNPU   int64   `json:"mem_write_bytes_per_npu"`
-	CommMemGBps      float64 `json:"comm_mem_used_gbps"`
-	CommSMBusy       float64 `json:"comm_sm_busy"`
+	// FractionOfIdeal is the ideal system's time over this one's (1 for
+	// the ideal; 0 when no ideal system ran).
+	FractionOfIdeal float64 `json:"fraction_of_ideal"`
+	ExposedShare    float64 `json:"exposed_comm_share"`
+	Collectives     int     `json:"collectives"`
+	CollectiveBytes int64   `json:"collective_bytes_per_npu"`
+	BytesSentPerNPU int64   `json:"bytes_sent_per_npu"`
+	NetworkGBps     float64 `json:"effective_network_gbps_per_npu"`
+	MemReadPerNPU   int64   `json:"mem_read_bytes_per_npu"`
+	MemWritePerNPU  int64   `json:"mem_write_bytes_per_npu"`
+	CommMemGBps     float64 `json:"comm_mem_used_gbps"`
+	CommSMBusy      float64 `json:"comm_sm_busy"`
 	// ACEUtilization is the share of the run ACE held at least one chunk
 	// (ace.Result.Utilization); ACEForwardUtilization and
 	// ACEBackpropUtilization the same within the forward passes and
@@ -248,7 +250,7 @@ func Run(o Options) (*Report, error) {
 	}
 	for i := range rep.Systems {
 		if ideal > 0 && rep.Systems[i].TotalCycles > 0 {
-			rep.Systems[i].PctOfIdeal = 100 * float64(ideal) / float64(rep.Systems[i].TotalCycles)
+			rep.Systems[i].FractionOfIdeal = float64(ideal) / float64(rep.Systems[i].TotalCycles)
 		}
 	}
 	if aceT > 0 {

@@ -4,14 +4,14 @@ package compare
 // Fig. 10 runs (4x8x4, two iterations, LIFO; Section VI-B): zero where the
 // paper gives no number.
 type PaperRow struct {
-	// PctOfIdeal is the system's performance as a share of the ideal
-	// system's, in %.
-	PctOfIdeal float64 `json:"pct_of_ideal,omitempty"`
+	// FractionOfIdeal is the system's performance as a fraction of the
+	// ideal system's (the paper's 94.3 % is 0.943).
+	FractionOfIdeal float64 `json:"fraction_of_ideal,omitempty"`
 	// SpeedupOfACE is the system's iteration time over ACE's.
 	SpeedupOfACE float64 `json:"speedup_of_ace,omitempty"`
-	// ExposedPct is exposed communication as a share of the iteration, in
-	// %.
-	ExposedPct float64 `json:"exposed_pct,omitempty"`
+	// ExposedShare is exposed communication as a fraction of the
+	// iteration (the paper's 31.5 % is 0.315).
+	ExposedShare float64 `json:"exposed_comm_share,omitempty"`
 }
 
 // PaperTopology is the torus of the paper's Fig. 10.
@@ -25,27 +25,27 @@ var paperFig10 = map[string]map[string]PaperRow{
 	// [sic: CompOpt] by 2.67× and 2.52×"; "94.3% of ideal … 35.3% and
 	// 37.3%".
 	"resnet50": {
-		"baseline-commopt": {PctOfIdeal: 35.3, SpeedupOfACE: 2.67, ExposedPct: 31.5},
-		"baseline-compopt": {PctOfIdeal: 37.3, SpeedupOfACE: 2.52},
-		"ace":              {PctOfIdeal: 94.3, ExposedPct: 2},
-		"ideal":            {PctOfIdeal: 100},
+		"baseline-commopt": {FractionOfIdeal: 0.353, SpeedupOfACE: 2.67, ExposedShare: 0.315},
+		"baseline-compopt": {FractionOfIdeal: 0.373, SpeedupOfACE: 2.52},
+		"ace":              {FractionOfIdeal: 0.943, ExposedShare: 0.02},
+		"ideal":            {FractionOfIdeal: 1},
 	},
 	// "ACE can outperform both BaselineCommOpt and BaselineCompOpt by
 	// 1.59× and 1.17× … 88.7% of the ideal system, compared to … 55.9%
 	// and 76%".
 	"gnmt": {
-		"baseline-commopt": {PctOfIdeal: 55.9, SpeedupOfACE: 1.59},
-		"baseline-compopt": {PctOfIdeal: 76, SpeedupOfACE: 1.17},
-		"ace":              {PctOfIdeal: 88.7},
-		"ideal":            {PctOfIdeal: 100},
+		"baseline-commopt": {FractionOfIdeal: 0.559, SpeedupOfACE: 1.59},
+		"baseline-compopt": {FractionOfIdeal: 0.76, SpeedupOfACE: 1.17},
+		"ace":              {FractionOfIdeal: 0.887},
+		"ideal":            {FractionOfIdeal: 1},
 	},
 	// "ACE iteration time is shorter by 1.55× and 1.19× … 55.6%, 72.8%,
 	// and 86.5%".
 	"dlrm": {
-		"baseline-commopt": {PctOfIdeal: 55.6, SpeedupOfACE: 1.55},
-		"baseline-compopt": {PctOfIdeal: 72.8, SpeedupOfACE: 1.19},
-		"ace":              {PctOfIdeal: 86.5},
-		"ideal":            {PctOfIdeal: 100},
+		"baseline-commopt": {FractionOfIdeal: 0.556, SpeedupOfACE: 1.55},
+		"baseline-compopt": {FractionOfIdeal: 0.728, SpeedupOfACE: 1.19},
+		"ace":              {FractionOfIdeal: 0.865},
+		"ideal":            {FractionOfIdeal: 1},
 	},
 }
 

@@ -41,8 +41,8 @@ type Fig11System struct {
 	TotalCycles   int64 `json:"total_cycles"`
 	ComputeCycles int64 `json:"compute_cycles"`
 	ExposedCycles int64 `json:"exposed_comm_cycles"`
-	// PctOfIdeal is 100 × the ideal system's time over this one's.
-	PctOfIdeal float64 `json:"pct_of_ideal"`
+	// FractionOfIdeal is the ideal system's time over this one's.
+	FractionOfIdeal float64 `json:"fraction_of_ideal"`
 	// NetworkGBps is its effective network bandwidth: bytes sent per NPU
 	// over the run's time.
 	NetworkGBps float64 `json:"effective_network_gbps_per_npu"`
@@ -86,9 +86,9 @@ type Versus struct {
 // from them as Section VI-C forms its own (docs/validation.md).
 type Fig11Result struct {
 	Rows []Fig11Row `json:"rows"`
-	// PctOfIdeal is, per system but the ideal, its % of ideal averaged
-	// over every size and workload.
-	PctOfIdeal []Versus `json:"mean_pct_of_ideal"`
+	// FractionOfIdeal is, per system but the ideal, its fraction of ideal
+	// averaged over every size and workload.
+	FractionOfIdeal []Versus `json:"mean_fraction_of_ideal"`
 	// OverBest is, per workload, ACE's speed-up over the best baseline,
 	// the mean over sizes then the maximum.
 	OverBest []Versus `json:"ace_over_best_baseline"`
@@ -108,7 +108,7 @@ type Fig11Result struct {
 // effective network utilization by 1.44× (up to 2.67) over all
 // baselines".
 var (
-	paperFig11Pct = map[string]float64{"baseline-nooverlap": 68.5, "baseline-commopt": 49.9, "baseline-compopt": 75.7, "ace": 91}
+	paperFig11OfIdeal = map[string]float64{"baseline-nooverlap": 0.685, "baseline-commopt": 0.499, "baseline-compopt": 0.757, "ace": 0.91}
 	// mean, max
 	paperFig11OverBest  = map[string][2]float64{"resnet50": {1.41, 1.51}, "gnmt": {1.12, 1.17}, "dlrm": {1.13, 1.19}}
 	paperFig11Bandwidth = [2]float64{1.44, 2.67}
@@ -155,7 +155,7 @@ func fig11Row(p sweep.PointResult) (Fig11Row, error) {
 	}
 	for i := range r.Systems {
 		s := &r.Systems[i]
-		s.PctOfIdeal = 100 * float64(ideal.TotalCycles) / float64(s.TotalCycles)
+		s.FractionOfIdeal = float64(ideal.TotalCycles) / float64(s.TotalCycles)
 		if !slices.Contains(Fig11Baselines, s.Name) {
 			continue
 		}
@@ -177,9 +177,9 @@ func (res *Fig11Result) average(workloads []string) {
 	for _, name := range append(slices.Clone(Fig11Baselines), "ace") {
 		var pct []float64
 		for _, r := range res.Rows {
-			pct = append(pct, r.System(name).PctOfIdeal)
+			pct = append(pct, r.System(name).FractionOfIdeal)
 		}
-		res.PctOfIdeal = append(res.PctOfIdeal, Versus{What: name, Acemu: mean(pct), Paper: paperFig11Pct[name]})
+		res.FractionOfIdeal = append(res.FractionOfIdeal, Versus{What: name, Acemu: mean(pct), Paper: paperFig11OfIdeal[name]})
 	}
 	for _, w := range workloads {
 		var over []float64

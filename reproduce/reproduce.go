@@ -144,13 +144,15 @@ func DefaultFig5() Fig5Options {
 
 // Fig5Row is one memory bandwidth on one topology.
 type Fig5Row struct {
-	Topo        string  `json:"topology"`
-	MemGBps     int64   `json:"comm_mem_gbps"`
-	BaselineBW  float64 `json:"baseline_network_gbps_per_npu"`
-	ACEBW       float64 `json:"ace_network_gbps_per_npu"`
-	IdealBW     float64 `json:"ideal_network_gbps_per_npu"`
-	BaselinePct float64 `json:"baseline_pct_of_ideal"`
-	ACEPct      float64 `json:"ace_pct_of_ideal"`
+	Topo       string  `json:"topology"`
+	MemGBps    int64   `json:"comm_mem_gbps"`
+	BaselineBW float64 `json:"baseline_network_gbps_per_npu"`
+	ACEBW      float64 `json:"ace_network_gbps_per_npu"`
+	IdealBW    float64 `json:"ideal_network_gbps_per_npu"`
+	// BaselineOfIdeal and ACEOfIdeal are their network bandwidths as
+	// fractions of the ideal endpoint's.
+	BaselineOfIdeal float64 `json:"baseline_fraction_of_ideal"`
+	ACEOfIdeal      float64 `json:"ace_fraction_of_ideal"`
 }
 
 // Threshold is, for one topology, the least memory bandwidth (or SM count)
@@ -204,7 +206,7 @@ func Fig5(o Fig5Options) (*Fig5Result, error) {
 			b, a := pts[i].NetworkGBps, pts[i+1].NetworkGBps
 			i += 2
 			res.Rows = append(res.Rows, Fig5Row{Topo: t, MemGBps: m, BaselineBW: b, ACEBW: a, IdealBW: ideal,
-				BaselinePct: 100 * b / ideal, ACEPct: 100 * a / ideal})
+				BaselineOfIdeal: b / ideal, ACEOfIdeal: a / ideal})
 			if th.Baseline == 0 && b >= Target*ideal {
 				th.Baseline = m
 			}
@@ -244,7 +246,7 @@ type Fig6Row struct {
 	SMs        int     `json:"comm_sms"`
 	BaselineBW float64 `json:"baseline_network_gbps_per_npu"`
 	IdealBW    float64 `json:"ideal_network_gbps_per_npu"`
-	Pct        float64 `json:"baseline_pct_of_ideal"`
+	OfIdeal    float64 `json:"baseline_fraction_of_ideal"` // network bandwidth as a fraction of the ideal endpoint's
 	SMBusy     float64 `json:"comm_sm_busy"`
 	MemReadBW  float64 `json:"mem_read_gbps"`
 }
@@ -289,7 +291,7 @@ func Fig6(o Fig6Options) (*Fig6Result, error) {
 			p := pts[i]
 			i++
 			res.Rows = append(res.Rows, Fig6Row{Topo: t, SMs: n, BaselineBW: p.NetworkGBps, IdealBW: ideal,
-				Pct: 100 * p.NetworkGBps / ideal, SMBusy: p.CommSMBusy, MemReadBW: rtl.GBps(p.MemRead, rtl.Cycle(p.Cycles))})
+				OfIdeal: p.NetworkGBps / ideal, SMBusy: p.CommSMBusy, MemReadBW: rtl.GBps(p.MemRead, rtl.Cycle(p.Cycles))})
 			if th.Baseline == 0 && p.NetworkGBps >= Target*ideal {
 				th.Baseline = int64(n)
 			}

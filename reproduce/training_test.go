@@ -70,24 +70,24 @@ func TestFig11AveragesAsThePaperForms(t *testing.T) {
 		over float64
 		pct  [4]float64
 	}{
-		{0, "baseline-commopt", 1.28, [4]float64{50, 62.5, 40, 80}},
-		{1, "baseline-nooverlap", 1.25, [4]float64{40, 25, 100.0 / 3, 50}},
-		{2, "baseline-compopt", 1.2, [4]float64{50, 200.0 / 3, 250.0 / 3, 100}},
-		{3, "baseline-compopt", 1.25, [4]float64{50, 40, 64, 80}},
+		{0, "baseline-commopt", 1.28, [4]float64{0.5, 0.625, 0.4, 0.8}},
+		{1, "baseline-nooverlap", 1.25, [4]float64{0.4, 0.25, 1.0 / 3, 0.5}},
+		{2, "baseline-compopt", 1.2, [4]float64{0.5, 2.0 / 3, 2.5 / 3, 1}},
+		{3, "baseline-compopt", 1.25, [4]float64{0.5, 0.4, 0.64, 0.8}},
 	} {
 		r := res.Rows[tc.row]
 		require.Equal(t, tc.best, r.Best, "row %d", tc.row)
 		require.InDelta(t, tc.over, r.OverBest, 1e-12, "row %d", tc.row)
 		for i, name := range append(slices.Clone(Fig11Baselines), "ace") {
-			require.InDelta(t, tc.pct[i], r.System(name).PctOfIdeal, 1e-12, "row %d %s", tc.row, name)
+			require.InDelta(t, tc.pct[i], r.System(name).FractionOfIdeal, 1e-12, "row %d %s", tc.row, name)
 		}
-		require.Equal(t, 100.0, r.System("ideal").PctOfIdeal)
+		require.Equal(t, 1.0, r.System("ideal").FractionOfIdeal)
 	}
 	want := []Versus{
-		{"baseline-nooverlap", 47.5, 68.5}, {"baseline-commopt", 48.541666666666667, 49.9},
-		{"baseline-compopt", 55.166666666666667, 75.7}, {"ace", 77.5, 91},
+		{"baseline-nooverlap", 0.475, 0.685}, {"baseline-commopt", 0.48541666666666667, 0.499},
+		{"baseline-compopt", 0.55166666666666667, 0.757}, {"ace", 0.775, 0.91},
 	}
-	requireVersus(t, want, res.PctOfIdeal)
+	requireVersus(t, want, res.FractionOfIdeal)
 	requireVersus(t, []Versus{{"resnet50 mean", 1.265, 1.41}, {"resnet50 max", 1.28, 1.51}, {"dlrm mean", 1.225, 1.13}, {"dlrm max", 1.25, 1.19}}, res.OverBest)
 	requireVersus(t, []Versus{{"mean", 1.5983333333333333, 1.44}, {"max", 2, 2.67}, {"measured mean", 1.5316666666666667, 0}, {"measured max", 2, 0}}, res.Bandwidth)
 }
@@ -130,7 +130,7 @@ func TestFig11SmallStudy(t *testing.T) {
 		for _, b := range Fig11Baselines {
 			s := r.System(b)
 			require.Equal(t, float64(s.TotalCycles)/float64(ace.TotalCycles), s.ACESpeedup)
-			require.Equal(t, 100*float64(ideal.TotalCycles)/float64(s.TotalCycles), s.PctOfIdeal)
+			require.Equal(t, float64(ideal.TotalCycles)/float64(s.TotalCycles), s.FractionOfIdeal)
 			if best == 0 || s.TotalCycles < best {
 				best = s.TotalCycles
 			}

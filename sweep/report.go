@@ -7,6 +7,7 @@ import (
 
 	"github.com/acemu/acemu/ace"
 	"github.com/acemu/acemu/compare"
+	"github.com/acemu/acemu/units"
 )
 
 // Report is a finished sweep: every point and system, and the aggregate
@@ -143,15 +144,15 @@ func (r *Report) PointTable() (header []string, rows [][]string) {
 	for _, a := range r.Sweep.Axes {
 		header = append(header, a.Key)
 	}
-	header = append(header, "workload", "topology", "system", "total cycles", "iteration", "compute", "exposed comm", "exposed %",
-		"% of ideal", "ACE speedup", "perf vs ref", "network GB/s", "link util %", "peak link util %", "comm memory GB/s",
-		"mem read B/NPU", "mem write B/NPU", "comm SM busy", "ACE util %", "area mm²", "power W")
+	header = append(header, "workload", "topology", "system", "total cycles", "iteration cycles", "compute cycles", "exposed cycles", "exposed %",
+		"% of ideal", "ACE speedup over it ×", "perf vs ref ×", "network GB/s", "link util %", "peak link util %", "comm memory GB/s (read+write)",
+		"mem read B/NPU", "mem write B/NPU", "comm SM busy %", "ACE util %", "area mm²", "power W")
 	for _, p := range r.Points {
 		row := append([]string(nil), p.Values...)
 		row = append(row, p.Workload, p.Topology, p.Name, fmt.Sprint(p.TotalCycles), f0(p.IterationCycles), f0(p.ComputeCycles),
-			f0(p.ExposedCommCycles), f1(100*p.ExposedShare), opt(p.PctOfIdeal > 0, f1(p.PctOfIdeal)),
+			f0(p.ExposedCommCycles), f1(100*p.ExposedShare), opt(p.FractionOfIdeal > 0, f1(100*p.FractionOfIdeal)),
 			optf(p.SpeedupOfACE, f3), f3(p.Perf), f1(p.NetworkGBps), f1(100*p.LinkUtilization), f1(100*p.PeakLinkUtilization),
-			f1(p.CommMemGBps), fmt.Sprint(p.MemReadPerNPU), fmt.Sprint(p.MemWritePerNPU), f3(p.CommSMBusy),
+			f1(p.CommMemGBps), fmt.Sprint(p.MemReadPerNPU), fmt.Sprint(p.MemWritePerNPU), f1(100*p.CommSMBusy),
 			optf(p.ACEUtilization, func(v float64) string { return f1(100 * v) }))
 		row = append(row, siliconCells(p.Silicon)...)
 		rows = append(rows, row)
@@ -164,7 +165,7 @@ func (r *Report) AggregateTable() (header []string, rows [][]string) {
 	for _, a := range r.Sweep.Axes {
 		header = append(header, a.Key)
 	}
-	header = append(header, "system", "perf vs ref", "area mm²", "power W", "perf/area vs ref", "perf/W vs ref")
+	header = append(header, "system", "perf vs ref ×", "area mm²", "power W", "perf/area vs ref ×", "perf/W vs ref ×")
 	for _, a := range r.Aggregate {
 		row := append([]string(nil), a.Values...)
 		row = append(row, a.System, f3(a.Perf))
@@ -182,13 +183,22 @@ func (r *Report) Notes() []string {
 	for i, a := range s.Axes {
 		ref = append(ref, a.Key+"="+s.Reference[i])
 	}
-	n := []string{fmt.Sprintf("%d points (%d parameter combinations × %d workloads × %d topologies), systems %s",
-		s.Len(), s.Combinations(), len(s.Workloads), len(s.Topologies), strings.Join(s.Systems, ", "))}
+	n := []string{fmt.Sprintf("%s (%s × %s × %s), systems %s",
+		units.Count(s.Len(), "point"), units.Count(s.Combinations(), "parameter combination"), units.Count(len(s.Workloads), "workload"),
+		topologies(len(s.Topologies)), strings.Join(s.Systems, ", "))}
 	if len(ref) > 0 {
 		n = append(n, "perf vs ref: the reference point's total cycles over the point's ("+strings.Join(ref, " ")+
 			"); the aggregate averages it over workloads and topologies; area and power from Table IV of the ACE paper (docs/area-power.md)")
 	}
 	return n
+}
+
+// topologies is "1 topology", "2 topologies".
+func topologies(n int) string {
+	if n == 1 {
+		return "1 topology"
+	}
+	return fmt.Sprintf("%d topologies", n)
 }
 
 func siliconCells(s *Silicon) []string {

@@ -462,6 +462,9 @@ func (s *Spec) fingerprint() string { return fmt.Sprintf("%x", sha256.Sum256(s.e
 
 // Platform is the platform of the parameter combination vals (one value
 // per axis).
+// BasePlatform is the platform every point starts from, before the axes.
+func (s *Spec) BasePlatform() platform.Platform { return s.basePlatform() }
+
 func (s *Spec) Platform(vals []string) (platform.Platform, error) {
 	p := s.basePlatform()
 	for i, a := range s.Axes {

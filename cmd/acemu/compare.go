@@ -204,12 +204,10 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		slices.SortFunc(finished, func(a, b compare.SystemResult) int {
 			return slices.Index(names, a.Name) - slices.Index(names, b.Name)
 		})
-		part := result{doc: map[string]any{"interrupted": true, "workload": w.Name, "topology": machine.Machine.Name, "systems": finished},
-			header: []string{"system", "compute (cycles/iter)", "exposed comm", "iteration", "exposed %", "network GB/s"}}
-		for _, r := range finished {
-			part.rows = append(part.rows, []string{r.Name, fmt.Sprintf("%.0f", r.ComputeCycles), fmt.Sprintf("%.0f", r.ExposedCommCycles),
-				fmt.Sprintf("%.0f", r.IterationCycles), f1(100 * r.ExposedShare), f1(r.NetworkGBps)})
-		}
+		part := result{doc: map[string]any{"interrupted": true, "workload": w.Name, "topology": machine.Machine.Name, "systems": finished}}
+		part.header, part.rows = compareTable(finished, nil, nil, false)
+		part.wide, part.prov = &summary{}, provenanceOf(p)
+		part.wide.header, part.wide.rows = compareTable(finished, nil, nil, true)
 		_ = part.write(stdout, *format)
 		fmt.Fprintf(stderr, "acemu: interrupted: %d of %d systems finished (printed); files being written were removed\n", len(finished), len(ss))
 	})()
@@ -275,58 +273,26 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	withPaper = withPaper && rep.Topology == compare.PaperTopology &&
 		(w.Compute == workload.ComputePaper || w.Compute == workload.ComputeRoofline && w.Batch == paperBatch)
 	doc := commandReport{Report: rep, Compute: regimeLine(w)}
-	res := result{header: []string{"system", "compute (cycles/iter)", "exposed comm", "iteration", "exposed %", "% of ideal", "ACE speedup", "network GB/s", "link util % (peak)", "comm memory GB/s"}}
+	// The paper's figures: columns of their own in the wide table and CSV,
+	// a table of their own under the narrow one.
+	if !withPaper {
+		paper = nil
+	}
+	res := result{wide: &summary{}, prov: provenanceOf(p)}
+	res.header, res.rows = compareTable(rep.Systems, rep.SpeedupOfACE, paper, false)
+	res.wide.header, res.wide.rows = compareTable(rep.Systems, rep.SpeedupOfACE, paper, true)
 	if withPaper {
-		res.header = []string{"system", "compute (cycles/iter)", "exposed comm", "iteration", "exposed % (paper)", "% of ideal (paper)", "ACE speedup (paper)", "network GB/s", "link util % (peak)", "comm memory GB/s"}
 		doc.Paper = paper
-	}
-	// In a table, beside puts the paper's figure after acemu's in its
-	// cell; in CSV the paper's figures are columns of their own.
-	var paperCols []string
-	if withPaper && *format == "csv" {
-		res.header = []string{"system", "compute (cycles/iter)", "exposed comm", "iteration", "exposed %", "% of ideal", "ACE speedup", "network GB/s", "link util % (peak)", "comm memory GB/s", "paper exposed %", "paper % of ideal", "paper ACE speedup"}
-	}
-	beside := func(v string, ref float64, format string) string {
-		if !withPaper {
-			return v
-		}
-		if res.header[len(res.header)-1] == "paper ACE speedup" {
-			if ref == 0 {
-				paperCols = append(paperCols, "")
-			} else {
-				paperCols = append(paperCols, fmt.Sprintf(format, ref))
-			}
-			return v
-		}
-		if ref == 0 {
-			return v + " (–)"
-		}
-		if format == "%.2f" {
-			format += "×"
-		}
-		return v + " (" + fmt.Sprintf(format, ref) + ")"
-	}
-	for _, r := range rep.Systems {
-		sp := "-"
-		if v, ok := rep.SpeedupOfACE[r.Name]; ok {
-			sp = fmt.Sprintf("%.2f×", v)
-		}
-		pct := "-"
-		if r.PctOfIdeal > 0 {
-			pct = f1(r.PctOfIdeal)
-		}
-		ref := paper[r.Name]
-		paperCols = nil
-		row := []string{r.Name, fmt.Sprintf("%.0f", r.ComputeCycles), fmt.Sprintf("%.0f", r.ExposedCommCycles),
-			fmt.Sprintf("%.0f", r.IterationCycles), beside(f1(100*r.ExposedShare), ref.ExposedPct, "%.1f"), beside(pct, ref.PctOfIdeal, "%.1f"),
-			beside(sp, ref.SpeedupOfACE, "%.2f"), f1(r.NetworkGBps),
-			fmt.Sprintf("%s (%s)", f1(100*r.LinkUtilization), f1(100*r.PeakLinkUtilization)), f1(r.CommMemGBps)}
-		res.rows = append(res.rows, append(row, paperCols...))
+		res.summary = paperTable(rep.Systems, rep.SpeedupOfACE, paper)
 	}
 	res.lead = append(res.lead, regimeLine(w))
 	how := "every NPU simulated"
 	if rep.Folded {
 		how = "one NPU simulated for all (symmetric; --full to simulate each)"
+	}
+	res.notes = append(res.notes, compareLegend)
+	if line := aceByPass(rep.Systems); line != "" {
+		res.notes = append(res.notes, line)
 	}
 	res.notes = append(res.notes, fmt.Sprintf("%s on %s (%d NPUs), %s, %s priority, memory policy %s; cycles at 1245 MHz; %s", rep.Workload, rep.Topology, rep.NPUs, units.Count(p.Iterations, "iteration"), rep.Policy, rep.Memory, how))
 	if slices.ContainsFunc(ss, func(s systems.System) bool { return s.Kind == systems.Baseline }) {
@@ -334,7 +300,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		doc.BaselineLibrary = &p.Library
 	}
 	if withPaper {
-		res.notes = append(res.notes, "(paper): the ACE paper's Section VI-B for this workload on 4x8x4 (Fig. 10); – where it gives none. docs/validation.md says by how much and why acemu differs.")
+		res.notes = append(res.notes, "paper: the ACE paper's Section VI-B for this workload on 4x8x4 (Fig. 10); – where it gives none. docs/validation.md says by how much and why acemu differs.")
 	}
 	if otherRep != nil {
 		doc.OtherRegime = &otherRegimeDoc{Compute: regimeLine(other), Report: otherRep}

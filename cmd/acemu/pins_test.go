@@ -21,16 +21,16 @@ func TestPinnedCollectivesOn4x4x4(t *testing.T) {
 		cycles     int64
 		sha        string
 	}{
-		{"baseline-nooverlap", "allreduce", 130715, "3ce389b5dfca8b8fecc22f88592c25184e8ae03b2a24a2f83c381d097caf0fae"},
-		{"baseline-nooverlap", "all-to-all", 182912, "bc25eeb6571835d8f6cdff6fcbf5a4ed52d27fc03690560251ba37e5a6680dcf"},
-		{"baseline-commopt", "allreduce", 135080, "a66d34422512aeceaa57e098211ee0886283e54b99c0e15b33ef85afb40e7c2c"},
-		{"baseline-commopt", "all-to-all", 182913, "68dacc4eb3c42c10591e64e1125e07c3d0337ee5d8fc40fdf9f2cadd42af56d9"},
-		{"baseline-compopt", "allreduce", 217982, "27b60590e5f7cc1d8b1ae7ffd9ed04f0414eb85cb0b5d2bae2c0fdbe5933d2e0"},
-		{"baseline-compopt", "all-to-all", 183872, "b855202e28b9a78c814e2ad6859b9f4ee51165a259ddbf8f8e5dd6064a2ef5c7"},
-		{"ace", "allreduce", 50755, "fa78c381539a3eefc70e3f42cca38fe9496f221639ab42dbc1f2d211ad6d4845"},
-		{"ace", "all-to-all", 170251, "0cfc28246a5c6c829be1e32e48254290c87c8d24988c35be03455721986320a7"},
-		{"ideal", "allreduce", 49907, "ee78a9ccc1bfbbe7e94026daf6a805e6504f50d4ad171b56f1f96ad363cc1c51"},
-		{"ideal", "all-to-all", 168212, "93cf825e8e15bc99a450a0ee464ae403e1fcc4febe098957f918c91d7935c98a"},
+		{"baseline-nooverlap", "allreduce", 130715, "8944d7a03562eeafd0f207e073d77db6a97289750d9068755a197acffb7f5ba9"},
+		{"baseline-nooverlap", "all-to-all", 182912, "bd045deeaba059a50857973d3dfeb7f4c47d267a701169a8498184b998ff0231"},
+		{"baseline-commopt", "allreduce", 135080, "581d174df286d03baae17d0fd1e607f5813053ff9fefad904e77edf636028235"},
+		{"baseline-commopt", "all-to-all", 182913, "d5d401accddfec6ff0f3222be166a46d4b2a09dd8304b53b940d78d77de2dde8"},
+		{"baseline-compopt", "allreduce", 217982, "302d6097088a7ccdb479e954d6b5661d3425f7f0015c102bf576b32a2cf50bc2"},
+		{"baseline-compopt", "all-to-all", 183872, "84d1f505e2192078112b3cf30747c3ad3be49f6e377ae876b46729a6c2dda9e9"},
+		{"ace", "allreduce", 50755, "673f4c0a22dd63cc06ef4dad07c66d5dc774dd6f2d4d1f7c7f846c31dd3cddc5"},
+		{"ace", "all-to-all", 170251, "de1fe288f3e32f2b6809d915169453e695cc865e04f7574130ffa02dd8835f53"},
+		{"ideal", "allreduce", 49907, "765e12ceb43a3e0cb7de0ba7ddd4b2e09c1e3131531cfc1448583d2d43eaab5a"},
+		{"ideal", "all-to-all", 168212, "4d76b8460bca6a4467a9bbea0ecdfedf7688476ba097ee383e16bebef4cc46c1"},
 	} {
 		t.Run(tc.system+"/"+tc.op, func(t *testing.T) {
 			code, out, errOut := runCLI("collective", "--system", tc.system, "--topo", "4x4x4", "--op", tc.op, "--size", "4MiB", "--format", "json")

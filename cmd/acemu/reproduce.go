@@ -218,6 +218,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	pb.finish()
+	r.res.prov = provenanceOf(r.p)
 	if r.outDir != "" {
 		if err := r.res.writeOut(r.outDir, r.p); err != nil {
 			return fail(err)
@@ -334,7 +335,7 @@ func runFig5(r *figRun) error {
 	}
 	r.res.header = []string{"topology", "comm mem GB/s", "baseline GB/s", "baseline % ideal", "ACE GB/s", "ACE % ideal", "ideal GB/s"}
 	for _, x := range x.Rows {
-		r.res.rows = append(r.res.rows, []string{x.Topo, fmt.Sprint(x.MemGBps), f1(x.BaselineBW), f1(x.BaselinePct), f1(x.ACEBW), f1(x.ACEPct), f1(x.IdealBW)})
+		r.res.rows = append(r.res.rows, []string{x.Topo, fmt.Sprint(x.MemGBps), f1(x.BaselineBW), f1(100 * x.BaselineOfIdeal), f1(x.ACEBW), f1(100 * x.ACEOfIdeal), f1(x.IdealBW)})
 	}
 	for _, t := range x.Thresholds {
 		r.res.notes = append(r.res.notes, fmt.Sprintf("%s: 90 %% of ideal first reached at baseline %s, ACE %s%s (paper: ≈ 450 vs 128 GB/s, ≈ 3.5×)",
@@ -359,7 +360,7 @@ func runFig6(r *figRun) error {
 	}
 	r.res.header = []string{"topology", "comm SMs", "baseline GB/s", "% ideal", "SM busy %", "memory read GB/s", "ideal GB/s"}
 	for _, x := range x.Rows {
-		r.res.rows = append(r.res.rows, []string{x.Topo, fmt.Sprint(x.SMs), f1(x.BaselineBW), f1(x.Pct), f1(100 * x.SMBusy), f1(x.MemReadBW), f1(x.IdealBW)})
+		r.res.rows = append(r.res.rows, []string{x.Topo, fmt.Sprint(x.SMs), f1(x.BaselineBW), f1(100 * x.OfIdeal), f1(100 * x.SMBusy), f1(x.MemReadBW), f1(x.IdealBW)})
 	}
 	for _, t := range x.Thresholds {
 		s := "not reached"
@@ -429,13 +430,13 @@ func runFig11(r *figRun) error {
 	for _, row := range x.Rows {
 		cells := []string{row.Workload, row.Topo, fmt.Sprint(row.NPUs)}
 		for _, s := range append(slices.Clone(reproduce.Fig11Baselines), "ace") {
-			cells = append(cells, f1(row.System(s).PctOfIdeal))
+			cells = append(cells, f1(100*row.System(s).FractionOfIdeal))
 		}
 		r.res.rows = append(r.res.rows, append(cells, row.Best, x2(row.OverBest)))
 	}
 	sum := &summary{header: []string{"average (Section VI-C)", "acemu", "paper", "difference"}}
-	for _, v := range x.PctOfIdeal {
-		sum.rows = append(sum.rows, []string{"% of ideal, " + v.What + " (mean over sizes and workloads)", f1(v.Acemu), f1(v.Paper), signed(v.Acemu-v.Paper, 1)})
+	for _, v := range x.FractionOfIdeal {
+		sum.rows = append(sum.rows, []string{"% of ideal, " + v.What + " (mean over sizes and workloads)", f1(100 * v.Acemu), f1(100 * v.Paper), signed(100*(v.Acemu-v.Paper), 1)})
 	}
 	for _, v := range x.OverBest {
 		sum.rows = append(sum.rows, versusRow("ACE over the best baseline, "+v.What+" over sizes", v))

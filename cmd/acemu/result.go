@@ -24,8 +24,15 @@ type result struct {
 	// notes) in the table format; CSV is the first table's rows, JSON the
 	// document, and writeOut writes the summary as summary.csv.
 	summary *summary
-	notes   []string
-	doc     any
+	// wide, when set, is the first table in full (header and rows are
+	// then a narrower form of it, for a terminal): what CSV holds.
+	wide  *summary
+	notes []string
+	doc   any
+	// prov, when set, is where the result comes from: the table's last
+	// line, and in JSON (an object) its first keys, with the schema's
+	// version. CSV holds data only.
+	prov *provenance
 }
 
 // summary is a second table of a result.
@@ -51,14 +58,38 @@ func checkFormat(f string, own ...string) error {
 func (r result) write(w io.Writer, format string) error {
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r.doc)
+		doc, err := json.Marshal(r.doc)
+		if err != nil {
+			return err
+		}
+		if r.prov != nil && len(doc) > 1 && doc[0] == '{' {
+			head, err := json.Marshal(struct {
+				Schema int         `json:"schema_version"`
+				Acemu  *provenance `json:"acemu"`
+			}{schemaVersion, r.prov})
+			if err != nil {
+				return err
+			}
+			if string(doc) != "{}" {
+				head[len(head)-1] = ','
+			} else {
+				head = head[:len(head)-1]
+			}
+			doc = append(head, doc[1:]...)
+		}
+		var b bytes.Buffer
+		if err := json.Indent(&b, doc, "", "  "); err != nil {
+			return err
+		}
+		b.WriteByte('\n')
+		_, err = w.Write(b.Bytes())
+		return err
 	case "csv":
-		cw := csv.NewWriter(w)
-		_ = cw.Write(r.header)
-		_ = cw.WriteAll(r.rows)
-		return cw.Error()
+		header, rows := r.header, r.rows
+		if r.wide != nil {
+			header, rows = r.wide.header, r.wide.rows
+		}
+		return writeCSV(w, header, rows)
 	}
 	for _, n := range r.lead {
 		if _, err := fmt.Fprintln(w, n); err != nil {
@@ -81,7 +112,31 @@ func (r result) write(w io.Writer, format string) error {
 			return err
 		}
 	}
+	if r.prov != nil {
+		if _, err := fmt.Fprintln(w, r.prov.line()); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// writeCSV writes a header line and the rows as CSV, a cell that says
+// "not applicable" in a table ("-", "–") empty: every cell of acemu's CSV
+// is a number, a name or empty.
+func writeCSV(w io.Writer, header []string, rows [][]string) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write(header)
+	for _, row := range rows {
+		out := slices.Clone(row)
+		for i, c := range out {
+			if c == "-" || c == "–" {
+				out[i] = ""
+			}
+		}
+		_ = cw.Write(out)
+	}
+	cw.Flush()
+	return cw.Error()
 }
 
 // renderTable draws a table of rows under header.
@@ -121,6 +176,9 @@ func (r result) writeOut(dir string, p platform.Platform) error {
 	cfg, err := p.Dump()
 	if err != nil {
 		return fmt.Errorf("--out: %w", err)
+	}
+	if r.prov != nil {
+		cfg = append([]byte("# The platform of a run by "+r.prov.build.String()+"; --config FILE reads it back.\n"), cfg...)
 	}
 	if err := outfile.Write(filepath.Join(dir, "platform.yaml"), cfg); err != nil {
 		return fmt.Errorf("--out: %w", err)

@@ -203,14 +203,20 @@ func writeSweep(spec *sweep.Spec, pts []sweep.PointResult, format, dir string, s
 		return 1
 	}
 	ph, prows := rep.PointTable()
-	points := result{header: ph, rows: prows, doc: rep}
+	pv := provenanceOf(spec.BasePlatform()) // the axes are in every row
+	points := result{header: ph, rows: prows, doc: rep, prov: pv}
 	var agg result
 	if len(rep.Aggregate) > 0 {
 		ah, arows := rep.AggregateTable()
 		agg = result{header: ah, rows: arows}
 	}
 	render := func(w io.Writer, format string) error {
-		if err := points.write(w, format); err != nil || format != "table" {
+		if format != "table" {
+			return points.write(w, format)
+		}
+		table := points
+		table.prov = nil // the last line, under the aggregate and the notes
+		if err := table.write(w, format); err != nil {
 			return err
 		}
 		if agg.header != nil {
@@ -222,6 +228,7 @@ func writeSweep(spec *sweep.Spec, pts []sweep.PointResult, format, dir string, s
 		for _, n := range rep.Notes() {
 			fmt.Fprintln(w, n)
 		}
+		fmt.Fprintln(w, pv.line())
 		return nil
 	}
 	if dir != "" {

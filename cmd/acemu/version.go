@@ -3,7 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"runtime/debug"
+	"slices"
+	"strings"
+
+	"github.com/acemu/acemu/platform"
 
 	"github.com/spf13/pflag"
 )
@@ -31,24 +36,80 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 // versionLine says which acemu bi is: its module version ("(devel)" when
 // unknown) and its VCS commit ("unknown" when not stamped), and whether
 // the tree it was built from had changes. bi may be nil.
-func versionLine(bi *debug.BuildInfo) string {
-	version, rev, modified := "(devel)", "unknown", false
-	if bi != nil {
-		if bi.Main.Version != "" {
-			version = bi.Main.Version
-		}
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				modified = s.Value == "true"
-			}
-		}
-	}
-	line := fmt.Sprintf("acemu %s, commit %s", version, rev)
-	if modified {
+func versionLine(bi *debug.BuildInfo) string { return buildOf(bi).String() }
+
+// build is which acemu made a result: its module version and VCS commit
+// (what Go stamps into the binary) and whether its tree had changes.
+type build struct {
+	Version  string `json:"version"`
+	Commit   string `json:"commit"`
+	Modified bool   `json:"modified,omitempty"`
+}
+
+// String is "acemu VERSION, commit REVISION", with ", modified" when the
+// tree had changes.
+func (v build) String() string {
+	line := fmt.Sprintf("acemu %s, commit %s", v.Version, v.Commit)
+	if v.Modified {
 		line += ", modified"
 	}
 	return line
+}
+
+// buildOf reads bi (nil for none): "(devel)" and "unknown" where Go
+// stamped nothing.
+func buildOf(bi *debug.BuildInfo) build {
+	v := build{Version: "(devel)", Commit: "unknown"}
+	if bi == nil {
+		return v
+	}
+	if bi.Main.Version != "" {
+		v.Version = bi.Main.Version
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			v.Commit = s.Value
+		case "vcs.modified":
+			v.Modified = s.Value == "true"
+		}
+	}
+	return v
+}
+
+// schemaVersion is the version of acemu's JSON documents: 2 since every
+// ratio in them is a fraction of 1 (0.5 is half) and they carry
+// provenance (docs/cli.md, "JSON").
+const schemaVersion = 2
+
+// provenance is what every result says of where it comes from: the build
+// and the platform parameters changed from the defaults (by --config,
+// --set or a named flag), key to value as the configuration file writes
+// them.
+type provenance struct {
+	build
+	Settings map[string]string `json:"settings"`
+}
+
+// provenanceOf is this binary's provenance with p's changed settings.
+func provenanceOf(p platform.Platform) *provenance {
+	bi, _ := debug.ReadBuildInfo()
+	pv := &provenance{build: buildOf(bi), Settings: map[string]string{}}
+	for _, s := range platform.Changed(p) {
+		pv.Settings[s.Key] = s.Value
+	}
+	return pv
+}
+
+// line is the provenance as a table's last line.
+func (pv *provenance) line() string {
+	s := pv.build.String()
+	if len(pv.Settings) == 0 {
+		return s + "; platform: the defaults (acemu config dump)"
+	}
+	keys := slices.Sorted(maps.Keys(pv.Settings))
+	for i, k := range keys {
+		keys[i] = k + "=" + pv.Settings[k]
+	}
+	return s + "; platform: the defaults but " + strings.Join(keys, ", ")
 }
