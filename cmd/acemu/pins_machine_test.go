@@ -525,16 +525,16 @@ func TestPinnedCommandOutputs(t *testing.T) {
 		}},
 		{[]string{"collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "ace", "--trace", "@/trace.json", "--pcap", "@/run.pcap", "--format", "csv"}, nil, map[string]string{
 			"run.pcap":   "5563de845f543365869b884b53aebf2610d67be917f7ec1f5f1eb40453d4a1d1",
-			"stdout":     "e4d74fcc44d932f6e38c2d99c0bac9cd11f7a0d973b443b8483afd24e851c04a",
+			"stdout":     "64403b9b16d738254f7d49e70dd95ea2ee2be9c65e34f22e837945d31fa75dd4",
 			"trace.json": "0d6d6fb6eef295ad9f9261332629c199b2af8deb380465e4dfcbfa37f56283c5",
 		}},
 		{[]string{"collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "baseline-commopt", "--full", "--trace", "@/trace.json", "--trace-npus", "all", "--pcap", "@/run.pcap", "--out", "@/out"}, nil, map[string]string{
 			"out/platform.yaml": "6f8ed50efc82ac93861d8655692c1d95452ad0c7cab2f6882c6e4e7aa7fd7221",
-			"out/result.csv":    "90f38484a9ff5b86d8384e98e2dee8afcaafa06603065cd6b95cfcad2a4c7b10",
+			"out/result.csv":    "280bdde25d2e8ab829d483cefb51b03c01bedef905ec0750195945d04549c875",
 			"out/result.json":   "0b522c805801f7b48c462f4aa3861e22a7a60002a7256c6f76526633230c242b",
-			"out/result.txt":    "6dcb5f4a71e33b195b3f7c090c5fe6d26ad1362f2d8ee07ee0c25c1e5644f3ce",
+			"out/result.txt":    "731bcee81cad8b3bb01212a94bc35728d4428886fb76d69d6607256b3bfade1a",
 			"run.pcap":          "9fc108cabd1abd985a489d02d159cd37ed4530bab7b8afa2b81f042f7df2b82b",
-			"stdout":            "6dcb5f4a71e33b195b3f7c090c5fe6d26ad1362f2d8ee07ee0c25c1e5644f3ce",
+			"stdout":            "731bcee81cad8b3bb01212a94bc35728d4428886fb76d69d6607256b3bfade1a",
 			"trace.json":        "fbc1972f0817a13b3f7d631abba220f79687296df8fa8c4c7b01f2fd5ef0805d",
 		}},
 	})
