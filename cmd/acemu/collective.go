@@ -226,6 +226,7 @@ func runCollective(args []string, stdout, stderr io.Writer) int {
 	if done, code := parseFlags(fs, args, stdout, stderr); done {
 		return code
 	}
+	noteBareSize(stderr, "acemu collective", fs)
 	if !strings.EqualFold(o.system, "ace") {
 		if err := refuseFlags(fs, aceFlagNames, "is for --system ace"); err != nil {
 			fmt.Fprintf(stderr, "acemu collective: %v\n", err)

@@ -120,3 +120,29 @@ func TestCollectiveTableWidth(t *testing.T) {
 		}
 	}
 }
+
+// A --size with no unit is bytes, as before, and a note on stderr says
+// so; stdout is what the size with its unit gives.
+func TestBareSizeNote(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		note string
+	}{
+		{[]string{"collective", "--topo", "4x1x1", "--size", "4096"}, "acemu collective: --size 4096 has no unit, read as 4096 B"},
+		{[]string{"collective", "--topo", "4x1x1", "--size", "4096", "--format", "csv"}, "acemu collective: --size 4096 has no unit, read as 4096 B"},
+		{[]string{"microcode", "--topo", "4x1x1", "--size", "4096"}, "acemu microcode: --size 4096 has no unit, read as 4096 B"},
+		{[]string{"reproduce", "fig4", "--topos", "4x1x1", "--systems", "ideal", "--size", "4096"}, "acemu reproduce: --size 4096 has no unit, read as 4096 B"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, out, errOut := runCLI(tc.args...)
+			require.Equal(t, 0, code, errOut)
+			require.Equal(t, tc.note+" (write 4096B to say so, or e.g. 64MiB or 64MB)\n", errOut)
+			unit := slices.Clone(tc.args)
+			unit[slices.Index(unit, "4096")] = "4KiB"
+			code, want, errOut := runCLI(unit...)
+			require.Equal(t, 0, code, errOut)
+			require.Empty(t, errOut, "a size with a unit: no note")
+			require.Equal(t, want, out)
+		})
+	}
+}
