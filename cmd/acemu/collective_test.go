@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/csv"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -98,6 +100,22 @@ func TestCollectiveCSVRecord(t *testing.T) {
 				require.True(t, knownName(col, cell, topo), "column %q: %q is neither a number nor a known name", col, cell)
 			}
 		})
+	}
+}
+
+// --out's result.csv is the record --format csv prints, and its
+// result.txt the table.
+func TestCollectiveOutFiles(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"collective", "--topo", "4x2x2", "--size", "256KiB", "--system", "ace"}
+	code, table, errOut := runCLI(append(args, "--out", dir)...)
+	require.Equal(t, 0, code, errOut)
+	code, record, errOut := runCLI(append(args, "--format", "csv")...)
+	require.Equal(t, 0, code, errOut)
+	for name, want := range map[string]string{"result.csv": record, "result.txt": table} {
+		got, err := os.ReadFile(filepath.Join(dir, name))
+		require.NoError(t, err)
+		require.Equal(t, want, string(got), name)
 	}
 }
 
