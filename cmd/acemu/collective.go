@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -222,6 +223,7 @@ func runCollective(args []string, stdout, stderr io.Writer) int {
 	if done, code := parseFlags(fs, args, stdout, stderr); done {
 		return code
 	}
+	noteBareSize(stderr, "acemu collective", fs)
 	if !strings.EqualFold(o.system, "ace") {
 		if err := refuseFlags(fs, aceFlagNames, "is for --system ace"); err != nil {
 			fmt.Fprintf(stderr, "acemu collective: %v\n", err)
@@ -256,8 +258,8 @@ func runCollective(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "acemu collective: %v\n", err)
 		return 1
 	}
-	res := collectiveResult(rep)
-	res.prov = provenanceOf(o.p)
+	res, rec := collectiveResult(rep), collectiveRecord(rep)
+	res.full, res.prov = &summary{header: rec.header, rows: rec.rows}, provenanceOf(o.p) // CSV is the record
 	if o.out != "" {
 		if err := res.writeOut(o.out, o.p); err != nil {
 			fmt.Fprintf(stderr, "acemu collective: %v\n", err)
@@ -469,8 +471,9 @@ func isPaperAllReduce(o collectiveOpts) bool {
 		o.phases == "" && !o.unidirectional && o.microcode == "" && o.group == "" && o.groupNPUs == ""
 }
 
-// collectiveResult is what acemu collective prints: a table of
-// quantities (CSV: quantity,value) and the report as JSON.
+// collectiveResult is what acemu collective prints as a table (quantity,
+// value rows, each value narrow) and as JSON (the report). Its CSV is not
+// these rows but collectiveRecord's.
 func collectiveResult(r *collectiveReport) result {
 	bw := fmt.Sprintf("%.2f GB/s", r.NetworkGBpsPerNPU)
 	if r.BoundGBpsPerNPU != nil {
@@ -479,12 +482,15 @@ func collectiveResult(r *collectiveReport) result {
 	rows := [][]string{
 		{"topology", fmt.Sprintf("%s (%d NPUs)", r.Topology, r.NPUs)},
 		{"collective", fmt.Sprintf("%s, %s, %s endpoint", r.Op, r.Algorithm, r.System)},
-		{"phases", strings.Join(r.Phases, "; ")},
-		{"payload per NPU", fmt.Sprintf("%d B in %s of ≤ %d B, messages ≤ %d B", r.PayloadBytes, units.Count(r.Chunks, "chunk"), r.ChunkBytes, r.MessageBytes)},
-		{"time", fmt.Sprintf("%d cycles (%.3f µs at 1245 MHz)", r.Cycles, r.TimeUs)},
-		{"bytes sent per NPU", fmt.Sprintf("%d (%.4f × payload)", r.BytesSentPerNPU, float64(r.BytesSentPerNPU)/float64(r.PayloadBytes))},
-		{"network bandwidth per NPU", bw},
 	}
+	for i, ph := range r.Phases {
+		rows = append(rows, []string{fmt.Sprintf("phase %d", i+1), ph})
+	}
+	rows = append(rows,
+		[]string{"payload per NPU", fmt.Sprintf("%d B in %s of ≤ %d B, messages ≤ %d B", r.PayloadBytes, units.Count(r.Chunks, "chunk"), r.ChunkBytes, r.MessageBytes)},
+		[]string{"time", cyclesTime(r.Cycles) + fmt.Sprintf(" at %d MHz", rtl.ClockHz/1_000_000)},
+		[]string{"bytes sent per NPU", fmt.Sprintf("%d (%.4f × payload)", r.BytesSentPerNPU, float64(r.BytesSentPerNPU)/float64(r.PayloadBytes))},
+		[]string{"network bandwidth per NPU", bw})
 	for _, label := range r.linkLabels {
 		rows = append(rows, []string{label + " link utilisation", fmt.Sprintf("%.1f %%", 100*r.LinkUtilization[label])})
 	}
@@ -495,15 +501,22 @@ func collectiveResult(r *collectiveReport) result {
 	if r.CommSMs > 0 {
 		rows = append(rows, []string{"communication SMs", fmt.Sprintf("%d SMs, %.0f GB/s of memory each way, busy %.1f %%", r.CommSMs, r.CommMemGBps, 100*r.CommSMBusy)})
 	}
+	var notes []string
 	if l := r.BaselineLibrary; l != nil {
-		rows = append(rows, []string{"library latency", fmt.Sprintf("%d cycles per collective, %d per step (docs/baseline-model.md; baseline.launch, baseline.step)", l.LaunchCycles, l.StepCycles)})
-	}
-	if r.ACE != nil {
 		rows = append(rows,
-			[]string{"ACE", fmt.Sprintf("%d B SRAM, %d FSMs %v per phase, %.0f GB/s of memory each way", r.ACE.SRAMBytes, r.ACE.FSMs, r.ACE.FSMsPerPhase, r.ACE.CommMemGBps)},
-			[]string{"ACE SRAM", fmt.Sprintf("%d read and %d write ports of %d B per bank; partitions (%s) %v B", r.ACE.SRAMReadPorts, r.ACE.SRAMWritePorts, r.ACE.SRAMPortBytes, r.ACE.Partition, r.ACE.PartitionBytes)},
-			[]string{"ACE busy", fmt.Sprintf("chunk in ACE %.1f %%, SRAM read %.1f %% / write %.1f %%, ALUs %.1f %%, DMA %.1f %%, FSMs %.1f %% (%.1f %% holding a finished chunk)",
-				100**r.ACEUtilization, 100*r.ACE.SRAMReadBusy, 100*r.ACE.SRAMWriteBusy, 100*r.ACE.ALUBusy, 100*r.ACE.DMABusy, 100*r.ACE.FSMBusy, 100*r.ACE.FSMBlocked)})
+			[]string{"library launch", cyclesTime(int64(l.LaunchCycles)) + " per collective (baseline.launch)"},
+			[]string{"library step", cyclesTime(int64(l.StepCycles)) + " per step (baseline.step)"})
+		notes = append(notes, "The library's latencies: docs/baseline-model.md.")
+	}
+	if a := r.ACE; a != nil {
+		rows = append(rows,
+			[]string{"ACE", fmt.Sprintf("%d B SRAM, %d FSMs, %.0f GB/s of memory each way", a.SRAMBytes, a.FSMs, a.CommMemGBps)},
+			[]string{"ACE FSMs per phase", joinInts(a.FSMsPerPhase)},
+			[]string{"ACE SRAM ports", fmt.Sprintf("%d read and %d write of %d B per bank", a.SRAMReadPorts, a.SRAMWritePorts, a.SRAMPortBytes)},
+			[]string{"ACE SRAM partitions", fmt.Sprintf("%s: %s B", a.Partition, joinInts(a.PartitionBytes))},
+			[]string{"ACE busy", fmt.Sprintf("chunk in ACE %.1f %%, ALUs %.1f %%, DMA %.1f %%", 100**r.ACEUtilization, 100*a.ALUBusy, 100*a.DMABusy)},
+			[]string{"ACE SRAM busy", fmt.Sprintf("read %.1f %%, write %.1f %%", 100*a.SRAMReadBusy, 100*a.SRAMWriteBusy)},
+			[]string{"ACE FSMs busy", fmt.Sprintf("%.1f %% (%.1f %% holding a finished chunk)", 100*a.FSMBusy, 100*a.FSMBlocked)})
 	}
 	if r.DataOK != nil {
 		v := "correct: every NPU holds the collective's exact result"
@@ -519,5 +532,119 @@ func collectiveResult(r *collectiveReport) result {
 	if r.TraceHash != "" {
 		rows = append(rows, []string{"packet trace hash", r.TraceHash})
 	}
-	return result{header: []string{"quantity", "value"}, rows: rows, doc: r}
+	return result{header: []string{"quantity", "value"}, rows: rows, notes: notes, doc: r}
+}
+
+// collectiveRecord is acemu collective's CSV: one header and one record,
+// every cell a number, a name or empty where it does not apply
+// (docs/cli.md, "CSV columns"). The header depends on the machine only
+// (one column per link label); lists and prose (the phases' names, ACE's
+// FSMs per phase and partitions, a wrong result's message) are in the
+// table and the JSON.
+func collectiveRecord(r *collectiveReport) result {
+	var header, row []string
+	add := func(name, value string) {
+		header = append(header, name)
+		row = append(row, value)
+	}
+	num := func(v float64, decimals int) string { return strconv.FormatFloat(v, 'f', decimals, 64) }
+	pct := func(share float64) string { return num(100*share, 2) }
+	ratio := func(a, b int64) string {
+		if b == 0 {
+			return ""
+		}
+		return num(float64(a)/float64(b), 4)
+	}
+	itoa := func(v int64) string { return strconv.FormatInt(v, 10) }
+	// opt is value when ok, else empty.
+	opt := func(ok bool, value func() string) string {
+		if !ok {
+			return ""
+		}
+		return value()
+	}
+	add("topology", r.Topology)
+	add("npus", strconv.Itoa(r.NPUs))
+	add("op", r.Op)
+	add("algorithm", r.Algorithm)
+	add("system", r.System)
+	add("phases", strconv.Itoa(len(r.Phases)))
+	add("payload B", itoa(r.PayloadBytes))
+	add("chunks", strconv.Itoa(r.Chunks))
+	add("chunk B", itoa(r.ChunkBytes))
+	add("message B", itoa(r.MessageBytes))
+	add("cycles", itoa(r.Cycles))
+	add("time µs", num(r.TimeUs, 3))
+	add("time ms", num(r.TimeUs/1000, 6))
+	add("bytes sent per NPU", itoa(r.BytesSentPerNPU))
+	add("bytes sent / payload", ratio(r.BytesSentPerNPU, r.PayloadBytes))
+	add("network GB/s per NPU", num(r.NetworkGBpsPerNPU, 3))
+	bound := r.BoundGBpsPerNPU
+	add("analytical bound GB/s", opt(bound != nil, func() string { return num(*bound, 3) }))
+	add("% of bound", opt(bound != nil, func() string { return pct(r.NetworkGBpsPerNPU / *bound) }))
+	for _, label := range r.linkLabels {
+		add(label+" link util %", pct(r.LinkUtilization[label]))
+	}
+	add("mem read B/NPU", itoa(r.MemReadPerNPU))
+	add("mem write B/NPU", itoa(r.MemWritePerNPU))
+	add("mem read / byte sent", ratio(r.MemReadPerNPU, r.BytesSentPerNPU))
+	add("mem write / byte sent", ratio(r.MemWritePerNPU, r.BytesSentPerNPU))
+	add("comm memory GB/s each way", opt(r.CommMemGBps > 0, func() string { return num(r.CommMemGBps, 3) }))
+	add("comm SMs", strconv.Itoa(r.CommSMs))
+	add("comm SM busy %", opt(r.CommSMs > 0, func() string { return pct(r.CommSMBusy) }))
+	l := r.BaselineLibrary
+	add("library launch cycles", opt(l != nil, func() string { return itoa(int64(l.LaunchCycles)) }))
+	add("library step cycles", opt(l != nil, func() string { return itoa(int64(l.StepCycles)) }))
+	a := r.ACE
+	for _, c := range []struct {
+		name  string
+		value func() string
+	}{
+		{"ACE SRAM B", func() string { return itoa(a.SRAMBytes) }},
+		{"ACE FSMs", func() string { return strconv.Itoa(a.FSMs) }},
+		{"ACE partition", func() string { return a.Partition }},
+		{"SRAM read ports/bank", func() string { return strconv.Itoa(a.SRAMReadPorts) }},
+		{"SRAM write ports/bank", func() string { return strconv.Itoa(a.SRAMWritePorts) }},
+		{"SRAM port B", func() string { return strconv.Itoa(a.SRAMPortBytes) }},
+		{"ACE util %", func() string { return pct(*r.ACEUtilization) }},
+		{"SRAM read busy %", func() string { return pct(a.SRAMReadBusy) }},
+		{"SRAM write busy %", func() string { return pct(a.SRAMWriteBusy) }},
+		{"ALU busy %", func() string { return pct(a.ALUBusy) }},
+		{"DMA busy %", func() string { return pct(a.DMABusy) }},
+		{"FSM busy %", func() string { return pct(a.FSMBusy) }},
+		{"FSM holding finished chunk %", func() string { return pct(a.FSMBlocked) }},
+	} {
+		add(c.name, opt(a != nil, c.value))
+	}
+	add("data check", opt(r.DataOK != nil, func() string {
+		if *r.DataOK {
+			return "correct"
+		}
+		return "wrong"
+	}))
+	add("microcode", r.Microcode)
+	add("events", strconv.FormatUint(r.Events, 10))
+	add("packet trace hash", r.TraceHash)
+	return result{header: header, rows: [][]string{row}, doc: r}
+}
+
+// cyclesTime is a count of cycles and the time it takes in ms, to three
+// decimals or, below 1 ms, three significant digits: "674870 cycles =
+// 0.542 ms", "4826 cycles = 0.00388 ms".
+func cyclesTime(cycles int64) string {
+	ms := float64(cycles) / rtl.ClockHz * 1e3
+	decimals := 3
+	if ms > 0 && ms < 1 {
+		decimals = 2 - int(math.Floor(math.Log10(ms)))
+	}
+	return fmt.Sprintf("%d cycles = %.*f ms", cycles, decimals, ms)
+}
+
+// joinInts is a list of whole numbers, space-separated.
+func joinInts[T int | int64](xs []T) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.FormatInt(int64(x), 10)
+	}
+	return strings.Join(s, " ")
 }

@@ -206,8 +206,8 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		})
 		part := result{doc: map[string]any{"interrupted": true, "workload": w.Name, "topology": machine.Machine.Name, "systems": finished}}
 		part.header, part.rows = compareTable(finished, nil, nil, false)
-		part.wide, part.prov = &summary{}, provenanceOf(p)
-		part.wide.header, part.wide.rows = compareTable(finished, nil, nil, true)
+		part.full, part.prov = &summary{}, provenanceOf(p)
+		part.full.header, part.full.rows = compareTable(finished, nil, nil, true)
 		_ = part.write(stdout, *format)
 		fmt.Fprintf(stderr, "acemu: interrupted: %d of %d systems finished (printed); files being written were removed\n", len(finished), len(ss))
 	})()
@@ -278,9 +278,9 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if !withPaper {
 		paper = nil
 	}
-	res := result{wide: &summary{}, prov: provenanceOf(p)}
+	res := result{full: &summary{}, prov: provenanceOf(p)}
 	res.header, res.rows = compareTable(rep.Systems, rep.SpeedupOfACE, paper, false)
-	res.wide.header, res.wide.rows = compareTable(rep.Systems, rep.SpeedupOfACE, paper, true)
+	res.full.header, res.full.rows = compareTable(rep.Systems, rep.SpeedupOfACE, paper, true)
 	if withPaper {
 		doc.Paper = paper
 		res.summary = paperTable(rep.Systems, rep.SpeedupOfACE, paper)

@@ -27,6 +27,7 @@ func runMicrocode(args []string, stdout, stderr io.Writer) int {
 	if done, code := parseFlags(fs, args, stdout, stderr); done {
 		return code
 	}
+	noteBareSize(stderr, "acemu microcode", fs)
 	// The platform gives the chunk and message (afi.*); microcode uses
 	// nothing else of it.
 	p, err := pf.build(fs)

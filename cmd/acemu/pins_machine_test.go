@@ -526,16 +526,16 @@ func TestPinnedCommandOutputs(t *testing.T) {
 		}},
 		{[]string{"collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "ace", "--trace", "@/trace.json", "--pcap", "@/run.pcap", "--format", "csv"}, nil, map[string]string{
 			"run.pcap":   "5563de845f543365869b884b53aebf2610d67be917f7ec1f5f1eb40453d4a1d1",
-			"stdout":     "e4d74fcc44d932f6e38c2d99c0bac9cd11f7a0d973b443b8483afd24e851c04a",
+			"stdout":     "64403b9b16d738254f7d49e70dd95ea2ee2be9c65e34f22e837945d31fa75dd4",
 			"trace.json": "0d6d6fb6eef295ad9f9261332629c199b2af8deb380465e4dfcbfa37f56283c5",
 		}},
 		{[]string{"collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "baseline-commopt", "--full", "--trace", "@/trace.json", "--trace-npus", "all", "--pcap", "@/run.pcap", "--out", "@/out"}, nil, map[string]string{
 			"out/platform.yaml": "85decfe94d9f8878e29d23bd05e5436a63ed888d719b744c9ee90c04b8df6c77",
-			"out/result.csv":    "90f38484a9ff5b86d8384e98e2dee8afcaafa06603065cd6b95cfcad2a4c7b10",
+			"out/result.csv":    "280bdde25d2e8ab829d483cefb51b03c01bedef905ec0750195945d04549c875",
 			"out/result.json":   "44e4ecb62ee996b6cd3fedcaf45dbd60efb74a0aca557bb30fc0368e03348780",
-			"out/result.txt":    "a5c638514c4bbd311158384788d0c6b0ec9df6b279eeddc2abc1a5445a55ea5d",
+			"out/result.txt":    "b80b1e82f186946fb418d3c138b30223e58666b51f746bcb4897888c0ec72a7d",
 			"run.pcap":          "9fc108cabd1abd985a489d02d159cd37ed4530bab7b8afa2b81f042f7df2b82b",
-			"stdout":            "a5c638514c4bbd311158384788d0c6b0ec9df6b279eeddc2abc1a5445a55ea5d",
+			"stdout":            "b80b1e82f186946fb418d3c138b30223e58666b51f746bcb4897888c0ec72a7d",
 			"trace.json":        "fbc1972f0817a13b3f7d631abba220f79687296df8fa8c4c7b01f2fd5ef0805d",
 		}},
 	})

@@ -125,6 +125,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	if done, code := parseFlagsArgs(fs, args, 1, stdout, stderr); done {
 		return code
 	}
+	noteBareSize(stderr, "acemu reproduce", fs)
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "acemu reproduce: %v\n", err)
 		return 1

@@ -24,9 +24,9 @@ type result struct {
 	// notes) in the table format; CSV is the first table's rows, JSON the
 	// document, and writeOut writes the summary as summary.csv.
 	summary *summary
-	// wide, when set, is the first table in full (header and rows are
+	// full, when set, is the first table in full (header and rows are
 	// then a narrower form of it, for a terminal): what CSV holds.
-	wide  *summary
+	full  *summary
 	notes []string
 	doc   any
 	// prov, when set, is where the result comes from: the table's last
@@ -86,8 +86,8 @@ func (r result) write(w io.Writer, format string) error {
 		return err
 	case "csv":
 		header, rows := r.header, r.rows
-		if r.wide != nil {
-			header, rows = r.wide.header, r.wide.rows
+		if r.full != nil {
+			header, rows = r.full.header, r.full.rows
 		}
 		return writeCSV(w, header, rows)
 	}
