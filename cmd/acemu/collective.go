@@ -257,6 +257,7 @@ func runCollective(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	res := collectiveResult(rep)
+	res.wide = o.wide
 	if o.out != "" {
 		if err := res.writeOut(o.out, o.p); err != nil {
 			fmt.Fprintf(stderr, "acemu collective: %v\n", err)

@@ -210,6 +210,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 			part.rows = append(part.rows, []string{r.Name, fmt.Sprintf("%.0f", r.ComputeCycles), fmt.Sprintf("%.0f", r.ExposedCommCycles),
 				fmt.Sprintf("%.0f", r.IterationCycles), f1(100 * r.ExposedShare), f1(r.NetworkGBps)})
 		}
+		part.wide = of.wide
 		_ = part.write(stdout, *format)
 		fmt.Fprintf(stderr, "acemu: interrupted: %d of %d systems finished (printed); files being written were removed\n", len(finished), len(ss))
 	})()
@@ -340,7 +341,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		doc.OtherRegime = &otherRegimeDoc{Compute: regimeLine(other), Report: otherRep}
 		res.notes = append(res.notes, regimeSummary(other, otherRep))
 	}
-	res.doc = doc
+	res.doc, res.wide = doc, of.wide
 	if of.out != "" {
 		if err := res.writeOut(of.out, p); err != nil {
 			return fail(err)

@@ -194,7 +194,7 @@ func TestPinnedComparator(t *testing.T) {
 			"out/platform.yaml":   "6f8ed50efc82ac93861d8655692c1d95452ad0c7cab2f6882c6e4e7aa7fd7221",
 			"out/result.csv":      "17c6f2cce89fd76a4fbe08305e5132bd64f11efc4afccf0b0b5bd43e2120ad97",
 			"out/result.json":     "1856eb75a9e1ad1704d002ec9c4d75844a08f6ac1d8cc8ad2cdc1838d62f2861",
-			"out/result.txt":      "3d345e1a9ff47dfed5eaa7f448c2d16a917336a6cc1451771b86a4fec0381a50",
+			"out/result.txt":      "df0205e3dbb7cd885cc4479e0cfbf18a756e84cccc179f98dd7ce46c4fde7594",
 			"out/utilization.svg": "429d5c62804fa9ffaa332d07e7bcf9c623dea2483ef5021d34893e556638876b",
 			"stdout":              "1856eb75a9e1ad1704d002ec9c4d75844a08f6ac1d8cc8ad2cdc1838d62f2861",
 		}},
@@ -451,7 +451,7 @@ func TestPinnedCommandOutputs(t *testing.T) {
 			"stdout": "97d1258c491580d7cd512f10302841d4a14181591ddbb62e969a94b020531331",
 		}},
 		{[]string{"topology", "dump", "--topo", "../../testdata/badinput/topo_ring3.yaml", "--format", "table"}, nil, map[string]string{
-			"stdout": "a994e67f441b1fcc6c5957a9861e135aeaeb289c0c84208a119cb073a95e733c",
+			"stdout": "1875983e92d16ea29b70172298999d22f7f8cb27f0fb010f8556e8ff520d8b70",
 		}},
 		{[]string{"config", "dump"}, nil, map[string]string{
 			"stdout": "6f8ed50efc82ac93861d8655692c1d95452ad0c7cab2f6882c6e4e7aa7fd7221",
@@ -466,7 +466,7 @@ func TestPinnedCommandOutputs(t *testing.T) {
 			"sweep/points/000001.json": "e666ad907a5f4f9a2998391dd7a2122dc702b2955a69605cfae2aa1f79787b96",
 			"sweep/result.csv":         "41f5c56851a90ab85cd7415263373c310a90506df4c4928d64cfe255296ff62c",
 			"sweep/result.json":        "e9e1c5fb1aa1e569e625039f87d291247e180eabec3c409cf9bd186f6a9586af",
-			"sweep/result.txt":         "3fa0207f3361c58f5b9ac4569e2fa755fc8b47eea08d8e353abef7e3dee4e006",
+			"sweep/result.txt":         "5746f002e702664e6b5b72d08d5eb41bdd3d5a70974a415ab959b168e8de3f65",
 			"sweep/sweep.json":         "22db8541a4d9c8206329b9c161459a82a09d4d373ad5b7d9c02731552844e0bb",
 		}},
 		{[]string{"reproduce", "fig4", "--topos", "4x2x1", "--size", "8MB", "--format", "json"}, nil, map[string]string{
@@ -492,7 +492,7 @@ func TestPinnedCommandOutputs(t *testing.T) {
 			"fig11/platform.yaml":            "6f8ed50efc82ac93861d8655692c1d95452ad0c7cab2f6882c6e4e7aa7fd7221",
 			"fig11/result.csv":               "cab94faa350490c08eaed0e86b3a45d253c677f5aca3a0969a8170d6a987cf5e",
 			"fig11/result.json":              "58840f1917a6dab0a95d038f8b5bc9866dd1028c42933d013993cb2ca63859bc",
-			"fig11/result.txt":               "116bfc507daefd06d94954de0f5ef3db98b34347bbbdeb7e5df239b5bdeb57fd",
+			"fig11/result.txt":               "b1795d1b1190744e9a4f5fe07c20699e93d6de4450435cd95237cbe1125f02a8",
 			"fig11/summary.csv":              "779411f79900152c9004b69442ce60ad3da2ae43feef27c92989081a607ddcb5",
 			"fig11/sweep/points/000000.json": "65c802120db456f36dbe7f3653f423a329271a107127a7f1eda2c38c7de5b6a0",
 			"fig11/sweep/points/000001.json": "e25834b73c1f5bb81c4b1fefa3048aa5461f750844ba8ae62dd26e9504000975",
@@ -514,13 +514,13 @@ func TestPinnedCommandOutputs(t *testing.T) {
 			"out/platform.yaml":   "6d6a4584f44ae7d3b1c0e4124f5a785420a1e5332208db31685cf938159121ce",
 			"out/result.csv":      "2d6310bd9e1e7fba4067d3cc11eb88ebea24bb319d2bb8994150b9ec900073bb",
 			"out/result.json":     "e4df8db627a1e3135fc93e3a23c39f4bfc5623c2017ae95b7530b0d1cddb3413",
-			"out/result.txt":      "5bf6c08727d40857aa986d62ee676a9fe6f46080ffa28cd57a11d0417b6b8cff",
+			"out/result.txt":      "25f559f98268fe57f1de73114146cf250459c4842fc5fad3326860ba573bbfad",
 			"out/utilization.svg": "243ccbf8d7f7cb88d28cb8711d0aee9475d96ac6a8a92e29206fdb6fe634f6e8",
 			"stdout":              "2d6310bd9e1e7fba4067d3cc11eb88ebea24bb319d2bb8994150b9ec900073bb",
 		}},
 		{[]string{"--workload", "dlrm", "--topo", "4x2x1", "--systems", "ace", "--iterations", "1", "--full", "--trace", "@/trace.json", "--trace-npus", "0,5", "--pcap", "@/run.pcap", "--pcap-filter", "npu=5"}, nil, map[string]string{
 			"run.pcap":   "380dc4e9ab5008af77beb9a4a77b2285e1b0bcdc8fc36f0d12fba3f566f24a62",
-			"stdout":     "40e593d977e2fdbae6a3812cbd481941d2c1ee88d74e195d41ad05dcc2bc9356",
+			"stdout":     "9bfe4c4a6b5007d47f6e3662bfc1bc9c00a56e6f174a5ede8c437039d30a6ff1",
 			"trace.json": "f947b2ac5a4f4430e77dd40f250b90eb9f50190ff6d59de2ab54019cf8f40568",
 		}},
 		{[]string{"collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "ace", "--trace", "@/trace.json", "--pcap", "@/run.pcap", "--format", "csv"}, nil, map[string]string{
@@ -532,9 +532,9 @@ func TestPinnedCommandOutputs(t *testing.T) {
 			"out/platform.yaml": "6f8ed50efc82ac93861d8655692c1d95452ad0c7cab2f6882c6e4e7aa7fd7221",
 			"out/result.csv":    "90f38484a9ff5b86d8384e98e2dee8afcaafa06603065cd6b95cfcad2a4c7b10",
 			"out/result.json":   "0b522c805801f7b48c462f4aa3861e22a7a60002a7256c6f76526633230c242b",
-			"out/result.txt":    "6dcb5f4a71e33b195b3f7c090c5fe6d26ad1362f2d8ee07ee0c25c1e5644f3ce",
+			"out/result.txt":    "378d022bcf55ebaddefa83a69f83dbe218c2a834c58e95072f18eb233a3338dc",
 			"run.pcap":          "9fc108cabd1abd985a489d02d159cd37ed4530bab7b8afa2b81f042f7df2b82b",
-			"stdout":            "6dcb5f4a71e33b195b3f7c090c5fe6d26ad1362f2d8ee07ee0c25c1e5644f3ce",
+			"stdout":            "378d022bcf55ebaddefa83a69f83dbe218c2a834c58e95072f18eb233a3338dc",
 			"trace.json":        "fbc1972f0817a13b3f7d631abba220f79687296df8fa8c4c7b01f2fd5ef0805d",
 		}},
 	})
