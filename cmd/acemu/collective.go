@@ -260,6 +260,7 @@ func runCollective(args []string, stdout, stderr io.Writer) int {
 	}
 	res, rec := collectiveResult(rep), collectiveRecord(rep)
 	res.full, res.prov = &summary{header: rec.header, rows: rec.rows}, provenanceOf(o.p) // CSV is the record
+	res.wide = o.wide
 	if o.out != "" {
 		if err := res.writeOut(o.out, o.p); err != nil {
 			fmt.Fprintf(stderr, "acemu collective: %v\n", err)

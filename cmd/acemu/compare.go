@@ -206,7 +206,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		})
 		part := result{doc: map[string]any{"interrupted": true, "workload": w.Name, "topology": machine.Machine.Name, "systems": finished}}
 		part.header, part.rows = compareTable(finished, nil, nil, false)
-		part.full, part.prov = &summary{}, provenanceOf(p)
+		part.full, part.prov, part.wide = &summary{}, provenanceOf(p), of.wide
 		part.full.header, part.full.rows = compareTable(finished, nil, nil, true)
 		_ = part.write(stdout, *format)
 		fmt.Fprintf(stderr, "acemu: interrupted: %d of %d systems finished (printed); files being written were removed\n", len(finished), len(ss))
@@ -306,7 +306,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		doc.OtherRegime = &otherRegimeDoc{Compute: regimeLine(other), Report: otherRep}
 		res.notes = append(res.notes, regimeSummary(other, otherRep))
 	}
-	res.doc = doc
+	res.doc, res.wide = doc, of.wide
 	if of.out != "" {
 		if err := res.writeOut(of.out, p); err != nil {
 			return fail(err)

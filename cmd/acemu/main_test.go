@@ -361,7 +361,7 @@ func TestReproduceCommand(t *testing.T) {
 // are refused.
 func TestReproduceTrainingFigures(t *testing.T) {
 	small := []string{"--topos", "4x2x1", "--set", "training.iterations=1"}
-	code, out, errOut := runCLI(append([]string{"reproduce", "fig11", "--workloads", "dlrm"}, small...)...)
+	code, out, errOut := runCLI(append([]string{"reproduce", "fig11", "--workloads", "dlrm", "--wide"}, small...)...)
 	require.Equal(t, 0, code, errOut)
 	for _, s := range []string{"dlrm: Compute: the paper's regime", "NoOverlap % of ideal", "ACE over best", "average (Section VI-C)",
 		"% of ideal, baseline-commopt (mean over sizes and workloads)", "49.9", "ACE over the best baseline, dlrm mean over sizes", "1.13×",
@@ -434,7 +434,7 @@ func TestCompareCommand(t *testing.T) {
 		}
 		require.InDelta(t, s["iteration_cycles"].(float64), s["compute_cycles"].(float64)+s["exposed_comm_cycles"].(float64), 1e-6)
 	}
-	code, table, errOut := runCLI("--topo", "4x2x1", "--workload", path, "--systems", "ace,ideal")
+	code, table, errOut := runCLI("--topo", "4x2x1", "--workload", path, "--systems", "ace,ideal", "--wide")
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, table, "% of ideal")
 	require.Contains(t, table, "tiny")
@@ -501,12 +501,14 @@ func TestNoArgumentsRunsTheDefaultComparison(t *testing.T) {
 		require.Contains(t, out, s)
 	}
 	require.Contains(t, out, "one NPU simulated for all")
-	// The regime, the paper beside acemu, the other regime under it.
-	require.Contains(t, out, "Compute: the paper's regime (--compute paper): per-layer times of ASTRA-sim 1.0's Resnet50_DataParallel.txt")
-	require.Contains(t, out, "batch 32, as Section V states, would take ≥ 6.5 ms") // 777.6 GFLOP / 120 TFLOPS = 6.48 ms
-	require.Regexp(t, `│ ace +│ +[0-9.]+ +│ +2\.0 +│ +[0-9.]+ +│ +94\.3 +│`, out)  // the paper's exposed % and % of ideal beside acemu's
+	// The regime, the paper beside acemu, the other regime under it (the
+	// lines around the table wrapped at 100 columns).
+	prose := strings.Join(strings.Fields(out), " ")
+	require.Contains(t, prose, "Compute: the paper's regime (--compute paper): per-layer times of ASTRA-sim 1.0's Resnet50_DataParallel.txt")
+	require.Contains(t, prose, "batch 32, as Section V states, would take ≥ 6.5 ms") // 777.6 GFLOP / 120 TFLOPS = 6.48 ms
+	require.Regexp(t, `│ ace +│ +[0-9.]+ +│ +2\.0 +│ +[0-9.]+ +│ +94\.3 +│`, out) // the paper's exposed % and % of ideal beside acemu's
 	require.Regexp(t, `│ baseline-commopt +│ +[0-9.]+ +│ +31\.5 +│ +[0-9.]+ +│ +35\.3 +│ +[0-9.]+× +│ +2\.67× +│`, out)
-	require.Contains(t, out, "The roofline at batch 32 (--compute roofline")
+	require.Contains(t, prose, "The roofline at batch 32 (--compute roofline")
 
 	// In the paper's regime ACE is ahead of every baseline (Section VI-B:
 	// "In all cases, ACE outperforms all baselines"); a result of the

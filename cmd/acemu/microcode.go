@@ -19,6 +19,8 @@ func runMicrocode(args []string, stdout, stderr io.Writer) int {
 	o.register(fs)
 	npu := fs.Int("npu", 0, "the NPU whose microcode to print")
 	format := fs.String("format", "text", "output: text (the listing, which --microcode reads), "+formats+" (one row or object per op)")
+	var wide bool
+	registerWide(fs, &wide)
 	var pf platformFlags
 	pf.register(fs)
 	fs.Usage = func() {
@@ -55,7 +57,7 @@ func runMicrocode(args []string, stdout, stderr io.Writer) int {
 			err = microcode.Write(stdout, secs)
 		} else {
 			l := microcode.List(secs)
-			err = result{header: microcode.Columns, rows: l.Rows(), doc: l}.write(stdout, *format)
+			err = result{header: microcode.Columns, rows: l.Rows(), doc: l, wide: wide}.write(stdout, *format)
 		}
 	}
 	if err != nil {

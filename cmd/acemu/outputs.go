@@ -93,9 +93,11 @@ func (o *systemOutputs) close() error {
 
 // outputFlags are the flags of the files a run writes: --out, the files
 // written as it goes, --pcap (with --pcap-filter) and --trace (with
-// --trace-npus), and --links, written when it ends.
+// --trace-npus), and --links, written when it ends; and --wide, how its
+// tables print (result.wide).
 type outputFlags struct {
 	out, pcap, pcapFilter, trace, traceNPUs, links string
+	wide                                           bool
 }
 
 // register adds the flags to fs; perSystem says that a run has several
@@ -112,6 +114,7 @@ func (f *outputFlags) register(fs *pflag.FlagSet, perSystem bool, out string) {
 	fs.StringVar(&f.trace, "trace", "", "write a timeline of "+traceWhat+" to this file"+traceEach+": Chrome/Perfetto trace-event JSON (docs/timeline.md)")
 	fs.StringVar(&f.traceNPUs, "trace-npus", "0", "NPUs whose chunks and ACE counters --trace records: a list such as 0,5 or all")
 	fs.StringVar(&f.links, "links", "", "write what each link carried to this CSV file"+linksEach+": one row per link, its nodes, port, class, whether a switch is at either end, bytes, packets, busy cycles, utilisation and busiest-window utilisation; where one NPU stands for all, its links only (docs/cli.md)")
+	registerWide(fs, &f.wide)
 }
 
 // fileFlag is a flag that names a file: an input the run reads

@@ -195,7 +195,7 @@ func TestPinnedComparator(t *testing.T) {
 			"out/result.csv":      "729e616bff667de73119914ec290f15e56a6c1c8838048f0bdc606d3ce52829e",
 			"out/summary.csv":     "e186feecf1425ff96a6a94f60ecfd7589a25cda3b68e3b1f95edbdb99309793f",
 			"out/result.json":     "1cea76464291d11266b828333eab22bf31e9075ad2a5057be66f766eb8f57598",
-			"out/result.txt":      "3834810f778dde4f38994b08dcec85ab1a66c268163c4966ec7667daef6a541e",
+			"out/result.txt":      "112dd301778b638be5725be4f67cc35faea8a7f7f0bb9e9926211ffb1cc3400c",
 			"out/utilization.svg": "429d5c62804fa9ffaa332d07e7bcf9c623dea2483ef5021d34893e556638876b",
 			"stdout":              "1cea76464291d11266b828333eab22bf31e9075ad2a5057be66f766eb8f57598",
 		}},
@@ -452,7 +452,7 @@ func TestPinnedCommandOutputs(t *testing.T) {
 			"stdout": "97d1258c491580d7cd512f10302841d4a14181591ddbb62e969a94b020531331",
 		}},
 		{[]string{"topology", "dump", "--topo", "../../testdata/badinput/topo_ring3.yaml", "--format", "table"}, nil, map[string]string{
-			"stdout": "a994e67f441b1fcc6c5957a9861e135aeaeb289c0c84208a119cb073a95e733c",
+			"stdout": "1875983e92d16ea29b70172298999d22f7f8cb27f0fb010f8556e8ff520d8b70",
 		}},
 		{[]string{"config", "dump"}, nil, map[string]string{
 			"stdout": "6f8ed50efc82ac93861d8655692c1d95452ad0c7cab2f6882c6e4e7aa7fd7221",
@@ -467,7 +467,7 @@ func TestPinnedCommandOutputs(t *testing.T) {
 			"sweep/points/000001.json": "59bd69bbf976890f0cc6312531db021cb281495444fc2529d63708b077036c3b",
 			"sweep/result.csv":         "f99d73c51a19535fd85e91934487edb81d554dfabbec3c6fe1967adfc8367b44",
 			"sweep/result.json":        "a7843393e6b15cc4b94493f047f8d41b35252e20dcc04e44e2afd11893ac6ca2",
-			"sweep/result.txt":         "f4904e16ed359a374640e08ad9e5433faa2d8156739fa1d5f64a07cd9482d4c4",
+			"sweep/result.txt":         "3d71f49aa252a687ca576a40d0a8a6db234dc77504b6051e6a366955237ef82d",
 			"sweep/sweep.json":         "22db8541a4d9c8206329b9c161459a82a09d4d373ad5b7d9c02731552844e0bb",
 		}},
 		{[]string{"reproduce", "fig4", "--topos", "4x2x1", "--size", "8MB", "--format", "json"}, nil, map[string]string{
@@ -493,7 +493,7 @@ func TestPinnedCommandOutputs(t *testing.T) {
 			"fig11/platform.yaml":            "85decfe94d9f8878e29d23bd05e5436a63ed888d719b744c9ee90c04b8df6c77",
 			"fig11/result.csv":               "cab94faa350490c08eaed0e86b3a45d253c677f5aca3a0969a8170d6a987cf5e",
 			"fig11/result.json":              "1bd2847039fa8e2610f58ddd89a3b7eae119d3b4a4ec27da4405a02cd7426f3a",
-			"fig11/result.txt":               "a7fb166f2f42e56cca8e1c3864356934d585626ffef7676a1f8aa68e5488c401",
+			"fig11/result.txt":               "faf197b1fcb7886e2876604e89fff6851601d80bb8c052a9fb25f0d3e3a302ab",
 			"fig11/summary.csv":              "d0acb48367fedfde8b3cd210171983cc45b241a5b88d3389a0eebf6631593d25",
 			"fig11/sweep/points/000000.json": "c478b7378e7b50fb6d4c9db7dec058f17f389fe4d4fbbde867e3c9e3d2957720",
 			"fig11/sweep/points/000001.json": "6b850a0005f815241b14e264e38a265b0e9a661669375c2d2426496a860187b4",
@@ -515,13 +515,13 @@ func TestPinnedCommandOutputs(t *testing.T) {
 			"out/platform.yaml":   "975ddaa3f53d4e18f914c96397a374268f9261cc9128cc126c59e640b37d69be",
 			"out/result.csv":      "993ec444dc5c7e35b991ad73a1dc8fa2dd80d930313364d3b5d060d3e1b8c84a",
 			"out/result.json":     "7a576a89a37cc5db14c7745a632dfc5b5e6435b6d6489bda29e8c84e797888d6",
-			"out/result.txt":      "33c0553fafd52a316a6e2633b84af2bb1f8c02f27b29502435f93b2e83b4a814",
+			"out/result.txt":      "9190007e967be8c9778c5cfb19fc7b35fd5913db25acf953457458105895f73c",
 			"out/utilization.svg": "243ccbf8d7f7cb88d28cb8711d0aee9475d96ac6a8a92e29206fdb6fe634f6e8",
 			"stdout":              "993ec444dc5c7e35b991ad73a1dc8fa2dd80d930313364d3b5d060d3e1b8c84a",
 		}},
 		{[]string{"--workload", "dlrm", "--topo", "4x2x1", "--systems", "ace", "--iterations", "1", "--full", "--trace", "@/trace.json", "--trace-npus", "0,5", "--pcap", "@/run.pcap", "--pcap-filter", "npu=5"}, nil, map[string]string{
 			"run.pcap":   "380dc4e9ab5008af77beb9a4a77b2285e1b0bcdc8fc36f0d12fba3f566f24a62",
-			"stdout":     "a475bd85bc75ad48e81ff9fa1d696060f31c7601428e0d9b82491152b8df2c51",
+			"stdout":     "79ee61262e899ac07da2461956b8bd6469813cb75af2066bb35648a3e43843b6",
 			"trace.json": "f947b2ac5a4f4430e77dd40f250b90eb9f50190ff6d59de2ab54019cf8f40568",
 		}},
 		{[]string{"collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "ace", "--trace", "@/trace.json", "--pcap", "@/run.pcap", "--format", "csv"}, nil, map[string]string{
@@ -533,9 +533,9 @@ func TestPinnedCommandOutputs(t *testing.T) {
 			"out/platform.yaml": "85decfe94d9f8878e29d23bd05e5436a63ed888d719b744c9ee90c04b8df6c77",
 			"out/result.csv":    "280bdde25d2e8ab829d483cefb51b03c01bedef905ec0750195945d04549c875",
 			"out/result.json":   "44e4ecb62ee996b6cd3fedcaf45dbd60efb74a0aca557bb30fc0368e03348780",
-			"out/result.txt":    "b80b1e82f186946fb418d3c138b30223e58666b51f746bcb4897888c0ec72a7d",
+			"out/result.txt":    "4bed0e7e5ec634d9f3bb8d0960ffeb3367935ddb0dd63d6a58362058d922884c",
 			"run.pcap":          "9fc108cabd1abd985a489d02d159cd37ed4530bab7b8afa2b81f042f7df2b82b",
-			"stdout":            "b80b1e82f186946fb418d3c138b30223e58666b51f746bcb4897888c0ec72a7d",
+			"stdout":            "4bed0e7e5ec634d9f3bb8d0960ffeb3367935ddb0dd63d6a58362058d922884c",
 			"trace.json":        "fbc1972f0817a13b3f7d631abba220f79687296df8fa8c4c7b01f2fd5ef0805d",
 		}},
 	})

@@ -99,6 +99,8 @@ Flags:
 func runConfig(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("config", pflag.ContinueOnError)
 	format := fs.String("format", "yaml", "output: yaml (the file --config reads), or "+formats+" (JSON is read by --config too)")
+	var wide bool
+	registerWide(fs, &wide)
 	var pf platformFlags
 	pf.register(fs)
 	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s%s", configUsage, fs.FlagUsages()) }
@@ -115,7 +117,9 @@ func runConfig(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if *format != "yaml" {
-		if err := configResult(p).write(stdout, *format); err != nil {
+		res := configResult(p)
+		res.wide = wide
+		if err := res.write(stdout, *format); err != nil {
 			fmt.Fprintf(stderr, "acemu config: %v\n", err)
 			return 1
 		}

@@ -113,6 +113,8 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	sms := fs.String("sms", "", "fig6: communication SM counts, comma-separated (default 1,…,8,10,12,16)")
 	fig6Mem := fs.Int64("fig6-mem", 900, "fig6: memory bandwidth given to the baseline's communication, GB/s")
 	format := fs.String("format", "table", "output: "+formats)
+	var wide bool
+	registerWide(fs, &wide)
 	outDir := fs.String("out", "", "also write every artifact of the run into this directory: result.txt, result.csv, result.json, the platform configuration used (platform.yaml) and the figure (as --plot); fig9a, fig9b and fig11 keep their sweep's points in DIR/sweep, so that the same command again runs only the missing ones")
 	plotDir := fs.String("plot", "", "fig5, fig6, fig9a, fig9b, fig11: draw the figure as PNG and SVG into this directory")
 	workers := fs.Int("workers", 0, "simulations run at once (default: GOMAXPROCS; results do not depend on it)")
@@ -219,7 +221,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	pb.finish()
-	r.res.prov = provenanceOf(r.p)
+	r.res.prov, r.res.wide = provenanceOf(r.p), wide
 	if r.outDir != "" {
 		if err := r.res.writeOut(r.outDir, r.p); err != nil {
 			return fail(err)
@@ -266,7 +268,7 @@ func runFig4(r *figRun) error {
 	if err != nil {
 		return err
 	}
-	r.res = result{doc: x, header: []string{"topology", "system", "beside", "all-reduce cycles", "all-reduce slowdown", "kernel alone", "kernel beside", "kernel slowdown"}}
+	r.res = result{doc: x, keys: 3, header: []string{"topology", "system", "beside", "all-reduce cycles", "all-reduce slowdown", "kernel alone", "kernel beside", "kernel slowdown"}}
 	for _, x := range x.Rows {
 		k, ka, kb, ks := "nothing", "-", "-", "-"
 		if x.Kernel != "" {
@@ -406,6 +408,7 @@ func runFig9b(r *figRun) error {
 	if err != nil {
 		return err
 	}
+	r.res.keys = 2
 	r.res.header = []string{"workload", "topology", "forward % (paper)", "back-prop % (paper)", "whole run %", "forward share of run %"}
 	for _, x := range x.Rows {
 		fwd, back := f1(100*x.Forward), f1(100*x.Backprop)
@@ -427,6 +430,7 @@ func runFig11(r *figRun) error {
 	if err != nil {
 		return err
 	}
+	r.res.keys = 2
 	r.res.header = []string{"workload", "topology", "NPUs", "NoOverlap % of ideal", "CommOpt %", "CompOpt %", "ACE %", "best baseline", "ACE over best"}
 	for _, row := range x.Rows {
 		cells := []string{row.Workload, row.Topo, fmt.Sprint(row.NPUs)}

@@ -56,6 +56,8 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	shard := fs.String("shard", "", "run only shard i/n: the points whose index modulo n is i (i from 0)")
 	out := fs.String("out", "", "keep the sweep and each finished point in this directory; run again to finish it; the results too when it is whole")
 	format := fs.String("format", "table", "output: "+formats)
+	var wide bool
+	registerWide(fs, &wide)
 	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s%s", sweepUsage, fs.FlagUsages()) }
 	if done, code := parseFlags(fs, args, stdout, stderr); done {
 		return code
@@ -153,7 +155,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 			sh, len(oc.Points), *out, oc.Ran, oc.Kept)
 		return 0
 	}
-	return writeSweep(spec, oc.Points, *format, *out, stdout, stderr)
+	return writeSweep(spec, oc.Points, *format, wide, *out, stdout, stderr)
 }
 
 // maxWorkers bounds --workers: more goroutines than this would not run
@@ -174,6 +176,8 @@ func runSweepMerge(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("sweep merge", pflag.ContinueOnError)
 	format := fs.String("format", "table", "output: "+formats)
 	out := fs.String("out", "", "also write the results (result.txt, result.csv, result.json, aggregate.csv) into this directory")
+	var wide bool
+	registerWide(fs, &wide)
 	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s%s", sweepUsage, fs.FlagUsages()) }
 	if done, code := parseFlagsArgs(fs, args, 1<<20, stdout, stderr); done {
 		return code
@@ -191,24 +195,26 @@ func runSweepMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "acemu sweep %v\n", err)
 		return 1
 	}
-	return writeSweep(spec, pts, *format, *out, stdout, stderr)
+	return writeSweep(spec, pts, *format, wide, *out, stdout, stderr)
 }
 
-// writeSweep prints a whole sweep's report, and writes it into dir when
-// set.
-func writeSweep(spec *sweep.Spec, pts []sweep.PointResult, format, dir string, stdout, stderr io.Writer) int {
+// writeSweep prints a whole sweep's report, its tables in one piece when
+// wide, and writes it into dir when set. The tables' key columns are the
+// axes and the system, and a point's workload and topology.
+func writeSweep(spec *sweep.Spec, pts []sweep.PointResult, format string, wide bool, dir string, stdout, stderr io.Writer) int {
 	rep, err := sweep.NewReport(spec, pts)
 	if err != nil {
 		fmt.Fprintf(stderr, "acemu sweep: %v\n", err)
 		return 1
 	}
 	ph, prows := rep.PointTable()
+	axes := len(spec.Axes)
 	pv := provenanceOf(spec.BasePlatform()) // the axes are in every row
-	points := result{header: ph, rows: prows, doc: rep, prov: pv}
+	points := result{header: ph, rows: prows, doc: rep, keys: axes + 3, wide: wide, prov: pv}
 	var agg result
 	if len(rep.Aggregate) > 0 {
 		ah, arows := rep.AggregateTable()
-		agg = result{header: ah, rows: arows}
+		agg = result{header: ah, rows: arows, keys: axes + 1, wide: wide}
 	}
 	render := func(w io.Writer, format string) error {
 		if format != "table" {
@@ -225,11 +231,7 @@ func writeSweep(spec *sweep.Spec, pts []sweep.PointResult, format, dir string, s
 				return err
 			}
 		}
-		for _, n := range rep.Notes() {
-			fmt.Fprintln(w, n)
-		}
-		fmt.Fprintln(w, pv.line())
-		return nil
+		return writeProse(w, append(rep.Notes(), pv.line()), fitWidth(wide))
 	}
 	if dir != "" {
 		files := []struct {

@@ -35,6 +35,8 @@ func runTopology(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("topology", pflag.ContinueOnError)
 	topo := fs.String("topo", "4x4x4", "torus shape LxVxH, dgx1, a switch fabric switch:P0xP1, or a topology file")
 	format := fs.String("format", "yaml", "output: yaml (the file format), "+formats)
+	var wide bool
+	registerWide(fs, &wide)
 	var pf platformFlags
 	pf.register(fs)
 	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s%s", topologyUsage, fs.FlagUsages()) }
@@ -87,7 +89,7 @@ func runTopology(args []string, stdout, stderr io.Writer) int {
 		if sw := len(net.Switches()); sw > 0 {
 			note = fmt.Sprintf("%d NPUs, %d switches (nodes %d to %d), %d directed links; bandwidth is raw (before links.efficiency), latency in cycles", net.NPUs(), sw, net.NPUs(), net.NPUs()+sw-1, len(net.Links))
 		}
-		res := result{header: header, rows: rows, doc: doc, notes: []string{note}}
+		res := result{header: header, rows: rows, doc: doc, notes: []string{note}, wide: wide}
 		if err := res.write(stdout, *format); err != nil {
 			return fail(err)
 		}
