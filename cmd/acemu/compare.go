@@ -351,7 +351,7 @@ func writeSeries(path string, rep *compare.Report) error {
 	head := []string{"cycle"}
 	n := 0
 	for _, s := range rep.Systems {
-		head = append(head, s.Name)
+		head = append(head, s.Name+" link util %")
 		n = max(n, len(s.NetworkUtilization))
 	}
 	_ = w.Write(head)
@@ -360,7 +360,7 @@ func writeSeries(path string, rep *compare.Report) error {
 		for _, s := range rep.Systems {
 			v := ""
 			if i < len(s.NetworkUtilization) {
-				v = strconv.FormatFloat(s.NetworkUtilization[i], 'f', 6, 64)
+				v = strconv.FormatFloat(100*s.NetworkUtilization[i], 'f', 4, 64)
 			}
 			row = append(row, v)
 		}

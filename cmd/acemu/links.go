@@ -11,7 +11,7 @@ import (
 
 // linksHeader is a --links file's header: its columns and their units.
 var linksHeader = []string{"link_id", "src_node", "dst_node", "src_port", "class", "switch_end",
-	"bytes", "packets", "busy_cycles", "utilization_share", "peak_window_share"}
+	"bytes", "packets", "busy_cycles", "utilization_pct", "peak_window_pct"}
 
 // linksFile is a --links file (an outputFile): one CSV row per link,
 // written from the run's link statistics once it has ended (set).
@@ -44,8 +44,9 @@ func (l *linksFile) close(err *error) {
 // writeLinks writes stats as CSV, one row per link: its id, the nodes it
 // leaves and reaches, the sender's port, its class, 1 when either end is
 // a switch (else 0), the bytes and packets it carried, its busy cycles,
-// their share of the run and the share of its busiest window (empty when
-// windows are not tracked).
+// their share of the run and the share of its busiest window, in % as
+// every CSV of acemu gives a share (the latter empty when windows are not
+// tracked).
 func writeLinks(w io.Writer, stats []fabric.LinkStat) error {
 	res := result{header: linksHeader}
 	for _, s := range stats {
@@ -56,11 +57,11 @@ func writeLinks(w io.Writer, stats []fabric.LinkStat) error {
 		busy, _ := s.Busy.Float64()
 		peak := ""
 		if s.HasPeak {
-			peak = strconv.FormatFloat(s.Peak, 'f', 6, 64)
+			peak = strconv.FormatFloat(100*s.Peak, 'f', 4, 64)
 		}
 		res.rows = append(res.rows, []string{strconv.Itoa(s.ID), strconv.Itoa(s.Src), strconv.Itoa(s.Dst), strconv.Itoa(s.Port), s.Class, sw,
 			strconv.FormatInt(s.Bytes, 10), strconv.FormatInt(s.Packets, 10), strconv.FormatFloat(busy, 'f', -1, 64),
-			strconv.FormatFloat(s.Utilization, 'f', 6, 64), peak})
+			strconv.FormatFloat(100*s.Utilization, 'f', 4, 64), peak})
 	}
 	return res.write(w, "csv")
 }

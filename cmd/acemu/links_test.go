@@ -47,7 +47,7 @@ func readLinks(t *testing.T, path string) []linkRow {
 		}
 		if r[10] != "" {
 			p := real(10)
-			require.True(t, p >= 0 && p <= 1, "%s: peak %v", path, p)
+			require.True(t, p >= 0 && p <= 100, "%s: peak %v %%", path, p)
 		}
 		require.Contains(t, []string{"0", "1"}, r[5])
 		rows = append(rows, linkRow{id: int(num(0)), src: int(num(1)), dst: int(num(2)), port: int(num(3)), class: r[4], switchEnd: r[5] == "1",
@@ -220,6 +220,6 @@ func TestComparatorLinksAreTheReportsUtilisation(t *testing.T) {
 			peak = max(peak, p)
 		}
 		require.InDelta(t, s.Mean, busy/(float64(len(rows))*s.Cycles), 1e-9, s.Name)
-		require.GreaterOrEqual(t, peak+1e-6, s.Peak, s.Name)
+		require.GreaterOrEqual(t, peak+1e-4, 100*s.Peak, s.Name) // the file in %
 	}
 }

@@ -304,10 +304,14 @@ func runFig9a(r *figRun) error {
 	for _, f := range o.FSMs {
 		r.res.header = append(r.res.header, fmt.Sprint(f))
 	}
+	// CSV: one row per design point (SRAM in bytes, FSMs, performance).
+	r.res.full = &summary{header: []string{"SRAM B", "FSMs", "perf vs reference ×"}}
 	for i, sz := range o.SRAM {
 		row := []string{fmtBytes(sz)}
-		for j := range o.FSMs {
-			row = append(row, strconv.FormatFloat(x.Cells[i*len(o.FSMs)+j].Perf, 'f', 3, 64))
+		for j, f := range o.FSMs {
+			perf := strconv.FormatFloat(x.Cells[i*len(o.FSMs)+j].Perf, 'f', 3, 64)
+			row = append(row, perf)
+			r.res.full.rows = append(r.res.full.rows, []string{strconv.FormatInt(sz, 10), strconv.Itoa(f), perf})
 		}
 		r.res.rows = append(r.res.rows, row)
 	}
@@ -410,14 +414,21 @@ func runFig9b(r *figRun) error {
 	}
 	r.res.keys = 2
 	r.res.header = []string{"workload", "topology", "forward % (paper)", "back-prop % (paper)", "whole run %", "forward share of run %"}
+	// CSV: the paper's back-propagation figure a column of its own (its
+	// forward figure is a word, "low", in the table only).
+	r.res.full = &summary{header: []string{"workload", "topology", "forward %", "back-prop %", "paper back-prop %", "whole run %", "forward share of run %"}}
 	for _, x := range x.Rows {
-		fwd, back := f1(100*x.Forward), f1(100*x.Backprop)
+		fwd, back, paperBack := f1(100*x.Forward), f1(100*x.Backprop), "-"
+		share := f1(100 * float64(x.ForwardCycles) / float64(x.ForwardCycles+x.BackpropCycles))
+		if x.PaperForward != "" {
+			paperBack = f1(100 * x.PaperBackprop)
+		}
+		r.res.full.rows = append(r.res.full.rows, []string{x.Workload, x.Topo, fwd, back, paperBack, f1(100 * x.Whole), share})
 		if x.PaperForward != "" {
 			fwd += " (" + x.PaperForward + ")"
-			back += " (" + f1(100*x.PaperBackprop) + ")"
+			back += " (" + paperBack + ")"
 		}
-		r.res.rows = append(r.res.rows, []string{x.Workload, x.Topo, fwd, back, f1(100 * x.Whole),
-			f1(100 * float64(x.ForwardCycles) / float64(x.ForwardCycles+x.BackpropCycles))})
+		r.res.rows = append(r.res.rows, []string{x.Workload, x.Topo, fwd, back, f1(100 * x.Whole), share})
 	}
 	r.res.notes = append(r.res.notes, fmt.Sprintf("ACE utilised: holding at least one chunk (the paper: \"at least one chunk for processing\"); %s, memory policy %s; (paper): Section VI-B, \"ACE Utilization\"; docs/validation.md defines the passes",
 		units.Count(r.p.Iterations, "iteration"), r.p.Memory))

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -142,14 +143,31 @@ func (r result) write(w io.Writer, format string) error {
 // writeCSV writes a header line and the rows as CSV, a cell that says
 // "not applicable" in a table ("-", "–") empty: every cell of acemu's CSV
 // is a number, a name or empty.
+//
+// A cell that is a number with a unit of "×" or "%" (a table's "1.38×")
+// is written as the number, the unit moved to its column's header when
+// every cell of the column has it (else the row names what it is).
 func writeCSV(w io.Writer, header []string, rows [][]string) error {
 	cw := csv.NewWriter(w)
+	header = slices.Clone(header)
+	units := make([]string, len(header))
+	for i := range header {
+		units[i] = cellUnit(rows, i)
+		if units[i] != "" && !strings.HasSuffix(header[i], units[i]) {
+			header[i] += " " + units[i]
+		}
+	}
 	_ = cw.Write(header)
 	for _, row := range rows {
 		out := slices.Clone(row)
 		for i, c := range out {
-			if c == "-" || c == "–" {
+			switch {
+			case c == "-" || c == "–":
 				out[i] = ""
+			default:
+				if n, u := numberWithUnit(c); u != "" {
+					out[i] = n
+				}
 			}
 		}
 		_ = cw.Write(out)
@@ -220,6 +238,38 @@ func fitWidth(wide bool) int {
 // renderTable): key columns that would leave a block less room than that
 // are not repeated.
 const minCapped = 12
+
+// cellUnit is the unit ("×" or "%") every cell of column i ends in after a
+// number, "" when not every one does (a cell that says "not applicable"
+// does not count).
+func cellUnit(rows [][]string, i int) string {
+	unit := ""
+	for _, row := range rows {
+		if i >= len(row) || row[i] == "-" || row[i] == "–" || row[i] == "" {
+			continue
+		}
+		_, u := numberWithUnit(row[i])
+		if u == "" || unit != "" && u != unit {
+			return ""
+		}
+		unit = u
+	}
+	return unit
+}
+
+// numberWithUnit splits a cell such as "1.38×" or "12.5 %" into its number
+// and unit; unit is "" when c is not a number followed by "×" or "%".
+func numberWithUnit(c string) (number, unit string) {
+	for _, u := range []string{"×", "%"} {
+		if n, ok := strings.CutSuffix(c, u); ok {
+			n = strings.TrimSpace(n)
+			if _, err := strconv.ParseFloat(n, 64); err == nil {
+				return n, u
+			}
+		}
+	}
+	return c, ""
+}
 
 // renderTable draws a table of rows under header. With width 0 (--wide)
 // it is one table, each header on one line. Otherwise, until the table
