@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -13,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// badInput is one case of testdata/badinput/cases.json: acemu's
+// badInput is one case of testdata/badinput/cases*.json: acemu's
 // arguments, and what the error must name ("" for a valid input, which
 // must succeed).
 type badInput struct {
@@ -28,12 +29,26 @@ type badInput struct {
 // succeeds, none panics, and none takes more than a minute.
 func TestBadInputs(t *testing.T) {
 	t.Chdir("../..") // the cases' paths are the repository's
-	b, err := os.ReadFile("testdata/badinput/cases.json")
-	require.NoError(t, err)
 	var table struct {
 		Cases []badInput `json:"cases"`
 	}
-	require.NoError(t, json.Unmarshal(b, &table))
+	files, err := filepath.Glob("testdata/badinput/cases*.json") // cases.json, then a file per class (cases-CLASS.json)
+	require.NoError(t, err)
+	require.Contains(t, files, "testdata/badinput/cases.json")
+	names := map[string]string{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		var part struct {
+			Cases []badInput `json:"cases"`
+		}
+		require.NoError(t, json.Unmarshal(b, &part), f)
+		for _, c := range part.Cases {
+			require.NotContains(t, names, c.Name, "case %s in %s and %s", c.Name, names[c.Name], f)
+			names[c.Name] = f
+		}
+		table.Cases = append(table.Cases, part.Cases...)
+	}
 	require.GreaterOrEqual(t, len(table.Cases), 300)
 	bad := 0
 	for _, c := range table.Cases {
