@@ -247,7 +247,11 @@ func runCollective(args []string, stdout, stderr io.Writer) int {
 		err = checkFormat(o.format)
 	}
 	if err == nil {
-		err = o.outputFlags.prepare(fs, nil, []fileFlag{{"--config", &o.pf.config}, {"--microcode", &o.microcode}})
+		inputs := []fileUse{{flag: "--config", path: o.pf.config}, {flag: "--microcode", path: o.microcode}}
+		if existingFile(o.topo) {
+			inputs = append(inputs, fileUse{flag: "--topo", path: o.topo}) // a topology file
+		}
+		err = o.outputFlags.prepare(fs, nil, inputs, nil)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "acemu collective: %v\n", err)

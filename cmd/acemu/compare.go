@@ -120,11 +120,14 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 	}
-	inputs := []fileFlag{{"--config", &pf.config}}
+	inputs := []fileUse{{flag: "--config", path: pf.config}}
 	if !slices.Contains(workload.BuiltinNames(), *wl) {
-		inputs = append(inputs, fileFlag{"--workload", wl})
+		inputs = append(inputs, fileUse{flag: "--workload", path: *wl})
 	}
-	if err := of.prepare(fs, ss, inputs, fileFlag{"--timeseries", series}, fileFlag{"--per-layer", perLayer}); err != nil {
+	if machine.Kind == "file" {
+		inputs = append(inputs, fileUse{flag: "--topo", path: *topo})
+	}
+	if err := of.prepare(fs, ss, inputs, dirFiles("--plot", *plotDir, figureFiles...), fileFlag{"--timeseries", series}, fileFlag{"--per-layer", perLayer}); err != nil {
 		return fail(err)
 	}
 	var perLayerFile *outfile.File

@@ -171,8 +171,8 @@ func TestLinksErrors(t *testing.T) {
 		args []string
 	}{
 		{"--links: create " + dir + ": is a directory; name a file", append(collective, "--links", dir)},
-		{"--links: create /nonexistent/dir/x.csv", append(collective, "--links", "/nonexistent/dir/x.csv")},
-		{"--links: create /nonexistent/dir/x.baseline-nooverlap.csv", append(compare, "--links", "/nonexistent/dir/x.csv")},
+		{"--links: mkdir " + cfg + ": not a directory", append(collective, "--links", filepath.Join(cfg, "dir", "x.csv"))},
+		{"--links: mkdir " + cfg + ": not a directory", append(compare, "--links", filepath.Join(cfg, "x.csv"))},
 		{"--pcap and --links name the same file", append(collective, "--pcap", x, "--links", x)},
 		{"--trace and --links name the same file", append(collective, "--trace", x, "--links", x)},
 		{"--timeseries and --links name the same file", append(compare, "--systems", "ideal", "--timeseries", x, "--links", x)},

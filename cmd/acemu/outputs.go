@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -126,13 +127,15 @@ type fileFlag struct {
 }
 
 // prepare checks the flags once fs is parsed (a filter without its file
-// would be ignored; no two outputs on one file, and none on an input) and,
-// with --out, creates its directory and moves the relative paths (the
-// run's files and the whole-run outputs outs) into it; it creates
-// --trace's directory too. ss are the run's systems, each with its own
-// --pcap and --trace file when there are several. Call it once every
-// other flag is known good: it creates directories.
-func (f *outputFlags) prepare(fs *pflag.FlagSet, ss []systems.System, inputs []fileFlag, outs ...fileFlag) error {
+// would be ignored; no output on an input or on another output,
+// refuseClashes) and, with --out, moves the relative paths (the run's
+// files and the whole-run outputs outs) into it; it then creates the
+// directory of every output file, as --out and --plot create theirs.
+// ss are the run's systems, each with its own --pcap, --trace and --links
+// file when there are several; more are the command's other outputs
+// (--plot's figures). Call it once every other flag is known good: it
+// creates directories.
+func (f *outputFlags) prepare(fs *pflag.FlagSet, ss []systems.System, inputs []fileUse, more []fileUse, outs ...fileFlag) error {
 	if f.pcap == "" {
 		if err := refuseFlags(fs, []string{"pcap-filter"}, "is for --pcap"); err != nil {
 			return err
@@ -152,7 +155,8 @@ func (f *outputFlags) prepare(fs *pflag.FlagSet, ss []systems.System, inputs []f
 			*p = inDir(f.out, *p)
 		}
 	}
-	if err := f.checkClashes(ss, inputs, outs); err != nil {
+	files := f.files(ss, outs)
+	if err := refuseClashes(inputs, slices.Concat(f.outFiles(len(outs) > 0, len(more) == 0), more, files)); err != nil {
 		return err
 	}
 	if f.out != "" {
@@ -160,10 +164,7 @@ func (f *outputFlags) prepare(fs *pflag.FlagSet, ss []systems.System, inputs []f
 			return err
 		}
 	}
-	if f.trace != "" { // as --out and --plot make theirs
-		return makeDir("--trace", filepath.Dir(f.trace))
-	}
-	return nil
+	return makeParents(files)
 }
 
 // makeDir creates dir, given by flag, and its parents, if need be.
@@ -185,49 +186,34 @@ func systemPath(path, ext, s string, ss []systems.System) string {
 	return strings.TrimSuffix(path, e) + "." + s + cmp.Or(e, ext)
 }
 
-// outFiles are the files --out writes itself (results, platform, plots).
-var outFiles = []string{"result.txt", "result.csv", "result.json", "platform.yaml",
-	"utilization.png", "utilization.svg", "breakdown.png", "breakdown.svg"}
+// resultFiles are the results --out writes (writeOut), summary.csv when
+// the run has a summary table.
+var resultFiles = []string{"result.txt", "result.csv", "result.json", "platform.yaml"}
 
-// checkClashes refuses two outputs on one file, or an output flag's file
-// on an input: --out's own files, the inputs, each system's --pcap,
-// --trace and --links file, the whole-run outputs outs. One would overwrite or garble
-// the other.
-func (f *outputFlags) checkClashes(ss []systems.System, inputs, outs []fileFlag) error {
-	seen := map[string]string{}
-	add := func(what, path string) error {
-		if path == "" {
-			return nil
-		}
-		abs, err := filepath.Abs(path)
-		if err != nil {
-			return nil
-		}
-		if prev, ok := seen[abs]; ok {
-			return fmt.Errorf("%s and %s name the same file, %s; give each its own", prev, what, path)
-		}
-		seen[abs] = what
-		return nil
-	}
-	if f.out != "" {
-		for _, name := range outFiles {
-			if err := add("--out's "+name, filepath.Join(f.out, name)); err != nil {
-				return err
-			}
+// figureFiles are the comparison's figures, drawn into --plot's directory
+// or else --out's.
+var figureFiles = []string{"utilization.png", "utilization.svg", "breakdown.png", "breakdown.svg"}
+
+// outFiles are the files --out writes itself: the results (and
+// summary.csv for a comparison, the one run with whole-run outputs), and
+// the figures when drawn there (figures).
+func (f *outputFlags) outFiles(comparison, figures bool) []fileUse {
+	names := resultFiles
+	if comparison {
+		names = append(slices.Clone(names), "summary.csv")
+		if figures {
+			names = append(names, figureFiles...)
 		}
 	}
-	// Inputs may share a file, and --out may rewrite its own files
-	// (--config DIR/platform.yaml --out DIR); a file named by an output
-	// flag may not be an input.
-	for _, in := range inputs {
-		if abs, err := filepath.Abs(*in.path); *in.path != "" && err == nil && seen[abs] == "" {
-			seen[abs] = in.flag
-		}
-	}
+	return dirFiles("--out", f.out, names...)
+}
+
+// files are the output flags' files: each system's --pcap, --trace and
+// --links file and the whole-run outputs outs.
+func (f *outputFlags) files(ss []systems.System, outs []fileFlag) []fileUse {
+	var files []fileUse
 	for _, o := range outs {
-		if err := add(o.flag, *o.path); err != nil {
-			return err
-		}
+		files = append(files, fileUse{flag: o.flag, path: *o.path})
 	}
 	names := []string{""} // one run
 	if len(ss) > 1 {
@@ -237,17 +223,18 @@ func (f *outputFlags) checkClashes(ss []systems.System, inputs, outs []fileFlag)
 		}
 	}
 	for _, k := range f.perSystem() {
+		if k.path == "" {
+			continue
+		}
 		for _, n := range names {
 			what := k.flag
 			if n != "" {
 				what += " (for " + n + ")"
 			}
-			if err := add(what, systemPath(k.path, k.ext, n, ss)); err != nil {
-				return err
-			}
+			files = append(files, fileUse{flag: what, path: systemPath(k.path, k.ext, n, ss)})
 		}
 	}
-	return nil
+	return files
 }
 
 // outputKind is an output file a command's flags ask for, not yet

@@ -127,7 +127,9 @@ func TestOutputFilesLeaveTheOutputAlone(t *testing.T) {
 
 func TestPcapErrors(t *testing.T) {
 	requireRefused(t, 1, `--pcap-filter: packet filter term "npu=a"`, "collective", "--topo", "4x1x1", "--pcap", filepath.Join(t.TempDir(), "x.pcap"), "--pcap-filter", "npu=a")
-	requireRefused(t, 1, "--pcap: create /nonexistent/dir/x.baseline-nooverlap.pcap", "--workload", "dlrm", "--topo", "4x1x1", "--pcap", "/nonexistent/dir/x.pcap")
+	file := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	requireRefused(t, 1, "--pcap: mkdir "+file+": not a directory", "--workload", "dlrm", "--topo", "4x1x1", "--pcap", filepath.Join(file, "dir", "x.pcap"))
 }
 
 // acemu collective --trace draws the collective, issue to completion,
@@ -161,7 +163,7 @@ func TestACollectivesTraceHasItsCollective(t *testing.T) {
 }
 
 // --trace creates its file's directory, as --out and --plot create
-// theirs.
+// theirs (and every other output flag its file's: TestOutputsMakeTheirDirectory).
 func TestTraceCreatesItsDirectory(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "traces", "today", "run.json")
 	code, _, errOut := runCLI("collective", "--topo", "4x1x1", "--size", "64KiB", "--trace", path)

@@ -359,7 +359,7 @@ func TestPerLayerBadPaths(t *testing.T) {
 	}{
 		{"unknown extension", []string{"--per-layer", filepath.Join(dir, "x.txt")}, `--per-layer ` + filepath.Join(dir, "x.txt") + `: unknown extension ".txt"; name a .csv or a .json file`},
 		{"no extension", []string{"--per-layer", filepath.Join(dir, "x")}, "the file has no extension, which chooses its format; name a .csv or a .json file"},
-		{"directory not there", []string{"--per-layer", "/nonexistent/dir/x.csv"}, "--per-layer: create /nonexistent/dir/x.csv"},
+		{"directory that cannot be made", []string{"--per-layer", filepath.Join(wl, "dir", "x.csv")}, "--per-layer: mkdir " + wl + ": not a directory"},
 		{"a directory", []string{"--per-layer", filepath.Join(dir, "d.csv")}, "is a directory; name a file"},
 		{"the --timeseries file", []string{"--per-layer", filepath.Join(dir, "s.csv"), "--timeseries", filepath.Join(dir, "s.csv")}, "--timeseries and --per-layer name the same file"},
 		{"the --trace file", []string{"--per-layer", filepath.Join(dir, "t.json"), "--trace", filepath.Join(dir, "t.json")}, "--per-layer and --trace name the same file"},
@@ -373,20 +373,28 @@ func TestPerLayerBadPaths(t *testing.T) {
 		})
 	}
 	// The inputs, named as --per-layer: refused, and left as they were.
-	requireRefused(t, 1, "--workload and --per-layer name the same file", "--workload", wl, "--topo", "4x1x1", "--per-layer", wl)
+	requireRefused(t, 1, "--workload and --per-layer name the same file, "+wl+"; acemu never writes over an input: give --per-layer another path", "--workload", wl, "--topo", "4x1x1", "--per-layer", wl)
 	got, err := os.ReadFile(wl)
 	require.NoError(t, err)
 	require.Equal(t, input, string(got))
 	got, err = os.ReadFile(cfg)
 	require.NoError(t, err)
 	require.Equal(t, dump, string(got))
-	// --out may still rewrite the configuration it wrote before.
+	// Nor may --out write over the configuration it wrote before, read
+	// back as --config: it may be a user's, commented, and is refused,
+	// left as it was, with nothing written.
 	out := filepath.Join(dir, "again")
 	code, _, errOut = runCLI(append(append([]string{}, run...), "--out", out)...)
 	require.Equal(t, 0, code, errOut)
+	before, err := os.ReadFile(filepath.Join(out, "platform.yaml"))
+	require.NoError(t, err)
 	code, _, errOut = runCLI(append(append([]string{}, run...), "--out", out, "--config", filepath.Join(out, "platform.yaml"), "--per-layer", "layers.csv")...)
-	require.Equal(t, 0, code, errOut)
-	require.FileExists(t, filepath.Join(out, "layers.csv"))
+	require.Equal(t, 1, code, errOut)
+	require.Contains(t, errOut, "--config and --out's platform.yaml name the same file")
+	require.NoFileExists(t, filepath.Join(out, "layers.csv"))
+	got, err = os.ReadFile(filepath.Join(out, "platform.yaml"))
+	require.NoError(t, err)
+	require.Equal(t, before, got)
 	// A refused path creates nothing.
 	require.NoFileExists(t, filepath.Join(dir, "x.txt"))
 	require.NoFileExists(t, filepath.Join(dir, "x"))

@@ -206,6 +206,9 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 	}
+	if err := r.refuseClashes(fig, pf.config); err != nil {
+		return fail(err)
+	}
 	// On a terminal, a sweep that runs more than two seconds shows its
 	// progress (runs finished) on stderr.
 	pb := newProgressBars(stderr, []string{fig.name}, barsRunning)
@@ -233,6 +236,32 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// refuseClashes refuses a figure's run whose --out or --plot would write
+// over one of its inputs (--config, the files among --workloads and
+// --topos) or one another (refuseClashes): --out's results, the figure
+// and the sweep's points kept in DIR/sweep, --plot's figure.
+func (r *figRun) refuseClashes(fig figure, config string) error {
+	inputs := append([]fileUse{{flag: "--config", path: config}}, listedFiles("--workloads", splitList(r.workloads))...)
+	inputs = append(inputs, listedFiles("--topos", r.topos)...)
+	outs := dirFiles("--out", r.outDir, append(slices.Clone(resultFiles), "summary.csv")...)
+	if slices.Contains([]string{"fig9a", "fig9b", "fig11"}, fig.name) {
+		outs = append(outs, sweepDirFiles("--out", r.outDir, "sweep")...)
+	}
+	if !slices.Contains(fig.unused, "plot") {
+		outs = append(outs, dirFiles(r.plotFlag, r.plotDir, fig.name+".png", fig.name+".svg")...)
+	}
+	return refuseClashes(inputs, outs)
+}
+
+// sweepDir is where a figure's sweep keeps its points: DIR/sweep under
+// --out, none without.
+func (r *figRun) sweepDir() string {
+	if r.outDir == "" {
+		return ""
+	}
+	return filepath.Join(r.outDir, "sweep")
+}
+
 // trained is a figure's training runs as the flags give them: the
 // platform, the workers and progress, the sweep's points kept under --out
 // (DIR/sweep: run again, only the missing ones run), and --topos and
@@ -240,9 +269,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 func (r *figRun) trained(def reproduce.Trained) (reproduce.Trained, error) {
 	t := def
 	t.Platform, t.Workers, t.Progress = r.p, r.workers, r.progress
-	if r.outDir != "" {
-		t.Dir = filepath.Join(r.outDir, "sweep")
-	}
+	t.Dir = r.sweepDir()
 	if r.fs.Changed("topos") {
 		t.Topos = r.topos
 	}

@@ -111,6 +111,11 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(fileHint(err))
 	}
+	inputs := append([]fileUse{{flag: "--config", path: *config}, {flag: "--file", path: *file}}, listedFiles("--workload", req.Workloads)...)
+	outs := append(dirFiles("--out", *out, sweepResultFiles...), sweepDirFiles("--out", *out, "")...)
+	if err := refuseClashes(inputs, outs); err != nil {
+		return fail(err)
+	}
 	var sh sweep.Shard
 	if *shard != "" {
 		if sh, err = sweep.ParseShard(*shard); err != nil {
@@ -190,6 +195,14 @@ func runSweepMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "acemu sweep merge: %v\n", err)
 		return 1
 	}
+	var inputs []fileUse
+	for _, dir := range fs.Args() {
+		inputs = append(inputs, sweepDirFiles("a shard", dir, "")...)
+	}
+	if err := refuseClashes(inputs, dirFiles("--out", *out, sweepResultFiles...)); err != nil {
+		fmt.Fprintf(stderr, "acemu sweep merge: %v\n", err)
+		return 1
+	}
 	spec, pts, err := sweep.Merge(fs.Args())
 	if err != nil {
 		fmt.Fprintf(stderr, "acemu sweep %v\n", err)
@@ -197,6 +210,9 @@ func runSweepMerge(args []string, stdout, stderr io.Writer) int {
 	}
 	return writeSweep(spec, pts, *format, wide, *out, stdout, stderr)
 }
+
+// sweepResultFiles are the results a whole sweep writes into --out.
+var sweepResultFiles = []string{"result.txt", "result.csv", "result.json", "aggregate.csv"}
 
 // writeSweep prints a whole sweep's report, its tables in one piece when
 // wide, and writes it into dir when set. The tables' key columns are the
