@@ -79,7 +79,9 @@ func TestNoOutputOverwritesAnInput(t *testing.T) {
 			command: []string{"reproduce", "fig5", "--topos", "4x2x1", "--mem", "32", "--size", "64KiB"},
 			inputs:  []clashInput{{"--config", config}},
 			outputs: []clashOutput{{flag: "--out", dir: true}, {flag: "--plot", dir: true}},
-			outName: func(out, _ string) string { return map[string]string{"--out": "platform.yaml", "--plot": "fig5.svg"}[out] },
+			outName: func(out, _ string) string {
+				return map[string]string{"--out": "platform.yaml", "--plot": "fig5.svg"}[out]
+			},
 		},
 		{
 			command: []string{"reproduce", "fig9b"},
