@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,14 +16,11 @@ import (
 
 // badInput is one case of testdata/badinput/cases*.json: acemu's
 // arguments, and what the error must name ("" for a valid input, which
-// must succeed). A case of a class's file may replace a case of another
-// file whose input acemu now takes otherwise (Replaces: its name), which
-// then is not run; the file it is in stays as it was.
+// must succeed).
 type badInput struct {
-	Name     string   `json:"name"`
-	Args     []string `json:"args"`
-	Want     string   `json:"want"`
-	Replaces string   `json:"replaces,omitempty"`
+	Name string   `json:"name"`
+	Args []string `json:"args"`
+	Want string   `json:"want"`
 }
 
 // TestBadInputs runs every bad and edge input of the table (over 800, on
@@ -53,14 +49,6 @@ func TestBadInputs(t *testing.T) {
 		}
 		table.Cases = append(table.Cases, part.Cases...)
 	}
-	replaced := map[string]bool{}
-	for _, c := range table.Cases {
-		if c.Replaces != "" {
-			require.Contains(t, names, c.Replaces, "case %s replaces %s, which no file holds", c.Name, c.Replaces)
-			replaced[c.Replaces] = true
-		}
-	}
-	table.Cases = slices.DeleteFunc(table.Cases, func(c badInput) bool { return replaced[c.Name] })
 	require.GreaterOrEqual(t, len(table.Cases), 300)
 	bad := 0
 	for _, c := range table.Cases {
