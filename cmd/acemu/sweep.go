@@ -155,7 +155,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 			sh, len(oc.Points), *out, oc.Ran, oc.Kept)
 		return 0
 	}
-	return writeSweep(spec, oc.Points, *format, wide, *out, stdout, stderr)
+	return writeSweep(spec, oc.Points, oc.Build, *format, wide, *out, stdout, stderr)
 }
 
 // maxWorkers bounds --workers: more goroutines than this would not run
@@ -190,18 +190,23 @@ func runSweepMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "acemu sweep merge: %v\n", err)
 		return 1
 	}
-	spec, pts, err := sweep.Merge(fs.Args())
+	if err := sweep.CheckMergeOut(*out, fs.Args()); err != nil {
+		fmt.Fprintf(stderr, "acemu sweep %v\n", err)
+		return 1
+	}
+	m, err := sweep.Merge(fs.Args())
 	if err != nil {
 		fmt.Fprintf(stderr, "acemu sweep %v\n", err)
 		return 1
 	}
-	return writeSweep(spec, pts, *format, wide, *out, stdout, stderr)
+	return writeSweep(m.Spec, m.Points, m.Build, *format, wide, *out, stdout, stderr)
 }
 
-// writeSweep prints a whole sweep's report, its tables in one piece when
-// wide, and writes it into dir when set. The tables' key columns are the
-// axes and the system, and a point's workload and topology.
-func writeSweep(spec *sweep.Spec, pts []sweep.PointResult, format string, wide bool, dir string, stdout, stderr io.Writer) int {
+// writeSweep prints a whole sweep's report, its points run by build b
+// (its provenance's), its tables in one piece when wide, and writes it
+// into dir when set. The tables' key columns are the axes and the system,
+// and a point's workload and topology.
+func writeSweep(spec *sweep.Spec, pts []sweep.PointResult, b build, format string, wide bool, dir string, stdout, stderr io.Writer) int {
 	rep, err := sweep.NewReport(spec, pts)
 	if err != nil {
 		fmt.Fprintf(stderr, "acemu sweep: %v\n", err)
@@ -210,6 +215,7 @@ func writeSweep(spec *sweep.Spec, pts []sweep.PointResult, format string, wide b
 	ph, prows := rep.PointTable()
 	axes := len(spec.Axes)
 	pv := provenanceOf(spec.BasePlatform()) // the axes are in every row
+	pv.build = b
 	points := result{header: ph, rows: prows, doc: rep, keys: axes + 3, wide: wide, prov: pv}
 	var agg result
 	if len(rep.Aggregate) > 0 {
