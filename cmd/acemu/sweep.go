@@ -34,7 +34,10 @@ Points run in parallel. With --out DIR every finished point is kept in DIR,
 and the same command again runs only the missing ones (Ctrl-C keeps what
 finished). --shard i/n runs every n-th point from i (i = 0..n-1, e.g.
 $SLURM_ARRAY_TASK_ID or $JOB_COMPLETION_INDEX) into its own --out; merge
-combines the shards' directories into exactly what one run prints.
+combines the shards' directories into exactly what one run prints. Each
+kept point is verified before it is used (an edited one is refused: delete
+it to run it again), and a directory or shards of another acemu build
+are refused (docs/sweeps.md, "What is verified").
 
 Flags:
 `
@@ -175,7 +178,7 @@ func checkWorkers(n int) error {
 func runSweepMerge(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("sweep merge", pflag.ContinueOnError)
 	format := fs.String("format", "table", "output: "+formats)
-	out := fs.String("out", "", "also write the results (result.txt, result.csv, result.json, aggregate.csv) into this directory")
+	out := fs.String("out", "", "also write the results (result.txt, result.csv, result.json, aggregate.csv) into this directory (not a sweep's own)")
 	var wide bool
 	registerWide(fs, &wide)
 	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s%s", sweepUsage, fs.FlagUsages()) }
