@@ -4,8 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/acemu/acemu/internal/buildinfo"
 	"github.com/acemu/acemu/platform"
 )
 
@@ -64,6 +69,46 @@ func FuzzSpec(f *testing.F) {
 				t.Fatalf("point %d repeats %s", i, key)
 			}
 			seen[key] = true
+		}
+	})
+}
+
+// FuzzStoredPoint: no point file panics when read back, a refused one's
+// message names the file and the fix, and an accepted one, written again
+// by acemu, reads back as itself.
+func FuzzStoredPoint(f *testing.F) {
+	s, err := New(Request{Base: platform.Default(), Sets: []string{"ace.fsms=8,16", "training.iterations=1"},
+		Workloads: []string{"dlrm"}, Topologies: []string{"4x2x1"}, Systems: []string{"ace", "ideal"}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, name := range []string{"good", "cycles", "digest", "index", "workload", "oldpoint"} {
+		b, err := os.ReadFile(filepath.Join("../testdata/badinput/stored", name, "points/000001.json"))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	dev := buildinfo.Build{Version: "(devel)", Commit: "unknown"}
+	fp := s.fingerprint()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := decodePoint("000001.json", data, s, fp, dev, "delete it")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "000001.json: ") || !strings.HasSuffix(err.Error(), "; delete it") {
+				t.Fatalf("the message does not name the file and the fix: %v", err)
+			}
+			return
+		}
+		rec, err := encodePoint(*p, dev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := decodePoint("000001.json", rec, s, fp, dev, "delete it")
+		if err != nil {
+			t.Fatalf("an accepted point does not read back: %v", err)
+		}
+		if !reflect.DeepEqual(back, p) {
+			t.Fatal("an accepted point reads back as another")
 		}
 	})
 }

@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/acemu/acemu/compare"
+	"github.com/acemu/acemu/internal/buildinfo"
 	"github.com/acemu/acemu/internal/limited"
 	"github.com/acemu/acemu/internal/outfile"
 	"github.com/acemu/acemu/internal/par"
@@ -81,13 +82,18 @@ type Options struct {
 	Progress func(done, total int)
 	// Ran, if set, is called with each point's index as it starts running.
 	Ran func(i int)
+	// Build is the build recorded in Dir (zero: this binary's,
+	// buildinfo.This); a Dir begun by another build is refused.
+	Build buildinfo.Build
 }
 
-// Outcome is what a run did: the shard's points in index order, and how
-// many ran now and how many were found in Dir.
+// Outcome is what a run did: the shard's points in index order, how
+// many ran now and how many were found in Dir, and the build that ran
+// them.
 type Outcome struct {
 	Points    []PointResult
 	Ran, Kept int
+	Build     buildinfo.Build
 }
 
 // Run runs the shard's points that Dir does not hold yet, in parallel,
@@ -101,14 +107,17 @@ func Run(ctx context.Context, s *Spec, o Options) (*Outcome, error) {
 		}
 	}
 	got := make([]*PointResult, len(idx))
-	out := &Outcome{}
+	if o.Build == (buildinfo.Build{}) {
+		o.Build = buildinfo.This()
+	}
+	out := &Outcome{Build: o.Build}
 	if o.Dir != "" {
 		unlock, err := lockDir(o.Dir)
 		if err != nil {
 			return nil, err
 		}
 		defer unlock()
-		kept, err := openDir(o.Dir, s, o.Shard)
+		kept, err := openDir(o.Dir, s, o.Shard, o.Build)
 		if err != nil {
 			return nil, err
 		}
@@ -155,7 +164,7 @@ func Run(ctx context.Context, s *Spec, o Options) (*Outcome, error) {
 		if err != nil {
 			return err
 		}
-		if got[j], err = keep(o.Dir, p); err != nil {
+		if got[j], err = keep(o.Dir, p, s, fp, o.Build); err != nil {
 			return err
 		}
 		return nil
@@ -215,23 +224,21 @@ func (s *Spec) run(pt Point, fp string, wls map[string]*workload.Workload) (Poin
 }
 
 // keep writes a point's result into dir (when set), whole or not at all,
-// and returns it as read back: a sweep's results are always what its
-// files say, so a merge of shards gives exactly what one run gives.
-func keep(dir string, p PointResult) (*PointResult, error) {
-	b, err := json.Marshal(p)
+// as build b's, and returns it as read back and verified: a sweep's
+// results are always what its files say, so a merge of shards gives
+// exactly what one run gives.
+func keep(dir string, p PointResult, s *Spec, fp string, b buildinfo.Build) (*PointResult, error) {
+	rec, err := encodePoint(p, b)
 	if err != nil {
-		return nil, fmt.Errorf("point %d: %w", p.Index, err)
+		return nil, err
 	}
+	name := filepath.Join(dir, "points", pointFile(p.Index))
 	if dir != "" {
-		if err := outfile.Write(filepath.Join(dir, "points", pointFile(p.Index)), b); err != nil {
+		if err := outfile.Write(name, rec); err != nil {
 			return nil, err
 		}
 	}
-	var back PointResult
-	if err := json.Unmarshal(b, &back); err != nil {
-		return nil, fmt.Errorf("point %d: %w", p.Index, err)
-	}
-	return &back, nil
+	return decodePoint(name, rec, s, fp, b, "this acemu wrote a point it cannot read back; report it with the sweep's command")
 }
 
 func pointFile(i int) string { return fmt.Sprintf("%06d.json", i) }
@@ -261,27 +268,22 @@ func lockDir(dir string) (unlock func(), err error) {
 	}, nil
 }
 
-// dirSweep is a directory's sweep.json: the sweep and the shard it holds.
-type dirSweep struct {
-	Shard string `json:"shard"`
-	Spec  *Spec  `json:"sweep"`
-}
-
-// openDir makes dir ready for the sweep's shard, or refuses a directory
-// that holds another sweep or shard, and returns the points it holds.
-func openDir(dir string, s *Spec, sh Shard) (map[int]*PointResult, error) {
+// openDir makes dir ready for the sweep's shard run by build b, or
+// refuses a directory that holds another sweep or shard or was begun by
+// another build, and returns the points it holds, verified.
+func openDir(dir string, s *Spec, sh Shard, b buildinfo.Build) (map[int]*PointResult, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "points"), 0o755); err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
 	path := filepath.Join(dir, "sweep.json")
-	want, err := json.MarshalIndent(dirSweep{sh.String(), s}, "", "  ")
+	want, err := json.MarshalIndent(storedSweep{storeSchema, b, sh.String(), s}, "", "  ")
 	if err != nil {
 		return nil, err
 	}
 	if old, err := limited.ReadFile(path, maxRecord, "not a sweep's sweep.json"); err == nil {
-		var d dirSweep
-		if err := json.Unmarshal(old, &d); err != nil || d.Spec == nil {
-			return nil, fmt.Errorf("--out %s: sweep.json is not a sweep's (%v); use another directory", dir, err)
+		d, err := readSweep(dir, old, "run the sweep into another directory, or remove this one to start again")
+		if err != nil {
+			return nil, fmt.Errorf("--out: %w", err)
 		}
 		if !bytes.Equal(d.Spec.encode(), s.encode()) {
 			return nil, fmt.Errorf("--out %s holds another sweep (its sweep.json differs from this one's: settings, axes, lists or a workload file's content); use another directory, or remove the whole directory to start again", dir)
@@ -289,12 +291,15 @@ func openDir(dir string, s *Spec, sh Shard) (map[int]*PointResult, error) {
 		if d.Shard != sh.String() {
 			return nil, fmt.Errorf("--out %s holds shard %s of this sweep, not %s; give each shard its own directory", dir, d.Shard, sh)
 		}
+		if !d.Build.Same(b) {
+			return nil, fmt.Errorf("--out %s was begun by %s, and this is %s: its points and this run's would be two builds' results in one table; finish it with that build, or give this one another directory", dir, d.Build, b)
+		}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("--out: %w", err)
 	} else if err := outfile.Write(path, append(want, '\n')); err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
-	kept, err := readPoints(dir, s, true)
+	kept, err := readPoints(dir, s, b, true, "delete the file and run the same command again to run that point again")
 	if err != nil {
 		return nil, err
 	}
@@ -306,11 +311,12 @@ func openDir(dir string, s *Spec, sh Shard) (map[int]*PointResult, error) {
 	return kept, nil
 }
 
-// readPoints reads the points a directory holds, checking each is the
-// sweep's point of its index. Temporary files (a point being written, or
-// left by a run that stopped while writing) are not points: with clean,
-// they are removed (the caller holds the directory's lock).
-func readPoints(dir string, s *Spec, clean bool) (map[int]*PointResult, error) {
+// readPoints reads the points a directory of build b holds, verifying
+// each (decodePoint; fix says what to do about one that fails).
+// Temporary files (a point being written, or left by a run that stopped
+// while writing) are not points: with clean, they are removed (the
+// caller holds the directory's lock).
+func readPoints(dir string, s *Spec, b buildinfo.Build, clean bool, fix string) (map[int]*PointResult, error) {
 	ents, err := os.ReadDir(filepath.Join(dir, "points"))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
@@ -327,35 +333,37 @@ func readPoints(dir string, s *Spec, clean bool) (map[int]*PointResult, error) {
 			}
 			continue
 		}
-		b, err := limited.ReadFile(name, maxRecord, "not a point's result")
+		rec, err := limited.ReadFile(name, maxRecord, "not a point's result")
+		if err != nil {
+			return nil, fmt.Errorf("%w; %s", err, fix)
+		}
+		p, err := decodePoint(name, rec, s, fp, b, fix)
 		if err != nil {
 			return nil, err
 		}
-		var p PointResult
-		if err := json.Unmarshal(b, &p); err != nil {
-			return nil, fmt.Errorf("%s: not a point's result (%v); remove it to run the point again", name, err)
-		}
-		if p.Index < 0 || p.Index >= s.Len() || e.Name() != pointFile(p.Index) {
-			return nil, fmt.Errorf("%s: index %d is not this file's point of the sweep's %d; remove it to run the point again", name, p.Index, s.Len())
-		}
-		pt := s.Point(p.Index)
-		if p.Sweep != fp || strings.Join(p.Values, "\x00") != strings.Join(pt.Values, "\x00") || p.Workload != pt.Workload || p.Topology != pt.Topology || len(p.Systems) != len(s.Systems) {
-			return nil, fmt.Errorf("%s: not the sweep's point %d; remove it to run the point again", name, p.Index)
-		}
-		kept[p.Index] = &p
+		kept[p.Index] = p
 	}
 	return kept, nil
 }
 
+// Merged is a sweep read back from its shards' directories: the sweep,
+// its points in index order, and the build that ran them.
+type Merged struct {
+	Spec   *Spec
+	Points []PointResult
+	Build  buildinfo.Build
+}
+
 // Merge reads the directories of a sweep's shards (or of a whole sweep),
-// checks they hold one sweep and, together, every point of it once, and
-// returns the sweep and its points in index order.
-func Merge(dirs []string) (*Spec, []PointResult, error) {
+// checks they hold one sweep, run by one build, and, together, every
+// point of it once, each verified, and returns the sweep and its points.
+func Merge(dirs []string) (*Merged, error) {
 	if len(dirs) == 0 {
-		return nil, nil, fmt.Errorf("merge: name the directories of the shards (their --out)")
+		return nil, fmt.Errorf("merge: name the directories of the shards (their --out)")
 	}
 	var spec *Spec
 	var first string
+	var build buildinfo.Build
 	var encoded []byte // spec's canonical JSON
 	all := map[int]*PointResult{}
 	from := map[int]string{}
@@ -363,32 +371,34 @@ func Merge(dirs []string) (*Spec, []PointResult, error) {
 	for _, dir := range dirs {
 		b, err := limited.ReadFile(filepath.Join(dir, "sweep.json"), maxRecord, "not a sweep's sweep.json")
 		if err != nil {
-			return nil, nil, fmt.Errorf("merge: %s is not a sweep's --out directory: %w", dir, err)
+			return nil, fmt.Errorf("merge: %s is not a sweep's --out directory: %w", dir, err)
 		}
-		var d dirSweep
-		if err := json.Unmarshal(b, &d); err != nil || d.Spec == nil {
-			return nil, nil, fmt.Errorf("merge: %s/sweep.json is not a sweep's (%v)", dir, err)
+		d, err := readSweep(dir, b, "run its shard again into a new directory (the same command with another --out), then merge")
+		if err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
 		}
 		if spec == nil {
 			if err := d.Spec.check(); err != nil {
-				return nil, nil, fmt.Errorf("merge: %s/sweep.json: %w (edited, or from another version of acemu?)", dir, err)
+				return nil, fmt.Errorf("merge: %s/sweep.json: %w (edited, or from another version of acemu?)", dir, err)
 			}
-			spec, first, encoded = d.Spec, dir, d.Spec.encode()
+			spec, first, encoded, build = d.Spec, dir, d.Spec.encode(), d.Build
 		} else if !bytes.Equal(encoded, d.Spec.encode()) { // the same as the first, which is checked
-			return nil, nil, fmt.Errorf("merge: %s and %s hold different sweeps", first, dir)
+			return nil, fmt.Errorf("merge: %s and %s hold different sweeps", first, dir)
+		} else if !d.Build.Same(build) {
+			return nil, fmt.Errorf("merge: %s was run by %s, and %s by %s: a table of both would mix two builds' results; run one's shards again with the other's build (into new directories), then merge", first, build, dir, d.Build)
 		}
 		if other, ok := shards[d.Shard]; ok {
-			return nil, nil, fmt.Errorf("merge: %s and %s both hold shard %s", other, dir, d.Shard)
+			return nil, fmt.Errorf("merge: %s and %s both hold shard %s", other, dir, d.Shard)
 		}
 		shards[d.Shard] = dir
-		pts, err := readPoints(dir, spec, false)
+		pts, err := readPoints(dir, spec, d.Build, false, "delete the file and run its shard again (the same command finishes it), then merge again")
 		if err != nil {
-			return nil, nil, fmt.Errorf("merge: %w", err)
+			return nil, fmt.Errorf("merge: %w", err)
 		}
 		for _, i := range slices.Sorted(maps.Keys(pts)) {
 			p := pts[i]
 			if other, ok := from[i]; ok {
-				return nil, nil, fmt.Errorf("merge: point %d is in both %s and %s", i, other, dir)
+				return nil, fmt.Errorf("merge: point %d is in both %s and %s", i, other, dir)
 			}
 			all[i], from[i] = p, dir
 		}
@@ -406,8 +416,8 @@ func Merge(dirs []string) (*Spec, []PointResult, error) {
 		out = append(out, *p)
 	}
 	if n := spec.Len() - len(out); n > 0 {
-		return nil, nil, fmt.Errorf("merge: %d of %d points are missing (%s%s); run their shards to the end (the same command again finishes a shard) and merge again",
+		return nil, fmt.Errorf("merge: %d of %d points are missing (%s%s); run their shards to the end (the same command again finishes a shard) and merge again",
 			n, spec.Len(), strings.Join(missing, ", "), map[bool]string{true: ", ...", false: ""}[n > len(missing)])
 	}
-	return spec, out, nil
+	return &Merged{Spec: spec, Points: out, Build: build}, nil
 }

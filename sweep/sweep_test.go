@@ -147,13 +147,13 @@ func TestMergedShardsAreTheWholeSweep(t *testing.T) {
 		require.Equal(t, (8-i+2)/3, oc.Ran)
 		dirs = append(dirs, d)
 	}
-	spec, pts, err := Merge(dirs)
+	m, err := Merge(dirs)
 	require.NoError(t, err)
-	require.Equal(t, s.encode(), spec.encode())
-	require.Equal(t, whole.Points, pts)
-	_, _, err = Merge(dirs[:2])
+	require.Equal(t, s.encode(), m.Spec.encode())
+	require.Equal(t, whole.Points, m.Points)
+	_, err = Merge(dirs[:2])
 	require.ErrorContains(t, err, "2 of 8 points are missing (2, 5)") // shard 2/3's
-	_, _, err = Merge([]string{dirs[0], dirs[0]})
+	_, err = Merge([]string{dirs[0], dirs[0]})
 	require.ErrorContains(t, err, "both hold shard 0/3")
 
 	// Another sweep in the same directory is refused; so is another shard.
@@ -199,10 +199,11 @@ func TestARestartedSweepRunsOnlyTheMissingPoints(t *testing.T) {
 	_, err = os.Stat(filepath.Join(dir, "points", "000007.json.tmp"))
 	require.True(t, os.IsNotExist(err))
 
-	// A point file that is not the sweep's point is refused, naming it.
+	// A point file of no record version (as acemu wrote before points
+	// had a digest) is refused, naming it.
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "points", "000001.json"), []byte(`{"index":1,"values":["8","8MiB"]}`), 0o644))
 	_, err = Run(context.Background(), s, Options{Dir: dir})
-	require.ErrorContains(t, err, "000001.json: not the sweep's point 1")
+	require.ErrorContains(t, err, "000001.json: written by an older acemu")
 }
 
 // The aggregate: Perf is the reference's cycles over the point's,
@@ -323,7 +324,7 @@ func TestDirectoriesAreSharedSafely(t *testing.T) {
 	require.NoError(t, err)
 	tmp := filepath.Join(dir, "points", ".000003.json.41.tmp") // outfile's temporary name for 000003.json
 	require.NoError(t, os.WriteFile(tmp, []byte("{half"), 0o644))
-	_, _, err = Merge([]string{dir})
+	_, err = Merge([]string{dir})
 	require.NoError(t, err)
 	require.FileExists(t, tmp, "merge leaves a point being written alone")
 
@@ -331,7 +332,7 @@ func TestDirectoriesAreSharedSafely(t *testing.T) {
 		d := t.TempDir()
 		require.NoError(t, os.MkdirAll(filepath.Join(d, "points"), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(d, "sweep.json"), []byte(bad), 0o644))
-		_, _, err := Merge([]string{d})
+		_, err := Merge([]string{d})
 		require.ErrorContains(t, err, "sweep.json", bad)
 	}
 }

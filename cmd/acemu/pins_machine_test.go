@@ -463,12 +463,12 @@ func TestPinnedCommandOutputs(t *testing.T) {
 		{[]string{"sweep", "--workload", "dlrm", "--topo", "4x2x2", "--set", "ace.fsms=8,16", "--systems", "ace,ideal", "--format", "json", "--out", "@/sweep"}, nil, map[string]string{
 			"stdout":                   "a7843393e6b15cc4b94493f047f8d41b35252e20dcc04e44e2afd11893ac6ca2",
 			"sweep/aggregate.csv":      "9e269c0a6ee5facb415b6d0b1f1f771e0d5319e6b35a6968be6b6f98ba9e13d2",
-			"sweep/points/000000.json": "798efaf0c7ff12b5c7784dc21325c65287899a34bf3216a66423a97d949bb723",
-			"sweep/points/000001.json": "59bd69bbf976890f0cc6312531db021cb281495444fc2529d63708b077036c3b",
+			"sweep/points/000000.json": "e43ca6de2eca515fe6f9993c9e5c21d1b9981aa3fc518e8d960aa8a6366129ed",
+			"sweep/points/000001.json": "411c4a28f5836824e8e5a708c9bb1aedd9b09a7c0ced91422efec935595687b4",
 			"sweep/result.csv":         "f99d73c51a19535fd85e91934487edb81d554dfabbec3c6fe1967adfc8367b44",
 			"sweep/result.json":        "a7843393e6b15cc4b94493f047f8d41b35252e20dcc04e44e2afd11893ac6ca2",
 			"sweep/result.txt":         "3d71f49aa252a687ca576a40d0a8a6db234dc77504b6051e6a366955237ef82d",
-			"sweep/sweep.json":         "22db8541a4d9c8206329b9c161459a82a09d4d373ad5b7d9c02731552844e0bb",
+			"sweep/sweep.json":         "eb5191d7ac285dc600fe3da5e2471728d56c4e8642d37110de21276364d3c2b3",
 		}},
 		{[]string{"reproduce", "fig4", "--topos", "4x2x1", "--size", "8MB", "--format", "json"}, nil, map[string]string{
 			"stdout": "32ea5202384a3ad6f466a78182e198048152b286b7390c0e580a1ab6bb3a0c74",
@@ -495,9 +495,9 @@ func TestPinnedCommandOutputs(t *testing.T) {
 			"fig11/result.json":              "1bd2847039fa8e2610f58ddd89a3b7eae119d3b4a4ec27da4405a02cd7426f3a",
 			"fig11/result.txt":               "faf197b1fcb7886e2876604e89fff6851601d80bb8c052a9fb25f0d3e3a302ab",
 			"fig11/summary.csv":              "b7d6b4a0cd1b3d425f1a0f5022b7589dc9366578a0e58dbdc4fbe73494eb1a21",
-			"fig11/sweep/points/000000.json": "c478b7378e7b50fb6d4c9db7dec058f17f389fe4d4fbbde867e3c9e3d2957720",
-			"fig11/sweep/points/000001.json": "6b850a0005f815241b14e264e38a265b0e9a661669375c2d2426496a860187b4",
-			"fig11/sweep/sweep.json":         "2e182dd92c4dd7f9cf79575f319a5d5d86b5c66172666d5415c8a7a6975e5ceb",
+			"fig11/sweep/points/000000.json": "0be9046ecf04f5f07f89a20d1e9c8d9c026fe9c3ed34836b296bd97f1881953a",
+			"fig11/sweep/points/000001.json": "9a99611a35babedf934721cabdd8652bad8b559db2a493ea82fba29c2f998b57",
+			"fig11/sweep/sweep.json":         "c4cb356b1228c4804a99590890887ee65aca4894de5723524de5fbc34b499a19",
 			"stdout":                         "1bd2847039fa8e2610f58ddd89a3b7eae119d3b4a4ec27da4405a02cd7426f3a",
 		}},
 		{[]string{"--workload", "dlrm", "--topo", "4x2x2", "--systems", "ace,baseline-commopt", "--iterations", "1", "--timeseries", "@/util.csv", "--per-layer", "@/layers.json", "--trace", "@/trace.json", "--pcap", "@/run.pcap", "--format", "json"}, []int64{76112, 142164}, map[string]string{

@@ -34,7 +34,10 @@ Points run in parallel. With --out DIR every finished point is kept in DIR,
 and the same command again runs only the missing ones (Ctrl-C keeps what
 finished). --shard i/n runs every n-th point from i (i = 0..n-1, e.g.
 $SLURM_ARRAY_TASK_ID or $JOB_COMPLETION_INDEX) into its own --out; merge
-combines the shards' directories into exactly what one run prints.
+combines the shards' directories into exactly what one run prints. Each
+kept point is verified before it is used (an edited one is refused: delete
+it to run it again), and a directory or shards of another acemu build
+are refused (docs/sweeps.md, "What is verified").
 
 Flags:
 `
@@ -160,7 +163,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 			sh, len(oc.Points), *out, oc.Ran, oc.Kept)
 		return 0
 	}
-	return writeSweep(spec, oc.Points, *format, wide, *out, stdout, stderr)
+	return writeSweep(spec, oc.Points, oc.Build, *format, wide, *out, stdout, stderr)
 }
 
 // maxWorkers bounds --workers: more goroutines than this would not run
@@ -180,7 +183,7 @@ func checkWorkers(n int) error {
 func runSweepMerge(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("sweep merge", pflag.ContinueOnError)
 	format := fs.String("format", "table", "output: "+formats)
-	out := fs.String("out", "", "also write the results (result.txt, result.csv, result.json, aggregate.csv) into this directory")
+	out := fs.String("out", "", "also write the results (result.txt, result.csv, result.json, aggregate.csv) into this directory (not a sweep's own)")
 	var wide bool
 	registerWide(fs, &wide)
 	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s%s", sweepUsage, fs.FlagUsages()) }
@@ -195,6 +198,10 @@ func runSweepMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "acemu sweep merge: %v\n", err)
 		return 1
 	}
+	if err := sweep.CheckMergeOut(*out, fs.Args()); err != nil {
+		fmt.Fprintf(stderr, "acemu sweep %v\n", err)
+		return 1
+	}
 	var inputs []fileUse
 	for _, dir := range fs.Args() {
 		inputs = append(inputs, sweepDirFiles("a shard", dir, "")...)
@@ -203,21 +210,22 @@ func runSweepMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "acemu sweep merge: %v\n", err)
 		return 1
 	}
-	spec, pts, err := sweep.Merge(fs.Args())
+	m, err := sweep.Merge(fs.Args())
 	if err != nil {
 		fmt.Fprintf(stderr, "acemu sweep %v\n", err)
 		return 1
 	}
-	return writeSweep(spec, pts, *format, wide, *out, stdout, stderr)
+	return writeSweep(m.Spec, m.Points, m.Build, *format, wide, *out, stdout, stderr)
 }
 
 // sweepResultFiles are the results a whole sweep writes into --out.
 var sweepResultFiles = []string{"result.txt", "result.csv", "result.json", "aggregate.csv"}
 
-// writeSweep prints a whole sweep's report, its tables in one piece when
-// wide, and writes it into dir when set. The tables' key columns are the
-// axes and the system, and a point's workload and topology.
-func writeSweep(spec *sweep.Spec, pts []sweep.PointResult, format string, wide bool, dir string, stdout, stderr io.Writer) int {
+// writeSweep prints a whole sweep's report, its points run by build b
+// (its provenance's), its tables in one piece when wide, and writes it
+// into dir when set. The tables' key columns are the axes and the system,
+// and a point's workload and topology.
+func writeSweep(spec *sweep.Spec, pts []sweep.PointResult, b build, format string, wide bool, dir string, stdout, stderr io.Writer) int {
 	rep, err := sweep.NewReport(spec, pts)
 	if err != nil {
 		fmt.Fprintf(stderr, "acemu sweep: %v\n", err)
@@ -226,6 +234,7 @@ func writeSweep(spec *sweep.Spec, pts []sweep.PointResult, format string, wide b
 	ph, prows := rep.PointTable()
 	axes := len(spec.Axes)
 	pv := provenanceOf(spec.BasePlatform()) // the axes are in every row
+	pv.build = b
 	points := result{header: ph, rows: prows, doc: rep, keys: axes + 3, wide: wide, prov: pv}
 	var agg result
 	if len(rep.Aggregate) > 0 {

@@ -166,3 +166,48 @@ func TestCompareInterruptedLeavesNoTruncatedFiles(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, ents, "no file, whole or partial")
 }
+
+// A point file edited after a sweep wrote it is refused when the sweep
+// is run again, naming the file, what is wrong and the fix; deleted, the
+// point runs again and the sweep prints what it printed before.
+func TestSweepRefusesAnEditedPoint(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	args := append(append([]string(nil), sweepArgs...), "--out", dir, "--format", "csv")
+	want, errs, code := runArgs(t, args...)
+	require.Equal(t, 0, code, errs)
+	name := filepath.Join(dir, "points", "000003.json")
+	for _, c := range []struct {
+		name string
+		edit func(b []byte) []byte
+		want string
+	}{
+		{"a cycle count", func(b []byte) []byte {
+			return []byte(strings.Replace(string(b), `"iteration_cycles_each":[`, `"iteration_cycles_each":[1`, 1))
+		}, "ace: total cycles"},
+		{"the digest", func(b []byte) []byte {
+			return []byte(strings.Replace(string(b), `"digest":"`, `"digest":"0`, 1))
+		}, "its content does not match its digest"},
+		{"the workload", func(b []byte) []byte {
+			return []byte(strings.Replace(string(b), `"workload":"dlrm"`, `"workload":"gnmt"`, 1))
+		}, `workload "gnmt", where the sweep's is "dlrm"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b, err := os.ReadFile(name)
+			require.NoError(t, err)
+			edited := c.edit(b)
+			require.NotEqual(t, b, edited)
+			require.NoError(t, os.WriteFile(name, edited, 0o644))
+			_, errs, code := runArgs(t, args...)
+			require.Equal(t, 1, code)
+			require.Contains(t, errs, "acemu sweep: "+name+": ")
+			require.Contains(t, errs, c.want)
+			require.Contains(t, errs, "delete the file and run the same command again")
+
+			require.NoError(t, os.Remove(name))
+			out, errs, code := runArgs(t, args...)
+			require.Equal(t, 0, code, errs)
+			require.Contains(t, errs, "7 of 8 points were kept")
+			require.Equal(t, want, out)
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/acemu/acemu/internal/buildinfo"
 	"github.com/acemu/acemu/platform"
 
 	"github.com/spf13/pflag"
@@ -38,44 +39,12 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 // the tree it was built from had changes. bi may be nil.
 func versionLine(bi *debug.BuildInfo) string { return buildOf(bi).String() }
 
-// build is which acemu made a result: its module version and VCS commit
-// (what Go stamps into the binary) and whether its tree had changes.
-type build struct {
-	Version  string `json:"version"`
-	Commit   string `json:"commit"`
-	Modified bool   `json:"modified,omitempty"`
-}
-
-// String is "acemu VERSION, commit REVISION", with ", modified" when the
-// tree had changes.
-func (v build) String() string {
-	line := fmt.Sprintf("acemu %s, commit %s", v.Version, v.Commit)
-	if v.Modified {
-		line += ", modified"
-	}
-	return line
-}
+// build is which acemu made a result (buildinfo.Build).
+type build = buildinfo.Build
 
 // buildOf reads bi (nil for none): "(devel)" and "unknown" where Go
 // stamped nothing.
-func buildOf(bi *debug.BuildInfo) build {
-	v := build{Version: "(devel)", Commit: "unknown"}
-	if bi == nil {
-		return v
-	}
-	if bi.Main.Version != "" {
-		v.Version = bi.Main.Version
-	}
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			v.Commit = s.Value
-		case "vcs.modified":
-			v.Modified = s.Value == "true"
-		}
-	}
-	return v
-}
+func buildOf(bi *debug.BuildInfo) build { return buildinfo.Of(bi) }
 
 // schemaVersion is the version of acemu's JSON documents: 2 since every
 // ratio in them is a fraction of 1 (0.5 is half) and they carry
