@@ -1,7 +1,12 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -51,6 +56,46 @@ func TestReproduceThresholdsDoNotDependOnTheOrderOfTheSweep(t *testing.T) {
 			require.NoError(t, json.Unmarshal(th[tc.key], &ths))
 			require.Len(t, ths, 1)
 			require.Equal(t, least, ths[0].Baseline, "%s: the least point reaching it", tc.fig)
+		}
+	}
+}
+
+// Without the ideal system there is no fraction of ideal: the JSON leaves
+// the field out (it used to say 0, a value a reader could take at its word)
+// and the table prints "-"; with it, the field is there and the ideal's is 1.
+func TestFractionOfIdealIsAbsentWithoutTheIdealSystem(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tiny.txt")
+	wl := "DATA\n1\n" + "a\t-1\t20000\tNONE\t0\t20000\tNONE\t0\t20000\tALLREDUCE\t65536\t100\n"
+	require.NoError(t, os.WriteFile(path, []byte(wl), 0o644))
+	for _, tc := range []struct {
+		systems string
+		present bool
+	}{
+		{"ace,baseline-commopt", false},
+		{"ace,ideal", true},
+	} {
+		code, out, errOut := runCLI("--topo", "4x2x1", "--workload", path, "--systems", tc.systems, "--format", "json")
+		require.Equal(t, 0, code, errOut)
+		var r struct {
+			Systems []map[string]any `json:"systems"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &r))
+		require.Len(t, r.Systems, 2)
+		for _, s := range r.Systems {
+			v, ok := s["fraction_of_ideal"]
+			require.Equal(t, tc.present, ok, "%s: %s", tc.systems, s["name"])
+			if s["name"] == "ideal" {
+				require.Equal(t, 1.0, v)
+			}
+		}
+		code, table, errOut := runCLI("--topo", "4x2x1", "--workload", path, "--systems", tc.systems, "--format", "csv")
+		require.Equal(t, 0, code, errOut)
+		rows, err := csv.NewReader(strings.NewReader(table)).ReadAll()
+		require.NoError(t, err)
+		col := slices.IndexFunc(rows[0], func(h string) bool { return strings.Contains(h, "of ideal") })
+		require.GreaterOrEqual(t, col, 0, rows[0])
+		for _, row := range rows[1:] {
+			require.Equal(t, !tc.present, row[col] == "-" || row[col] == "", "%s: %v", tc.systems, row)
 		}
 	}
 }
