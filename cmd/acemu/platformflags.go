@@ -9,6 +9,7 @@ import (
 
 	"github.com/acemu/acemu/internal/limited"
 	"github.com/acemu/acemu/platform"
+	"github.com/acemu/acemu/workload"
 )
 
 // platformFlags are --config and --set: the platform configuration
@@ -175,6 +176,27 @@ func unusedParams(p platform.Platform, what string, prefixes ...string) error {
 		}
 	}
 	return nil
+}
+
+// unusedMemBoundShare refuses training.mem_bound_share on a workload none
+// of whose passes is timed: the share says how much of a timed pass's time
+// is memory-bound, and a workload of FLOPs and bytes (the roofline) has no
+// such time (docs/astrasim-workloads.md).
+func unusedMemBoundShare(p platform.Platform, w *workload.Workload) error {
+	if p.MemBoundShare == nil || w.Timed() {
+		return nil
+	}
+	return fmt.Errorf("training.mem_bound_share = %s: workload %s gives no pass a time (its compute is FLOPs and bytes on the roofline), and the share applies to timed compute only, so it would change nothing; drop it", paramText(p, "training.mem_bound_share"), w.Name)
+}
+
+// paramText is the value of key in p as acemu config dump writes it.
+func paramText(p platform.Platform, key string) string {
+	for _, q := range platform.Params() {
+		if q.Key == key {
+			return q.Get(&p)
+		}
+	}
+	return ""
 }
 
 // parseDump parses the flags of a command whose one verb is dump (config,
