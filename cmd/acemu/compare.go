@@ -94,6 +94,9 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
+	if err := unusedLinkKeys(p, machine, *topo); err != nil {
+		return fail(err)
+	}
 	w, err := compare.PlatformWorkload(p, *wl)
 	if err != nil {
 		return fail(err)

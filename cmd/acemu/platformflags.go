@@ -9,6 +9,7 @@ import (
 
 	"github.com/acemu/acemu/internal/limited"
 	"github.com/acemu/acemu/platform"
+	"github.com/acemu/acemu/topology"
 	"github.com/acemu/acemu/workload"
 )
 
@@ -187,6 +188,35 @@ func unusedMemBoundShare(p platform.Platform, w *workload.Workload) error {
 		return nil
 	}
 	return fmt.Errorf("training.mem_bound_share = %s: workload %s gives no pass a time (its compute is FLOPs and bytes on the roofline), and the share applies to timed compute only, so it would change nothing; drop it", paramText(p, "training.mem_bound_share"), w.Name)
+}
+
+// unusedLinkKeys refuses a link key the platform sets (links.CLASS.bandwidth
+// or .latency) that no link of a topology file reads: its links give their
+// own bandwidth and latency, or are of other classes (docs/topology.md,
+// "Switches, link classes and lanes").
+func unusedLinkKeys(p platform.Platform, spec *topology.Spec, topo string) error {
+	if spec.ReadsLinkKey == nil {
+		return nil
+	}
+	d := platform.Default()
+	byKey := map[string]platform.Param{}
+	for _, q := range platform.Params() {
+		byKey[q.Key] = q
+	}
+	follows := func(key string) bool {
+		q, ok := byKey[key]
+		return ok && q.Unset(&p)
+	}
+	for _, q := range platform.Params() {
+		if !strings.HasPrefix(q.Key, "links.") || q.Unset(&p) || q.Get(&p) == q.Get(&d) {
+			continue
+		}
+		if !spec.ReadsLinkKey(q.Key, follows) {
+			return fmt.Errorf("%s = %s: no link of the topology file %s takes it (its links give their own bandwidth and latency, or are of other classes), so it would change nothing; drop it, or give the links that should follow it class %s and no value of their own",
+				q.Key, q.Get(&p), topo, strings.Split(q.Key, ".")[1])
+		}
+	}
+	return nil
 }
 
 // paramText is the value of key in p as acemu config dump writes it.
