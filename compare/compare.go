@@ -141,17 +141,18 @@ type SystemResult struct {
 	TotalExposedComm int64   `json:"total_exposed_comm_cycles"`
 	PerIteration     []int64 `json:"iteration_cycles_each"`
 	// FractionOfIdeal is the ideal system's time over this one's (1 for
-	// the ideal; 0 when no ideal system ran).
-	FractionOfIdeal float64 `json:"fraction_of_ideal"`
-	ExposedShare    float64 `json:"exposed_comm_share"`
-	Collectives     int     `json:"collectives"`
-	CollectiveBytes int64   `json:"collective_bytes_per_npu"`
-	BytesSentPerNPU int64   `json:"bytes_sent_per_npu"`
-	NetworkGBps     float64 `json:"effective_network_gbps_per_npu"`
-	MemReadPerNPU   int64   `json:"mem_read_bytes_per_npu"`
-	MemWritePerNPU  int64   `json:"mem_write_bytes_per_npu"`
-	CommMemGBps     float64 `json:"comm_mem_used_gbps"`
-	CommSMBusy      float64 `json:"comm_sm_busy"`
+	// the ideal); nil, and absent from the JSON, when no ideal system ran,
+	// so that no reader takes a missing comparison for a fraction of 0.
+	FractionOfIdeal *float64 `json:"fraction_of_ideal,omitempty"`
+	ExposedShare    float64  `json:"exposed_comm_share"`
+	Collectives     int      `json:"collectives"`
+	CollectiveBytes int64    `json:"collective_bytes_per_npu"`
+	BytesSentPerNPU int64    `json:"bytes_sent_per_npu"`
+	NetworkGBps     float64  `json:"effective_network_gbps_per_npu"`
+	MemReadPerNPU   int64    `json:"mem_read_bytes_per_npu"`
+	MemWritePerNPU  int64    `json:"mem_write_bytes_per_npu"`
+	CommMemGBps     float64  `json:"comm_mem_used_gbps"`
+	CommSMBusy      float64  `json:"comm_sm_busy"`
 	// ACEUtilization is the share of the run ACE held at least one chunk
 	// (ace.Result.Utilization); ACEForwardUtilization and
 	// ACEBackpropUtilization the same within the forward passes and
@@ -250,7 +251,8 @@ func Run(o Options) (*Report, error) {
 	}
 	for i := range rep.Systems {
 		if ideal > 0 && rep.Systems[i].TotalCycles > 0 {
-			rep.Systems[i].FractionOfIdeal = float64(ideal) / float64(rep.Systems[i].TotalCycles)
+			f := float64(ideal) / float64(rep.Systems[i].TotalCycles)
+			rep.Systems[i].FractionOfIdeal = &f
 		}
 	}
 	if aceT > 0 {

@@ -49,8 +49,8 @@ func TestComputeDecidesWhenCommunicationHides(t *testing.T) {
 	}
 	require.Equal(t, byName["ideal"].TotalCompute, byName["baseline-nooverlap"].TotalCompute)
 	require.Greater(t, byName["baseline-commopt"].TotalCompute, byName["ideal"].TotalCompute)
-	require.Equal(t, 1.0, byName["ideal"].FractionOfIdeal)
-	require.Less(t, byName["baseline-commopt"].FractionOfIdeal, 1.0)
+	require.Equal(t, 1.0, *byName["ideal"].FractionOfIdeal)
+	require.Less(t, *byName["baseline-commopt"].FractionOfIdeal, 1.0)
 	require.Nil(t, rep.SpeedupOfACE, "no ACE, no speedups")
 }
 
@@ -504,7 +504,7 @@ func TestComparatorOnOtherMachines(t *testing.T) {
 				require.Equal(t, r.TotalCycles, r.TotalCompute+r.TotalExposedComm, r.Name)
 				require.Positive(t, r.BytesSentPerNPU, r.Name)
 			}
-			require.Equal(t, 1.0, rep.Systems[4].FractionOfIdeal)
+			require.Equal(t, 1.0, *rep.Systems[4].FractionOfIdeal)
 			require.Contains(t, rep.SpeedupOfACE, "baseline-commopt")
 			o.Links = topology.LinkSettings{} // not given: the default platform's, the same here
 			again, err := Run(o)

@@ -9,6 +9,7 @@ package reproduce
 import (
 	"fmt"
 	"math/big"
+	"slices"
 
 	"github.com/acemu/acemu/ace"
 	"github.com/acemu/acemu/afi"
@@ -124,7 +125,7 @@ func one(s Spec) (Point, error) {
 type Fig5Options struct {
 	Topos   []string // default 4x2x2 and 4x4x4 (16 and 64 NPUs)
 	Size    int64    // default 64 MiB
-	MemGBps []int64  // memory bandwidth points, GB/s
+	MemGBps []int64  // memory bandwidth points, GB/s, in any order (the rows are sorted)
 	// BaselineSMs drives the baseline (default 80: every SM, so that memory
 	// bandwidth alone limits it, as in the paper's Fig. 5).
 	BaselineSMs int
@@ -156,8 +157,9 @@ type Fig5Row struct {
 }
 
 // Threshold is, for one topology, the least memory bandwidth (or SM count)
-// of the sweep at which an endpoint first reaches 90 % of the ideal
-// endpoint's network bandwidth; 0 when no point does.
+// of the sweep at which an endpoint reaches 90 % of the ideal endpoint's
+// network bandwidth, whatever order the sweep's points were given in; 0
+// when no point does.
 type Threshold struct {
 	Topo     string  `json:"topology"`
 	Baseline int64   `json:"baseline"`
@@ -181,6 +183,9 @@ func Fig5(o Fig5Options) (*Fig5Result, error) {
 	if len(o.Topos) == 0 || len(o.MemGBps) == 0 || o.Size <= 0 || o.BaselineSMs < 1 {
 		return nil, fmt.Errorf("fig5: need topologies, memory points, a size and at least one SM")
 	}
+	// The rows, and so the thresholds (the least point reaching the
+	// target), are in order of the resource, however the points were given.
+	o.MemGBps = slices.Sorted(slices.Values(o.MemGBps))
 	var specs []Spec
 	for _, t := range o.Topos {
 		specs = append(specs, Spec{Topo: t, Size: o.Size, Endpoint: Ideal})
@@ -226,7 +231,7 @@ func Fig5(o Fig5Options) (*Fig5Result, error) {
 type Fig6Options struct {
 	Topos []string
 	Size  int64
-	SMs   []int
+	SMs   []int // SM counts, in any order (the rows are sorted)
 	// MemGBps is the memory bandwidth given to the baseline's communication
 	// (default 900: all of it, so that the SMs alone limit it).
 	MemGBps int64
@@ -267,6 +272,8 @@ func Fig6(o Fig6Options) (*Fig6Result, error) {
 	if o.MemGBps <= 0 || o.MemGBps > npu.MemoryGBps {
 		return nil, fmt.Errorf("fig6: memory bandwidth %d GB/s (--fig6-mem): give 1 to %d GB/s (the NPU's memory, Table V)", o.MemGBps, npu.MemoryGBps)
 	}
+	// Rows and thresholds in order of SM count, as in Fig5.
+	o.SMs = slices.Sorted(slices.Values(o.SMs))
 	var specs []Spec
 	for _, t := range o.Topos {
 		specs = append(specs, Spec{Topo: t, Size: o.Size, Endpoint: Ideal})

@@ -150,7 +150,7 @@ func (r *Report) PointTable() (header []string, rows [][]string) {
 	for _, p := range r.Points {
 		row := append([]string(nil), p.Values...)
 		row = append(row, p.Workload, p.Topology, p.Name, fmt.Sprint(p.TotalCycles), f0(p.IterationCycles), f0(p.ComputeCycles),
-			f0(p.ExposedCommCycles), f1(100*p.ExposedShare), opt(p.FractionOfIdeal > 0, f1(100*p.FractionOfIdeal)),
+			f0(p.ExposedCommCycles), f1(100*p.ExposedShare), optf(p.FractionOfIdeal, func(v float64) string { return f1(100 * v) }),
 			optf(p.SpeedupOfACE, f3), f3(p.Perf), f1(p.NetworkGBps), f1(100*p.LinkUtilization), f1(100*p.PeakLinkUtilization),
 			f1(p.CommMemGBps), fmt.Sprint(p.MemReadPerNPU), fmt.Sprint(p.MemWritePerNPU), f1(100*p.CommSMBusy),
 			optf(p.ACEUtilization, func(v float64) string { return f1(100 * v) }))

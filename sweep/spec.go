@@ -20,6 +20,7 @@ import (
 	"github.com/acemu/acemu/compare"
 	"github.com/acemu/acemu/internal/limited"
 	"github.com/acemu/acemu/platform"
+	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/topology"
 	"github.com/acemu/acemu/units"
 	"github.com/acemu/acemu/workload"
@@ -153,12 +154,18 @@ func New(r Request) (*Spec, error) {
 	}); err != nil {
 		return nil, err
 	}
+	withACE := false
 	if s.Systems, err = list(cmp.Or(r.Names.Systems, "--systems"), r.Systems, func(n string) (string, error) {
-		if _, err := compare.PlatformSystems([]string{n}, base); err != nil {
+		ss, err := compare.PlatformSystems([]string{n}, base)
+		if err != nil {
 			return "", err
 		}
+		withACE = withACE || ss[0].Kind == systems.ACE
 		return n, nil
 	}); err != nil {
+		return nil, err
+	}
+	if err := s.unused(withACE, cmp.Or(r.Names.Systems, "--systems")); err != nil {
 		return nil, err
 	}
 	if err := s.setReference(r.Reference); err != nil {
@@ -168,6 +175,52 @@ func New(r Request) (*Spec, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// unused refuses a parameter, fixed or an axis, that no run of the sweep
+// reads, so that no sweep varies what cannot change its results: ACE's
+// (ace.*) when the systems (named by what) include no ACE, and the
+// memory-bound share of timed compute when no workload has a timed pass.
+func (s *Spec) unused(withACE bool, what string) error {
+	// A built-in workload's compute follows training.compute: timed when
+	// it takes the paper's times. With that an axis, count it as timed.
+	regimeAxis := slices.ContainsFunc(s.Axes, func(a Axis) bool { return a.Key == "training.compute" || a.Key == "training.batch" })
+	timed := false
+	for name, w := range s.loaded {
+		if slices.Contains(workload.BuiltinNames(), name) {
+			if regimeAxis {
+				timed = true
+				continue
+			}
+			if bw, err := compare.PlatformWorkload(s.basePlatform(), name); err == nil {
+				w = bw
+			}
+		}
+		timed = timed || w.Timed()
+	}
+	keys := []string{}
+	d := platform.Default()
+	for _, b := range s.Base {
+		if q, ok := platform.Lookup(b.Key); ok && b.Value != q.Get(&d) {
+			keys = append(keys, b.Key)
+		}
+	}
+	for _, a := range s.Axes {
+		keys = append(keys, a.Key)
+	}
+	for _, k := range keys {
+		role := "is set"
+		if slices.ContainsFunc(s.Axes, func(a Axis) bool { return a.Key == k }) {
+			role = "is an axis of the sweep"
+		}
+		switch {
+		case strings.HasPrefix(k, "ace.") && !withACE:
+			return fmt.Errorf("%s %s, but the systems (%s: %s) include no ACE, so it would change nothing; add ace to the systems or drop it", k, role, what, strings.Join(s.Systems, ","))
+		case k == "training.mem_bound_share" && !timed:
+			return fmt.Errorf("%s %s, but no workload of the sweep (%s) gives a pass a time, and the share applies to timed compute only, so it would change nothing; drop it", k, role, strings.Join(s.Workloads, ","))
+		}
+	}
+	return nil
 }
 
 // loadWorkload loads workload w (workload.Load) and returns the SHA-256

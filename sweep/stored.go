@@ -157,12 +157,15 @@ func (s *Spec) checkPoint(file string, p *PointResult, fp string) error {
 	}
 	// The ratios, as compare.Run computes them.
 	for _, r := range p.Systems {
-		want := 0.0
-		if ideal > 0 && r.TotalCycles > 0 {
-			want = float64(ideal) / float64(r.TotalCycles)
+		got, want := "none", "none" // absent when no ideal system ran
+		if r.FractionOfIdeal != nil {
+			got = fmt.Sprint(*r.FractionOfIdeal)
 		}
-		if r.FractionOfIdeal != want {
-			return fmt.Errorf("%s: fraction of ideal %v, where its total cycles give %v", r.Name, r.FractionOfIdeal, want)
+		if ideal > 0 && r.TotalCycles > 0 {
+			want = fmt.Sprint(float64(ideal) / float64(r.TotalCycles))
+		}
+		if got != want {
+			return fmt.Errorf("%s: fraction of ideal %s, where its total cycles give %s", r.Name, got, want)
 		}
 	}
 	n := 0

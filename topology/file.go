@@ -3,6 +3,7 @@ package topology
 import (
 	"fmt"
 	"math/big"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -97,6 +98,36 @@ func (f *File) Ports() int {
 		m = max(m, len(o))
 	}
 	return m
+}
+
+// ReadsLinkKey reports whether f's network reads the platform's link key
+// when built: links.CLASS.bandwidth (or .latency) is read by a link of that
+// class that gives no bandwidth (latency) of its own, and by one of a class
+// standing for CLASS (nvlink and tier1 to tier5 for inter, tier0 for intra)
+// whose own key, say links.nvlink.bandwidth, the platform leaves to follow
+// CLASS's (follows reports that). Every other key (links.efficiency, the
+// buffers) is read.
+func (f *File) ReadsLinkKey(key string, follows func(key string) bool) bool {
+	rest, ok := strings.CutPrefix(key, "links.")
+	class, attr, ok2 := strings.Cut(rest, ".")
+	if !ok || !ok2 || (attr != "bandwidth" && attr != "latency") {
+		return true
+	}
+	for _, l := range f.Links {
+		if l.Class == "" || (attr == "bandwidth" && l.GBps != nil) || (attr == "latency" && l.Latency >= 0) {
+			continue
+		}
+		if l.Class == class {
+			return true
+		}
+		for _, c := range linkClasses {
+			if c.name == l.Class && c.name != "intra" && c.name != "inter" && (map[bool]string{false: "intra", true: "inter"})[c.inter] == class &&
+				follows("links."+c.name+"."+attr) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // node names node n for messages: an NPU by its number, a switch by its

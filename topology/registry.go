@@ -47,6 +47,10 @@ type Spec struct {
 	// Build returns its network driven by k (folded: one node's links
 	// standing for all; only when it can fold).
 	Build func(k *rtl.Kernel, l LinkSettings, folded bool) (*fabric.Network, error)
+	// ReadsLinkKey, for a topology file, reports whether its network reads
+	// a platform link key (File.ReadsLinkKey); nil for the built-in
+	// machines, whose links read them all.
+	ReadsLinkKey func(key string, follows func(key string) bool) bool
 }
 
 // CanFold reports whether the topology has the symmetry folding needs
@@ -130,7 +134,7 @@ func init() {
 		}
 		return &Spec{Kind: "file", Machine: m, Build: func(k *rtl.Kernel, l LinkSettings, _ bool) (*fabric.Network, error) {
 			return f.Build(k, l)
-		}}, true, nil
+		}, ReadsLinkKey: f.ReadsLinkKey}, true, nil
 	})
 }
 

@@ -279,6 +279,20 @@ func (w *Workload) Validate() error {
 	return nil
 }
 
+// Timed reports whether any pass of w gives its time in cycles (timed work,
+// as ASTRA-sim files and the paper's per-layer times do) rather than only
+// its FLOPs and bytes: the memory-bound share of timed compute
+// (training.mem_bound_share) applies to those passes only.
+func (w *Workload) Timed() bool {
+	for i := range w.Layers {
+		l := &w.Layers[i]
+		if l.Fwd.Cycles > 0 || l.InGrad.Cycles > 0 || l.WtGrad.Cycles > 0 || l.UpdateCycles > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func (w *Workload) validateLayer(l *Layer) error {
 	if l.Name == "" {
 		return errors.New("empty name")

@@ -292,6 +292,9 @@ func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := unusedLinkKeys(o.p, o.spec, o.topo); err != nil {
+		return nil, err
+	}
 	if o.microcode != "" {
 		if err := loadMicrocode(plan, o.microcode); err != nil {
 			return nil, err

@@ -94,8 +94,14 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
+	if err := unusedLinkKeys(p, machine, *topo); err != nil {
+		return fail(err)
+	}
 	w, err := compare.PlatformWorkload(p, *wl)
 	if err != nil {
+		return fail(err)
+	}
+	if err := unusedMemBoundShare(p, w); err != nil {
 		return fail(err)
 	}
 	opts, err := compare.PlatformOptions(p)

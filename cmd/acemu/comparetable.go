@@ -34,10 +34,7 @@ func compareTable(systems []compare.SystemResult, speedup map[string]float64, pa
 		if v, ok := speedup[r.Name]; ok {
 			sp = units.Ratio(v)
 		}
-		ofIdeal := "-"
-		if r.FractionOfIdeal > 0 {
-			ofIdeal = f1(100 * r.FractionOfIdeal)
-		}
+		ofIdeal := pctOf(r.FractionOfIdeal)
 		if !wide {
 			if sp != "-" {
 				sp += "×"
@@ -74,10 +71,7 @@ func paperTable(systems []compare.SystemResult, speedup map[string]float64, pape
 	}
 	for _, r := range systems {
 		ref := paper[r.Name]
-		ofIdeal, sp := "-", "-"
-		if r.FractionOfIdeal > 0 {
-			ofIdeal = f1(100 * r.FractionOfIdeal)
-		}
+		ofIdeal, sp := pctOf(r.FractionOfIdeal), "-"
 		if v, ok := speedup[r.Name]; ok {
 			sp = units.Ratio(v) + "×"
 		}

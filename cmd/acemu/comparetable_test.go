@@ -117,14 +117,15 @@ func TestComparatorJSONRatiosAreFractions(t *testing.T) {
 	require.Equal(t, map[string]string{"ace.fsms": "8", "training.iterations": "1"}, doc.Acemu.Settings)
 	require.True(t, strings.HasPrefix(out, "{\n  \"schema_version\": 2,\n  \"acemu\": {"), "the provenance first")
 	for _, s := range doc.Systems {
-		for _, v := range []float64{s.FractionOfIdeal, s.ExposedShare, s.LinkUtilization, s.PeakLinkUtilization, s.CommSMBusy} {
+		require.NotNil(t, s.FractionOfIdeal, "%s: the ideal system ran", s.Name)
+		for _, v := range []float64{*s.FractionOfIdeal, s.ExposedShare, s.LinkUtilization, s.PeakLinkUtilization, s.CommSMBusy} {
 			require.GreaterOrEqual(t, v, 0.0, s.Name)
 			require.LessOrEqual(t, v, 1.0, s.Name)
 		}
 	}
-	require.Equal(t, 1.0, doc.Systems[1].FractionOfIdeal)
+	require.Equal(t, 1.0, *doc.Systems[1].FractionOfIdeal)
 	require.Equal(t, 0.943, doc.Paper["ace"].FractionOfIdeal)
-	require.Less(t, doc.Systems[0].FractionOfIdeal, 1.0)
+	require.Less(t, *doc.Systems[0].FractionOfIdeal, 1.0)
 }
 
 // A table ends with the build and the settings changed from the defaults.

@@ -36,16 +36,21 @@ func onInterrupt(say func(stderr io.Writer)) (restore func()) {
 // exit ends the process; a variable so that tests can see the code.
 var exit = os.Exit
 
-// catchInterrupts makes Ctrl-C and SIGTERM stop acemu cleanly: the
+// interruptSignals stop acemu cleanly: Ctrl-C, SIGTERM, and SIGHUP (the
+// terminal acemu runs in closing), which would otherwise end it at once
+// and leave the temporary files it was writing behind.
+var interruptSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// catchInterrupts makes Ctrl-C, SIGTERM and SIGHUP stop acemu cleanly: the
 // command's last words (or one line), the files being written removed
 // (outfile: a result file is complete or absent), exit code 130.
 func catchInterrupts(stderr io.Writer) {
 	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(ch, interruptSignals...)
 	go func() {
 		<-ch
-		signal.Reset(os.Interrupt, syscall.SIGTERM) // a second Ctrl-C ends acemu at once
-		interrupt.Lock()                            // held: nothing changes the words now
+		signal.Reset(interruptSignals...) // a second Ctrl-C ends acemu at once
+		interrupt.Lock()                  // held: nothing changes the words now
 		fmt.Fprintln(stderr)
 		if interrupt.say != nil {
 			interrupt.say(stderr)

@@ -504,7 +504,7 @@ func TestPinnedCommandOutputs(t *testing.T) {
 			"layers.json":                 "b4f301a9cf8c2eebf5ca5d297088c3fa83102c9812dc8d67a3357cda29222e4d",
 			"run.ace.pcap":                "4580c3c54b4dde86349a157808069b82278a730822779994e5966df51b62b2c1",
 			"run.baseline-commopt.pcap":   "c4133ed537db70cbe05a9caaad4f5165c7f33c768a62d127079f739c2f2ae1ef",
-			"stdout":                      "5ba81c96c9241bed947a82c4fef4d43e2f3fe98114bd8692c738f89eed46e606",
+			"stdout":                      "9538e804941edd214eb2fe60d6c749b52f257f5247bdbce4ff92d62b7d5504ca",
 			"trace.ace.json":              "1e476f4f74e42b1e1ac91bb11c2c189104725fd3099cf205351221ea91778510",
 			"trace.baseline-commopt.json": "ad20656c5fcf41399383b58b8614d6d7bf28151113313a530372b7e954f2f9ce",
 			"util.csv":                    "1498e3ae53adc2cbb23caab35fc1bc96e1eedcc86bdea92ee26f811ce48b824a",

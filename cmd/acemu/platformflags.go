@@ -9,6 +9,8 @@ import (
 
 	"github.com/acemu/acemu/internal/limited"
 	"github.com/acemu/acemu/platform"
+	"github.com/acemu/acemu/topology"
+	"github.com/acemu/acemu/workload"
 )
 
 // platformFlags are --config and --set: the platform configuration
@@ -175,6 +177,56 @@ func unusedParams(p platform.Platform, what string, prefixes ...string) error {
 		}
 	}
 	return nil
+}
+
+// unusedMemBoundShare refuses training.mem_bound_share on a workload none
+// of whose passes is timed: the share says how much of a timed pass's time
+// is memory-bound, and a workload of FLOPs and bytes (the roofline) has no
+// such time (docs/astrasim-workloads.md).
+func unusedMemBoundShare(p platform.Platform, w *workload.Workload) error {
+	if p.MemBoundShare == nil || w.Timed() {
+		return nil
+	}
+	return fmt.Errorf("training.mem_bound_share = %s: workload %s gives no pass a time (its compute is FLOPs and bytes on the roofline), and the share applies to timed compute only, so it would change nothing; drop it", paramText(p, "training.mem_bound_share"), w.Name)
+}
+
+// unusedLinkKeys refuses a link key the platform sets (links.CLASS.bandwidth
+// or .latency) that no link of a topology file reads: its links give their
+// own bandwidth and latency, or are of other classes (docs/topology.md,
+// "Switches, link classes and lanes").
+func unusedLinkKeys(p platform.Platform, spec *topology.Spec, topo string) error {
+	if spec.ReadsLinkKey == nil {
+		return nil
+	}
+	d := platform.Default()
+	byKey := map[string]platform.Param{}
+	for _, q := range platform.Params() {
+		byKey[q.Key] = q
+	}
+	follows := func(key string) bool {
+		q, ok := byKey[key]
+		return ok && q.Unset(&p)
+	}
+	for _, q := range platform.Params() {
+		if !strings.HasPrefix(q.Key, "links.") || q.Unset(&p) || q.Get(&p) == q.Get(&d) {
+			continue
+		}
+		if !spec.ReadsLinkKey(q.Key, follows) {
+			return fmt.Errorf("%s = %s: no link of the topology file %s takes it (its links give their own bandwidth and latency, or are of other classes), so it would change nothing; drop it, or give the links that should follow it class %s and no value of their own",
+				q.Key, q.Get(&p), topo, strings.Split(q.Key, ".")[1])
+		}
+	}
+	return nil
+}
+
+// paramText is the value of key in p as acemu config dump writes it.
+func paramText(p platform.Platform, key string) string {
+	for _, q := range platform.Params() {
+		if q.Key == key {
+			return q.Get(&p)
+		}
+	}
+	return ""
 }
 
 // parseDump parses the flags of a command whose one verb is dump (config,

@@ -108,8 +108,8 @@ func regimeSummary(w *workload.Workload, rep *compare.Report) string {
 	}
 	var parts []string
 	for _, r := range rep.Systems {
-		if r.Name == "ace" && r.FractionOfIdeal > 0 {
-			parts = append(parts, fmt.Sprintf("ACE %s %% of ideal", f1(100*r.FractionOfIdeal)))
+		if r.Name == "ace" && r.FractionOfIdeal != nil {
+			parts = append(parts, fmt.Sprintf("ACE %s %% of ideal", pctOf(r.FractionOfIdeal)))
 		}
 	}
 	for _, r := range rep.Systems {

@@ -105,6 +105,12 @@ func TestSweepRefusesBadInput(t *testing.T) {
 // and stderr.
 func interruptWhen(t *testing.T, ready func() bool, args ...string) (string, string) {
 	t.Helper()
+	return signalWhen(t, syscall.SIGINT, ready, args...)
+}
+
+// signalWhen is interruptWhen with signal sig.
+func signalWhen(t *testing.T, sig os.Signal, ready func() bool, args ...string) (string, string) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "ACEMU_TEST_MAIN=1")
 	var stdout, stderr bytes.Buffer
@@ -118,7 +124,7 @@ func interruptWhen(t *testing.T, ready func() bool, args ...string) (string, str
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	require.NoError(t, cmd.Process.Signal(sig))
 	err := cmd.Wait()
 	var ee *exec.ExitError
 	require.True(t, errors.As(err, &ee), "%v", err)
@@ -155,16 +161,21 @@ func TestSweepInterruptedKeepsFinishedPoints(t *testing.T) {
 
 // A comparison interrupted before any system finished exits 130 with one
 // line, and the trace files it was writing are gone, not truncated.
+// SIGTERM and SIGHUP (the terminal closing) do the same as Ctrl-C.
 func TestCompareInterruptedLeavesNoTruncatedFiles(t *testing.T) {
-	dir := t.TempDir()
-	// The trace files are open once the run has started.
-	stdout, stderr := interruptWhen(t, globbed(filepath.Join(dir, "*.tmp"), 2), "--workload", "gnmt", "--topo", "4x4x4", "--full",
-		"--systems", "ideal,ace", "--trace", filepath.Join(dir, "run.json"))
-	require.Equal(t, "\nacemu: interrupted before any of the 2 systems finished; files being written were removed\n", stderr)
-	require.Empty(t, stdout)
-	ents, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	require.Empty(t, ents, "no file, whole or partial")
+	for _, sig := range []os.Signal{syscall.SIGINT, syscall.SIGHUP, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			// The trace files are open once the run has started.
+			stdout, stderr := signalWhen(t, sig, globbed(filepath.Join(dir, "*.tmp"), 2), "--workload", "gnmt", "--topo", "4x4x4", "--full",
+				"--systems", "ideal,ace", "--trace", filepath.Join(dir, "run.json"))
+			require.Equal(t, "\nacemu: interrupted before any of the 2 systems finished; files being written were removed\n", stderr)
+			require.Empty(t, stdout)
+			ents, err := os.ReadDir(dir)
+			require.NoError(t, err)
+			require.Empty(t, ents, "no file, whole or partial")
+		})
+	}
 }
 
 // A point file edited after a sweep wrote it is refused when the sweep

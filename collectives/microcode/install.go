@@ -1,7 +1,10 @@
 package microcode
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/acemu/acemu/collectives"
@@ -26,6 +29,10 @@ import (
 //   - its match indexes a recv of the peer's program whose npu= is the
 //     sender and whose data length equals the send's;
 //   - every recv is matched by exactly one send.
+//
+// Each phase's out must name, through its view, the chunk bytes the plan's
+// program of that phase names (checkOut); a parsed section's error names
+// the out line.
 //
 // Errors name the section (npu, chunk), the phase and the op; "(built-in)"
 // marks a plan program that a section's change left unmatched. Install does
@@ -71,6 +78,9 @@ func Install(plan *collectives.Plan, secs []Section) error {
 			}
 			if err := p.Validate(); err != nil {
 				return fmt.Errorf("%s: %w", at, err)
+			}
+			if err := checkOut(plan, s, ph, at); err != nil {
+				return err
 			}
 		}
 	}
@@ -198,4 +208,61 @@ func phaseList(plan *collectives.Plan) string {
 		s = append(s, fmt.Sprintf("%d %q", ph+1, plan.PhaseName(ph)))
 	}
 	return strings.Join(s, ", ")
+}
+
+// checkOut checks that phase ph of section s leaves its result where the
+// plan's phase does: its out ranges, read through its view, must name the
+// same chunk bytes as the plan's program's. Which NPU ends a phase with
+// which bytes is the algorithm's: the next phase's view starts from them,
+// the data check takes a reduce-scatter's result from them and ACE sizes
+// its partitions by them, so an out naming other bytes would be ignored by
+// some and believed by others (docs/microcode.md, "How user programs are
+// checked"). The error names the out line when the section was parsed.
+func checkOut(plan *collectives.Plan, s *Section, ph int, at string) error {
+	p, ref := s.Phases[ph], plan.Program(s.NPU, ph, s.ChunkLen)
+	got, want := chunkBytes(p.View, p.Out), chunkBytes(ref.View, ref.Out)
+	if slices.Equal(got, want) {
+		return nil
+	}
+	msg := fmt.Sprintf("%s: out names chunk bytes %s, but the phase leaves this NPU's result in chunk bytes %s; want out ranges of the view that hold exactly those (acemu microcode prints the plan's)",
+		at, bytesText(got), bytesText(want))
+	if ph < len(s.OutLines) && s.OutLines[ph] > 0 {
+		return &Error{File: s.File, Line: s.OutLines[ph], Msg: msg}
+	}
+	return errors.New(msg)
+}
+
+// chunkBytes returns the chunk bytes that ranges rs of a view denote, sorted
+// and merged.
+func chunkBytes(view, rs []collectives.Range) []collectives.Range {
+	var out []collectives.Range
+	for _, r := range rs {
+		off, end := r.Off, r.Off+r.Len
+		pos := int64(0) // view offset of v's first byte
+		for _, v := range view {
+			lo, hi := max(off, pos), min(end, pos+v.Len)
+			if lo < hi {
+				out = append(out, collectives.Range{Off: v.Off + lo - pos, Len: hi - lo})
+			}
+			pos += v.Len
+		}
+	}
+	slices.SortFunc(out, func(a, b collectives.Range) int { return cmp.Compare(a.Off, b.Off) })
+	var merged []collectives.Range
+	for _, r := range out {
+		if n := len(merged); n > 0 && merged[n-1].Off+merged[n-1].Len >= r.Off {
+			merged[n-1].Len = max(merged[n-1].Off+merged[n-1].Len, r.Off+r.Len) - merged[n-1].Off
+			continue
+		}
+		merged = append(merged, r)
+	}
+	return merged
+}
+
+// bytesText writes chunk ranges as off+len, "none" for none.
+func bytesText(rs []collectives.Range) string {
+	if len(rs) == 0 {
+		return "none"
+	}
+	return strings.TrimSpace(rangesText(rs))
 }

@@ -1,6 +1,7 @@
 package microcode
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -243,4 +244,52 @@ func TestInstallLastChunk(t *testing.T) {
 
 	sec.ChunkLen = 1000
 	require.ErrorContains(t, Install(plan, []Section{sec}), "it runs chunks of 65536 bytes and a last chunk of 34467")
+}
+
+// An out naming other bytes than those the phase leaves its result in is
+// refused at its line, whatever phase it is in and whether or not the view
+// reorders it; reordering the same bytes within the view is no change.
+func TestInstallRefusesAWrongOut(t *testing.T) {
+	plan := newPlan(t, torus.Shape{L: 4, V: 1, H: 1}, collectives.OpAllReduce, "hierarchical", 16<<10, 16<<10)
+	text, err := Text(plan, 0)
+	require.NoError(t, err)
+	lines := strings.Split(text, "\n")
+	var outs []int // indices of the out lines
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "out ") {
+			outs = append(outs, i)
+		}
+	}
+	require.Len(t, outs, 2, text)
+	tests := []struct {
+		name string
+		line int    // index into outs
+		out  string // the new out line
+		msg  string // "" if it installs
+	}{
+		{"reduce-scatter's out on the wrong block", 0, "  out 2048+2048 10240+2048", "plan.ucode:%d: npu 0 chunk 16384 phase 1 (reduce-scatter on local (ring)): out names chunk bytes 2048+2048 10240+2048, but the phase leaves this NPU's result in chunk bytes 0+2048 8192+2048"},
+		{"reduce-scatter's out, half of it", 0, "  out 8192+2048", "plan.ucode:%d: "},
+		{"reduce-scatter's out, its lanes the other way round", 0, "  out 8192+2048 0+2048", ""},
+		{"all-gather's out short of the chunk", 1, "  out 0+8192", "out names chunk bytes 0+8192, but the phase leaves this NPU's result in chunk bytes 0+16384"},
+		{"all-gather's out as two ranges", 1, "  out 8192+8192 0+8192", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			edited := append([]string(nil), lines...)
+			edited[outs[tc.line]] = tc.out
+			secs, err := Parse("plan.ucode", strings.NewReader(strings.Join(edited, "\n")))
+			require.NoError(t, err)
+			plan := newPlan(t, torus.Shape{L: 4, V: 1, H: 1}, collectives.OpAllReduce, "hierarchical", 16<<10, 16<<10)
+			err = Install(plan, secs)
+			if tc.msg == "" {
+				require.NoError(t, err)
+				return
+			}
+			want := tc.msg
+			if strings.Contains(want, "%d") {
+				want = fmt.Sprintf(want, outs[tc.line]+1)
+			}
+			require.ErrorContains(t, err, want)
+		})
+	}
 }

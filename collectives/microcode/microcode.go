@@ -19,6 +19,11 @@ type Section struct {
 	Names []string
 	// Phases are the programs, one per phase. Their NPU field is NPU.
 	Phases []*collectives.Program
+	// File and OutLines say where Parse read the section: the file's name
+	// and, per phase, the line of its out directive, so that Install can
+	// name the line of an out it refuses. Empty for a compiled section.
+	File     string
+	OutLines []int
 }
 
 // Compile takes NPU npu's programs for chunks of chunkLen bytes from a plan,

@@ -162,7 +162,7 @@ func (p *parser) parseSection(toks []string) error {
 		return p.errf("npu %d chunk %d: duplicate section (the first is at line %d); want one section per NPU and chunk length", id, chunk, first)
 	}
 	p.secLine[key] = p.line
-	p.sec = &Section{NPU: int(id), ChunkLen: chunk}
+	p.sec = &Section{NPU: int(id), ChunkLen: chunk, File: p.file}
 	p.secAt = p.line
 	return nil
 }
@@ -242,6 +242,7 @@ func (p *parser) parsePhase(toks []string) error {
 	prog := &collectives.Program{NPU: p.sec.NPU}
 	p.sec.Names = append(p.sec.Names, name)
 	p.sec.Phases = append(p.sec.Phases, prog)
+	p.sec.OutLines = append(p.sec.OutLines, 0)
 	p.ph = &phaseState{num: int(n), lastLine: p.line, prog: prog}
 	return nil
 }
@@ -299,6 +300,7 @@ func (p *parser) parseHeader(kw string, args []string) error {
 			}
 			ph.prog.Out = append(ph.prog.Out, r)
 		}
+		p.sec.OutLines[len(p.sec.OutLines)-1] = p.line
 	case "steps":
 		if len(args) != 1 {
 			return p.errf("steps: want steps <n>, the phase's number of algorithm steps")
