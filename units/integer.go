@@ -41,7 +41,7 @@ func leadingZero(t, digits string) error {
 	if err != nil || digits != t {
 		return fmt.Errorf("%q has a leading zero; write it without (acemu reads decimal digits only)", t)
 	}
-	if o, err := strconv.ParseInt(digits, 8, 64); err == nil {
+	if o, err := strconv.ParseInt(digits, 8, 64); err == nil && o != x {
 		return fmt.Errorf("%q has a leading zero, which some readers take as octal; write %d (or %d if octal was meant)", t, x, o)
 	}
 	return fmt.Errorf("%q has a leading zero; write %d", t, x)
