@@ -50,3 +50,27 @@ func TestFileNumbersAreReadAsWritten(t *testing.T) {
 		})
 	}
 }
+
+// TestSwitchFanoutsAreReadAsWritten reads switch:P0xP1's fan-outs by the
+// rule of every number.
+func TestSwitchFanoutsAreReadAsWritten(t *testing.T) {
+	tests := []struct{ spec, msg string }{
+		{"switch:4x4", ""},
+		{"switch:4x 4", ""},
+		{"switch:04x4", `tier 0's fan-out "04" is not a whole number ("04" has a leading zero`},
+		{"switch:4x+4", "no plus sign; write 4"},
+		{"switch:4x4.0", "no decimal point or exponent; write 4"},
+		{"switch:4x99999999999999999999", "tier 1's fan-out 99999999999999999999: give 2 to 4096"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.spec, func(t *testing.T) {
+			s, err := ParseSwitched(tc.spec)
+			if tc.msg == "" {
+				require.NoError(t, err)
+				require.Equal(t, []int{4, 4}, s.Fanout)
+				return
+			}
+			require.ErrorContains(t, err, tc.msg)
+		})
+	}
+}
