@@ -111,7 +111,7 @@ var baseParams = []Param{
 			default:
 				n, err := parseCount(s, 1, 64)
 				if err != nil {
-					return fmt.Errorf("use derived, literal or a number of ports: %w", err)
+					return fmt.Errorf("use derived, literal or a number of ports from 1 to 64: %w", err)
 				}
 				p.ACE.PortsPerBank = int(n)
 			}

@@ -276,14 +276,11 @@ func size(min, max int64, f func(*Platform) *int64) value {
 // reads one (units.ParseInt).
 func parseCount(s string, min, max int64) (int64, error) {
 	n, err := units.ParseInt(s)
-	if errors.Is(err, strconv.ErrRange) {
+	if errors.Is(err, strconv.ErrRange) || err == nil && (n < min || n > max) {
 		return 0, fmt.Errorf("out of range: give %d to %d", min, max)
 	}
 	if err != nil {
 		return 0, err
-	}
-	if n < min || n > max {
-		return 0, fmt.Errorf("out of range: give %d to %d", min, max)
 	}
 	return n, nil
 }

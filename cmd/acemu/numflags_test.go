@@ -159,9 +159,9 @@ func TestNumberListsReadDecimal(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"reproduce", "fig5", "--topos", "4x2x1", "--mem", "32,0x40"}, `--mem "32,0x40": "0x40" is not a whole number in decimal digits: no base prefix`},
-		{[]string{"reproduce", "fig6", "--topos", "4x2x1", "--sms", "1,010"}, `--sms "1,010": "010" has a leading zero`},
-		{[]string{"reproduce", "fig9a", "--topos", "4x2x1", "--fsms", "4,1_6"}, `--fsms "4,1_6": "1_6" is not a whole number in decimal digits: no underscores; write 16`},
+		{[]string{"reproduce", "fig5", "--topos", "4x2x1", "--mem", "32,0x40"}, `--mem "32,0x40": "0x40" is not a positive whole number ("0x40" is not a whole number in decimal digits: no base prefix`},
+		{[]string{"reproduce", "fig6", "--topos", "4x2x1", "--sms", "1,010"}, `--sms "1,010": "010" is not a positive whole number ("010" has a leading zero`},
+		{[]string{"reproduce", "fig9a", "--topos", "4x2x1", "--fsms", "4,1_6"}, `--fsms "4,1_6": "1_6" is not a positive whole number ("1_6" is not a whole number in decimal digits: no underscores; write 16)`},
 		{[]string{"reproduce", "fig5", "--topos", "4x2x1", "--mem", "32", "--fsms", "1e3"}, `--fsms: ace.fsms = "1e3"`},
 		{[]string{"--topo", "4x2x1", "--trace", "x.json", "--trace-npus", "0,0x1"}, `--trace-npus "0,0x1": "0x1" is not a whole number`},
 		{[]string{"collective", "--topo", "4x4x1", "--group-npus", "0,5,10,015/1,6,11,12/2,7,8,13/3,4,9,14"}, `"015" has a leading zero, which some readers take as octal; write 15 (or 13 if octal was meant)`},
@@ -171,7 +171,7 @@ func TestNumberListsReadDecimal(t *testing.T) {
 		{[]string{"collective", "--topo", "4x2x1", "--pcap", "x.pcap", "--pcap-filter", "npu=0x1"}, `"0x1" is not a number from 0 or a range A-B: "0x1" is not a whole number`},
 		{[]string{"collective", "--topo", "4x2x1", "--pcap", "x.pcap", "--pcap-filter", "cycles=0-1e3"}, `the range's end is not a number: "1e3"`},
 		{[]string{"--topo", "4x2x1", "--compute", "roofline", "--batch", "032"}, `--batch: training.batch = "032": "032" has a leading zero`},
-		{[]string{"collective", "--topo", "4x2x1", "--system", "ace", "--sram-ports", "0x2"}, `--sram-ports: ace.ports_per_bank = "0x2": use derived, literal or a number of ports: "0x2" is not a whole number`},
+		{[]string{"collective", "--topo", "4x2x1", "--system", "ace", "--sram-ports", "0x2"}, `--sram-ports: ace.ports_per_bank = "0x2": use derived, literal or a number of ports from 1 to 64: "0x2" is not a whole number`},
 		{[]string{"collective", "--topo", "4x2x1", "--set", "ace.fsms=0x10"}, `--set: ace.fsms = "0x10": "0x10" is not a whole number in decimal digits`},
 		{[]string{"sweep", "--topo", "4x2x1", "--set", "ace.fsms=8,0x10"}, `ace.fsms = "0x10": "0x10" is not a whole number`},
 		{[]string{"sweep", "--topo", "4x2x1", "--set", "ace.fsms=8..1_6:4"}, `range end: "1_6" is not a whole number in decimal digits: no underscores`},

@@ -560,7 +560,7 @@ func parseInts(s, flag string) ([]int64, error) {
 	for _, x := range splitList(s) {
 		v, err := units.ParseInt(x)
 		if err != nil && !errors.Is(err, strconv.ErrRange) {
-			return nil, fmt.Errorf("%s %q: %w; each is a positive whole number, e.g. 64,128,450", flag, s, err)
+			return nil, fmt.Errorf("%s %q: %q is not a positive whole number (%w); write e.g. 64,128,450", flag, s, x, err)
 		}
 		if err != nil || v <= 0 {
 			return nil, fmt.Errorf("%s %q: %q is not a positive whole number; write e.g. 64,128,450", flag, s, x)
