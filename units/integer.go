@@ -20,6 +20,13 @@ func ParseInt(s string) (int64, error) {
 	if t == "" {
 		return 0, fmt.Errorf("empty: give a whole number in decimal digits, e.g. 16")
 	}
+	if len(t) > maxIntText {
+		q := strconv.Quote(t[:maxIntText/2]) + "…"
+		if strings.Trim(strings.TrimPrefix(t, "-"), "0123456789") == "" {
+			return 0, fmt.Errorf("%s (%d digits) is beyond what acemu counts (%d): %w", q, len(t), int64(1<<63-1), strconv.ErrRange)
+		}
+		return 0, fmt.Errorf("%s (%d characters) is not a whole number in decimal digits; write e.g. 16", q, len(t))
+	}
 	digits := strings.TrimPrefix(t, "-")
 	if digits != "" && strings.Trim(digits, "0123456789") == "" {
 		if len(digits) > 1 && digits[0] == '0' || digits != t && strings.Trim(digits, "0") == "" {
@@ -33,6 +40,11 @@ func ParseInt(s string) (int64, error) {
 	}
 	return 0, fmt.Errorf("%q is not a whole number in decimal digits%s", t, suggestInt(t))
 }
+
+// maxIntText is the longest text ParseInt reads: an int64 has at most 20
+// digits, and a longer text is quoted in part, so that neither the time
+// nor the message grows with the input.
+const maxIntText = 64
 
 // leadingZero is ParseInt's error for t, whose digits start with a zero:
 // what to write instead, and what an octal reader makes of it.

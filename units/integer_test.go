@@ -3,6 +3,7 @@ package units
 import (
 	"errors"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -50,9 +51,11 @@ func TestParseInt(t *testing.T) {
 		{in: "Inf", msg: "not a whole number"},
 		{in: "NaN", msg: "not a whole number"},
 		{in: "99999999999999999999", msg: "beyond what acemu counts"},
+		{in: strings.Repeat("9", 1<<20), msg: `"99999999999999999999999999999999"… (1048576 digits) is beyond what acemu counts`},
+		{in: "1" + strings.Repeat("0", 1<<20) + ".0", msg: "(1048579 characters) is not a whole number in decimal digits; write e.g. 16"},
 	}
 	for _, tc := range tests {
-		t.Run(tc.in, func(t *testing.T) {
+		t.Run(tc.in[:min(len(tc.in), 32)], func(t *testing.T) {
 			got, err := ParseInt(tc.in)
 			if tc.msg == "" {
 				require.NoError(t, err)
@@ -60,6 +63,7 @@ func TestParseInt(t *testing.T) {
 				return
 			}
 			require.ErrorContains(t, err, tc.msg)
+			require.Less(t, len(err.Error()), 200, "the message does not grow with the input")
 			require.Equal(t, int64(0), got)
 		})
 	}
