@@ -9,6 +9,7 @@ import (
 
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/observe"
+	"github.com/acemu/acemu/units"
 )
 
 // Filter chooses the packets a capture keeps, so that a large run's
@@ -99,9 +100,12 @@ func ParseFilter(s string) (Filter, error) {
 
 func parseSpan(v string) (span, error) {
 	lo, hi, isRange := strings.Cut(v, "-")
-	a, err := strconv.ParseInt(strings.TrimSpace(lo), 10, 64)
+	a, err := units.ParseInt(lo)
 	if errors.Is(err, strconv.ErrRange) {
 		return span{}, fmt.Errorf("%q: %s is too large", v, lo)
+	}
+	if err != nil && strings.TrimSpace(lo) != "" {
+		return span{}, fmt.Errorf("%q is not a number from 0 or a range A-B: %w", v, err)
 	}
 	if err != nil || a < 0 {
 		return span{}, fmt.Errorf("%q is not a number from 0 or a range A-B", v)
@@ -112,11 +116,14 @@ func parseSpan(v string) (span, error) {
 	if strings.TrimSpace(hi) == "" {
 		return span{}, fmt.Errorf("%q: the range's end B is missing; write A-B", v)
 	}
-	b, err := strconv.ParseInt(strings.TrimSpace(hi), 10, 64)
+	b, err := units.ParseInt(hi)
 	if errors.Is(err, strconv.ErrRange) {
 		return span{}, fmt.Errorf("%q: %s is too large", v, hi)
 	}
-	if err != nil || b < a {
+	if err != nil {
+		return span{}, fmt.Errorf("%q: the range's end is not a number: %w", v, err)
+	}
+	if b < a {
 		return span{}, fmt.Errorf("%q: a range A-B needs numbers with A ≤ B", v)
 	}
 	return span{a, b}, nil

@@ -109,11 +109,11 @@ var baseParams = []Param{
 			case "literal":
 				p.ACE.PortsPerBank = 1
 			default:
-				n, err := strconv.Atoi(s)
-				if err != nil || n < 1 || n > 64 {
-					return fmt.Errorf("use derived, literal or a number of ports from 1 to 64")
+				n, err := parseCount(s, 1, 64)
+				if err != nil {
+					return fmt.Errorf("use derived, literal or a number of ports from 1 to 64: %w", err)
 				}
-				p.ACE.PortsPerBank = n
+				p.ACE.PortsPerBank = int(n)
 			}
 			return nil
 		}}),

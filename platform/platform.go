@@ -272,17 +272,15 @@ func size(min, max int64, f func(*Platform) *int64) value {
 		}}
 }
 
-// parseCount reads a whole number in [min, max].
+// parseCount reads a whole number in [min, max], as every flag of acemu
+// reads one (units.ParseInt).
 func parseCount(s string, min, max int64) (int64, error) {
-	n, err := strconv.ParseInt(s, 10, 64)
-	if errors.Is(err, strconv.ErrRange) {
+	n, err := units.ParseInt(s)
+	if errors.Is(err, strconv.ErrRange) || err == nil && (n < min || n > max) {
 		return 0, fmt.Errorf("out of range: give %d to %d", min, max)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("not a whole number")
-	}
-	if n < min || n > max {
-		return 0, fmt.Errorf("out of range: give %d to %d", min, max)
+		return 0, err
 	}
 	return n, nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,6 +21,7 @@ import (
 	"github.com/acemu/acemu/internal/outfile"
 	"github.com/acemu/acemu/internal/par"
 	"github.com/acemu/acemu/topology"
+	"github.com/acemu/acemu/units"
 	"github.com/acemu/acemu/workload"
 )
 
@@ -30,10 +32,17 @@ type Shard struct{ I, N int }
 // ParseShard reads "i/n".
 func ParseShard(s string) (Shard, error) {
 	a, b, ok := strings.Cut(s, "/")
-	i, err1 := strconv.Atoi(strings.TrimSpace(a))
-	n, err2 := strconv.Atoi(strings.TrimSpace(b))
-	if !ok || err1 != nil || err2 != nil {
-		return Shard{}, fmt.Errorf("--shard %q: give i/n, the shard's index from 0 and the number of shards (e.g. --shard $SLURM_ARRAY_TASK_ID/4)", s)
+	i, err := shardNumber(a)
+	n, err2 := shardNumber(b)
+	if err == nil {
+		err = err2
+	}
+	if !ok || err != nil {
+		why := ""
+		if ok {
+			why = fmt.Sprintf(" (%v)", err)
+		}
+		return Shard{}, fmt.Errorf("--shard %q: give i/n, the shard's index from 0 and the number of shards (e.g. --shard $SLURM_ARRAY_TASK_ID/4)%s", s, why)
 	}
 	if n < 1 || n > MaxPoints {
 		return Shard{}, fmt.Errorf("--shard %s: the number of shards must be 1 to %d", s, MaxPoints)
@@ -41,7 +50,17 @@ func ParseShard(s string) (Shard, error) {
 	if i < 0 || i >= n {
 		return Shard{}, fmt.Errorf("--shard %s: the index must be 0 to %d for %d shards (indices count from 0, as $SLURM_ARRAY_TASK_ID with --array=0-%d and $JOB_COMPLETION_INDEX do)", s, n-1, n, n-1)
 	}
-	return Shard{i, n}, nil
+	return Shard{int(i), int(n)}, nil
+}
+
+// shardNumber reads one number of --shard i/n (units.ParseInt); one beyond
+// int64 is read as the largest, which the range checks refuse.
+func shardNumber(s string) (int64, error) {
+	v, err := units.ParseInt(s)
+	if errors.Is(err, strconv.ErrRange) {
+		return math.MaxInt64, nil
+	}
+	return v, err
 }
 
 // String writes the shard as i/n, or "all".

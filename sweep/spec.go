@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"math/big"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -363,18 +364,35 @@ func numericOf(key string) (numeric, error) {
 	case "rule", "policy":
 		return numeric{}, fmt.Errorf("%s takes names, not numbers: list them (e.g. %s=%s)", key, key, q.Default)
 	}
-	return numeric{func(s string) (*big.Rat, error) {
-		r, ok := new(big.Rat).SetString(strings.TrimSpace(s))
-		if !ok {
-			return nil, fmt.Errorf("%q is not a number", s)
-		}
-		return r, nil
-	}, func(r *big.Rat) (string, error) {
+	return numeric{decimalRat, func(r *big.Rat) (string, error) {
 		if r.IsInt() {
 			return r.Num().String(), nil
 		}
 		return r.RatString(), nil
 	}}, nil
+}
+
+// decimalFraction is a number with a decimal point, as a range of a
+// parameter that is not a size or a bandwidth may be written (0.5).
+var decimalFraction = regexp.MustCompile(`^-?(0|[1-9][0-9]*)\.[0-9]+$`)
+
+// decimalRat reads a range's number as written: a whole number
+// (units.ParseInt: no base prefix, underscore or leading zero) or one with
+// a decimal point, exactly.
+func decimalRat(s string) (*big.Rat, error) {
+	t := strings.TrimSpace(s)
+	n, err := units.ParseInt(t)
+	if err == nil {
+		return big.NewRat(n, 1), nil
+	}
+	if !decimalFraction.MatchString(t) {
+		return nil, err
+	}
+	r, ok := new(big.Rat).SetString(t)
+	if !ok {
+		return nil, fmt.Errorf("%q is not a number", s)
+	}
+	return r, nil
 }
 
 // rangeValues expands FROM..TO:STEP (adding STEP) or FROM..TO:xF
@@ -403,9 +421,12 @@ func rangeValues(key, expr string) ([]string, error) {
 	step = strings.TrimSpace(step)
 	var next func(*big.Rat) *big.Rat
 	if f, ok := strings.CutPrefix(step, "x"); ok {
-		k, ok := new(big.Rat).SetString(strings.TrimSpace(f))
-		if !ok || k.Cmp(big.NewRat(1, 1)) <= 0 {
-			return nil, fmt.Errorf("factor %q: give a number above 1 (e.g. x2)", f)
+		k, err := decimalRat(f)
+		if err == nil && k.Cmp(big.NewRat(1, 1)) <= 0 {
+			err = fmt.Errorf("not above 1")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("factor %q: give a number above 1 (e.g. x2): %w", f, err)
 		}
 		if lo.Sign() <= 0 {
 			return nil, fmt.Errorf("a geometric range needs a positive start")

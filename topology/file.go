@@ -285,6 +285,12 @@ func Load(name string, data []byte) (*File, error) {
 	if len(data) > maxFileBytes {
 		return nil, fmt.Errorf("%s: %d bytes; a topology file of %d nodes at most fits in far less", name, len(data), maxNodes)
 	}
+	var doc yaml.Node
+	if err := yamlone.Decode(data, &doc, false); err == nil {
+		if err := checkNumbers(&doc, ""); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
 	var d fileDoc
 	if err := yamlone.Decode(data, &d, true); err != nil {
 		return nil, fmt.Errorf("%s: not a topology (nodes: N, or npus: N and switches: [{name, ports, latency}]; links: [{from, to, class, bandwidth, latency, lanes}]; optionally dims: [{name, short, ring, groups}]): %w", name, err)
@@ -387,7 +393,7 @@ func (f *File) addLinks(i int, l linkDoc, in [][]int) error {
 	case l.Latency != nil:
 		link.Latency = *l.Latency
 	case l.Class == "":
-		link.Latency = 0 // a link without a class or a latency takes none
+		return fmt.Errorf("%s: no latency: give latency in cycles (latency: 0 for none) or a class (%s) whose latency the platform sets", where, classNames())
 	}
 	if from := l.From; from < f.NPUs && len(f.out[from])+lanes > rtl.ClassPorts {
 		return fmt.Errorf("%s: node %d's link %d; a node has at most %d outgoing links (ports)", where, from, rtl.ClassPorts+1, rtl.ClassPorts)

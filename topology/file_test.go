@@ -137,11 +137,11 @@ func TestRoutesSpreadOverLanes(t *testing.T) {
 func TestOnlyAlikeLinksAreLanes(t *testing.T) {
 	f, err := Load("alike.yaml", []byte(`nodes: 3
 links:
-  - {from: 0, to: 1, bandwidth: 10GB/s, lanes: 2}
-  - {from: 0, to: 1, bandwidth: 99GB/s}
-  - {from: 1, to: 0, bandwidth: 10GB/s}
-  - {from: 1, to: 2, bandwidth: 10GB/s}
-  - {from: 2, to: 1, bandwidth: 10GB/s}
+  - {from: 0, to: 1, bandwidth: 10GB/s, latency: 0, lanes: 2}
+  - {from: 0, to: 1, bandwidth: 99GB/s, latency: 0}
+  - {from: 1, to: 0, bandwidth: 10GB/s, latency: 0}
+  - {from: 1, to: 2, bandwidth: 10GB/s, latency: 0}
+  - {from: 2, to: 1, bandwidth: 10GB/s, latency: 0}
 `))
 	require.NoError(t, err)
 	require.Equal(t, []int{0, 1}, f.PortsTo(0, 1))

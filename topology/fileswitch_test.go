@@ -114,11 +114,10 @@ func TestLinkClassesTakeThePlatformsLinks(t *testing.T) {
 		{"class: nvlink, bandwidth: 100GB/s", "nvlink", 100, 777},
 		{"class: intra, latency: 7", "intra", 50, 7},
 		{"class: inter, latency: 0", "inter", 25, 0},
-		{"bandwidth: 10GB/s", "0-1", 10, 0},
 		{"bandwidth: 10GB/s, latency: 9", "0-1", 10, 9},
 	} {
 		t.Run(tc.link, func(t *testing.T) {
-			text := fmt.Sprintf("nodes: 2\nlinks:\n  - {from: 0, to: 1, %s}\n  - {from: 1, to: 0, bandwidth: 1GB/s}\n", tc.link)
+			text := fmt.Sprintf("nodes: 2\nlinks:\n  - {from: 0, to: 1, %s}\n  - {from: 1, to: 0, bandwidth: 1GB/s, latency: 0}\n", tc.link)
 			f, err := Load("c.yaml", []byte(text))
 			require.NoError(t, err)
 			net, err := f.Build(rtl.NewKernel(), s)
@@ -140,10 +139,10 @@ func TestLinkClassesTakeThePlatformsLinks(t *testing.T) {
 func TestLanesExpandIntoParallelLinks(t *testing.T) {
 	f, err := Load("l.yaml", []byte(`nodes: 3
 links:
-  - {from: 0, to: 1, bandwidth: 10GB/s, lanes: 3}
-  - {from: 0, to: 2, bandwidth: 10GB/s}
-  - {from: 1, to: 0, bandwidth: 10GB/s}
-  - {from: 2, to: 0, bandwidth: 10GB/s}
+  - {from: 0, to: 1, bandwidth: 10GB/s, latency: 0, lanes: 3}
+  - {from: 0, to: 2, bandwidth: 10GB/s, latency: 0}
+  - {from: 1, to: 0, bandwidth: 10GB/s, latency: 0}
+  - {from: 2, to: 0, bandwidth: 10GB/s, latency: 0}
 `))
 	require.NoError(t, err)
 	require.Len(t, f.Links, 6)
@@ -168,10 +167,10 @@ func TestASwitchCountDeclaresDefaultSwitches(t *testing.T) {
 	f, err := Load("k.yaml", []byte(`npus: 2
 switches: 1
 links:
-  - {from: 0, to: 2, bandwidth: 10GB/s}
-  - {from: 1, to: 2, bandwidth: 10GB/s}
-  - {from: 2, to: 0, bandwidth: 10GB/s}
-  - {from: 2, to: 1, bandwidth: 10GB/s}
+  - {from: 0, to: 2, bandwidth: 10GB/s, latency: 0}
+  - {from: 1, to: 2, bandwidth: 10GB/s, latency: 0}
+  - {from: 2, to: 0, bandwidth: 10GB/s, latency: 0}
+  - {from: 2, to: 1, bandwidth: 10GB/s, latency: 0}
 `))
 	require.NoError(t, err)
 	require.Equal(t, []FileSwitch{{Name: "s0", Ports: 2}}, f.Switches)
@@ -184,7 +183,7 @@ links:
 }
 
 func TestBadSwitchAndClassFilesAreRefused(t *testing.T) {
-	const pair = "  - {from: 1, to: 0, bandwidth: 1GB/s}\n"
+	const pair = "  - {from: 1, to: 0, bandwidth: 1GB/s, latency: 0}\n"
 	for _, tc := range []struct{ name, text, msg string }{
 		{"no bandwidth nor class", "nodes: 2\nlinks:\n  - {from: 0, to: 1, latency: 5}\n" + pair,
 			"t.yaml: link 1 (0 → 1): no bandwidth: give bandwidth (e.g. 25GB/s) or a class (intra, inter, nvlink, tier0"},

@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/machine"
 	"github.com/acemu/acemu/rtl"
+	"github.com/acemu/acemu/units"
 )
 
 // Switched is a multi-tier switch fabric (the tiers of "BlueConnect:
@@ -39,13 +41,14 @@ func ParseSwitched(spec string) (*Switched, error) {
 	}
 	s := &Switched{n: 1}
 	for i, f := range strings.Split(body, "x") {
-		p, err := strconv.Atoi(f)
+		n, err := units.ParseInt(f)
 		switch {
-		case err != nil:
-			return nil, fmt.Errorf("topology %q: tier %d's fan-out %q is not a whole number; write e.g. switch:4x4", spec, i, f)
-		case p < 2 || p > MaxSwitchedNPUs:
-			return nil, fmt.Errorf("topology %q: tier %d's fan-out %d: give 2 to %d (a tier of 1 is no tier)", spec, i, p, MaxSwitchedNPUs)
+		case err != nil && !errors.Is(err, strconv.ErrRange):
+			return nil, fmt.Errorf("topology %q: tier %d's fan-out %q is not a whole number (%v); write e.g. switch:4x4", spec, i, f, err)
+		case err != nil || n < 2 || n > MaxSwitchedNPUs:
+			return nil, fmt.Errorf("topology %q: tier %d's fan-out %s: give 2 to %d (a tier of 1 is no tier)", spec, i, strings.TrimSpace(f), MaxSwitchedNPUs)
 		}
+		p := int(n)
 		s.Fanout = append(s.Fanout, p)
 		s.n *= p
 		if s.n > MaxSwitchedNPUs {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/acemu/acemu/units"
 )
 
 // MaxNPUs is the largest number of NPUs (L*V*H) a topology may have.
@@ -49,13 +51,13 @@ func Parse(s string) (Shape, error) {
 		if p == "" {
 			continue // a missing size is a count problem, reported below
 		}
-		if _, err := strconv.Atoi(p); err != nil && !errors.Is(err, strconv.ErrRange) {
+		if _, err := units.ParseInt(p); err != nil && !errors.Is(err, strconv.ErrRange) {
 			name := "size " + strconv.Itoa(i+1)
 			if len(parts) == NumDims {
 				name = "dimension " + Dim(i).letter()
 			}
-			return Shape{}, fmt.Errorf("topology %q: %s %q is not a whole number; want three sizes LxVxH, e.g. %s",
-				s, name, p, topologyExample)
+			return Shape{}, fmt.Errorf("topology %q: %s %q is not a whole number (%v); want three sizes LxVxH, e.g. %s",
+				s, name, p, err, topologyExample)
 		}
 	}
 	if len(parts) > NumDims {
@@ -72,8 +74,8 @@ func Parse(s string) (Shape, error) {
 			return Shape{}, fmt.Errorf("topology %q: dimension %s is missing; want three sizes LxVxH, e.g. %s",
 				s, Dim(i).letter(), topologyExample)
 		}
-		n, err := strconv.Atoi(p)
-		if err != nil {
+		n, err := units.ParseInt(p)
+		if err != nil || int64(int(n)) != n {
 			// Out of the int range: too large or too negative.
 			d := Dim(i).letter()
 			if strings.HasPrefix(p, "-") {
@@ -83,7 +85,7 @@ func Parse(s string) (Shape, error) {
 			return Shape{}, fmt.Errorf("topology %q: dimension %s is %s, too large; L*V*H must be at most %d (MaxNPUs), e.g. %s",
 				s, d, p, MaxNPUs, topologyExample)
 		}
-		sizes[i] = n
+		sizes[i] = int(n)
 	}
 	sh := Shape{L: sizes[Local], V: sizes[Vertical], H: sizes[Horizontal]}
 	if err := sh.validate(strconv.Quote(s)); err != nil {

@@ -13,14 +13,14 @@ import (
 // gives their defaults (docs/model-choices.md gives every default's source).
 func registerACEFlags(fs *pflag.FlagSet) {
 	fs.String("sram", defaultOf("ace.sram"), "ACE SRAM size (Table IV: 4 × 1 MB)")
-	fs.Int("fsms", platform.Default().ACE.FSMs, "ACE programmable FSMs")
+	intFlag(fs, "fsms", platform.Default().ACE.FSMs, "ACE programmable FSMs")
 	registerACEDesignFlags(fs)
 }
 
 // registerACEDesignFlags registers every ACE flag but the SRAM size and FSM
 // count (a sweep takes those as lists).
 func registerACEDesignFlags(fs *pflag.FlagSet) {
-	fs.Int("sram-port-bytes", int(platform.Default().ACE.PortBytes), "bytes per cycle of one ACE SRAM port (the paper's 64 B buses)")
+	intFlag(fs, "sram-port-bytes", int(platform.Default().ACE.PortBytes), "bytes per cycle of one ACE SRAM port (the paper's 64 B buses)")
 	fs.String("sram-ports", defaultOf("ace.ports_per_bank"), "read ports, and write ports, per ACE SRAM bank: derived (as many as the links and the DMA need), literal (one, the paper read literally) or a number")
 	fs.String("partition", defaultOf("ace.partition"), "how ACE's SRAM is split among phases: little (Little's law for the chunk flow) or paper (the paper's heuristic)")
 	fs.String("notice", defaultOf("ace.notice"), "when an ACE tells its senders it is ready for a chunk's phase: room (when it holds room for it, granted ahead) or fsm (when the phase's FSM takes the chunk up)")

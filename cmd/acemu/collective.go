@@ -160,11 +160,11 @@ func (o *planOpts) plan() (*collectives.Plan, error) {
 	}
 	if o.factors != "" {
 		for _, f := range strings.FieldsFunc(o.factors, func(r rune) bool { return r == 'x' || r == 'X' || r == ',' }) {
-			v, err := strconv.Atoi(strings.TrimSpace(f))
+			v, err := units.ParseInt(f)
 			if err != nil {
-				return nil, fmt.Errorf("--factors %q: %q is not a whole number; write e.g. 3x2x2", o.factors, f)
+				return nil, fmt.Errorf("--factors %q: %w (factors are whole numbers, e.g. 3x2x2)", o.factors, err)
 			}
-			cfg.Factors = append(cfg.Factors, v)
+			cfg.Factors = append(cfg.Factors, int(v))
 		}
 	}
 	alg := o.algorithm
@@ -209,7 +209,7 @@ func runCollective(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.system, "system", "ideal", "endpoint, one of the paper's Table VI systems:\n"+systemHelp())
 	registerACEFlags(fs)
 	fs.StringVar(&o.commMemBW, "comm-mem-bw", "", "memory bandwidth given to communication, each way (default: the system's, Table VI)")
-	fs.IntVar(&o.commSMs, "comm-sms", 0, "SMs given to communication on a baseline (default: the system's, Table VI)")
+	intVar(fs, &o.commSMs, "comm-sms", 0, "SMs given to communication on a baseline (default: the system's, Table VI)")
 	fs.StringVar(&o.format, "format", "table", "output: "+formats)
 	fs.BoolVar(&o.checkData, "check-data", false, "carry real values and check every NPU's result (data_ok in JSON)")
 	fs.BoolVar(&o.full, "full", false, "simulate every NPU even where one can stand for all (same results, slower)")

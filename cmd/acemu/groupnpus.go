@@ -1,9 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/acemu/acemu/units"
 )
 
 // groupNPUsExample is --group-npus's example: the 4x4x1 torus's diagonals.
@@ -55,12 +58,14 @@ func parseGroupNPUs(s string, n int) ([][]int, error) {
 
 // npuID reads one end of an item of group gi of --group-npus s.
 func npuID(s string, gi int, item, end string, n int) (int, error) {
-	id, err := strconv.Atoi(strings.TrimSpace(end))
+	id, err := units.ParseInt(end)
 	switch {
-	case err != nil || id < 0:
+	case errors.Is(err, strconv.ErrRange) || err == nil && id >= int64(n):
+		return 0, fmt.Errorf("--group-npus %q: NPU %s in group %d is not on the machine, whose NPUs are 0 to %d", s, strings.TrimSpace(end), gi, n-1)
+	case err != nil:
+		return 0, fmt.Errorf("--group-npus %q: %q in group %d is not an NPU id or a range like 0-3: %w", s, item, gi, err)
+	case id < 0:
 		return 0, fmt.Errorf("--group-npus %q: %q in group %d is not an NPU id or a range like 0-3", s, item, gi)
-	case id >= n:
-		return 0, fmt.Errorf("--group-npus %q: NPU %d in group %d is not on the machine, whose NPUs are 0 to %d", s, id, gi, n-1)
 	}
-	return id, nil
+	return int(id), nil
 }

@@ -17,7 +17,7 @@ func runMicrocode(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("microcode", pflag.ContinueOnError)
 	var o planOpts
 	o.register(fs)
-	npu := fs.Int("npu", 0, "the NPU whose microcode to print")
+	npu := intFlag(fs, "npu", 0, "the NPU whose microcode to print")
 	format := fs.String("format", "text", "output: text (the listing, which --microcode reads), "+formats+" (one row or object per op)")
 	var wide bool
 	registerWide(fs, &wide)

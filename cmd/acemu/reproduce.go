@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -111,13 +112,13 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	sysList := fs.String("systems", "", "fig4: systems, comma-separated (default baseline-commopt,baseline-compopt,ace,ideal)")
 	mem := fs.String("mem", "", "fig5: memory bandwidths for communication in GB/s, comma-separated (default 32,64,…,900)")
 	sms := fs.String("sms", "", "fig6: communication SM counts, comma-separated (default 1,…,8,10,12,16)")
-	fig6Mem := fs.Int64("fig6-mem", 900, "fig6: memory bandwidth given to the baseline's communication, GB/s")
+	fig6Mem := int64Flag(fs, "fig6-mem", 900, "fig6: memory bandwidth given to the baseline's communication, GB/s")
 	format := fs.String("format", "table", "output: "+formats)
 	var wide bool
 	registerWide(fs, &wide)
 	outDir := fs.String("out", "", "also write every artifact of the run into this directory: result.txt, result.csv, result.json, the platform configuration used (platform.yaml) and the figure (as --plot); fig9a, fig9b and fig11 keep their sweep's points in DIR/sweep, so that the same command again runs only the missing ones")
 	plotDir := fs.String("plot", "", "fig5, fig6, fig9a, fig9b, fig11: draw the figure as PNG and SVG into this directory")
-	workers := fs.Int("workers", 0, "simulations run at once (default: GOMAXPROCS; results do not depend on it)")
+	workers := intFlag(fs, "workers", 0, "simulations run at once (default: GOMAXPROCS; results do not depend on it)")
 	registerACEDesignFlags(fs)
 	var pf platformFlags
 	pf.register(fs)
@@ -584,7 +585,10 @@ func parseCounts(s, flag string) ([]int, error) {
 func parseInts(s, flag string) ([]int64, error) {
 	var out []int64
 	for _, x := range splitList(s) {
-		v, err := strconv.ParseInt(x, 10, 64)
+		v, err := units.ParseInt(x)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return nil, fmt.Errorf("%s %q: %q is not a positive whole number (%w); write e.g. 64,128,450", flag, s, x, err)
+		}
 		if err != nil || v <= 0 {
 			return nil, fmt.Errorf("%s %q: %q is not a positive whole number; write e.g. 64,128,450", flag, s, x)
 		}

@@ -55,7 +55,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	topo := fs.String("topo", "4x4x4", "machines, comma-separated: tori LxVxH, dgx1, switch:P0xP1 (overrides the file's; not topology files)")
 	sysList := fs.String("systems", strings.Join(systems.Names()[:5], ","), "systems run at every point, comma-separated (overrides the file's)")
 	refs := fs.StringArray("reference", nil, "the aggregate's reference value of an axis, KEY=VALUE (default: the axis parameter's default; repeatable)")
-	workers := fs.Int("workers", 0, "points run at once (default GOMAXPROCS)")
+	workers := intFlag(fs, "workers", 0, "points run at once (default GOMAXPROCS)")
 	shard := fs.String("shard", "", "run only shard i/n: the points whose index modulo n is i (i from 0)")
 	out := fs.String("out", "", "keep the sweep and each finished point in this directory; run again to finish it; the results too when it is whole")
 	format := fs.String("format", "table", "output: "+formats)

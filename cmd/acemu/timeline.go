@@ -2,13 +2,14 @@ package main
 
 import (
 	"fmt"
-	"strconv"
+	"math"
 	"strings"
 
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/internal/outfile"
 	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/timeline"
+	"github.com/acemu/acemu/units"
 )
 
 // timelineFile is a --trace file (an outputFile): its recorder's trace is
@@ -29,11 +30,14 @@ func traceOutput(npus string, name func(system string) string) (func(f *outfile.
 	all := strings.EqualFold(strings.TrimSpace(npus), "all")
 	if !all {
 		for _, f := range strings.Split(npus, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || n < 0 {
+			n, err := units.ParseInt(f)
+			if err != nil {
+				return nil, fmt.Errorf("--trace-npus %q: %w; want NPU numbers, comma-separated, or all", npus, err)
+			}
+			if n < 0 || n > math.MaxInt32 {
 				return nil, fmt.Errorf("--trace-npus %q: want NPU numbers, comma-separated, or all", npus)
 			}
-			list = append(list, n)
+			list = append(list, int(n))
 		}
 	}
 	return func(f *outfile.File, path string) outputFile {
