@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,6 +22,7 @@ import (
 // lower link latency, SRAM, FSMs, communication SMs, communication memory
 // bandwidth) must not make it slower by more than metaSlack allows, and the
 // same inputs listed in another order must give the same results.
+// metaSlack says how much slower is allowed, and why.
 //
 // The sample is random from a fixed seed: ACEMU_METAMORPHIC sets how many
 // cases (default metaDefaultCases, which keeps the test well under a
@@ -29,10 +32,13 @@ import (
 // TestMetamorphicMoreIsNotSlower ./cmd/acemu` replays it, and either
 // command line alone shows it.
 
-// metaDefaultCases and metaDefaultSeed are the sample CI runs.
+// The sample CI runs.
 const (
-	metaDefaultCases = 40
-	metaDefaultSeed  = 1
+	// metaDefaultCases is how many cases: about 6 s on two cores (the
+	// collectives fold to one NPU where they can).
+	metaDefaultCases = 300
+	// metaDefaultSeed is the seed they are drawn from.
+	metaDefaultSeed = 1
 )
 
 // metaEnvInt reads a positive integer from the environment variable name,
@@ -131,7 +137,7 @@ func metaDraw(r *rand.Rand) metaCase {
 // args are the command line of c's base run (improved false) or of its
 // improved one.
 func (c metaCase) args(improved bool) []string {
-	a := []string{"collective", "--topo", c.topo, "--system", c.system, "--size", fmt.Sprintf("%dKiB", c.sizeKiB), "--format", "csv"}
+	a := []string{"collective", "--topo", c.topo, "--system", c.system, "--size", fmt.Sprintf("%dKiB", c.sizeKiB), "--format", "json"}
 	for i, k := range metaKnobs {
 		if c.rung[i] < 0 {
 			continue
@@ -157,7 +163,12 @@ func (c metaCase) value(name string, def float64) float64 {
 }
 
 // metaSlack is how much slower than c's base run its improved run may be,
-// in cycles. The rule, written down before the sample was measured:
+// in cycles, given solo, the cycles of the same collective of one chunk
+// (64 KiB) on the base platform, and fsms, the most FSMs a phase of the
+// improved run has on ACE (0 elsewhere).
+//
+// The first rule, written down before the sample was measured, was the
+// bottleneck term alone:
 //
 // A collective is cut into chunks (64 KiB, or the whole payload when
 // smaller) that flow through its phases in a pipeline, and every resource
@@ -174,10 +185,38 @@ func (c metaCase) value(name string, def float64) float64 {
 // memory bandwidth given to communication (ACE and the baseline), and the
 // baseline's SMs (64 B per cycle each). A baseline chunk may also miss a
 // library step it would have made, which waits one step (4233 cycles,
-// docs/baseline-model.md) more. So:
+// docs/baseline-model.md) more:
 //
-//	slack = chunk / slowest rate  (+ 4233 on the baseline)
-func metaSlack(c metaCase) float64 {
+//	bottleneck = chunk / slowest rate  (+ 4233 on the baseline)
+//
+// Measured over 3000 cases (seed 1), 10 broke it, by up to 7.4 times.
+// Each was traced (docs/validation.md, "Timing anomalies"). One was a bug,
+// fixed (a routed phase's layout read only its first link). In the others
+// a chunk lost its turn not once but for the rest of a phase: ACE's ports
+// serve FSMs round-robin, not oldest first, and an FSM takes its chunks
+// in creation order, so a chunk left behind holds up every later chunk of
+// its FSMs; the baseline's oldest-first ports push its youngest chunk
+// behind the others, after which it runs its remaining steps alone.
+//
+// A second rule added one chunk's pass through the collective alone, after
+// the others (solo: a one-chunk collective on the same platform). Seed 2's
+// 3000 cases found the bug above; after the fix seed 1's broke it once,
+// by 5 % (switch:4x2, SRAM 1 → 2 MiB: more room let more chunks share the
+// spine links at once).
+//
+// The rule kept counts what can pass a chunk left behind on ACE: the
+// chunks the other FSMs of its phase hold (fsms − 1 at most, fsms the most
+// FSMs any phase of the improved run has, each holding one chunk) and the
+// one its own FSM held before it: fsms chunks, each one chunk's time at
+// the bottleneck. Then its own pass, alone. The baseline and the ideal
+// endpoint serve the oldest chunk first, so a chunk of theirs is passed by
+// at most one:
+//
+//	slack = solo + max(fsms, 1) × bottleneck
+//
+// It was checked on seeds 3 and 4 (3000 cases each), which it was not
+// drawn from; docs/validation.md gives the results.
+func metaSlack(c metaCase, solo float64, fsms int) float64 {
 	const clockGHz, efficiency = 1.245, 0.94
 	chunk := math.Min(64*1024, float64(c.sizeKiB*1024))
 	rate := math.Min(c.value("intra bandwidth GB/s", 0), c.value("inter bandwidth GB/s", 0)) * efficiency / clockGHz
@@ -188,30 +227,51 @@ func metaSlack(c metaCase) float64 {
 	if strings.HasPrefix(c.system, "baseline") {
 		slack = math.Max(slack, chunk/(64*c.value("comm SMs", 0))) + 4233
 	}
-	return slack
+	return solo + float64(max(fsms, 1))*slack
 }
 
-// metaCSV runs acemu with args and returns its one CSV record by column.
-func metaCSV(t *testing.T, args []string) map[string]string {
+// soloArgs are the command line of c's base run for one chunk (64 KiB).
+func (c metaCase) soloArgs() []string {
+	a := c.args(false)
+	for i := range a {
+		if a[i] == "--size" {
+			a[i+1] = "64KiB"
+		}
+	}
+	return a
+}
+
+// metaRecords runs acemu with args, which ask for CSV, and returns its
+// header and records.
+func metaRecords(t *testing.T, args []string) [][]string {
 	t.Helper()
 	code, out, errOut := runCLI(args...)
 	require.Equal(t, 0, code, "acemu %s: %s", strings.Join(args, " "), errOut)
 	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
 	require.NoError(t, err)
-	require.Len(t, recs, 2, out)
-	row := map[string]string{}
-	for i, h := range recs[0] {
-		row[h] = recs[1][i]
-	}
-	return row
+	require.Greater(t, len(recs), 1, out)
+	return recs
 }
 
-// metaCycles runs a collective and returns its cycles.
-func metaCycles(t *testing.T, args []string) float64 {
+// metaRun runs a collective (args ask for JSON) and returns its cycles
+// and, on ACE, the most FSMs any one phase has (0 elsewhere).
+func metaRun(t *testing.T, args []string) (cycles float64, fsms int) {
 	t.Helper()
-	v, err := strconv.ParseFloat(metaCSV(t, args)["cycles"], 64)
-	require.NoError(t, err)
-	return v
+	code, out, errOut := runCLI(args...)
+	require.Equal(t, 0, code, "acemu %s: %s", strings.Join(args, " "), errOut)
+	var r struct {
+		Cycles float64 `json:"cycles"`
+		ACE    *struct {
+			FSMs []int `json:"fsms_per_phase"`
+		} `json:"ace"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &r))
+	require.Positive(t, r.Cycles, out)
+	if r.ACE != nil {
+		require.NotEmpty(t, r.ACE.FSMs, out)
+		fsms = slices.Max(r.ACE.FSMs)
+	}
+	return r.Cycles, fsms
 }
 
 func TestMetamorphicMoreIsNotSlower(t *testing.T) {
@@ -223,8 +283,10 @@ func TestMetamorphicMoreIsNotSlower(t *testing.T) {
 		c := metaDraw(r)
 		base, better := c.args(false), c.args(true)
 		t.Run(fmt.Sprintf("case%d", i), func(t *testing.T) {
-			b, m := metaCycles(t, base), metaCycles(t, better)
-			slack := metaSlack(c)
+			b, _ := metaRun(t, base)
+			m, fsms := metaRun(t, better)
+			solo, _ := metaRun(t, c.soloArgs())
+			slack := metaSlack(c, solo, fsms)
 			worst = math.Max(worst, (m-b)/slack)
 			assert.LessOrEqual(t, m, b+slack,
 				"seed %d case %d: %s %g → %g made it %g cycles slower (%g → %g), more than the slack of %.0f\n  acemu %s\n  acemu %s\n(replay: ACEMU_METAMORPHIC_SEED=%d ACEMU_METAMORPHIC=%d)",
@@ -240,15 +302,11 @@ func TestMetamorphicMoreIsNotSlower(t *testing.T) {
 // the same inputs in another order compare equal.
 func metaRows(t *testing.T, keyCols int, args ...string) map[string][]string {
 	t.Helper()
-	code, out, errOut := runCLI(args...)
-	require.Equal(t, 0, code, "acemu %s: %s", strings.Join(args, " "), errOut)
-	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
-	require.NoError(t, err)
-	require.Greater(t, len(recs), 1, out)
+	recs := metaRecords(t, args)
 	rows := map[string][]string{}
 	for _, rec := range recs[1:] {
 		key := strings.Join(rec[:keyCols], ",")
-		require.NotContains(t, rows, key, "a key twice in %s", out)
+		require.NotContains(t, rows, key, "a key twice in %v", recs)
 		rows[key] = append(append([]string{}, recs[0]...), rec...)
 	}
 	return rows
