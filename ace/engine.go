@@ -266,9 +266,19 @@ func (r *run) latency(a, b int) rtl.Cycle {
 	if l, ok := r.lat[key]; ok {
 		return l
 	}
+	l, _ := r.route(a, b)
+	r.lat[key] = l
+	return l
+}
+
+// route follows the machine's routing from NPU a to NPU b, link by link,
+// and returns the route's latency (its links' and the switches' on it)
+// and the slowest of its links (nil when a is b).
+func (r *run) route(a, b int) (rtl.Cycle, *fabric.Link) {
 	var l rtl.Cycle
+	var slowest *fabric.Link
 	ports := r.layout.Machine.Ports
-	for cur := a; cur != b; { // follow the machine's routing, link by link
+	for cur := a; cur != b; {
 		var link *fabric.Link
 		next := -1
 		if sw := r.net.Switch(cur); sw != nil { // through a switch: its route and its own latency
@@ -287,13 +297,15 @@ func (r *run) latency(a, b int) rtl.Cycle {
 			}
 		}
 		l += link.Params.Latency
+		if slowest == nil || link.Params.Rate.Rat().Cmp(slowest.Params.Rate.Rat()) < 0 {
+			slowest = link
+		}
 		if next < 0 {
 			next = link.Dst
 		}
 		cur = next
 	}
-	r.lat[key] = l
-	return l
+	return l, slowest
 }
 
 // row is the node, and rendezvous row, that stands for NPU npu.

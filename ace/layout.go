@@ -8,6 +8,7 @@ import (
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/machine"
+	"github.com/acemu/acemu/rtl"
 )
 
 // phaseProfile is what the partition and FSM heuristics need to know of a
@@ -18,12 +19,20 @@ type phaseProfile struct {
 	steps   int      // algorithm steps
 	msg     int64    // largest message
 	bw      *big.Rat // B/cycle of the distinct links its sends leave by
-	link    *big.Rat // the slowest of those links' rate, B/cycle
-	latency int64    // the slowest of those links' latency
+	link    *big.Rat // the slowest rate of a link its messages cross, B/cycle
+	latency int64    // the longest latency of its messages' routes
 }
 
-// profile reads the phases of NPU npu for a full chunk.
-func profile(plan *collectives.Plan, top machine.Topology, net *fabric.Network, npu int) []phaseProfile {
+// routeFunc returns the latency of the route from NPU a to NPU b and the
+// slowest link on it (run.route).
+type routeFunc func(a, b int) (rtl.Cycle, *fabric.Link)
+
+// profile reads the phases of NPU npu for a full chunk. A routed send's
+// time is its route's, not its first link's: on a switch fabric the
+// spine phase's messages leave by the NPU's leaf link but cross the spine
+// links too, so the slowest link and the latency are those of the whole
+// route (route); a send by a port goes to the neighbour on that link.
+func profile(plan *collectives.Plan, top machine.Topology, net *fabric.Network, npu int, route routeFunc) []phaseProfile {
 	clen := plan.ChunkLen(0)
 	out := make([]phaseProfile, plan.NumPhases())
 	for ph := range out {
@@ -42,24 +51,31 @@ func profile(plan *collectives.Plan, top machine.Topology, net *fabric.Network, 
 			}
 			p.msg = max(p.msg, op.Data.Len)
 			port := int(op.Port)
+			var slowest *fabric.Link
+			var latency rtl.Cycle
 			if op.Port == collectives.RouteXYZ {
 				hop, ok := top.NextPort(npu, int(op.Peer))
 				if !ok {
 					continue
 				}
 				port = hop
+				latency, slowest = route(npu, int(op.Peer))
+			} else if l := net.Out(npu, port); l != nil {
+				latency, slowest = l.Params.Latency, l
+			}
+			if slowest != nil {
+				r := slowest.Params.Rate.Rat()
+				if p.link == nil || r.Cmp(p.link) < 0 {
+					p.link = r
+				}
+				p.latency = max(p.latency, int64(latency))
 			}
 			if used[port] {
 				continue
 			}
 			used[port] = true
 			if l := net.Out(npu, port); l != nil {
-				r := l.Params.Rate.Rat()
-				p.bw.Add(p.bw, r)
-				if p.link == nil || r.Cmp(p.link) < 0 {
-					p.link = r
-				}
-				p.latency = max(p.latency, int64(l.Params.Latency))
+				p.bw.Add(p.bw, l.Params.Rate.Rat())
 			}
 		}
 		if p.bw.Sign() == 0 { // a phase that sends nothing here still needs room

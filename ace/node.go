@@ -92,7 +92,7 @@ type node struct {
 
 func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 	cfg := r.cfg
-	prof := profile(r.layout, r.shape, net, id)
+	prof := profile(r.layout, r.shape, net, id, r.route)
 	result := int64(0)
 	clen := r.layout.ChunkLen(0)
 	last := r.layout.Program(id, r.phases-1, clen)

@@ -28,7 +28,7 @@ func TestPinnedCollectivesOn4x4x4(t *testing.T) {
 		{"baseline-compopt", "allreduce", 217982, "302d6097088a7ccdb479e954d6b5661d3425f7f0015c102bf576b32a2cf50bc2"},
 		{"baseline-compopt", "all-to-all", 183872, "84d1f505e2192078112b3cf30747c3ad3be49f6e377ae876b46729a6c2dda9e9"},
 		{"ace", "allreduce", 50755, "673f4c0a22dd63cc06ef4dad07c66d5dc774dd6f2d4d1f7c7f846c31dd3cddc5"},
-		{"ace", "all-to-all", 170251, "de1fe288f3e32f2b6809d915169453e695cc865e04f7574130ffa02dd8835f53"},
+		{"ace", "all-to-all", 170251, "eeff6e0ad0c35f19de488c87946a942211632e1a8104e3153d5f7ebb2c135979"},
 		{"ideal", "allreduce", 49907, "765e12ceb43a3e0cb7de0ba7ddd4b2e09c1e3131531cfc1448583d2d43eaab5a"},
 		{"ideal", "all-to-all", 168212, "4d76b8460bca6a4467a9bbea0ecdfedf7688476ba097ee383e16bebef4cc46c1"},
 	} {
