@@ -159,3 +159,23 @@ func TestTsharkDecodesACapture(t *testing.T) {
 		require.Equal(t, fmt.Sprintf("%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d", h.Link, h.From, h.To, h.Chunk, h.Packet, h.Bytes, h.Cycle, h.SubStep, h.Phase), lines[i], "record %d", i+1)
 	}
 }
+
+// FoldedNPU names the first npu term a folded run (NPU 0 simulated for
+// all) cannot honour: any other NPU, alone or in a range.
+func TestFilterFoldedNPU(t *testing.T) {
+	tests := []struct{ filter, want string }{
+		{"", ""},
+		{"npu=0", ""},
+		{"npu=0,link=3,coll=1", ""},
+		{"npu=5", "npu=5"},
+		{"npu=0,npu=1", "npu=1"},
+		{"npu=0-3", "npu=0-3"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.filter, func(t *testing.T) {
+			f, err := ParseFilter(tc.filter)
+			require.NoError(t, err)
+			require.Equal(t, tc.want, f.FoldedNPU())
+		})
+	}
+}

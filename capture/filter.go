@@ -56,6 +56,23 @@ func (f Filter) check(npus, links int) error {
 	return nil
 }
 
+// FoldedNPU returns the first npu term that names an NPU other than NPU
+// 0, as written ("npu=5", "npu=0-3"), or "" when there is none: in a
+// folded run only NPU 0 and its links are simulated, so such a term would
+// keep another NPU's packets that never happen (an empty capture) or
+// only the packets NPU 0 exchanges with it.
+func (f Filter) FoldedNPU() string {
+	for _, s := range f.npus {
+		switch {
+		case s.lo == s.hi && s.lo != 0:
+			return fmt.Sprintf("npu=%d", s.lo)
+		case s.lo != s.hi:
+			return fmt.Sprintf("npu=%d-%d", s.lo, s.hi)
+		}
+	}
+	return ""
+}
+
 func (f Filter) allows(e observe.Event, l *fabric.Link) bool {
 	return matches(f.links, int64(e.Link)) &&
 		(matches(f.npus, int64(l.Src)) || matches(f.npus, int64(l.Dst))) &&

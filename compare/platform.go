@@ -27,7 +27,13 @@ func PlatformOptions(p platform.Platform) (Options, error) {
 // in platform p's compute regime (training.compute, training.batch;
 // workload.Resolve).
 func PlatformWorkload(p platform.Platform, name string) (*workload.Workload, error) {
-	w, err := workload.Resolve(name, p.Compute, p.Batch)
+	return PlatformWorkloadGiven(p, name, workload.ByKey)
+}
+
+// PlatformWorkloadGiven is PlatformWorkload whose messages name
+// training.compute and training.batch as given says they were given.
+func PlatformWorkloadGiven(p platform.Platform, name string, given workload.Given) (*workload.Workload, error) {
+	w, err := workload.ResolveGiven(name, p.Compute, p.Batch, given)
 	if err != nil {
 		return nil, fmt.Errorf("--workload %s: %w", name, err)
 	}

@@ -56,14 +56,21 @@ func Utilization(rep *compare.Report, dir string) ([]string, error) {
 	for _, s := range rep.Systems {
 		end = max(end, millis(float64(len(s.NetworkUtilization)*compare.WindowCycles)))
 	}
+	if end == 0 { // runs that took no time: empty panels one window wide
+		end = millis(compare.WindowCycles)
+	}
 	for i, s := range rep.Systems {
-		if len(s.NetworkUtilization) == 0 {
-			return nil, fmt.Errorf("utilisation plot: system %s has no series (compare.Options.Series)", s.Name)
+		if len(s.NetworkUtilization) == 0 && s.TotalCycles > 0 {
+			return nil, fmt.Errorf("utilisation plot: system %s kept no utilisation over its %d cycles; run it with --plot or --timeseries", s.Name, s.TotalCycles)
 		}
 		p := plot.New()
-		p.Title.Text = s.Name
+		name := s.Name
+		if s.TotalCycles == 0 {
+			name += " (no time: nothing to compute or communicate)"
+		}
+		p.Title.Text = name
 		if i == 0 {
-			p.Title.Text = title(rep, "Network (line) and compute (shaded) utilisation") + "\n" + s.Name
+			p.Title.Text = title(rep, "Network (line) and compute (shaded) utilisation") + "\n" + name
 		}
 		p.Title.TextStyle.Font.Size = vg.Points(10)
 		p.Y.Label.Text = "%"
@@ -74,6 +81,10 @@ func Utilization(rep *compare.Report, dir string) ([]string, error) {
 			p.X.Label.Text = fmt.Sprintf("time (ms); utilisation per window of %d cycles: network (links busy), compute (NPU running kernels)", compare.WindowCycles)
 		} else {
 			p.X.Tick.Marker = unlabelled{plot.DefaultTicks{}} // the bottom panel's labels serve all
+		}
+		if len(s.NetworkUtilization) == 0 { // a run of no time: an empty panel
+			rows = append(rows, []*plot.Plot{p})
+			continue
 		}
 		l, err := plotter.NewLine(overTime(s.NetworkUtilization))
 		if err != nil {

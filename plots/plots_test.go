@@ -56,7 +56,15 @@ func TestUtilizationFigure(t *testing.T) {
 		`style="fill:#E1E1E1"`) // compute is a shaded area, not a line
 	rep.Systems[0].NetworkUtilization = nil
 	_, err = Utilization(rep, t.TempDir())
-	require.ErrorContains(t, err, "system baseline-commopt has no series")
+	require.ErrorContains(t, err, "utilisation plot: system baseline-commopt kept no utilisation over its")
+	// A run of no time (a workload whose layers compute and communicate
+	// nothing) has no windows: its panels are drawn empty, and say why.
+	for i := range rep.Systems {
+		rep.Systems[i].NetworkUtilization, rep.Systems[i].ComputeUtilization, rep.Systems[i].TotalCycles = nil, nil, 0
+	}
+	paths, err = Utilization(rep, t.TempDir())
+	require.NoError(t, err)
+	checkFigure(t, paths, "baseline-commopt (no time: nothing to compute or communicate)", "ace (no time: nothing to compute or communicate)", "time (ms)")
 }
 
 func TestBreakdownFigure(t *testing.T) {

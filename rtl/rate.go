@@ -1,8 +1,12 @@
 package rtl
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
+	"strings"
+
+	"github.com/acemu/acemu/units"
 )
 
 // ClockHz is the NPU clock of the ACE platform (Table V): 1245 MHz. One Cycle
@@ -30,13 +34,22 @@ func NewRate(bytesPerSecond *big.Rat, clockHz int64) (Rate, error) {
 	}
 	r := new(big.Rat).Quo(bytesPerSecond, new(big.Rat).SetInt64(clockHz))
 	num, den := r.Num(), r.Denom()
-	if !num.IsInt64() || !den.IsInt64() || num.Int64() >= maxRatePart || den.Int64() >= maxRatePart {
-		return Rate{}, fmt.Errorf("bandwidth %s B/s at %d Hz is %s B/cycle: the fraction is too fine to account exactly; round the bandwidth to fewer digits", bytesPerSecond.RatString(), clockHz, r.RatString())
-	}
-	if num.Int64()*den.Int64() > maxRateProduct {
-		return Rate{}, fmt.Errorf("bandwidth %s B/s at %d Hz is %s B/cycle: a fraction this fine would overflow acemu's exact time arithmetic within %d cycles; round the bandwidth to fewer digits (e.g. 33GB/s, not 33.3GB/s)", bytesPerSecond.RatString(), clockHz, r.RatString(), int64(MaxCycle))
+	if why := tooFine(num, den); why != "" {
+		return Rate{}, fmt.Errorf("bandwidth %s B/s at %d Hz is %s B/cycle: %w: %s", bytesPerSecond.RatString(), clockHz, r.RatString(), errTooFine, why)
 	}
 	return Rate{Num: num.Int64(), Den: den.Int64()}, nil
+}
+
+// tooFine returns why a rate of num/den B/cycle (in lowest terms) is too
+// fine a fraction to keep time exactly with, or "" when it is not.
+func tooFine(num, den *big.Int) string {
+	if !num.IsInt64() || !den.IsInt64() || num.Int64() >= maxRatePart || den.Int64() >= maxRatePart {
+		return "its numerator and denominator must each stay below 2^31"
+	}
+	if p := num.Int64() * den.Int64(); p > maxRateProduct {
+		return fmt.Sprintf("acemu keeps time exactly in units of 1/%d cycle and multiplies it by %d, and for %d cycles (%s) to fit 64 bits %d × %d must be at most %d", num.Int64(), den.Int64(), int64(MaxCycle), MaxCycleText, num.Int64(), den.Int64(), int64(maxRateProduct))
+	}
+	return ""
 }
 
 // maxRateProduct bounds a rate's Num × Den so that MaxCycle × Num × Den,
@@ -47,10 +60,74 @@ const maxRateProduct = (1<<63 - 1) / 4 / MaxCycle
 // RateGBps returns the payload rate of a link of gbps GB/s (10^9 B/s, as the
 // paper counts) at the given efficiency (a fraction such as 94/100), at the
 // NPU clock.
+//
+// A bandwidth whose rate is too fine a fraction to keep time exactly with
+// (NewRate) is refused with the reason and the nearest whole GB/s below
+// and above it that fit: the fraction's size depends on how the bandwidth
+// divides 1245 MHz, not on how round it is (5000 GB/s at efficiency 0.94
+// is 940000/249 B/cycle, too fine; 4980 GB/s is 940 B/cycle).
 func RateGBps(gbps, efficiency *big.Rat) (Rate, error) {
+	r, err := rateGBps(gbps, efficiency)
+	if !errors.Is(err, errTooFine) {
+		return r, err
+	}
+	x := new(big.Rat).Mul(gbps, big.NewRat(1_000_000_000, ClockHz))
+	x.Mul(x, efficiency)
+	return Rate{}, fmt.Errorf("%s at efficiency %s is %s B/cycle at 1245 MHz, %w: %s; give %s (docs/bad-input.md, \"Limits\")",
+		units.FormatBandwidth(gbps), decimal(efficiency), x.RatString(), errTooFine, tooFine(x.Num(), x.Denom()), nearestFits(gbps, efficiency))
+}
+
+// decimal writes x as a decimal of up to 9 digits after the point, without
+// trailing zeros (0.94, 1), or as a fraction when it has more.
+func decimal(x *big.Rat) string {
+	return strings.TrimSuffix(units.FormatBandwidth(x), "GB/s")
+}
+
+// errTooFine is the reason NewRate refuses a rate whose fraction is too
+// fine to keep time exactly with.
+var errTooFine = errors.New("too fine a fraction for acemu's exact time")
+
+// rateGBps is the rate of gbps GB/s at the efficiency, at the NPU clock.
+func rateGBps(gbps, efficiency *big.Rat) (Rate, error) {
 	bps := new(big.Rat).Mul(gbps, big.NewRat(1_000_000_000, 1))
 	bps.Mul(bps, efficiency)
 	return NewRate(bps, ClockHz)
+}
+
+// maxFitSearch bounds how many whole GB/s nearestFits tries each way.
+const maxFitSearch = 200_000
+
+// nearestFits returns, for a bandwidth whose rate NewRate refuses, the
+// nearest whole GB/s below and above it whose rates it accepts, as text
+// for a message ("4980GB/s or 5229GB/s").
+func nearestFits(gbps, efficiency *big.Rat) string {
+	fits := func(g int64) bool {
+		_, err := rateGBps(big.NewRat(g, 1), efficiency)
+		return err == nil
+	}
+	floor := new(big.Int).Quo(gbps.Num(), gbps.Denom())
+	var found []string
+	if floor.IsInt64() {
+		for g := floor.Int64(); g >= 1 && g > floor.Int64()-maxFitSearch; g-- {
+			if fits(g) {
+				found = append(found, fmt.Sprintf("%dGB/s", g))
+				break
+			}
+		}
+		for g := floor.Int64() + 1; g < floor.Int64()+maxFitSearch; g++ {
+			if fits(g) {
+				found = append(found, fmt.Sprintf("%dGB/s", g))
+				break
+			}
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "a smaller bandwidth"
+	case 1:
+		return found[0] + ", the nearest whole GB/s that fits"
+	}
+	return found[0] + " or " + found[1] + ", the nearest whole GB/s that fit"
 }
 
 // MustRateGBps is RateGBps for constants known to be valid; it panics otherwise.

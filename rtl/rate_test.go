@@ -251,3 +251,36 @@ func TestStrideAddsWhatRoundingUpGives(t *testing.T) {
 		require.Equal(t, [2]int64{wc, ws}, [2]int64{gc, gs}, "v %d d %d num %d", v, d, num)
 	}
 }
+
+// A bandwidth whose rate is too fine a fraction is refused with the reason
+// and the nearest whole GB/s that fit, at the edge of the bound: at
+// efficiency 0.94, 2462 GB/s is 462856/249 B/cycle (462856 × 249 =
+// 115251144, inside 115292150), 2464 GB/s is 463232/249 (115344768, over;
+// 2463 and 2466, multiples of 3, are over 83 and fit); 5000 GB/s is
+// 940000/249, while 4998 GB/s (313208/83) and 5001 GB/s (313400/83) fit,
+// as does 4980 GB/s (940 B/cycle).
+func TestRateGBpsTooFineSaysWhyAndWhatFits(t *testing.T) {
+	eff := big.NewRat(94, 100)
+	tests := []struct {
+		name string
+		gbps *big.Rat
+		want string // "" : accepted
+	}{
+		{"inside the bound", big.NewRat(2462, 1), ""},
+		{"two more is over the bound", big.NewRat(2464, 1), "2464GB/s at efficiency 0.94 is 463232/249 B/cycle at 1245 MHz, too fine a fraction for acemu's exact time: acemu keeps time exactly in units of 1/463232 cycle and multiplies it by 249, and for 20000000000 cycles (16 s at 1245 MHz) to fit 64 bits 463232 × 249 must be at most 115292150; give 2463GB/s or 2466GB/s, the nearest whole GB/s that fit"},
+		{"a round bandwidth", big.NewRat(5000, 1), "give 4998GB/s or 5001GB/s, the nearest whole GB/s that fit"},
+		{"a multiple of 249 GB/s", big.NewRat(4980, 1), ""},
+		{"the top of the links' range", big.NewRat(100000, 1), "give 99932GB/s or 100015GB/s"},
+		{"too many digits", big.NewRat(3333333333, 100000000), "33.33333333GB/s at efficiency 0.94 is 52222222217/2075000000 B/cycle at 1245 MHz, too fine a fraction for acemu's exact time: its numerator and denominator must each stay below 2^31; give 33GB/s or 34GB/s"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := RateGBps(tc.gbps, eff)
+			if tc.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+}

@@ -14,7 +14,10 @@ const maxFile = 1 << 20
 // File is a sweep file's content (docs/sweeps.md): the parameter settings
 // in order (as --set takes them), the lists and the reference.
 type File struct {
-	Sets       []string
+	Sets []string
+	// SetsAt says where each of Sets is in the file, for messages:
+	// "NAME:LINE: set".
+	SetsAt     []string
 	Workloads  []string
 	Topologies []string
 	Systems    []string
@@ -47,9 +50,9 @@ func ReadFile(name string, data []byte) (File, error) {
 		var err error
 		switch k.Value {
 		case "set":
-			f.Sets, err = settings(name, at, v, true)
+			f.Sets, f.SetsAt, err = settings(name, at, v, true)
 		case "reference":
-			f.Reference, err = settings(name, at, v, false)
+			f.Reference, _, err = settings(name, at, v, false)
 		case "workloads":
 			f.Workloads, err = scalars(at, k.Value, v)
 		case "topologies":
@@ -67,37 +70,38 @@ func ReadFile(name string, data []byte) (File, error) {
 }
 
 // settings reads a mapping of parameter keys to a value, a list of values
-// or (lists allowed) a range, as KEY=VALUE strings in the file's order.
-func settings(name, at string, n *yaml.Node, lists bool) ([]string, error) {
+// or (lists allowed) a range, as KEY=VALUE strings in the file's order,
+// and where each is ("NAME:LINE: set").
+func settings(name, at string, n *yaml.Node, lists bool) (out, lines []string, err error) {
 	if n.Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("%s: give a mapping of parameter keys to values (e.g. ace.sram: [1MiB, 4MiB])", at)
+		return nil, nil, fmt.Errorf("%s: give a mapping of parameter keys to values (e.g. ace.sram: [1MiB, 4MiB])", at)
 	}
-	var out []string
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		where := fmt.Sprintf("%s:%d: %s", name, k.Line, k.Value)
 		switch {
 		case v.Kind == yaml.ScalarNode && v.Tag != "!!null":
 			if strings.Contains(v.Value, ",") {
-				return nil, fmt.Errorf("%s: write a list as [a, b, c]", where)
+				return nil, nil, fmt.Errorf("%s: write a list as [a, b, c]", where)
 			}
 			out = append(out, k.Value+"="+v.Value)
 		case v.Kind == yaml.SequenceNode && lists:
 			vals, err := scalars(where, k.Value, v)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			for _, s := range vals {
 				if strings.Contains(s, ",") || strings.Contains(s, "..") {
-					return nil, fmt.Errorf("%s: %q: a list holds single values", where, s)
+					return nil, nil, fmt.Errorf("%s: %q: a list holds single values", where, s)
 				}
 			}
 			out = append(out, k.Value+"="+strings.Join(vals, ",")) // one value: a setting, as on the command line
 		default:
-			return nil, fmt.Errorf("%s: give a value%s", where, map[bool]string{true: ", a list or a range", false: ""}[lists])
+			return nil, nil, fmt.Errorf("%s: give a value%s", where, map[bool]string{true: ", a list or a range", false: ""}[lists])
 		}
+		lines = append(lines, fmt.Sprintf("%s:%d: set", name, k.Line))
 	}
-	return out, nil
+	return out, lines, nil
 }
 
 // scalars reads a list of plain values (or one value).

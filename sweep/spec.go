@@ -85,8 +85,13 @@ type Request struct {
 	Systems    []string
 	Reference  []string
 	// Names name the lists in errors (the flag or file they came from);
-	// empty: --workload, --topo, --systems.
-	Names struct{ Workloads, Topologies, Systems string }
+	// empty: --workload, --topo, --systems. SetsFrom names where each of
+	// Sets came from ("--file NAME:LINE: set"); one missing or empty is
+	// --set.
+	Names struct {
+		Workloads, Topologies, Systems string
+		SetsFrom                       []string
+	}
 }
 
 // New checks a request and returns its sweep: every value parsed and
@@ -97,28 +102,33 @@ func New(r Request) (*Spec, error) {
 	type axisIn struct {
 		key  string
 		expr string
+		from string // where it came from: --set or the sweep file's line
 	}
 	var axes []axisIn
-	seen := map[string]bool{}
-	for _, s := range r.Sets {
+	seen := map[string]string{}
+	for i, s := range r.Sets {
+		from := "--set"
+		if i < len(r.Names.SetsFrom) && r.Names.SetsFrom[i] != "" {
+			from = r.Names.SetsFrom[i]
+		}
 		k, v, ok := strings.Cut(s, "=")
 		k = strings.TrimSpace(k)
 		if !ok || k == "" {
-			return nil, fmt.Errorf("--set %q: give KEY=VALUE, KEY=V1,V2,... or KEY=FROM..TO:STEP (e.g. ace.fsms=4..20:4)", s)
+			return nil, fmt.Errorf("%s %q: give KEY=VALUE, KEY=V1,V2,... or KEY=FROM..TO:STEP (e.g. ace.fsms=4..20:4)", from, s)
 		}
 		if _, ok := platform.Lookup(k); !ok {
-			return nil, fmt.Errorf("--set %s: %w", k, base.Set(k, v))
+			return nil, fmt.Errorf("%s %s: %w", from, k, base.Set(k, v))
 		}
-		if seen[k] {
-			return nil, fmt.Errorf("--set %s: given twice; give one list or range per parameter", k)
+		if first, ok := seen[k]; ok {
+			return nil, fmt.Errorf("%s %s: given twice (%s and %s); give one list or range per parameter", from, k, first, from)
 		}
-		seen[k] = true
+		seen[k] = from
 		if strings.Contains(v, ",") || strings.Contains(v, "..") {
-			axes = append(axes, axisIn{k, v})
+			axes = append(axes, axisIn{k, v, from})
 			continue
 		}
 		if err := base.Set(k, v); err != nil {
-			return nil, fmt.Errorf("--set: %w", err)
+			return nil, fmt.Errorf("%s: %w", from, err)
 		}
 	}
 	s := &Spec{}
@@ -130,7 +140,7 @@ func New(r Request) (*Spec, error) {
 	for _, a := range axes {
 		vals, err := axisValues(base, a.key, a.expr)
 		if err != nil {
-			return nil, fmt.Errorf("--set %s=%s: %w", a.key, a.expr, err)
+			return nil, fmt.Errorf("%s %s=%s: %w", a.from, a.key, a.expr, err)
 		}
 		s.Axes = append(s.Axes, Axis{a.key, vals})
 	}

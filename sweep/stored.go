@@ -237,8 +237,11 @@ func readSweep(dir string, b []byte, fix string) (storedSweep, error) {
 	if err == nil {
 		err = json.Unmarshal(b, &d)
 	}
-	if err != nil || d.Spec == nil {
+	if err != nil {
 		return d, fmt.Errorf("%s is not a sweep's (%v); %s", filepath.Join(dir, "sweep.json"), err, fix)
+	}
+	if d.Spec == nil {
+		return d, fmt.Errorf("%s is not a sweep's: it has no \"sweep\" (the sweep's axes and base platform); %s", filepath.Join(dir, "sweep.json"), fix)
 	}
 	return d, nil
 }

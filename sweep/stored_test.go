@@ -240,3 +240,23 @@ func TestMergeOutIsADirectoryOfItsOwn(t *testing.T) {
 		})
 	}
 }
+
+// A sweep.json that is not a sweep's is refused naming what is wrong,
+// never with an empty reason ("(<nil>)"): JSON that does not parse, and
+// a record of this version with no sweep in it.
+func TestReadSweepSaysWhatIsWrong(t *testing.T) {
+	tests := []struct {
+		name, json, want string
+	}{
+		{"not JSON", `{"schema": 1,`, "d/sweep.json is not a sweep's (unexpected end of JSON input); fix"},
+		{"no sweep", `{"schema": 1, "shard": "all"}`, `d/sweep.json is not a sweep's: it has no "sweep" (the sweep's axes and base platform); fix`},
+		{"a null sweep", `{"schema": 1, "shard": "all", "sweep": null}`, `it has no "sweep"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := readSweep("d", []byte(tc.json), "fix")
+			require.ErrorContains(t, err, tc.want)
+			require.NotContains(t, err.Error(), "<nil>")
+		})
+	}
+}

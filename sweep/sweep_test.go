@@ -76,6 +76,19 @@ func TestBadSweepsAreRefused(t *testing.T) {
 		{"no =", func(r *Request) { r.Sets = []string{"ace.fsms"} }, "give KEY=VALUE"},
 		{"given twice", func(r *Request) { r.Sets = []string{"ace.fsms=4,8", "ace.fsms=16"} }, "given twice"},
 		{"repeated value", func(r *Request) { r.Sets = []string{"ace.sram=4MiB,4096KiB"} }, "given twice"},
+		// A setting from a sweep file is named by its line, not as --set.
+		{"file setting out of range", func(r *Request) {
+			r.Sets, r.Names.SetsFrom = []string{"ace.fsms=0"}, []string{"--file s.yaml:2: set"}
+		}, `--file s.yaml:2: set: ace.fsms = "0": out of range`},
+		{"file axis out of range", func(r *Request) {
+			r.Sets, r.Names.SetsFrom = []string{"ace.fsms=4,0"}, []string{"--file s.yaml:2: set"}
+		}, `--file s.yaml:2: set ace.fsms=4,0: ace.fsms = "0": out of range`},
+		{"file key unknown", func(r *Request) {
+			r.Sets, r.Names.SetsFrom = []string{"ace.fsmz=4"}, []string{"--file s.yaml:3: set"}
+		}, `--file s.yaml:3: set ace.fsmz: unknown parameter`},
+		{"in the file and on the command line", func(r *Request) {
+			r.Sets, r.Names.SetsFrom = []string{"ace.fsms=4", "ace.fsms=8"}, []string{"--file s.yaml:2: set"}
+		}, "--set ace.fsms: given twice (--file s.yaml:2: set and --set)"},
 		{"out of range", func(r *Request) { r.Sets = []string{"ace.fsms=2,16"} }, "out of range"},
 		{"fixed parameter", func(r *Request) { r.Sets = []string{"npu.sms=40,80"} }, "fixed at 80"},
 		{"range backwards", func(r *Request) { r.Sets = []string{"ace.fsms=20..4:4"} }, "starts above its end"},

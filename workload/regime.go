@@ -96,31 +96,74 @@ func BuiltinAt(name string, batch int64) (*Workload, error) {
 	return w, nil
 }
 
+// Given says how a command was given a compute-regime parameter, for its
+// messages: key is training.compute or training.batch, value the value as
+// text (e.g. "--compute paper", "--set training.batch=4", "training.batch:
+// 4 in --config p.yaml").
+type Given func(key, value string) string
+
+// ByFlag is Given for the named flags --compute and --batch.
+func ByFlag(key, value string) string {
+	if key == "training.batch" {
+		return "--batch " + value
+	}
+	return "--compute " + value
+}
+
+// ByKey is Given naming the platform parameter and its value
+// ("training.compute=paper"), where it could have come from more than
+// one place.
+func ByKey(key, value string) string { return key + "=" + value }
+
 // Resolve returns the workload a command's --workload, --compute and
 // --batch name: a built-in in the compute regime asked for, or an
 // ASTRA-sim file, whose compute is its own (compute must then be
 // ComputeAuto or "", and batch 0). batch 0 is the paper's; a batch given
 // with ComputeAuto means the roofline.
 func Resolve(name, compute string, batch int64) (*Workload, error) {
+	return ResolveGiven(name, compute, batch, ByFlag)
+}
+
+// ResolveGiven is Resolve whose messages name compute and batch as given
+// says they were given.
+func ResolveGiven(name, compute string, batch int64, given Given) (*Workload, error) {
 	if compute == "" {
 		compute = ComputeAuto
 	}
+	c := func(v string) string { return given("training.compute", v) }
+	b := given("training.batch", strconv.FormatInt(batch, 10))
 	if !slices.Contains(ComputeSources(), compute) {
-		return nil, fmt.Errorf("--compute %q: use %s", compute, strings.Join(ComputeSources(), ", "))
+		return nil, fmt.Errorf("%s: use %s", c(strconv.Quote(compute)), strings.Join(ComputeSources(), ", "))
 	}
 	if batch < 0 || batch > models.MaxBatch {
-		return nil, fmt.Errorf("--batch %d: use 1 to %d samples per NPU", batch, models.MaxBatch)
+		return nil, fmt.Errorf("%s: use 1 to %d samples per NPU", b, models.MaxBatch)
 	}
 	if !slices.Contains(builtinNames, name) {
-		if compute != ComputeAuto || batch != 0 {
-			return nil, fmt.Errorf("--compute and --batch are for the built-in workloads (%s); a workload file's compute is its own", strings.Join(builtinNames, ", "))
+		var what []string
+		if compute != ComputeAuto {
+			what = append(what, c(compute))
+		}
+		if batch != 0 {
+			what = append(what, b)
+		}
+		if len(what) > 0 {
+			verb, it := "is", "it"
+			if len(what) > 1 {
+				verb, it = "are", "them"
+			}
+			return nil, fmt.Errorf("%s %s for the built-in workloads (%s); a workload file's compute is its own, so drop %s", strings.Join(what, " and "), verb, strings.Join(builtinNames, ", "), it)
 		}
 		return Load(name)
 	}
 	switch {
 	case compute == ComputePaper && batch != 0:
-		return nil, fmt.Errorf("--batch %d with --compute %s: the paper's times are of one batch (one image per NPU for ResNet-50; docs/workloads.md); --batch is for --compute %s", batch, ComputePaper, ComputeRoofline)
-	case compute == ComputePaper, compute == ComputeAuto && batch == 0 && paperFiles[name] != "":
+		return nil, fmt.Errorf("%s with %s: the paper's times are of one batch (one image per NPU for ResNet-50; docs/workloads.md); a batch is for %s", b, c(ComputePaper), c(ComputeRoofline))
+	case compute == ComputePaper:
+		if _, ok := paperFiles[name]; !ok && slices.Contains(builtinNames, name) {
+			return nil, fmt.Errorf("%s: %s has no per-layer times from the paper's simulator (docs/workloads.md, \"GNMT\"); use %s", c(ComputePaper), name, c(ComputeRoofline))
+		}
+		return Paper(name)
+	case compute == ComputeAuto && batch == 0 && paperFiles[name] != "":
 		return Paper(name)
 	}
 	w, err := BuiltinAt(name, batch)

@@ -122,3 +122,32 @@ func TestPaperFilesAreTheTestdataFiles(t *testing.T) {
 		assert.Equal(t, b, a, f)
 	}
 }
+
+// Resolve's messages name compute and batch as they were given (a flag,
+// --set, a configuration file, a sweep's key), never a flag the user did
+// not use.
+func TestResolveGivenNamesWhereTheValuesCameFrom(t *testing.T) {
+	set := func(key, value string) string { return "--set " + key + "=" + value }
+	tests := []struct {
+		name, workload, compute string
+		batch                   int64
+		given                   Given
+		want                    string
+	}{
+		{"flags on a file", "../testdata/astrasim/Resnet50_DataParallel.txt", ComputeRoofline, 2, ByFlag,
+			"--compute roofline and --batch 2 are for the built-in workloads (resnet50, gnmt, dlrm); a workload file's compute is its own, so drop them"},
+		{"--set batch on a file", "../testdata/astrasim/Resnet50_DataParallel.txt", "", 4, set,
+			"--set training.batch=4 is for the built-in workloads (resnet50, gnmt, dlrm); a workload file's compute is its own, so drop it"},
+		{"a sweep's compute on gnmt", "gnmt", ComputePaper, 0, ByKey,
+			"training.compute=paper: gnmt has no per-layer times from the paper's simulator (docs/workloads.md, \"GNMT\"); use training.compute=roofline"},
+		{"--set compute with a batch", "resnet50", ComputePaper, 4, set,
+			"--set training.batch=4 with --set training.compute=paper: the paper's times are of one batch"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ResolveGiven(tt.workload, tt.compute, tt.batch, tt.given)
+			require.Error(t, err)
+			require.Contains(t, err.Error(), tt.want)
+		})
+	}
+}

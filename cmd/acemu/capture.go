@@ -31,6 +31,9 @@ func pcapOutput(filter string, npus int) (func(f *outfile.File, path string) out
 }
 
 func (c *packetCapture) start(_ string, net *fabric.Network) (observe.Observers, error) {
+	if t := c.filter.FoldedNPU(); t != "" && net.Folded() {
+		return observe.Observers{}, fmt.Errorf("--pcap-filter %s: this run is folded: only NPU 0 and its links are simulated, standing for all %d NPUs, so a filter on another NPU would miss its own links' packets (or keep none); filter npu=0, or add --full to simulate every NPU", t, net.NPUs())
+	}
 	w, err := capture.NewWriter(c.f, net, c.filter)
 	if err != nil {
 		return observe.Observers{}, fmt.Errorf("--pcap %s: %w", c.path, err)

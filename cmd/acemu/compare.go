@@ -97,7 +97,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if err := unusedLinkKeys(p, machine, *topo); err != nil {
 		return fail(err)
 	}
-	w, err := compare.PlatformWorkload(p, *wl)
+	w, err := compare.PlatformWorkloadGiven(p, *wl, pf.given(fs, flagKeys))
 	if err != nil {
 		return fail(err)
 	}

@@ -78,6 +78,29 @@ func (pf platformFlags) buildWith(fs *pflag.FlagSet, keys map[string]string) (pl
 	return p, nil
 }
 
+// given says where a platform parameter's value came from, in the order
+// build applies them (the named flags keys maps, then the last --set of
+// it, then --config), for messages about the value: "--batch 4",
+// "--set training.batch=4", "training.batch: 4 in --config p.yaml".
+func (pf platformFlags) given(fs *pflag.FlagSet, keys map[string]string) workload.Given {
+	return func(key, value string) string {
+		for name, k := range keys {
+			if k == key && fs.Changed(name) {
+				return "--" + name + " " + value
+			}
+		}
+		for i := len(pf.sets) - 1; i >= 0; i-- {
+			if k, _, ok := strings.Cut(pf.sets[i], "="); ok && strings.TrimSpace(k) == key {
+				return "--set " + key + "=" + value
+			}
+		}
+		if pf.config != "" {
+			return key + ": " + value + " in --config " + pf.config
+		}
+		return key + "=" + value + " (the default)"
+	}
+}
+
 // defaultOf is a parameter's default as the file writes it, for a flag's
 // help.
 func defaultOf(key string) string {

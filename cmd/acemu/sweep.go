@@ -91,6 +91,9 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		}
 		req.Sets, req.Workloads, req.Topologies, req.Systems, req.Reference = f.Sets, f.Workloads, f.Topologies, f.Systems, f.Reference
 		req.Names.Workloads, req.Names.Topologies, req.Names.Systems = *file+": workloads", *file+": topologies", *file+": systems"
+		for _, at := range f.SetsAt {
+			req.Names.SetsFrom = append(req.Names.SetsFrom, "--file "+at)
+		}
 	}
 	req.Sets = append(req.Sets, *sets...)
 	req.Reference = append(req.Reference, *refs...)
