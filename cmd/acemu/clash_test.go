@@ -37,7 +37,7 @@ func TestNoOutputOverwritesAnInput(t *testing.T) {
 	}
 	config := "{}\n" // the defaults, as JSON (--config reads JSON and YAML whatever the name)
 	wl, topo := read("wl_ar3.txt"), read("topo_ring3.yaml")
-	sweepFile := `{"set": {"ace.fsms": [8, 16]}, "systems": ["ace"]}` + "\n"
+	sweepFile := `{"set": {"links.inter.latency": [400, 500]}, "systems": ["ideal"]}` + "\n"
 	microcode := "# a user's microcode\n"
 	file := func(flag string) []clashOutput { return []clashOutput{{flag: flag, name: "in.json"}} }
 	var fileOutputs []clashOutput
