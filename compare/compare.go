@@ -380,7 +380,7 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 			}
 		}))
 	}
-	tc := train.Config{Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations, Policy: o.Memory, Comm: ep.Side(), MemBoundShare: o.MemBoundShare, ComputeSpeed: o.ComputeSpeed, Observer: trainObs}
+	tc := train.Config{DropLayers: !o.KeepMetrics, Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations, Policy: o.Memory, Comm: ep.Side(), MemBoundShare: o.MemBoundShare, ComputeSpeed: o.ComputeSpeed, Observer: trainObs}
 	if p := o.Progress; p != nil {
 		tc.Progress = func(done, total int64) { p(sys.Name, done, total) }
 	}
