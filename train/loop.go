@@ -576,7 +576,7 @@ func newLoop(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*loop,
 	if err := b.build(n); err != nil {
 		return nil, err
 	}
-	lp.estimate = b.computed
+	lp.estimate = b.total
 	lp.b = &b
 	return lp, nil
 }
@@ -620,6 +620,7 @@ type builder struct {
 	dry    bool
 	prevWt []int
 	iters  int
+	total  int64 // the whole run's compute cycles, found by build
 }
 
 func (b *builder) emit(o op) {
@@ -699,7 +700,7 @@ func (b *builder) block(it, l int, p Pass, phase string, id int) {
 // build checks the compute of n iterations, refusing a run whose compute
 // alone goes beyond MaxCycle before it starts, and writes the first
 // iteration's program (docs/training-loop.md); the loop has the others
-// written as it goes (next). b.computed is then the whole run's compute.
+// written as it goes (next). b.total is then the whole run's compute.
 func (b *builder) build(n int) error {
 	b.iters, b.dry = n, true
 	b.prevWt = make([]int, len(b.lp.w.Layers))
@@ -708,14 +709,9 @@ func (b *builder) build(n int) error {
 			return err
 		}
 	}
-	computed := b.computed
-	b.dry, b.computed = false, 0
-	for i := range b.prevWt {
-		b.prevWt[i] = -1
-	}
-	err := b.iteration(0)
-	b.computed = computed
-	return err
+	b.total = b.computed
+	b.dry, b.computed = false, 0 // the program's iterations count it again
+	return b.iteration(0)
 }
 
 // next replaces the program with iteration it's, once the iteration

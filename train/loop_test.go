@@ -912,3 +912,31 @@ func TestDropLayersChangesNothingElse(t *testing.T) {
 		})
 	}
 }
+
+// The run's compute is checked against rtl.MaxCycle once, ahead, and the
+// iterations written as the loop goes do not count it again: three
+// iterations of 0.3 × MaxCycle of compute run to the end, four are
+// refused before the run starts.
+func TestComputeNearMaxCycleIsCheckedOnce(t *testing.T) {
+	w := dataWorkload(workload.Layer{Name: "a", Fwd: work(rtl.MaxCycle * 3 / 10), InGrad: work(1), WtGrad: work(1)})
+	for _, tc := range []struct {
+		iterations int
+		want       string
+	}{
+		{3, ""},
+		{4, "beyond the 20000000000 cycles"},
+	} {
+		t.Run(fmt.Sprint(tc.iterations), func(t *testing.T) {
+			k := rtl.NewKernel()
+			m, err := Run(k, w, fullNPU(true, tc.iterations), newFake(k, 10, 0))
+			if tc.want != "" {
+				require.ErrorContains(t, err, tc.want)
+				require.Zero(t, k.Events(), "refused before the run")
+				return
+			}
+			require.NoError(t, err)
+			require.Len(t, m.Iterations, tc.iterations)
+			require.Equal(t, int64(tc.iterations)*(rtl.MaxCycle*3/10+1), m.ComputeCycles)
+		})
+	}
+}
