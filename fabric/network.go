@@ -386,7 +386,15 @@ func (n *Network) StuckReport(lines []string, most int) string {
 			busy = append(busy, l.Describe())
 		}
 	}
-	report := "  " + strings.Join(lines, "\n  ") + more + "\nlinks holding packets:\n  " + strings.Join(busy, "\n  ")
+	if len(lines) == 0 { // never a blank list
+		lines = []string{"no chunk under way on a simulated NPU (those unfinished have not started)"}
+	}
+	report := "  " + strings.Join(lines, "\n  ") + more + "\nlinks holding packets:"
+	if len(busy) == 0 {
+		report += " none"
+	} else {
+		report += "\n  " + strings.Join(busy, "\n  ")
+	}
 	var held []string
 	for _, sw := range n.switches {
 		if sw.Held() > 0 && len(held) < most {
