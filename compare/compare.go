@@ -436,6 +436,9 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 		nw := int((cycles + WindowCycles - 1) / WindowCycles)
 		r.ComputeUtilization = make([]float64, nw)
 		for i := range r.ComputeUtilization {
+			if compute.Idle(i) {
+				continue // 0, without a big.Rat for it
+			}
 			w := min(int64(WindowCycles), int64(cycles)-int64(i)*WindowCycles)
 			b, _ := compute.Busy(i).Float64()
 			r.ComputeUtilization[i] = b / float64(w)

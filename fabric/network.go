@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/acemu/acemu/observe"
@@ -334,6 +335,9 @@ func peakShare(sets []*rtl.Windows, links int, w, cycles rtl.Cycle) float64 {
 // (the last, ending at cycles, may be shorter): the busy time of the sets
 // (each link counted in one), summed exactly, over links × the window.
 func windowShare(sets []*rtl.Windows, links int, w rtl.Cycle, i int, cycles rtl.Cycle) float64 {
+	if !slices.ContainsFunc(sets, func(ws *rtl.Windows) bool { return !ws.Idle(i) }) {
+		return 0 // no link busy: nothing to allocate (a long series is mostly such windows)
+	}
 	t := new(big.Rat)
 	for _, ws := range sets {
 		t.Add(t, ws.Busy(i)) // an exact sum: its order does not matter
