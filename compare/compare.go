@@ -226,6 +226,9 @@ func Run(o Options) (*Report, error) {
 		}
 		fold = why == nil
 	}
+	if err := checkSimulated(o, fold); err != nil {
+		return nil, err
+	}
 	res := make([]SystemResult, len(o.Systems))
 	if i, err := par.Do(len(o.Systems), o.Workers, func(i int) (err error) {
 		res[i], err = runSystem(o, o.Systems[i], fold)
@@ -279,6 +282,32 @@ func commOf(t workload.CommType) (collectives.CollectiveOp, error) {
 		return collectives.OpAllToAll, nil
 	}
 	return 0, fmt.Errorf("collective %s: nothing to run", t)
+}
+
+// checkSimulated refuses, before the run, a workload whose largest
+// collective would hold more chunk×NPU pairs than a run keeps within
+// acemu's memory bound (collectives.CheckSimulated): its chunks times the
+// NPUs simulated one by one (1 when folded).
+func checkSimulated(o Options, fold bool) error {
+	cfg := o.afiConfig()
+	npus := cfg.Machine.N()
+	simulated := npus
+	if fold {
+		simulated = 1
+	}
+	for _, l := range o.Workload.Layers {
+		for _, c := range []workload.Comm{l.FwdComm, l.InGradComm, l.WtGradComm} {
+			if c.Type == workload.CommNone {
+				continue
+			}
+			n := PaddedBytes(c.Bytes, npus)
+			what := fmt.Sprintf("layer %s: a %s of %d bytes in chunks of %d", l.Name, c.Type, n, cfg.ChunkBytes)
+			if err := collectives.CheckSimulated(what, (n+cfg.ChunkBytes-1)/cfg.ChunkBytes, simulated); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // WhyNotFold reports whether one NPU can stand for every NPU of

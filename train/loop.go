@@ -22,6 +22,14 @@ type Comm interface {
 	Issue(now rtl.Cycle, op workload.CommType, bytes int64, done func(now rtl.Cycle)) error
 }
 
+// MaxLayerIterations bounds layers × iterations of one run: what a run
+// keeps grows with them (each collective issued, each iteration's
+// metrics), some 770 B a layer and iteration over the five systems of a
+// comparison with a collective per layer (measured: 100 layers × 200 and
+// × 400 iterations on 2x2x1, the collector held tight), so 10^6 is some
+// 0.8 GB (docs/bad-input.md, "Limits").
+const MaxLayerIterations = 1_000_000
+
 // DefaultIterations is the number of training iterations when
 // Config.Iterations is 0: the paper simulates two (Section V).
 const DefaultIterations = 2
@@ -545,6 +553,10 @@ func newLoop(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*loop,
 	}
 	if n < 0 {
 		return nil, fmt.Errorf("iterations %d: must be at least 1 (0 means %d)", cfg.Iterations, DefaultIterations)
+	}
+	if li := int64(len(w.Layers)) * int64(n); li > MaxLayerIterations {
+		return nil, fmt.Errorf("%d layers × %d iterations is %d, more than %d (what a run keeps grows with them, docs/bad-input.md \"Limits\"); run at most %d iterations of this workload",
+			len(w.Layers), n, li, MaxLayerIterations, max(1, MaxLayerIterations/int64(len(w.Layers))))
 	}
 	lastBottom := -1
 	switch w.Parallelism {

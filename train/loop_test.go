@@ -940,3 +940,35 @@ func TestComputeNearMaxCycleIsCheckedOnce(t *testing.T) {
 		})
 	}
 }
+
+// Layers × iterations beyond MaxLayerIterations is refused before the run,
+// naming the iterations that fit (1000 × 1000, the bound itself, builds in
+// some 6 s: not run here); below it the loop is built.
+func TestLayerIterationsBound(t *testing.T) {
+	layers := func(n int) *workload.Workload {
+		ls := make([]workload.Layer, n)
+		for i := range ls {
+			ls[i] = workload.Layer{Name: fmt.Sprint("l", i), Fwd: work(1), InGrad: work(1), WtGrad: work(1)}
+		}
+		return dataWorkload(ls...)
+	}
+	for _, tc := range []struct {
+		layers, iterations int
+		want               string
+	}{
+		{1000, 2, ""},
+		{1001, 1000, "1001 layers × 1000 iterations is 1001000, more than 1000000"},
+		{1001, 1000, "run at most 999 iterations"},
+	} {
+		t.Run(fmt.Sprintf("%dx%d", tc.layers, tc.iterations), func(t *testing.T) {
+			k := rtl.NewKernel()
+			_, err := newLoop(k, layers(tc.layers), fullNPU(true, tc.iterations), newFake(k, 10, 0))
+			if tc.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorContains(t, err, tc.want)
+			require.Zero(t, k.Events())
+		})
+	}
+}

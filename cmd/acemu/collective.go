@@ -307,6 +307,13 @@ func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 	full := o.full || o.checkData || o.traceHash
 	why := sim.Foldable(o.spec, full, plan)
 	folded := why == nil
+	simulated := mach.N()
+	if folded {
+		simulated = 1
+	}
+	if err := collectives.CheckSimulated(fmt.Sprintf("%d bytes in chunks of %d", plan.Payload, plan.ChunkBytes), int64(plan.NumChunks()), simulated); err != nil {
+		return nil, err
+	}
 	settings, err := o.p.LinkSettings()
 	if err != nil {
 		return nil, err
