@@ -295,6 +295,9 @@ func checkSimulated(o Options, fold bool) error {
 	if fold {
 		simulated = 1
 	}
+	if simulated > machine.MaxFullNPUs {
+		return nil // refused by the run, saying why it is not folded
+	}
 	for _, l := range o.Workload.Layers {
 		for _, c := range []workload.Comm{l.FwdComm, l.InGradComm, l.WtGradComm} {
 			if c.Type == workload.CommNone {
