@@ -33,9 +33,33 @@ const (
 	DefaultMessageBytes = 8 << 10  // ACE message: 8 KB (Table V)
 )
 
-// MaxChunks bounds the chunks of one collective, so a tiny chunk size cannot
-// make a run that never ends.
-const MaxChunks = 1 << 22
+// MaxChunks bounds the chunks of one collective's plan (acemu microcode
+// prints one NPU's programs of up to 2^22), and MaxChunkNPUs the chunks
+// times the NPUs a run simulates one by one (1 when one stands for all,
+// CheckSimulated): each chunk on each simulated NPU holds some 510 B while
+// it runs (measured on 2x2x1 with 256 B chunks, ACE and baselines, folded
+// and --full, the collector held tight), so 2^21 of them is about 1.1 GB
+// of live memory, inside acemu's 1.5 GiB heap limit: 2^21 chunks of ACE,
+// folded, took 29 s and 1.5 GB of RSS; 2^22 chunks took 6 GB before.
+const (
+	MaxChunks    = 1 << 22
+	MaxChunkNPUs = 1 << 21
+)
+
+// CheckSimulated refuses a run of a collective of chunks chunks on npus
+// NPUs simulated one by one (1 when one stands for all) whose chunk×NPU
+// pairs pass MaxChunkNPUs, before it starts; what names the collective.
+func CheckSimulated(what string, chunks int64, npus int) error {
+	if pairs := chunks * int64(npus); pairs > MaxChunkNPUs {
+		if npus == 1 {
+			return fmt.Errorf("%s: %d chunks, more than the %d a run simulates (about 510 B of memory each, docs/bad-input.md \"Limits\"); use a larger chunk or a smaller size",
+				what, chunks, int64(MaxChunkNPUs))
+		}
+		return fmt.Errorf("%s: %d chunks on each of %d NPUs simulated one by one is %d chunk×NPU pairs, more than %d (about 510 B of memory each, docs/bad-input.md \"Limits\"); use a larger chunk or a smaller size",
+			what, chunks, npus, pairs, int64(MaxChunkNPUs))
+	}
+	return nil
+}
 
 // Plan is a collective cut into chunks that each run every phase of an
 // algorithm in order on every NPU. Chunks are independent: chunk k may be in

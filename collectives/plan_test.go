@@ -127,3 +127,26 @@ func TestBlueConnectGroups(t *testing.T) {
 		require.Equal(t, want, plan.Program(0, i, n).ViewLen(), "stage %d", i)
 	}
 }
+
+// CheckSimulated refuses chunk×NPU pairs past MaxChunkNPUs, and only
+// those: at the bound a run goes on, one more pair is refused, with the
+// folded case (one NPU) said as chunks.
+func TestCheckSimulatedBound(t *testing.T) {
+	for _, tc := range []struct {
+		chunks int64
+		npus   int
+		want   string
+	}{
+		{MaxChunkNPUs, 1, ""},
+		{MaxChunkNPUs + 1, 1, "2097153 chunks, more than the 2097152 a run simulates"},
+		{MaxChunkNPUs / 64, 64, ""},
+		{MaxChunkNPUs/64 + 1, 64, "32769 chunks on each of 64 NPUs simulated one by one is 2097216 chunk×NPU pairs, more than 2097152"},
+	} {
+		err := CheckSimulated("x", tc.chunks, tc.npus)
+		if tc.want == "" {
+			require.NoError(t, err)
+			continue
+		}
+		require.ErrorContains(t, err, tc.want)
+	}
+}

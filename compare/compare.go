@@ -226,6 +226,9 @@ func Run(o Options) (*Report, error) {
 		}
 		fold = why == nil
 	}
+	if err := checkSimulated(o, fold); err != nil {
+		return nil, err
+	}
 	res := make([]SystemResult, len(o.Systems))
 	if i, err := par.Do(len(o.Systems), o.Workers, func(i int) (err error) {
 		res[i], err = runSystem(o, o.Systems[i], fold)
@@ -279,6 +282,35 @@ func commOf(t workload.CommType) (collectives.CollectiveOp, error) {
 		return collectives.OpAllToAll, nil
 	}
 	return 0, fmt.Errorf("collective %s: nothing to run", t)
+}
+
+// checkSimulated refuses, before the run, a workload whose largest
+// collective would hold more chunk×NPU pairs than a run keeps within
+// acemu's memory bound (collectives.CheckSimulated): its chunks times the
+// NPUs simulated one by one (1 when folded).
+func checkSimulated(o Options, fold bool) error {
+	cfg := o.afiConfig()
+	npus := cfg.Machine.N()
+	simulated := npus
+	if fold {
+		simulated = 1
+	}
+	if simulated > machine.MaxFullNPUs {
+		return nil // refused by the run, saying why it is not folded
+	}
+	for _, l := range o.Workload.Layers {
+		for _, c := range []workload.Comm{l.FwdComm, l.InGradComm, l.WtGradComm} {
+			if c.Type == workload.CommNone {
+				continue
+			}
+			n := PaddedBytes(c.Bytes, npus)
+			what := fmt.Sprintf("layer %s: a %s of %d bytes in chunks of %d", l.Name, c.Type, n, cfg.ChunkBytes)
+			if err := collectives.CheckSimulated(what, (n+cfg.ChunkBytes-1)/cfg.ChunkBytes, simulated); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // WhyNotFold reports whether one NPU can stand for every NPU of
@@ -380,7 +412,7 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 			}
 		}))
 	}
-	tc := train.Config{Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations, Policy: o.Memory, Comm: ep.Side(), MemBoundShare: o.MemBoundShare, ComputeSpeed: o.ComputeSpeed, Observer: trainObs}
+	tc := train.Config{DropLayers: !o.KeepMetrics, Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations, Policy: o.Memory, Comm: ep.Side(), MemBoundShare: o.MemBoundShare, ComputeSpeed: o.ComputeSpeed, Observer: trainObs}
 	if p := o.Progress; p != nil {
 		tc.Progress = func(done, total int64) { p(sys.Name, done, total) }
 	}
@@ -436,6 +468,9 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 		nw := int((cycles + WindowCycles - 1) / WindowCycles)
 		r.ComputeUtilization = make([]float64, nw)
 		for i := range r.ComputeUtilization {
+			if compute.Idle(i) {
+				continue // 0, without a big.Rat for it
+			}
 			w := min(int64(WindowCycles), int64(cycles)-int64(i)*WindowCycles)
 			b, _ := compute.Busy(i).Float64()
 			r.ComputeUtilization[i] = b / float64(w)

@@ -467,24 +467,32 @@ type watcher struct {
 	part  *big.Rat // the rest of ended transfers looked at while under way
 }
 
-// transfer is one of them: its span in units of 1/num cycle, its bytes,
-// and the bytes already counted (nil: none).
+// transfer is one of them: its span in units of 1/num cycle from cycle
+// base, its bytes, and the bytes already counted (nil: none).
 type transfer struct {
-	start, end, num, bytes int64
-	counted                *big.Rat
+	base, start, end, num, bytes int64
+	counted                      *big.Rat
+}
+
+// endedBy reports whether the transfer has ended by cycle now. It compares
+// whole cycles first, so that a transfer ended long ago is never
+// multiplied out of 64 bits.
+func (tr *transfer) endedBy(now int64) bool {
+	c := now - tr.base
+	return c > tr.end/tr.num || tr.end <= c*tr.num
 }
 
 // started records a transfer, first setting aside those already over, so
 // that the queue holds only transfers under way or to come.
-func (w *watcher) started(start, end int64, r rtl.Rate, bytes int64) {
+func (w *watcher) started(base rtl.Cycle, start, end int64, r rtl.Rate, bytes int64) {
 	w.retire(int64(w.n.k.Now()))
-	w.q = append(w.q, transfer{start: start, end: end, num: r.Num, bytes: bytes})
+	w.q = append(w.q, transfer{base: int64(base), start: start, end: end, num: r.Num, bytes: bytes})
 }
 
 // retire moves the transfers ended by cycle now out of the queue, keeping
 // the bytes not yet counted. Transfers on one serializer end in order.
 func (w *watcher) retire(now int64) {
-	for w.head < len(w.q) && w.q[w.head].end <= now*w.q[w.head].num {
+	for w.head < len(w.q) && w.q[w.head].endedBy(now) {
 		tr := &w.q[w.head]
 		if tr.counted == nil {
 			w.whole += tr.bytes
@@ -520,7 +528,8 @@ func (n *NPU) commUsed(now rtl.Cycle) *big.Rat {
 		}
 		for i := w.head; i < len(w.q); i++ {
 			tr := &w.q[i]
-			if e := int64(now) * tr.num; tr.start < e {
+			// Not ended (retired above): now − base is within its span.
+			if e := (int64(now) - tr.base) * tr.num; tr.start < e {
 				// Under way: the share of its span gone by now.
 				moved := big.NewRat(e-tr.start, tr.end-tr.start)
 				moved.Mul(moved, big.NewRat(tr.bytes, 1))
@@ -533,7 +542,8 @@ func (n *NPU) commUsed(now rtl.Cycle) *big.Rat {
 			} else {
 				n.pending.Add(n.pending, big.NewRat(tr.bytes, 1))
 			}
-			if end := big.NewRat(tr.end, tr.num); end.Cmp(n.pendEnd) > 0 {
+			end := big.NewRat(tr.end, tr.num)
+			if end.Add(end, big.NewRat(tr.base, 1)); end.Cmp(n.pendEnd) > 0 {
 				n.pendEnd = end
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/acemu/acemu/observe"
@@ -334,6 +335,9 @@ func peakShare(sets []*rtl.Windows, links int, w, cycles rtl.Cycle) float64 {
 // (the last, ending at cycles, may be shorter): the busy time of the sets
 // (each link counted in one), summed exactly, over links × the window.
 func windowShare(sets []*rtl.Windows, links int, w rtl.Cycle, i int, cycles rtl.Cycle) float64 {
+	if !slices.ContainsFunc(sets, func(ws *rtl.Windows) bool { return !ws.Idle(i) }) {
+		return 0 // no link busy: nothing to allocate (a long series is mostly such windows)
+	}
 	t := new(big.Rat)
 	for _, ws := range sets {
 		t.Add(t, ws.Busy(i)) // an exact sum: its order does not matter
@@ -386,7 +390,15 @@ func (n *Network) StuckReport(lines []string, most int) string {
 			busy = append(busy, l.Describe())
 		}
 	}
-	report := "  " + strings.Join(lines, "\n  ") + more + "\nlinks holding packets:\n  " + strings.Join(busy, "\n  ")
+	if len(lines) == 0 { // never a blank list
+		lines = []string{"no chunk under way on a simulated NPU (those unfinished have not started)"}
+	}
+	report := "  " + strings.Join(lines, "\n  ") + more + "\nlinks holding packets:"
+	if len(busy) == 0 {
+		report += " none"
+	} else {
+		report += "\n  " + strings.Join(busy, "\n  ")
+	}
 	var held []string
 	for _, sw := range n.switches {
 		if sw.Held() > 0 && len(held) < most {

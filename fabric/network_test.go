@@ -116,3 +116,23 @@ type sinkEP struct{}
 
 func (sinkEP) PacketArrived(_ rtl.Cycle, l *Link) { l.Receive() }
 func (sinkEP) SpaceAvailable(rtl.Cycle, *Link)    {}
+
+// A stuck report never prints a blank list: with no chunk line and no
+// link holding packets it says so (a run stopped before its chunks began).
+func TestStuckReportIsNeverBlank(t *testing.T) {
+	k := rtl.NewKernel()
+	p := LinkParams{Name: "intra", Rate: rtl.Rate{Num: 1, Den: 1}, Latency: 1, TxBuffer: 1, RxBuffer: 1, CreditLatency: 1}
+	f := NewFoldedNetwork(2, 1)
+	l, err := NewLink(k, 0, 0, 1, 0, p)
+	require.NoError(t, err)
+	require.NoError(t, f.Add(l))
+	for _, tc := range []struct {
+		lines []string
+		want  string
+	}{
+		{nil, "  no chunk under way on a simulated NPU (those unfinished have not started)\nlinks holding packets: none"},
+		{[]string{"NPU 0 chunk 3 waits"}, "  NPU 0 chunk 3 waits\nlinks holding packets: none"},
+	} {
+		require.Equal(t, tc.want, f.StuckReport(tc.lines, 5))
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"math/bits"
 	"strings"
 
 	"github.com/acemu/acemu/units"
@@ -158,11 +159,19 @@ func (r Rate) String() string {
 // of 1/Num cycle, so back-to-back transfers start at the exact fractional
 // cycle the previous one ended: over any run the bytes moved are exactly
 // rate × time, never a rounded bytes-per-cycle.
+//
+// Instants are counted from a base cycle, 0 until a time × Num would pass
+// 2^61 (rebaseUnits): a memory-sharing rate's Num can be near 2^31, and
+// 2 × 10^10 cycles × 2^31 does not fit 64 bits, so such a serializer moves
+// its base on as time goes by. A rate accepted by NewRate (Num × Den ≤
+// maxRateProduct) never moves it before MaxCycle.
 type Serializer struct {
 	rate      Rate
-	freeAt    int64 // when the last transfer ends, in 1/Num cycle units
-	busy      int64 // total transfer time, in 1/Num cycle units
-	lastStart int64 // when the last transfer started, in 1/Num cycle units
+	base      int64 // the cycle instants count from
+	limit     int64 // the most cycles from base an instant may lie: rebaseUnits / Num
+	freeAt    int64 // when the last transfer ends, in 1/Num cycle units from base
+	busy      int64 // transfer time since busyPast, in 1/Num cycle units
+	lastStart int64 // when the last transfer started, in 1/Num cycle units from base
 	// freeAt as whole cycles, kept without division on the hot path:
 	// endCycle = ⌈freeAt / Num⌉ and slack = endCycle×Num − freeAt, in
 	// [0, Num). Start moves them on by a transfer's n × Den units as a
@@ -170,14 +179,20 @@ type Serializer struct {
 	endCycle, slack int64
 	lastN           int64
 	stride          Stride
-	busyPast        *big.Rat // transfer time at earlier rates, in cycles (nil: none)
-	watch           func(start, end int64, r Rate, n int64)
+	busyPast        *big.Rat // transfer time at earlier rates or bases, in cycles (nil: none)
+	watch           func(base Cycle, start, end int64, r Rate, n int64)
 }
 
+// rebaseUnits bounds an instant in units of 1/Num cycle from a
+// serializer's base: 2^61 − 1, so that an instant plus a transfer of as
+// long again still fits 64 bits.
+const rebaseUnits = 1<<61 - 1
+
 // Watch calls f at every transfer started, with its exact span in units of
-// 1/r.Num cycle, its rate r and its bytes n (nil: no one watches). It
-// replaces any watcher set before.
-func (s *Serializer) Watch(f func(start, end int64, r Rate, n int64)) { s.watch = f }
+// 1/r.Num cycle from cycle base (the instant base × r.Num + start), its
+// rate r and its bytes n (nil: no one watches). It replaces any watcher
+// set before.
+func (s *Serializer) Watch(f func(base Cycle, start, end int64, r Rate, n int64)) { s.watch = f }
 
 // Shadow returns a copy of s that no one watches, to work out ahead what
 // transfers would do without changing s.
@@ -190,18 +205,22 @@ func (s *Serializer) Shadow() Serializer {
 // SerializerMark is a serializer's timing at one instant (Mark): enough
 // to go back to it (Reset).
 type SerializerMark struct {
-	freeAt, busy, lastStart, endCycle, slack int64
+	base, freeAt, busy, lastStart, endCycle, slack int64
 }
 
 // Mark returns s's timing now, for Reset.
 func (s *Serializer) Mark() SerializerMark {
-	return SerializerMark{s.freeAt, s.busy, s.lastStart, s.endCycle, s.slack}
+	return SerializerMark{s.base, s.freeAt, s.busy, s.lastStart, s.endCycle, s.slack}
 }
 
 // Reset gives s the timing of m, a Mark of s or of a Shadow of s taken
 // at s's rate: back to it (the transfers started since are undone), or on
 // to a shadow's transfers done ahead (a watcher of s sees none of them).
 func (s *Serializer) Reset(m SerializerMark) {
+	if m.base != s.base {
+		// Only a rate finer than NewRate's moves the base before MaxCycle.
+		panic(Overflow(fmt.Sprintf("a serializer at %s went back to a mark taken before its exact time was rebased at cycle %d", s.rate, s.base)))
+	}
 	s.freeAt, s.busy, s.lastStart, s.endCycle, s.slack = m.freeAt, m.busy, m.lastStart, m.endCycle, m.slack
 }
 
@@ -213,7 +232,7 @@ func NewSerializer(r Rate) *Serializer {
 	if r.Num <= 0 || r.Den <= 0 {
 		panic("rtl: serializer rate must be positive")
 	}
-	return &Serializer{rate: r}
+	return &Serializer{rate: r, limit: rebaseUnits / r.Num}
 }
 
 // Rate returns the serializer's rate.
@@ -221,15 +240,22 @@ func (s *Serializer) Rate() Rate { return s.rate }
 
 // FreeBy reports whether the last transfer has ended by the start of cycle
 // now, so that a transfer ready at now would start without waiting.
-func (s *Serializer) FreeBy(now Cycle) bool { return s.freeAt <= int64(now)*s.rate.Num }
+func (s *Serializer) FreeBy(now Cycle) bool { return s.endCycle <= int64(now) }
 
 // FreeWithin reports whether the last transfer ends before cycle now is
 // over, so that a transfer ready during cycle now can follow it at the exact
 // (possibly fractional) instant it ends.
-func (s *Serializer) FreeWithin(now Cycle) bool { return s.freeAt < (int64(now)+1)*s.rate.Num }
+func (s *Serializer) FreeWithin(now Cycle) bool {
+	return s.endCycle <= int64(now) || s.endCycle == int64(now)+1 && s.slack > 0
+}
 
 // FreeCycle returns the cycle during which the last transfer ends.
-func (s *Serializer) FreeCycle() Cycle { return Cycle(s.freeAt / s.rate.Num) }
+func (s *Serializer) FreeCycle() Cycle {
+	if s.slack > 0 {
+		return Cycle(s.endCycle - 1)
+	}
+	return Cycle(s.endCycle)
+}
 
 // FreeAt returns the first cycle at or after which the serializer is idle
 // (the end of the last transfer, rounded up to a whole cycle).
@@ -239,13 +265,14 @@ func (s *Serializer) FreeAt() Cycle { return Cycle(s.endCycle) }
 // at the later of ready and the end of the previous transfer. It returns the
 // cycle by which the last byte has left (the exact end rounded up).
 func (s *Serializer) Start(ready Cycle, n int64) Cycle {
-	start := int64(ready) * s.rate.Num
+	s.prepare(int64(ready))
+	start := (int64(ready) - s.base) * s.rate.Num
 	if s.freeAt > start {
 		start = s.freeAt
 	} else {
 		s.endCycle, s.slack = int64(ready), 0
 	}
-	d := n * s.rate.Den
+	d := s.units(n, 1)
 	if n != s.lastN {
 		s.lastN, s.stride = n, NewStride(d, s.rate.Num)
 	}
@@ -254,9 +281,55 @@ func (s *Serializer) Start(ready Cycle, n int64) Cycle {
 	s.freeAt = start + d
 	s.busy += d
 	if s.watch != nil {
-		s.watch(start, s.freeAt, s.rate, n)
+		s.watch(Cycle(s.base), start, s.freeAt, s.rate, n)
 	}
 	return Cycle(s.endCycle)
+}
+
+// units returns the time of k transfers of n bytes, k × n × Den in units
+// of 1/Num cycle, and stops the run with an Overflow when it would take
+// the serializer's instants beyond what 64 bits hold.
+func (s *Serializer) units(k, n int64) int64 {
+	hi, d := bits.Mul64(uint64(k), uint64(n))
+	if hi == 0 {
+		hi, d = bits.Mul64(d, uint64(s.rate.Den))
+	}
+	if hi != 0 || d > rebaseUnits {
+		panic(Overflow(fmt.Sprintf("%d transfers of %d bytes at %s take a serializer's exact time beyond 64 bits", k, n, s.rate)))
+	}
+	return int64(d)
+}
+
+// prepare makes room for transfers ready at cycle ready: instants stay
+// within rebaseUnits of the base (at most 2^62 with a transfer added).
+func (s *Serializer) prepare(ready int64) {
+	if ready-s.base > s.limit || s.freeAt > rebaseUnits {
+		s.rebase(ready)
+	}
+}
+
+// rebase moves the base on towards cycle ready, where a transfer is about
+// to start, folding the busy time into busyPast: to ready itself when the
+// serializer is idle by then, else to the cycle the last transfer started.
+func (s *Serializer) rebase(ready int64) {
+	if s.busy != 0 {
+		if s.busyPast == nil {
+			s.busyPast = new(big.Rat)
+		}
+		s.busyPast.Add(s.busyPast, big.NewRat(s.busy, s.rate.Num))
+		s.busy = 0
+	}
+	if s.endCycle <= ready { // idle: Start restarts from ready
+		s.base, s.freeAt, s.lastStart = ready, 0, 0
+		return
+	}
+	c := s.lastStart / s.rate.Num
+	s.base += c
+	s.lastStart -= c * s.rate.Num
+	s.freeAt -= c * s.rate.Num
+	if ready-s.base > s.limit || s.freeAt > rebaseUnits {
+		panic(Overflow(fmt.Sprintf("a transfer at %s spans more cycles than a serializer's exact time holds", s.rate)))
+	}
 }
 
 // Run does k transfers of n bytes back to back, the first starting at
@@ -268,15 +341,18 @@ func (s *Serializer) Run(k, n int64) {
 	}
 	if s.watch != nil {
 		for range k {
-			s.Start(Cycle(s.freeAt/s.rate.Num), n) // ready by the end before
+			s.Start(s.FreeCycle(), n) // ready by the end before
 		}
 		return
 	}
-	d := n * s.rate.Den
-	s.lastStart = s.freeAt + (k-1)*d
-	s.freeAt += k * d
-	s.busy += k * d
+	s.prepare(int64(s.FreeCycle()))
+	d := s.units(1, n)
+	kd := s.units(k, n)
+	s.lastStart = s.freeAt + kd - d
+	s.freeAt += kd
+	s.busy += kd
 	s.endCycle, s.slack = RoundUp(s.freeAt, s.rate.Num)
+	s.endCycle += s.base
 }
 
 // Stride is a fixed time of d units of 1/num cycle, kept as dq whole
@@ -330,11 +406,27 @@ func (t *Steps) Next() Cycle {
 
 // FreeExact returns the exact end of the last transfer, in units of
 // 1/Num cycle (Rate().Num units a cycle).
-func (s *Serializer) FreeExact() int64 { return s.freeAt }
+func (s *Serializer) FreeExact() int64 { return s.absolute(s.freeAt) }
 
 // LastSpan returns when the last transfer started and ended, exactly, in
 // units of 1/Num cycle (Rate().Num units a cycle).
-func (s *Serializer) LastSpan() (start, end int64) { return s.lastStart, s.freeAt }
+func (s *Serializer) LastSpan() (start, end int64) {
+	return s.absolute(s.lastStart), s.absolute(s.freeAt)
+}
+
+// absolute returns the instant v, in units from the base, in units from
+// cycle 0, and stops the run with an Overflow when that does not fit 64
+// bits (only rates finer than NewRate's, long after cycle 0).
+func (s *Serializer) absolute(v int64) int64 {
+	if s.base == 0 {
+		return v
+	}
+	hi, b := bits.Mul64(uint64(s.base), uint64(s.rate.Num))
+	if hi != 0 || b > 1<<62 || v > 1<<62 {
+		panic(Overflow(fmt.Sprintf("cycle %d at %s is beyond 64 bits in a serializer's exact time", s.base, s.rate)))
+	}
+	return int64(b) + v
+}
 
 // TransferCycles returns the exact time n bytes take, as a fraction of cycles.
 func (s *Serializer) TransferCycles(n int64) *big.Rat { return big.NewRat(n*s.rate.Den, s.rate.Num) }
@@ -371,8 +463,9 @@ func (s *Serializer) SetRate(r Rate) {
 	}
 	s.freeAt = rescaleWithin(s.freeAt, s.rate.Num, r.Num)
 	s.lastStart = rescaleWithin(s.lastStart, s.rate.Num, r.Num)
-	s.rate = r
+	s.rate, s.limit = r, rebaseUnits/r.Num
 	s.endCycle, s.slack = RoundUp(s.freeAt, r.Num)
+	s.endCycle += s.base
 	s.lastN = 0
 }
 

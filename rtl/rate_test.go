@@ -167,7 +167,7 @@ func TestSerializerTakesAShadowsTiming(t *testing.T) {
 	require.Equal(t, Cycle(4), s.FreeAt())
 	require.Equal(t, big.NewRat(2, 1), s.BusyCycles())
 	require.False(t, s.Watched())
-	s.Watch(func(int64, int64, Rate, int64) {})
+	s.Watch(func(Cycle, int64, int64, Rate, int64) {})
 	require.True(t, s.Watched())
 }
 
@@ -201,7 +201,7 @@ func TestSerializerRunsTransfersBackToBack(t *testing.T) {
 		s := NewSerializer(rate)
 		var spans [][2]int64
 		if r.IntN(3) == 0 {
-			s.Watch(func(start, end int64, _ Rate, _ int64) { spans = append(spans, [2]int64{start, end}) })
+			s.Watch(func(_ Cycle, start, end int64, _ Rate, _ int64) { spans = append(spans, [2]int64{start, end}) })
 		}
 		for i := r.IntN(4); i > 0; i-- {
 			s.Start(Cycle(r.IntN(100)), 1+r.Int64N(1000))
@@ -283,4 +283,92 @@ func TestRateGBpsTooFineSaysWhyAndWhatFits(t *testing.T) {
 			require.ErrorContains(t, err, tc.want)
 		})
 	}
+}
+
+// A memory-sharing rate's Num can be near 2^31 (contend.RateOf), and
+// MaxCycle × 2^31 does not fit 64 bits: such a serializer moves the base
+// its exact time counts from. Up to MaxCycle its ends, FreeBy, FreeWithin,
+// FreeCycle, busy time and watched spans must agree with big.Rat, for
+// rates up to the largest exact ones, with jumps of idle time, back-to-back
+// runs and a rate change on the way.
+func TestSerializerStaysExactToMaxCycleAtFineRates(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		rate Rate
+	}{
+		{"largest exact fraction", Rate{Num: 1<<31 - 1, Den: 1<<31 - 3}},
+		{"a pinned run's sharing rate", Rate{Num: 1609148125, Den: 6246912}},
+		{"the least sharing rate", Rate{Num: 1, Den: 1 << 20}},
+		{"a link rate at the product bound", Rate{Num: maxRateProduct, Den: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(11, uint64(tc.rate.Num)))
+			rate := tc.rate
+			s := NewSerializer(rate)
+			var seen *big.Rat // the last watched span's end, in cycles
+			s.Watch(func(base Cycle, start, end int64, r Rate, _ int64) {
+				seen = new(big.Rat).Add(big.NewRat(int64(base), 1), big.NewRat(end, r.Num))
+			})
+			free, busy := new(big.Rat), new(big.Rat)
+			ready := Cycle(0)
+			for i := 0; ready < MaxCycle-MaxCycle/50; i++ {
+				if i == 100 {
+					rate = Rate{Num: rate.Num - 1, Den: rate.Den}
+					s.SetRate(rate)
+					free = big.NewRat(int64(s.FreeAt()), 1) // idle by now: see below
+				}
+				ready += Cycle(r.Int64N(MaxCycle / 100))
+				n := 1 + r.Int64N(1<<20)
+				start := new(big.Rat).SetInt64(int64(ready))
+				if free.Cmp(start) > 0 {
+					start = free
+				}
+				d := big.NewRat(n*rate.Den, rate.Num)
+				free = new(big.Rat).Add(start, d)
+				busy.Add(busy, d)
+				end := s.Start(ready, n)
+				require.Equal(t, CeilRat(free), int64(end), "transfer %d at cycle %d", i, ready)
+				require.Equal(t, free, seen, "the watched end of transfer %d", i)
+				floor := new(big.Rat).SetInt64(int64(end - 1))
+				require.Equal(t, free.Cmp(floor) <= 0, s.FreeBy(end-1))
+				require.Equal(t, free.Cmp(new(big.Rat).SetInt64(int64(end))) < 0, s.FreeWithin(end-1))
+				require.True(t, s.FreeWithin(end))
+				k := 1 + r.Int64N(5)
+				s.Run(k, n)
+				free.Add(free, new(big.Rat).Mul(d, big.NewRat(k, 1)))
+				busy.Add(busy, new(big.Rat).Mul(d, big.NewRat(k, 1)))
+				require.Equal(t, CeilRat(free), int64(s.FreeAt()))
+				require.Equal(t, CeilRat(free)-1+boolInt(free.IsInt()), int64(s.FreeCycle()))
+				if i == 99 {
+					ready = s.FreeAt() + 1 // idle before the rate changes
+				}
+			}
+			require.Equal(t, busy, s.BusyCycles())
+			if tc.rate.Num*tc.rate.Den <= maxRateProduct {
+				require.Zero(t, s.base, "a rate NewRate accepts never moves the base before MaxCycle")
+			} else {
+				require.NotZero(t, s.base)
+			}
+		})
+	}
+}
+
+// boolInt is 1 for true, 0 for false.
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// A transfer too long for a serializer's exact time stops the run with an
+// Overflow (turned into an error by RecoverOverflow), never a wrapped time.
+func TestSerializerRefusesATransferBeyond64Bits(t *testing.T) {
+	s := NewSerializer(Rate{Num: 1<<31 - 1, Den: 1<<31 - 3})
+	err := func() (err error) {
+		defer RecoverOverflow(&err)
+		s.Start(0, 1<<40)
+		return nil
+	}()
+	require.ErrorContains(t, err, "beyond 64 bits")
 }

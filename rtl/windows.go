@@ -91,6 +91,13 @@ func (ws *Windows) Busy(i int) *big.Rat {
 	return big.NewRat(pg[int64(i)%pageWindows], ws.num)
 }
 
+// Idle reports whether window i holds no busy time, without allocating:
+// a series over a long run asks it of every window, most of them idle.
+func (ws *Windows) Idle(i int) bool {
+	pg, ok := ws.pages[int64(i)/pageWindows]
+	return !ok || pg[int64(i)%pageWindows] == 0
+}
+
 // BusyPages returns the first window of every page that holds busy time,
 // in order: the windows outside them are idle.
 func (ws *Windows) BusyPages() []int64 {

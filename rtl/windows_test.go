@@ -81,3 +81,22 @@ func TestWindowsAgreeWithADirectCount(t *testing.T) {
 		require.Equal(t, len(want), got, "run %d: windows with busy time", run)
 	}
 }
+
+// Idle tells a window with no busy time, on a page never touched or on a
+// page with other windows busy, from a busy one.
+func TestWindowsIdle(t *testing.T) {
+	ws := NewWindows(10, 3)
+	ws.Add(3*12, 3*15) // cycles 12 to 15: window 1
+	for _, tc := range []struct {
+		window int
+		idle   bool
+	}{
+		{0, true},               // on the page of window 1
+		{1, false},              // busy
+		{2, true},               // on the same page
+		{5 * PageWindows, true}, // a page never touched
+	} {
+		require.Equal(t, tc.idle, ws.Idle(tc.window), "window %d", tc.window)
+		require.Equal(t, tc.idle, ws.Busy(tc.window).Sign() == 0, "window %d agrees with Busy", tc.window)
+	}
+}

@@ -22,12 +22,24 @@ type Comm interface {
 	Issue(now rtl.Cycle, op workload.CommType, bytes int64, done func(now rtl.Cycle)) error
 }
 
+// MaxLayerIterations bounds layers × iterations of one run: what a run
+// keeps grows with them (each collective issued, each iteration's
+// metrics), some 770 B a layer and iteration over the five systems of a
+// comparison with a collective per layer (measured: 100 layers × 200 and
+// × 400 iterations on 2x2x1, the collector held tight), so 10^6 is some
+// 0.8 GB (docs/bad-input.md, "Limits").
+const MaxLayerIterations = 1_000_000
+
 // DefaultIterations is the number of training iterations when
 // Config.Iterations is 0: the paper simulates two (Section V).
 const DefaultIterations = 2
 
 // Config says how the loop runs a workload.
 type Config struct {
+	// DropLayers drops each iteration's Layers (Iteration.Layers) once it
+	// has ended, for a caller that reads none: they are what grows with
+	// layers × iterations (some 150 B a layer and pass an iteration).
+	DropLayers bool
 	// Compute is the part of the NPU left to compute
 	// (systems.System.Compute()): it times roofline work and scales
 	// ASTRA-sim times.
@@ -501,10 +513,14 @@ func (c *collective) what() string {
 
 // loop runs the program on the kernel.
 type loop struct {
-	k     *rtl.Kernel
-	w     *workload.Workload
-	comm  Comm
+	k    *rtl.Kernel
+	w    *workload.Workload
+	comm Comm
+	// ops is the program of the iteration under way: b writes each
+	// iteration's when the one before ends, so that the program's memory
+	// does not grow with the iterations.
 	ops   []op
+	b     *builder
 	colls []collective
 	pc    int
 
@@ -523,6 +539,8 @@ type loop struct {
 	err       error
 	progress  func(done, total int64) // Config.Progress
 	observer  observe.Observer        // Config.Observer
+	// dropLayers is Config.DropLayers.
+	dropLayers bool
 	// estimate is the run's estimated length in cycles, for progress: the
 	// compute alone, then the mean iteration so far times the iterations.
 	estimate int64
@@ -535,6 +553,10 @@ func newLoop(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*loop,
 	}
 	if n < 0 {
 		return nil, fmt.Errorf("iterations %d: must be at least 1 (0 means %d)", cfg.Iterations, DefaultIterations)
+	}
+	if li := int64(len(w.Layers)) * int64(n); li > MaxLayerIterations {
+		return nil, fmt.Errorf("%d layers × %d iterations is %d, more than %d (what a run keeps grows with them, docs/bad-input.md \"Limits\"); run at most %d iterations of this workload",
+			len(w.Layers), n, li, MaxLayerIterations, max(1, MaxLayerIterations/int64(len(w.Layers))))
 	}
 	lastBottom := -1
 	switch w.Parallelism {
@@ -552,7 +574,7 @@ func newLoop(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*loop,
 	if err != nil {
 		return nil, err
 	}
-	lp := &loop{k: k, w: w, comm: comm, start: k.Now(), iters: make([]Iteration, n), progress: cfg.Progress, observer: cfg.Observer}
+	lp := &loop{k: k, w: w, comm: comm, start: k.Now(), iters: make([]Iteration, n), progress: cfg.Progress, observer: cfg.Observer, dropLayers: cfg.DropLayers}
 	var kernels observe.Observer
 	if cfg.Observer != nil {
 		kernels = kernelNamer{lp}
@@ -562,11 +584,12 @@ func newLoop(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*loop,
 		return nil, err
 	}
 	lp.npu = sh
-	b := builder{lp: lp, t: t, overlap: cfg.Overlap, dlrm: lastBottom >= 0, lastBottom: lastBottom}
+	b := builder{lp: lp, t: t, overlap: cfg.Overlap, dlrm: lastBottom >= 0, lastBottom: lastBottom, kernels: map[workload.Work]contend.Kernel{}}
 	if err := b.build(n); err != nil {
 		return nil, err
 	}
-	lp.estimate = b.computed
+	lp.estimate = b.total
+	lp.b = &b
 	return lp, nil
 }
 
@@ -600,9 +623,23 @@ type builder struct {
 	computed   int64 // compute cycles emitted so far
 	// cells indexes the current iteration's Layers by layer and pass.
 	cells map[[2]int]int
+	// kernels holds the compute kernel of each work, made once: the
+	// contend.NPU only reads a kernel, so iterations share them.
+	kernels map[workload.Work]contend.Kernel
+	// dry is set while build checks every iteration's compute ahead,
+	// writing no program; prevWt is the weight-gradient collective of the
+	// previous iteration per layer, or -1; iters is the run's iterations.
+	dry    bool
+	prevWt []int
+	iters  int
+	total  int64 // the whole run's compute cycles, found by build
 }
 
-func (b *builder) emit(o op) { b.lp.ops = append(b.lp.ops, o) }
+func (b *builder) emit(o op) {
+	if !b.dry {
+		b.lp.ops = append(b.lp.ops, o)
+	}
+}
 
 // compute emits the compute of a pass, if it takes any time.
 func (b *builder) compute(it, l int, p Pass, work workload.Work) error {
@@ -615,8 +652,13 @@ func (b *builder) compute(it, l int, p Pass, work workload.Work) error {
 			l, b.lp.w.Layers[l].Name, p, b.computed, rtl.MaxCycle, rtl.MaxCycleText)
 	}
 	cell := b.cell(it, l, p) // a pass of no time is run too, in no time
-	if c > 0 {
-		b.emit(op{kind: opCompute, iter: it, layer: l, pass: p, kernel: b.t.kernel(work), cell: cell})
+	if c > 0 && !b.dry {
+		kern, ok := b.kernels[work]
+		if !ok { // every iteration runs the same kernels: one copy serves them all
+			kern = b.t.kernel(work)
+			b.kernels[work] = kern
+		}
+		b.emit(op{kind: opCompute, iter: it, layer: l, pass: p, kernel: kern, cell: cell})
 	}
 	return nil
 }
@@ -624,6 +666,9 @@ func (b *builder) compute(it, l int, p Pass, work workload.Work) error {
 // cell returns the index of layer l's pass p (l = -1: the end's waits)
 // in iteration it's Layers, adding it the first time.
 func (b *builder) cell(it, l int, p Pass) int {
+	if b.dry {
+		return -1
+	}
 	k := [2]int{l, int(p)}
 	if i, ok := b.cells[k]; ok {
 		return i
@@ -642,6 +687,9 @@ func (b *builder) cell(it, l int, p Pass) int {
 // collective of layer l's pass p (-1 and PassEndOfBackProp: the fused
 // all-reduce) and returns its id.
 func (b *builder) issue(it, at, l int, p Pass, c workload.Comm) int {
+	if b.dry {
+		return -1
+	}
 	id := len(b.lp.colls)
 	b.lp.colls = append(b.lp.colls, collective{typ: c.Type, bytes: c.Bytes, iter: it, layer: l, pass: p, cell: b.cell(it, l, p)})
 	b.emit(op{kind: opIssue, iter: it, layer: at, colls: []int{id}})
@@ -661,15 +709,42 @@ func (b *builder) block(it, l int, p Pass, phase string, id int) {
 	b.emit(op{kind: opWait, iter: it, layer: l, phase: phase, colls: []int{id}, after: true, cell: b.cell(it, l, p)})
 }
 
-// build writes n iterations (docs/training-loop.md).
+// build checks the compute of n iterations, refusing a run whose compute
+// alone goes beyond MaxCycle before it starts, and writes the first
+// iteration's program (docs/training-loop.md); the loop has the others
+// written as it goes (next). b.total is then the whole run's compute.
 func (b *builder) build(n int) error {
+	b.iters, b.dry = n, true
+	b.prevWt = make([]int, len(b.lp.w.Layers))
+	for it := 0; it < n; it++ {
+		if err := b.iteration(it); err != nil {
+			return err
+		}
+	}
+	b.total = b.computed
+	b.dry, b.computed = false, 0 // the program's iterations count it again
+	return b.iteration(0)
+}
+
+// next replaces the program with iteration it's, once the iteration
+// before has ended.
+func (b *builder) next(it int) error {
+	b.lp.ops, b.lp.pc = b.lp.ops[:0], 0
+	return b.iteration(it)
+}
+
+// iteration writes iteration it of the program.
+func (b *builder) iteration(it int) error {
 	w := b.lp.w
 	L := len(w.Layers)
-	prevWt := make([]int, L) // the weight-gradient collective of the previous iteration, or -1
-	for i := range prevWt {
-		prevWt[i] = -1
+	n := b.iters
+	prevWt := b.prevWt // the weight-gradient collective of the previous iteration, or -1
+	if it == 0 {
+		for i := range prevWt {
+			prevWt[i] = -1
+		}
 	}
-	for it := 0; it < n; it++ {
+	{
 		b.emit(op{kind: opIterStart, iter: it, layer: -1})
 		b.cells = map[[2]int]int{}
 
@@ -773,7 +848,9 @@ func (b *builder) build(n int) error {
 			var ids []int
 			if fusedLayers > 0 {
 				id := b.issue(it, -1, -1, PassEndOfBackProp, fused)
-				b.lp.colls[id].fusedLayers = fusedLayers
+				if !b.dry {
+					b.lp.colls[id].fusedLayers = fusedLayers
+				}
 				ids = append(ids, id)
 			}
 			for _, l := range deferred {
@@ -903,6 +980,15 @@ func (lp *loop) step(now rtl.Cycle) {
 			}
 			// The iterations so far, at their mean, for the rest.
 			lp.estimate = int64(now-lp.start) * int64(len(lp.iters)) / int64(o.iter+1)
+			if lp.dropLayers {
+				it.Layers = nil
+			}
+			if next := o.iter + 1; next < len(lp.iters) {
+				if err := lp.b.next(next); err != nil {
+					lp.fail(fmt.Errorf("iteration %d: %w", next+1, err))
+				}
+				continue
+			}
 		}
 		lp.advance()
 	}
@@ -926,7 +1012,9 @@ func (lp *loop) doneFunc(id int) func(now rtl.Cycle) {
 			return
 		}
 		c.done = true
-		lp.iters[c.iter].Layers[c.cell].CollectiveCycles = int64(now - c.issuedAt)
+		if l := lp.iters[c.iter].Layers; l != nil { // nil: dropped (Config.DropLayers)
+			l[c.cell].CollectiveCycles = int64(now - c.issuedAt)
+		}
 		if lp.inflight--; lp.inflight == 0 {
 			lp.npu.SetCommBusy(now, false)
 		}
@@ -1023,6 +1111,10 @@ func (lp *loop) stuck() error {
 				c := &lp.colls[id]
 				parts = append(parts, fmt.Sprintf("the %s, issued at cycle %d", lp.describe(id), c.issuedAt))
 			}
+		}
+		if len(parts) == 0 { // every collective waited for is done, but the loop was not resumed
+			return fmt.Errorf("%s at cycle %d; the loop has waited since cycle %d (%s) for collectives all reported done, and was never resumed",
+				why, now, lp.waitFrom, lp.where(o))
 		}
 		return fmt.Errorf("%s at cycle %d; the loop has waited since cycle %d (%s) for %s: the Comm never reported it done",
 			why, now, lp.waitFrom, lp.where(o), strings.Join(parts, "; "))

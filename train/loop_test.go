@@ -873,3 +873,102 @@ func TestProgressInSimulatedTime(t *testing.T) {
 		})
 	}
 }
+
+// The loop writes each iteration's program when the one before ends, and
+// with DropLayers drops each iteration's per-layer records once it has
+// ended: neither changes a cycle. Three iterations of GNMT, with and
+// without overlap: the metrics are those of a run that keeps everything,
+// but for Layers, and the program held is one iteration's.
+func TestDropLayersChangesNothingElse(t *testing.T) {
+	w, err := workload.Builtin("gnmt")
+	require.NoError(t, err)
+	for _, overlap := range []bool{true, false} {
+		t.Run(fmt.Sprintf("overlap %v", overlap), func(t *testing.T) {
+			run := func(drop bool) (*Metrics, int) {
+				k := rtl.NewKernel()
+				c := newFake(k, 50_000, 0)
+				c.serial, c.lifo = true, true
+				cfg := Config{Compute: npu.FullNPU(), Overlap: overlap, Iterations: 3, DropLayers: drop}
+				lp, err := newLoop(k, w, cfg, c)
+				require.NoError(t, err)
+				held := len(lp.ops)
+				m, err := Run(k, w, cfg, c)
+				require.NoError(t, err)
+				return m, held
+			}
+			kept, held := run(false)
+			dropped, _ := run(true)
+			for i := range kept.Iterations {
+				require.NotEmpty(t, kept.Iterations[i].Layers)
+				require.Nil(t, dropped.Iterations[i].Layers)
+				kept.Iterations[i].Layers = nil
+			}
+			require.Equal(t, kept, dropped)
+			k := rtl.NewKernel()
+			lp, err := newLoop(k, w, Config{Compute: npu.FullNPU(), Overlap: overlap, Iterations: 1}, newFake(k, 50_000, 0))
+			require.NoError(t, err)
+			one := len(lp.ops)
+			require.LessOrEqual(t, held, one, "the program held is the first iteration's, not the run's")
+		})
+	}
+}
+
+// The run's compute is checked against rtl.MaxCycle once, ahead, and the
+// iterations written as the loop goes do not count it again: three
+// iterations of 0.3 × MaxCycle of compute run to the end, four are
+// refused before the run starts.
+func TestComputeNearMaxCycleIsCheckedOnce(t *testing.T) {
+	w := dataWorkload(workload.Layer{Name: "a", Fwd: work(rtl.MaxCycle * 3 / 10), InGrad: work(1), WtGrad: work(1)})
+	for _, tc := range []struct {
+		iterations int
+		want       string
+	}{
+		{3, ""},
+		{4, "beyond the 20000000000 cycles"},
+	} {
+		t.Run(fmt.Sprint(tc.iterations), func(t *testing.T) {
+			k := rtl.NewKernel()
+			m, err := Run(k, w, fullNPU(true, tc.iterations), newFake(k, 10, 0))
+			if tc.want != "" {
+				require.ErrorContains(t, err, tc.want)
+				require.Zero(t, k.Events(), "refused before the run")
+				return
+			}
+			require.NoError(t, err)
+			require.Len(t, m.Iterations, tc.iterations)
+			require.Equal(t, int64(tc.iterations)*(rtl.MaxCycle*3/10+1), m.ComputeCycles)
+		})
+	}
+}
+
+// Layers × iterations beyond MaxLayerIterations is refused before the run,
+// naming the iterations that fit (1000 × 1000, the bound itself, builds in
+// some 6 s: not run here); below it the loop is built.
+func TestLayerIterationsBound(t *testing.T) {
+	layers := func(n int) *workload.Workload {
+		ls := make([]workload.Layer, n)
+		for i := range ls {
+			ls[i] = workload.Layer{Name: fmt.Sprint("l", i), Fwd: work(1), InGrad: work(1), WtGrad: work(1)}
+		}
+		return dataWorkload(ls...)
+	}
+	for _, tc := range []struct {
+		layers, iterations int
+		want               string
+	}{
+		{1000, 2, ""},
+		{1001, 1000, "1001 layers × 1000 iterations is 1001000, more than 1000000"},
+		{1001, 1000, "run at most 999 iterations"},
+	} {
+		t.Run(fmt.Sprintf("%dx%d", tc.layers, tc.iterations), func(t *testing.T) {
+			k := rtl.NewKernel()
+			_, err := newLoop(k, layers(tc.layers), fullNPU(true, tc.iterations), newFake(k, 10, 0))
+			if tc.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorContains(t, err, tc.want)
+			require.Zero(t, k.Events())
+		})
+	}
+}

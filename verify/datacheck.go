@@ -8,8 +8,12 @@ import (
 )
 
 // MaxCheckValues bounds the values a data check may hold at once (one int64
-// per payload byte per NPU): 64 Mi values, 512 MiB.
-const MaxCheckValues = 64 << 20
+// per payload byte per NPU): 32 Mi values. A check needs every NPU
+// simulated; measured at 64 Mi values, max RSS 0.9 GB on 2x2x1, 1.5 GB on
+// 4x4x4 (2.2 GB before acemu's heap limit) and 1.7 GB on 8x8x8; at 32 Mi,
+// 1.1 to 1.4 GB on 8x8x8 and 1.6 GB on 16x16x16 (docs/bad-input.md,
+// "Limits").
+const MaxCheckValues = 32 << 20
 
 // DataCheck supplies a timed run's initial values and checks each chunk's
 // final values against the collective's definition as NPUs finish it. It

@@ -307,6 +307,15 @@ func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 	full := o.full || o.checkData || o.traceHash
 	why := sim.Foldable(o.spec, full, plan)
 	folded := why == nil
+	simulated := mach.N()
+	if folded {
+		simulated = 1
+	}
+	// More NPUs than a run simulates one by one are refused by the run,
+	// saying why it is not folded; the pairs are checked below that.
+	if err := collectives.CheckSimulated(fmt.Sprintf("%d bytes in chunks of %d", plan.Payload, plan.ChunkBytes), int64(plan.NumChunks()), simulated); err != nil && simulated <= machine.MaxFullNPUs {
+		return nil, err
+	}
 	settings, err := o.p.LinkSettings()
 	if err != nil {
 		return nil, err

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bytes"
+	"bufio"
 	"cmp"
 	"encoding/csv"
 	"errors"
@@ -353,10 +353,15 @@ type otherRegimeDoc struct {
 
 // writeSeries writes the systems' network utilisation per window as CSV:
 // the window's first cycle, then one column per system (empty once a
-// system's run has ended).
+// system's run has ended). It streams the rows to the file: a series of
+// 10^7 windows is a CSV of some 550 MB, which is not held in memory.
 func writeSeries(path string, rep *compare.Report) error {
-	var b bytes.Buffer
-	w := csv.NewWriter(&b)
+	f, err := outfile.Create(path)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	w := csv.NewWriter(bw)
 	head := []string{"cycle"}
 	n := 0
 	for _, s := range rep.Systems {
@@ -364,22 +369,27 @@ func writeSeries(path string, rep *compare.Report) error {
 		n = max(n, len(s.NetworkUtilization))
 	}
 	_ = w.Write(head)
+	row := make([]string, len(head))
 	for i := 0; i < n; i++ {
-		row := []string{strconv.Itoa(i * compare.WindowCycles)}
-		for _, s := range rep.Systems {
+		row[0] = strconv.Itoa(i * compare.WindowCycles)
+		for j, s := range rep.Systems {
 			v := ""
 			if i < len(s.NetworkUtilization) {
 				v = strconv.FormatFloat(100*s.NetworkUtilization[i], 'f', 4, 64)
 			}
-			row = append(row, v)
+			row[j+1] = v
 		}
-		_ = w.Write(row)
+		if err := w.Write(row); err != nil {
+			f.Abort()
+			return err
+		}
 	}
 	w.Flush()
-	if err := w.Error(); err != nil {
+	if err := cmp.Or(w.Error(), bw.Flush()); err != nil {
+		f.Abort()
 		return err
 	}
-	return outfile.Write(path, b.Bytes())
+	return f.Close()
 }
 
 // loadWorkload returns a built-in workload or reads an ASTRA-sim file.
