@@ -54,8 +54,9 @@ func TestACECarriesDataCorrectly(t *testing.T) {
 		{"4x2x2", collectives.OpAllReduce, "halving-doubling", 50_000, 8192},
 		{"4x2x2", collectives.OpReduceScatter, "hierarchical", 50_000, 8192},
 		// 64 KB chunks: 1 KB results, whose terminal partition Little's
-		// law alone would make smaller than one result.
-		{"4x4x4", collectives.OpReduceScatter, "hierarchical", 1 << 20, 65536},
+		// law alone would make smaller than one result. 512 KiB: 64 NPUs
+		// × 2^19 B is the data check's 2^25 values (verify.MaxCheckValues).
+		{"4x4x4", collectives.OpReduceScatter, "hierarchical", 1 << 19, 65536},
 		{"4x2x2", collectives.OpAllGather, "hierarchical", 50_000, 8192},
 	}
 	for _, tc := range tests {
