@@ -82,7 +82,7 @@ func FuzzStoredPoint(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	for _, name := range []string{"good", "cycles", "digest", "index", "workload", "oldpoint"} {
+	for _, name := range []string{"good", "cycles", "hash", "index", "workload", "oldpoint"} {
 		b, err := os.ReadFile(filepath.Join("../testdata/badinput/stored", name, "points/000001.json"))
 		if err != nil {
 			f.Fatal(err)

@@ -18,25 +18,25 @@ import (
 
 // storeSchema is the version of a sweep directory's records (sweep.json
 // and points/NNNNNN.json): 1 since they record the build that wrote them
-// and each point its digest. A record of another version (or of none,
+// and each point its SHA-256. A record of another version (or of none,
 // written before) is refused: its points are run again.
 const storeSchema = 1
 
 // storedPoint is a point's file, points/NNNNNN.json: the build that ran
-// it, the point, and the digest of the rest.
+// it, the point, and the SHA-256 of the rest.
 type storedPoint struct {
 	Schema int             `json:"schema"`
 	Build  buildinfo.Build `json:"build"`
-	// Digest is the SHA-256 of the record's canonical JSON (as
-	// json.Marshal writes it) with Digest empty.
-	Digest string      `json:"digest,omitempty"`
+	// SHA256 is the SHA-256 of the record's canonical JSON (as
+	// json.Marshal writes it) with SHA256 empty.
+	SHA256 string      `json:"sha256,omitempty"`
 	Point  PointResult `json:"point"`
 }
 
-// digest is the record's digest: the SHA-256 of its canonical JSON
-// without the digest.
-func (r storedPoint) digest() (string, error) {
-	r.Digest = ""
+// contentHash is the record's content hash: the SHA-256 of its canonical JSON
+// without its SHA-256 field.
+func (r storedPoint) contentHash() (string, error) {
+	r.SHA256 = ""
 	b, err := json.Marshal(r)
 	if err != nil {
 		return "", err
@@ -48,7 +48,7 @@ func (r storedPoint) digest() (string, error) {
 func encodePoint(p PointResult, b buildinfo.Build) ([]byte, error) {
 	r := storedPoint{Schema: storeSchema, Build: b, Point: p}
 	var err error
-	if r.Digest, err = r.digest(); err != nil {
+	if r.SHA256, err = r.contentHash(); err != nil {
 		return nil, fmt.Errorf("point %d: %w", p.Index, err)
 	}
 	out, err := json.Marshal(r)
@@ -72,13 +72,13 @@ func schemaOf(b []byte) (int, error) {
 // olderSchema says why a record of version v is refused.
 func olderSchema(v int) string {
 	if v == 0 {
-		return "written by an older acemu, which recorded neither its build nor a digest"
+		return "written by an older acemu, which recorded neither its build nor a content hash"
 	}
 	return fmt.Sprintf("record version %d, where this acemu reads %d", v, storeSchema)
 }
 
 // decodePoint reads point file name (its content b) of the sweep s,
-// written by build want, and verifies it: its version, its digest, that
+// written by build want, and verifies it: its version, its SHA-256, that
 // it is the sweep's point of its file's index, and that its numbers agree
 // with one another. fix is what to do about a point that fails.
 func decodePoint(name string, b []byte, s *Spec, fp string, want buildinfo.Build, fix string) (*PointResult, error) {
@@ -105,12 +105,12 @@ func decodePoint(name string, b []byte, s *Spec, fp string, want buildinfo.Build
 	if err := s.checkPoint(filepath.Base(name), p, fp); err != nil {
 		return nil, bad("%v", err)
 	}
-	d, err := r.digest()
+	d, err := r.contentHash()
 	if err != nil {
 		return nil, bad("%v", err)
 	}
-	if r.Digest != d {
-		return nil, bad("its content does not match its digest (edited or damaged since it was written: digest %.12s, content %.12s)", r.Digest, d)
+	if r.SHA256 != d {
+		return nil, bad("its content does not match its SHA-256 (edited or damaged since it was written: recorded %.12s, content %.12s)", r.SHA256, d)
 	}
 	return p, nil
 }

@@ -32,17 +32,17 @@ func copyDir(t *testing.T, from string) string {
 }
 
 // editPoint rewrites a point's file with edit applied to its record; with
-// redigest the digest is made to fit the edited record, so that only the
+// rehash the SHA-256 is made to fit the edited record, so that only the
 // record's own checks can find the edit.
-func editPoint(t *testing.T, name string, redigest bool, edit func(r *storedPoint)) {
+func editPoint(t *testing.T, name string, rehash bool, edit func(r *storedPoint)) {
 	t.Helper()
 	b, err := os.ReadFile(name)
 	require.NoError(t, err)
 	var r storedPoint
 	require.NoError(t, json.Unmarshal(b, &r))
 	edit(&r)
-	if redigest {
-		r.Digest, err = r.digest()
+	if rehash {
+		r.SHA256, err = r.contentHash()
 		require.NoError(t, err)
 	}
 	b, err = json.Marshal(r)
@@ -50,7 +50,7 @@ func editPoint(t *testing.T, name string, redigest bool, edit func(r *storedPoin
 	require.NoError(t, os.WriteFile(name, b, 0o644))
 }
 
-// A point file edited after it was written (a cycle count, the digest,
+// A point file edited after it was written (a cycle count, the SHA-256,
 // the index, the workload...) is refused by a resumed run and by merge,
 // naming the file, what is wrong and the fix; the unedited directory
 // still merges to exactly what the run gave.
@@ -65,11 +65,11 @@ func TestStoredPointsAreVerified(t *testing.T) {
 	require.Equal(t, buildinfo.This(), m.Build)
 
 	for _, c := range []struct {
-		name     string
-		redigest bool
-		edit     func(r *storedPoint)
-		raw      string // the file's content instead, when set
-		want     string
+		name   string
+		rehash bool
+		edit   func(r *storedPoint)
+		raw    string // the file's content instead, when set
+		want   string
 	}{
 		{name: "a cycle count", edit: func(r *storedPoint) { r.Point.Systems[0].PerIteration[1]++ },
 			want: "ace: total cycles"},
@@ -82,34 +82,34 @@ func TestStoredPointsAreVerified(t *testing.T) {
 			a.ExposedCommCycles = float64(a.TotalExposedComm) / 2
 		}, want: "ace: fraction of ideal"},
 		{name: "a number no other agrees with", edit: func(r *storedPoint) { r.Point.Systems[2].Events++ },
-			want: "its content does not match its digest"},
-		{name: "the digest", edit: func(r *storedPoint) { r.Digest = "0" + r.Digest[1:] }, want: "does not match its digest"},
-		{name: "no digest", edit: func(r *storedPoint) { r.Digest = "" }, want: "does not match its digest"},
-		{name: "the index", redigest: true, edit: func(r *storedPoint) { r.Point.Index = 0 }, want: "index 0 is not this file's point"},
-		{name: "the workload", redigest: true, edit: func(r *storedPoint) { r.Point.Workload = "gnmt" },
+			want: "its content does not match its SHA-256"},
+		{name: "the SHA-256", edit: func(r *storedPoint) { r.SHA256 = "0" + r.SHA256[1:] }, want: "does not match its SHA-256"},
+		{name: "no SHA-256", edit: func(r *storedPoint) { r.SHA256 = "" }, want: "does not match its SHA-256"},
+		{name: "the index", rehash: true, edit: func(r *storedPoint) { r.Point.Index = 0 }, want: "index 0 is not this file's point"},
+		{name: "the workload", rehash: true, edit: func(r *storedPoint) { r.Point.Workload = "gnmt" },
 			want: `workload "gnmt", where the sweep's is "dlrm"`},
-		{name: "the topology", redigest: true, edit: func(r *storedPoint) { r.Point.Topology = "4x4x4" },
+		{name: "the topology", rehash: true, edit: func(r *storedPoint) { r.Point.Topology = "4x4x4" },
 			want: `topology "4x4x4", where the sweep's is "4x2x1"`},
-		{name: "an axis value", redigest: true, edit: func(r *storedPoint) { r.Point.Values = []string{"8"} },
+		{name: "an axis value", rehash: true, edit: func(r *storedPoint) { r.Point.Values = []string{"8"} },
 			want: "values 8, where the sweep's are 16"},
-		{name: "the sweep", redigest: true, edit: func(r *storedPoint) { r.Point.Sweep = "0" }, want: "of another sweep"},
-		{name: "a system", redigest: true, edit: func(r *storedPoint) { r.Point.Systems = r.Point.Systems[:2] },
+		{name: "the sweep", rehash: true, edit: func(r *storedPoint) { r.Point.Sweep = "0" }, want: "of another sweep"},
+		{name: "a system", rehash: true, edit: func(r *storedPoint) { r.Point.Systems = r.Point.Systems[:2] },
 			want: "systems ace,ideal, where the sweep's are ace,ideal,baseline-commopt"},
-		{name: "a mean", redigest: true, edit: func(r *storedPoint) { r.Point.Systems[2].IterationCycles += 0.5 },
+		{name: "a mean", rehash: true, edit: func(r *storedPoint) { r.Point.Systems[2].IterationCycles += 0.5 },
 			want: "baseline-commopt: iteration cycles per iteration"},
-		{name: "compute", redigest: true, edit: func(r *storedPoint) { r.Point.Systems[0].TotalCompute-- },
+		{name: "compute", rehash: true, edit: func(r *storedPoint) { r.Point.Systems[0].TotalCompute-- },
 			want: "ace: compute"},
-		{name: "iterations", redigest: true, edit: func(r *storedPoint) { r.Point.Systems[0].Iterations = 3 },
+		{name: "iterations", rehash: true, edit: func(r *storedPoint) { r.Point.Systems[0].Iterations = 3 },
 			want: "ace: 3 iterations with 2 iteration times"},
-		{name: "a speed-up", redigest: true, edit: func(r *storedPoint) { r.Point.SpeedupOfACE["ideal"] = 2 },
+		{name: "a speed-up", rehash: true, edit: func(r *storedPoint) { r.Point.SpeedupOfACE["ideal"] = 2 },
 			want: "speed-up of ACE over ideal 2"},
-		{name: "a speed-up too many", redigest: true, edit: func(r *storedPoint) { r.Point.SpeedupOfACE["ace"] = 1 },
+		{name: "a speed-up too many", rehash: true, edit: func(r *storedPoint) { r.Point.SpeedupOfACE["ace"] = 1 },
 			want: "3 speed-ups of ACE, where the systems give 2"},
-		{name: "the build", redigest: true, edit: func(r *storedPoint) { r.Build.Commit = "abc123" },
+		{name: "the build", rehash: true, edit: func(r *storedPoint) { r.Build.Commit = "abc123" },
 			want: "written by acemu (devel), commit abc123, but its directory's sweep.json by acemu (devel), commit unknown"},
-		{name: "the record version", redigest: true, edit: func(r *storedPoint) { r.Schema = 2 },
+		{name: "the record version", rehash: true, edit: func(r *storedPoint) { r.Schema = 2 },
 			want: "record version 2, where this acemu reads 1"},
-		{name: "a record of before", raw: `{"sweep":"x","index":1}`, want: "written by an older acemu, which recorded neither its build nor a digest"},
+		{name: "a record of before", raw: `{"sweep":"x","index":1}`, want: "written by an older acemu, which recorded neither its build nor a content hash"},
 		{name: "a field added", raw: `{"schema":1,"extra":1}`, want: `unknown field "extra"`},
 		{name: "two records", raw: `{"schema":1} {}`, want: "not a point's result (invalid character"},
 		{name: "truncated", raw: `{"schema":1,"build":{`, want: "not a point's result"},
@@ -120,7 +120,7 @@ func TestStoredPointsAreVerified(t *testing.T) {
 			if c.raw != "" {
 				require.NoError(t, os.WriteFile(name, []byte(c.raw), 0o644))
 			} else {
-				editPoint(t, name, c.redigest, c.edit)
+				editPoint(t, name, c.rehash, c.edit)
 			}
 			_, err := Merge([]string{d})
 			require.ErrorContains(t, err, "merge: "+name+": ")
@@ -197,7 +197,7 @@ func TestBuildsAreNotMixed(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "sweep.json"), b, 0o644))
 	_, err = Run(context.Background(), s, Options{Dir: dir, Build: v1})
-	require.ErrorContains(t, err, "sweep.json: written by an older acemu, which recorded neither its build nor a digest; run the sweep into another directory")
+	require.ErrorContains(t, err, "sweep.json: written by an older acemu, which recorded neither its build nor a content hash; run the sweep into another directory")
 	_, err = Merge([]string{dir})
 	require.ErrorContains(t, err, "sweep.json: written by an older acemu")
 }

@@ -213,7 +213,7 @@ func TestARestartedSweepRunsOnlyTheMissingPoints(t *testing.T) {
 	require.True(t, os.IsNotExist(err))
 
 	// A point file of no record version (as acemu wrote before points
-	// had a digest) is refused, naming it.
+	// had a SHA-256) is refused, naming it.
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "points", "000001.json"), []byte(`{"index":1,"values":["8","8MiB"]}`), 0o644))
 	_, err = Run(context.Background(), s, Options{Dir: dir})
 	require.ErrorContains(t, err, "000001.json: written by an older acemu")

@@ -195,9 +195,9 @@ func TestSweepRefusesAnEditedPoint(t *testing.T) {
 		{"a cycle count", func(b []byte) []byte {
 			return []byte(strings.Replace(string(b), `"iteration_cycles_each":[`, `"iteration_cycles_each":[1`, 1))
 		}, "ace: total cycles"},
-		{"the digest", func(b []byte) []byte {
-			return []byte(strings.Replace(string(b), `"digest":"`, `"digest":"0`, 1))
-		}, "its content does not match its digest"},
+		{"the SHA-256", func(b []byte) []byte {
+			return []byte(strings.Replace(string(b), `"sha256":"`, `"sha256":"0`, 1))
+		}, "its content does not match its SHA-256"},
 		{"the workload", func(b []byte) []byte {
 			return []byte(strings.Replace(string(b), `"workload":"dlrm"`, `"workload":"gnmt"`, 1))
 		}, `workload "gnmt", where the sweep's is "dlrm"`},
