@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"runtime/debug"
 	"testing"
@@ -25,4 +26,67 @@ func BenchmarkMainJob(b *testing.B) {
 		code, _, errOut := runCLI("--topo", "4x8x4", "--workload", "resnet50", "--other-regime=false", "--format", "json")
 		require.Equal(b, 0, code, errOut)
 	}
+}
+
+// BenchmarkNonFoldable are runs where one NPU cannot stand for all, so
+// every NPU's endpoint and links are simulated: ASTRA-sim 1.0's
+// ResNet-50 file on 4x8x4 with --full on each endpoint (one iteration),
+// an all-reduce on a 1024-NPU two-tier switch fabric on each endpoint,
+// and ResNet-50 training on the DGX-1 with the five systems. Each
+// reports the simulator's events per run and per second, as the command
+// prints them; peak memory is scripts/performance.sh's (its "full" rows),
+// since a benchmark's process holds every run before it. One at a time,
+// minutes each:
+//
+//	go test ./cmd/acemu -run '^$' -bench 'NonFoldable/astra-4x8x4-full-ideal' -benchtime 1x
+func BenchmarkNonFoldable(b *testing.B) {
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(gcPercent))
+	}
+	astra := "../../testdata/astrasim/Resnet50_DataParallel.txt"
+	type bench struct {
+		name string
+		args []string
+	}
+	var cases []bench
+	for _, sys := range []string{"ideal", "baseline-commopt", "ace"} {
+		cases = append(cases, bench{"astra-4x8x4-full-" + sys,
+			[]string{"--workload", astra, "--topo", "4x8x4", "--systems", sys, "--full", "--iterations", "1"}})
+	}
+	for _, sys := range []string{"ideal", "baseline-commopt", "ace"} {
+		cases = append(cases, bench{"switch-32x32-allreduce-1MiB-" + sys,
+			[]string{"collective", "--topo", "switch:32x32", "--system", sys, "--size", "1MiB"}})
+	}
+	cases = append(cases, bench{"dgx1-resnet50-five-systems", []string{"--topo", "dgx1", "--other-regime=false"}})
+	for _, tc := range cases {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			var events uint64
+			for b.Loop() {
+				code, out, errOut := runCLI(append(tc.args, "--format", "json")...)
+				require.Equal(b, 0, code, errOut)
+				events += eventsOf(b, out)
+			}
+			b.ReportMetric(float64(events)/float64(b.N), "events/op")
+			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
+}
+
+// eventsOf sums the simulator events of a run's JSON output: one
+// "events" for a collective, one per system for the comparator.
+func eventsOf(b *testing.B, out string) uint64 {
+	var r struct {
+		Events  uint64 `json:"events"`
+		Systems []struct {
+			Events uint64 `json:"events"`
+		} `json:"systems"`
+	}
+	require.NoError(b, json.Unmarshal([]byte(out), &r))
+	n := r.Events
+	for _, s := range r.Systems {
+		n += s.Events
+	}
+	require.NotZero(b, n, "the run reported no events")
+	return n
 }
