@@ -32,10 +32,9 @@ import (
 // must save at least 10 % of CPU on both the folded main job and the
 // --full target to be kept, since it multiplies peak memory. 400, chosen
 // on older code (ResNet-50 on 2048 NPUs 13.6 → 11.5 s), saves none on the
-// main job today
-// (median 9.28 against 9.15 CPU-s at 82 against 44 MB, three runs each,
-// alternated) and cost the --full runs memory (157 MB of heap at 31 MB
-// live on 4x4x4) and CPU (fresh memory for every message).
+// main job today (median 9.28 against 9.15 CPU-s, three runs each
+// alternated, at 82 against 44 MB of RSS) and makes the --full runs hold
+// five times their live heap (188 against 93–99 MB of RSS on 4x4x4).
 const gcPercent = 100
 
 // memoryLimit is the heap size, when GOMEMLIMIT is not set, past which the
