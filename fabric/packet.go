@@ -23,7 +23,14 @@ type Message struct {
 // NewMessage returns a message of n bytes from src to dst, cut into packets
 // of at most PacketBytes.
 func NewMessage(src, dst int, n int64) *Message {
-	return &Message{Src: int32(src), Dst: int32(dst), Bytes: n, Packets: int32(PacketCount(n))}
+	m := MakeMessage(src, dst, n)
+	return &m
+}
+
+// MakeMessage is NewMessage as a value, for a sender that keeps its
+// messages inside its own records (one allocation, not two).
+func MakeMessage(src, dst int, n int64) Message {
+	return Message{Src: int32(src), Dst: int32(dst), Bytes: n, Packets: int32(PacketCount(n))}
 }
 
 // The sub-steps that send a message (Message.Sub).

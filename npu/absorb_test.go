@@ -77,11 +77,13 @@ type absorbResult struct {
 	ends                     []rtl.Cycle
 	absorbed, trains, atOnce int64
 	drains, closed           int64
+	programs                 int // programs whose Info the engine derived
 }
 
 // absorbTrace runs c with per-packet events (arrivals and starts) or
-// without; ok is false for a configuration the algorithms refuse.
-func absorbTrace(t *testing.T, c absorbRun, perPacket bool) (res absorbResult, ok bool) {
+// without, on an engine set up further by each of with; ok is false for a
+// configuration the algorithms refuse.
+func absorbTrace(t *testing.T, c absorbRun, perPacket bool, with ...func(*Engine)) (res absorbResult, ok bool) {
 	s, err := torus.Parse(c.topo)
 	require.NoError(t, err)
 	var plans []*collectives.Plan
@@ -111,6 +113,9 @@ func absorbTrace(t *testing.T, c absorbRun, perPacket bool) (res absorbResult, o
 		byNPU[e.NPU] = append(byNPU[e.NPU], fmt.Sprintf("%d %d npu %d c%d p%d o%d", e.Kind, e.Cycle, e.NPU, e.Chunk, e.Phase, e.Op))
 	})})
 	require.NoError(t, err)
+	for _, f := range with {
+		f(e)
+	}
 	e.SetOrder(afi.FIFO)
 	if c.lifo {
 		e.SetOrder(afi.LIFO)
@@ -130,6 +135,7 @@ func absorbTrace(t *testing.T, c absorbRun, perPacket bool) (res absorbResult, o
 		res.closed += c.Closed
 		res.atOnce += c.AtOnce
 	}
+	res.programs = len(e.r.info)
 	slices.Sort(res.packets)
 	res.ops = slices.Concat(byNPU...)
 	return res, true

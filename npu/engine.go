@@ -61,6 +61,9 @@ func newEngine(k *rtl.Kernel, net *fabric.Network, m *machine.Machine, cfg Ideal
 		}
 		n = 1
 	}
+	if f, folds := m.Folder(); folds && !net.Folded() && cfg.Data == nil {
+		r.folder = f
+	}
 	r.nodes = make([]*node, n)
 	eps := make([]fabric.Endpoint, n)
 	for i := range r.nodes {
@@ -107,6 +110,7 @@ func (e *Engine) IssueWith(now rtl.Cycle, plan *collectives.Plan, o afi.IssueOpt
 	co := r.colls.Add(plan, len(r.nodes), r.chunks, o.Done, o.Chunk)
 	prio := r.order.Key(o.Priority, co.ID)
 	r.chunks += int32(nc)
+	shared := r.folder != nil && !r.ownPrograms && collectives.CheckEquivariant(plan) == nil
 	for _, nd := range r.nodes {
 		nd.chunks = append(nd.chunks, make([]*chunkState, nc)...)
 	}
@@ -114,7 +118,7 @@ func (e *Engine) IssueWith(now rtl.Cycle, plan *collectives.Plan, o afi.IssueOpt
 		for _, nd := range r.nodes {
 			for c := 0; c < nc; c++ {
 				g := co.First + int32(c)
-				cs := &chunkState{Chunk: xcore.NewChunk(co, int32(c)), prio: prio}
+				cs := &chunkState{Chunk: xcore.NewChunk(co, int32(c)), prio: prio, shared: shared}
 				if r.cfg.Data != nil {
 					cs.Vals = r.cfg.Data.Init(co.ID, nd.id, c)
 				}

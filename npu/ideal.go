@@ -2,6 +2,7 @@ package npu
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -110,13 +111,28 @@ type run struct {
 	// launch is the baseline library's launch (Library.LaunchCycles): a
 	// collective's chunks start this long after its issue.
 	launch rtl.Cycle
+	// folder is the machine's translations, when it has them, on a full
+	// network: chunks of an equivariant plan then run NPU 0's programs
+	// with their peers displaced (chunkState.shared).
+	folder machine.Folder
+	// ownPrograms: every NPU runs its own programs even where they could
+	// be shared (tests compare the two).
+	ownPrograms bool
 }
 
 // chunkState is one chunk's progress on one NPU: the executor core's
 // (xcore.Chunk) and what this executor adds.
 type chunkState struct {
 	xcore.Chunk
-	prio    int64             // its collective's port priority: port queues serve lower values first
+	prio int64 // its collective's port priority: port queues serve lower values first
+	// shared: the chunk runs NPU 0's programs, every NPU's being NPU 0's
+	// translated (collectives.CheckEquivariant), with each peer displaced
+	// by the NPU's id on use (node.peer), so that the NPUs of a full
+	// network share one copy of the programs and of what is derived from
+	// them (xcore.Info). Only when the run carries no data: programs
+	// that translate have the same lengths, peers, ports and data flow,
+	// not the same data offsets.
+	shared  bool
 	pending map[int32][]int64 // values of received messages not yet applied
 	early   []earlyMsg        // messages for later phases that came first
 }
@@ -128,6 +144,7 @@ type earlyMsg struct {
 
 // outMsg is a message waiting for, or in, a port.
 type outMsg struct {
+	m     fabric.Message // the message msg points to: one allocation for both
 	msg   *fabric.Message
 	next  int32 // next packet to send
 	chunk int32
@@ -206,7 +223,11 @@ func (nd *node) enterPhase(now rtl.Cycle, c, ph int32) {
 		nd.chunks[c] = nil
 		return
 	}
-	cs.Load(nd.id, nd.r.info)
+	if cs.shared {
+		cs.Load(0, nd.r.info)
+	} else {
+		cs.Load(nd.id, nd.r.info)
+	}
 	prog := cs.Prog
 	if cs.Ops.Remaining == 0 {
 		nd.enterPhase(now, c, ph+1)
@@ -242,11 +263,13 @@ func (nd *node) enterPhase(now rtl.Cycle, c, ph int32) {
 func (nd *node) issue(now rtl.Cycle, c, i int32) {
 	cs := nd.chunks[c]
 	op := &cs.Prog.Ops[i]
-	m := fabric.NewMessage(nd.id, int(op.Peer), op.Data.Len)
+	peer := nd.peer(cs, op)
+	om := &outMsg{m: fabric.MakeMessage(nd.id, int(peer), op.Data.Len), chunk: c, op: i, reads: 1}
+	m := &om.m
+	om.msg = m
 	m.Coll, m.Chunk, m.Phase, m.Op = int32(cs.Coll.ID), c, cs.Phase, op.Match
-	reads := int64(1)
 	if r := cs.Info.Flow.ForwardOf; nd.r.reads && r != nil && r[i] >= 0 && cs.Prog.Ops[r[i]].Reduce && !cs.Info.Flow.Store[r[i]] {
-		reads = 2 // the SMs reduce as they forward: local and received operands
+		om.reads = 2 // the SMs reduce as they forward: local and received operands
 	}
 	if cs.Vals != nil {
 		m.Values = collectives.Gather(cs.Vals, cs.Prog.View, op.Data)
@@ -257,11 +280,19 @@ func (nd *node) issue(now rtl.Cycle, c, i int32) {
 	}
 	pidx := int(op.Port)
 	if op.Port == collectives.RouteXYZ {
-		pidx, _ = nd.r.shape.NextPort(nd.id, int(op.Peer))
+		pidx, _ = nd.r.shape.NextPort(nd.id, int(peer))
 	}
 	nd.r.seq++
-	nd.ports[pidx].queue.Push(&outMsg{msg: m, chunk: c, op: i, reads: reads}, cs.prio, nd.r.seq)
+	nd.ports[pidx].queue.Push(om, cs.prio, nd.r.seq)
 	nd.pump(now, pidx)
+}
+
+// peer is the NPU op of chunk cs's program sends to or receives from.
+func (nd *node) peer(cs *chunkState, op *collectives.Op) int32 {
+	if cs.shared {
+		return int32(nd.r.folder.Displace(int(op.Peer), nd.id))
+	}
+	return op.Peer
 }
 
 // pump moves packets into port p's link while it takes them: packets passing
@@ -429,7 +460,16 @@ func (r *run) stuck() error {
 			if cs == nil {
 				continue
 			}
-			waits := cs.Ops.Waits(cs.Prog, func(i int, op *collectives.Op) string {
+			prog := cs.Prog
+			if cs.shared { // this NPU's program: NPU 0's, its peers displaced
+				own := *prog
+				own.NPU, own.Ops = nd.id, slices.Clone(prog.Ops)
+				for i := range own.Ops {
+					own.Ops[i].Peer = nd.peer(cs, &prog.Ops[i])
+				}
+				prog = &own
+			}
+			waits := cs.Ops.Waits(prog, func(i int, op *collectives.Op) string {
 				if op.Kind == collectives.Recv {
 					return fmt.Sprintf("op %d waits for a message from NPU %d", i, op.Peer)
 				}

@@ -78,13 +78,20 @@ const ClassPorts = 16
 // event is one scheduled call. key is the event's class in its top byte and
 // the global order of scheduling below: it breaks ties between events due at
 // the same cycle, lower class first, then earlier scheduled, earlier run.
-// Events are values; nothing is allocated per event in steady state.
+// Events are values; nothing is allocated per event in steady state. An
+// event in the wheel is due at its bucket's cycle, so it does not carry
+// its cycle (40 bytes, not 48); one in the far heap does (farEvent).
 type event struct {
-	at   Cycle
 	key  uint64
 	h    Handler
-	kind int32
 	arg  int64
+	kind int32
+}
+
+// farEvent is an event due at cycle at, beyond the wheel.
+type farEvent struct {
+	at Cycle
+	event
 }
 
 const seqBits = 56
@@ -101,6 +108,13 @@ const (
 )
 
 // Kernel is a single-threaded discrete-event scheduler with integer time.
+//
+// Its memory is sized by the events in flight, not by the run: a bucket
+// holds an array only while it has events, and gives it back to a pool of
+// arrays by size (bucketPool) when its cycle has run. (Before, every
+// bucket kept the largest array it ever needed: a full run on 64 NPUs held
+// room for 408 840 events in its wheel with never more than 1 153
+// pending.)
 //
 // Events due less than wheelSize cycles ahead go into a timing wheel: one
 // bucket per cycle, kept in (class, seq) order. The usual event, scheduled
@@ -125,13 +139,13 @@ type Kernel struct {
 	// late holds, per bucket, the events scheduled out of key order (of a
 	// lower class than the bucket's last) and those come from the far
 	// heap: merged in when its turn comes.
-	late    [wheelSize][]event
-	scratch []event
-	occ     [wheelSize / 64]uint64 // bit i set: bucket i is not empty
-	near    int                    // events in the wheel
-	far     farHeap
-	ran     uint64
-	halted  bool
+	late   [wheelSize][]event
+	pool   bucketPool
+	occ    [wheelSize / 64]uint64 // bit i set: bucket i is not empty
+	near   int                    // events in the wheel
+	far    farHeap
+	ran    uint64
+	halted bool
 	// The watchdog: progressAt is Events() when the model last reported
 	// progress; a run that goes StallEvents events past it stops, stalled.
 	progressAt uint64
@@ -242,30 +256,30 @@ func (k *Kernel) ScheduleClass(at Cycle, c Class, h Handler, kind int32, arg int
 		return
 	}
 	k.seq++
-	ev := event{at: at, key: uint64(c)<<seqBits | k.seq, h: h, kind: kind, arg: arg}
+	ev := event{key: uint64(c)<<seqBits | k.seq, h: h, kind: kind, arg: arg}
 	if at-k.now < wheelSize {
 		i := int(at & wheelMask)
 		b := k.wheel[i]
 		switch n := len(b); {
 		case n == 0 || b[n-1].key < ev.key:
-			k.wheel[i] = append(b, ev)
+			k.wheel[i] = k.pool.append(b, ev)
 		case at == k.now:
-			k.wheel[i] = insertEvent(b, ev, k.runPos) // among the events not yet run
+			k.wheel[i] = k.insertEvent(b, ev, k.runPos) // among the events not yet run
 		case n < lateFrom:
-			k.wheel[i] = insertEvent(b, ev, 0)
+			k.wheel[i] = k.insertEvent(b, ev, 0)
 		default:
-			k.late[i] = append(k.late[i], ev)
+			k.late[i] = k.pool.append(k.late[i], ev)
 		}
 		k.occ[i>>6] |= 1 << (uint(i) & 63)
 		k.near++
 		return
 	}
-	heap.Push(&k.far, ev)
+	heap.Push(&k.far, farEvent{at, ev})
 }
 
 // insertEvent puts ev into the bucket b, kept in key order from index lo on.
-func insertEvent(b []event, ev event, lo int) []event {
-	b = append(b, ev)
+func (k *Kernel) insertEvent(b []event, ev event, lo int) []event {
+	b = k.pool.append(b, ev)
 	j := len(b) - 1
 	for j > lo && b[j-1].key > ev.key {
 		b[j] = b[j-1]
@@ -280,7 +294,7 @@ func (k *Kernel) mergeLate(i int) {
 	late := k.late[i]
 	slices.SortFunc(late, func(a, b event) int { return cmp.Compare(a.key, b.key) })
 	b := k.wheel[i]
-	out := k.scratch[:0]
+	out := k.pool.get(len(b) + len(late))
 	x, y := 0, 0
 	for x < len(b) && y < len(late) {
 		if b[x].key < late[y].key {
@@ -294,8 +308,9 @@ func (k *Kernel) mergeLate(i int) {
 	out = append(append(out, b[x:]...), late[y:]...)
 	clear(late)
 	clear(b)
-	k.late[i] = late[:0]
-	k.wheel[i], k.scratch = out, b[:0]
+	k.pool.put(late)
+	k.pool.put(b)
+	k.late[i], k.wheel[i] = nil, out
 }
 
 // After schedules h at now+delay.
@@ -356,7 +371,7 @@ func (k *Kernel) RunUntil(limit Cycle) Cycle {
 		}
 		i := int(t & wheelMask)
 		for len(k.far) > 0 && k.far[0].at == t {
-			k.late[i] = append(k.late[i], heap.Pop(&k.far).(event))
+			k.late[i] = k.pool.append(k.late[i], heap.Pop(&k.far).(farEvent).event)
 			k.near++
 		}
 		if len(k.late[i]) > 0 {
@@ -377,7 +392,8 @@ func (k *Kernel) RunUntil(limit Cycle) Cycle {
 			ev.h.Handle(t, ev.kind, ev.arg)
 		}
 		k.runPos = 0
-		k.wheel[i] = k.wheel[i][:0]
+		k.pool.put(k.wheel[i])
+		k.wheel[i] = nil
 		k.occ[i>>6] &^= 1 << (uint(i) & 63)
 	}
 	return k.now
@@ -420,8 +436,59 @@ func (k *Kernel) nextOccupied() (int, bool) {
 	return 0, false
 }
 
+// bucketPool keeps the arrays of buckets that have no events, by size: a
+// power of two from minBucket events, class c holding arrays of
+// minBucket << c.
+type bucketPool struct {
+	free [40][][]event
+}
+
+// minBucket is the smallest array a bucket holds.
+const minBucket = 8
+
+// class is the class of arrays of capacity n, a power of two from
+// minBucket.
+func bucketClass(n int) int { return bits.Len(uint(n/minBucket)) - 1 }
+
+// get returns an empty array with room for n events: a pooled one, or a
+// new one.
+func (p *bucketPool) get(n int) []event {
+	size := max(minBucket, 1<<bits.Len(uint(n-1)))
+	c := bucketClass(size)
+	if f := p.free[c]; len(f) > 0 {
+		b := f[len(f)-1]
+		f[len(f)-1] = nil
+		p.free[c] = f[:len(f)-1]
+		return b
+	}
+	return make([]event, 0, size)
+}
+
+// put gives b's array back to the pool (nothing for none). Its events
+// have run or been copied, their handlers cleared.
+func (p *bucketPool) put(b []event) {
+	if cap(b) == 0 {
+		return
+	}
+	c := bucketClass(cap(b))
+	p.free[c] = append(p.free[c], b[:0])
+}
+
+// append is append(b, ev), growing into an array of twice the room from
+// the pool and giving b's back.
+func (p *bucketPool) append(b []event, ev event) []event {
+	if len(b) == cap(b) {
+		nb := p.get(len(b) + 1)
+		nb = append(nb, b...)
+		clear(b)
+		p.put(b)
+		b = nb
+	}
+	return append(b, ev)
+}
+
 // farHeap orders far events by (cycle, class, seq).
-type farHeap []event
+type farHeap []farEvent
 
 func (h farHeap) Len() int { return len(h) }
 func (h farHeap) Less(i, j int) bool {
@@ -431,7 +498,7 @@ func (h farHeap) Less(i, j int) bool {
 	return h[i].key < h[j].key
 }
 func (h farHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *farHeap) Push(x any)   { *h = append(*h, x.(event)) }
+func (h *farHeap) Push(x any)   { *h = append(*h, x.(farEvent)) }
 func (h *farHeap) Pop() any {
 	old := *h
 	ev := old[len(old)-1]

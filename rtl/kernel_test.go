@@ -407,3 +407,42 @@ func TestWatchStops(t *testing.T) {
 	k.Run()
 	require.Equal(t, []Cycle{10, 20}, got)
 }
+
+// held is the room for events the kernel's buckets, late lists and pool
+// hold.
+func (k *Kernel) held() int {
+	n := 0
+	for i := range k.wheel {
+		n += cap(k.wheel[i]) + cap(k.late[i])
+	}
+	for _, f := range k.pool.free {
+		for _, b := range f {
+			n += cap(b)
+		}
+	}
+	return n
+}
+
+// The kernel's memory follows the events in flight, not the run: a burst
+// of 1000 events in each of 1024 cycles in turn (each cycle's events
+// schedule the next cycle's, so at most 2000 are pending) leaves room for
+// a few thousand events, not for 1000 in every bucket of the wheel
+// (1024 × 1000, as when each bucket kept the largest array it had needed).
+func TestKernelMemoryFollowsEventsInFlight(t *testing.T) {
+	const burst, cycles = 1000, wheelSize
+	k := NewKernel()
+	var h HandlerFunc
+	h = func(now Cycle, kind int32, arg int64) {
+		if arg == 0 && now < cycles {
+			for i := range burst {
+				k.Schedule(now+1, h, 0, int64(i))
+			}
+		}
+	}
+	k.Schedule(0, h, 0, 0)
+	k.Run()
+	require.Equal(t, uint64(1+burst*cycles), k.Events())
+	// Two bursts pending at once, each in an array of at most twice its
+	// events (powers of two), and as much again in the pool.
+	require.LessOrEqual(t, k.held(), 4*2*burst*2)
+}

@@ -26,17 +26,20 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// gcPercent is the garbage collector's target when GOGC is not set: a
-// simulation allocates many short-lived values (programs, messages) over a
-// small live heap (tens of MB), where Go's default of 100 would collect
-// thousands of times a run; 400 lets the heap grow to five times what is
-// live between collections (measured: ResNet-50 on 2048 NPUs 13.6 → 11.5 s
-// at 20 → 36 MB; the main job 2.3–2.7 → 2.1 s at 26 → 78 MB).
-const gcPercent = 400
+// gcPercent is the garbage collector's target when GOGC is not set: Go's
+// default, the heap grows to twice what is live between collections. The
+// rule (docs/performance.md, "The collector's target"): a larger target
+// must save at least 10 % of CPU on both the folded main job and the
+// --full target to be kept, since it multiplies peak memory. 400, chosen
+// on older code (ResNet-50 on 2048 NPUs 13.6 → 11.5 s), saves none on the
+// main job today (median 9.28 against 9.15 CPU-s, three runs each
+// alternated, at 82 against 44 MB of RSS) and makes the --full runs hold
+// five times their live heap (188 against 93–99 MB of RSS on 4x4x4).
+const gcPercent = 100
 
 // memoryLimit is the heap size, when GOMEMLIMIT is not set, past which the
-// garbage collector works harder rather than let the heap grow to five
-// times what is live (gcPercent): 1.5 GiB, so that a run whose live data
+// garbage collector works harder rather than let the heap grow to twice
+// what is live (gcPercent): 1.5 GiB, so that a run whose live data
 // stays inside the limits of docs/bad-input.md ("Limits") stays under
 // 2 GB. Measured: --timeseries over 4 × 10^5 windows with five systems,
 // 45 MB live, reached 284 MB of RSS at GOGC 400 alone and 107 MB with a
