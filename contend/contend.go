@@ -194,6 +194,10 @@ type NPU struct {
 	gen       int64
 	done      func(rtl.Cycle)
 	started   rtl.Cycle
+	// perTransfer: the watchers keep every transfer apart, the reference
+	// joined transfers are compared with (watcher.started).
+	perTransfer bool
+	joined      int64 // transfers the watchers joined to the one before
 }
 
 // New returns the sharing of one NPU driven by k.
@@ -467,11 +471,12 @@ type watcher struct {
 	part  *big.Rat // the rest of ended transfers looked at while under way
 }
 
-// transfer is one of them: its span in units of 1/num cycle from cycle
-// base, its bytes, and the bytes already counted (nil: none).
+// transfer is one of them, or several back to back at one rate (started
+// joins them): its span in units of 1/num cycle from cycle base, its
+// bytes, and the bytes already counted (nil: none).
 type transfer struct {
-	base, start, end, num, bytes int64
-	counted                      *big.Rat
+	base, start, end, num, den, bytes int64
+	counted                           *big.Rat
 }
 
 // endedBy reports whether the transfer has ended by cycle now. It compares
@@ -484,9 +489,28 @@ func (tr *transfer) endedBy(now int64) bool {
 
 // started records a transfer, first setting aside those already over, so
 // that the queue holds only transfers under way or to come.
+//
+// A transfer that starts the instant the last one queued ends, at the
+// same rate and from the same base, joins it: a serializer's transfer of
+// n bytes spans n × Den units (rtl.Serializer.Start), so over transfers
+// back to back at one rate the bytes moved by any instant are (instant −
+// start) / Den, which is what commUsed works out for the joined transfer
+// (its share of the span gone by, times its bytes): the same exact
+// rationals as transfer by transfer, with one entry for a stretch of
+// packets instead of one each. A joined transfer ends when its last part
+// does, and its parts ended before are counted then, as bytes moved by
+// that instant, which commUsed has counted already or counts then.
 func (w *watcher) started(base rtl.Cycle, start, end int64, r rtl.Rate, bytes int64) {
 	w.retire(int64(w.n.k.Now()))
-	w.q = append(w.q, transfer{base: int64(base), start: start, end: end, num: r.Num, bytes: bytes})
+	if n := len(w.q); n > w.head && !w.n.perTransfer {
+		if tr := &w.q[n-1]; tr.end == start && tr.base == int64(base) && tr.num == r.Num && tr.den == r.Den {
+			tr.end = end
+			tr.bytes += bytes
+			w.n.joined++
+			return
+		}
+	}
+	w.q = append(w.q, transfer{base: int64(base), start: start, end: end, num: r.Num, den: r.Den, bytes: bytes})
 }
 
 // retire moves the transfers ended by cycle now out of the queue, keeping

@@ -225,6 +225,11 @@ func (n *Network) endpoint(eps []Endpoint, node int) Endpoint {
 // trains are compared with. Call it before Attach.
 func (n *Network) SetPerPacket(on bool) { n.perPacket = on }
 
+// PerPacket reports whether SetPerPacket asked for every packet by an
+// event of its own: endpoints that spare events of their own (the
+// baseline's, npu) keep them too, for the same comparison.
+func (n *Network) PerPacket() bool { return n.perPacket }
+
 // In returns the links arriving at npu, in the order of the ports they
 // leave their senders by (the same order on every NPU), those from
 // switches last, in the order they were added; on a folded network, every

@@ -10,6 +10,7 @@ import (
 	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/machine"
 	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/torus"
@@ -84,21 +85,50 @@ type absorbResult struct {
 // without, on an engine set up further by each of with; ok is false for a
 // configuration the algorithms refuse.
 func absorbTrace(t *testing.T, c absorbRun, perPacket bool, with ...func(*Engine)) (res absorbResult, ok bool) {
+	ideal := func(k *rtl.Kernel, net *fabric.Network, m *machine.Machine, obs observe.Observer) (*Engine, error) {
+		return NewIdealEngine(k, net, m, IdealConfig{ProcessCycles: 1, Observer: obs})
+	}
+	res, net, _, ok := traceRun(t, c, perPacket, ideal, nil, with...)
+	if !ok {
+		return res, false
+	}
+	for _, l := range net.Links {
+		res.absorbed += l.Absorbed()
+		c := l.Trains()
+		res.trains += c.Trains
+		res.drains += c.Drains
+		res.closed += c.Closed
+		res.atOnce += c.AtOnce
+	}
+	return res, true
+}
+
+// engineMaker makes the engine a traced run uses, with obs its observer.
+type engineMaker func(k *rtl.Kernel, net *fabric.Network, m *machine.Machine, obs observe.Observer) (*Engine, error)
+
+// traceRun runs c on the engine mk makes, with per-packet events or
+// without, after before (if not nil) has scheduled what it adds: the
+// packets sent and received on every link (sorted: a spared arrival is
+// reported when its packet is sent, a train's packets when its events are
+// done), each NPU's op events in order and each collective's end, with
+// the network and the kernel, on an engine set up further by each of
+// with; ok is false for a configuration the algorithms refuse.
+func traceRun(t *testing.T, c absorbRun, perPacket bool, mk engineMaker, before func(*rtl.Kernel, *Engine), with ...func(*Engine)) (res absorbResult, net *fabric.Network, k *rtl.Kernel, ok bool) {
 	s, err := torus.Parse(c.topo)
 	require.NoError(t, err)
 	var plans []*collectives.Plan
 	for _, p := range c.plans {
 		plan, err := collectives.NewPlan(collectives.Config{Machine: s.Machine(), Op: p.op, MessageBytes: p.msg}, p.alg, p.size, p.chunk)
 		if err != nil {
-			return res, false // a size or shape the algorithm refuses
+			return res, nil, nil, false // a size or shape the algorithm refuses
 		}
 		if c.folded && collectives.CheckEquivariant(plan) != nil {
-			return res, false
+			return res, nil, nil, false
 		}
 		plans = append(plans, plan)
 	}
-	k := rtl.NewKernel()
-	net, err := torus.Build(k, s, c.links, c.folded)
+	k = rtl.NewKernel()
+	net, err = torus.Build(k, s, c.links, c.folded)
 	require.NoError(t, err)
 	net.SetPerPacket(perPacket)
 	net.SetObserver(observe.Func(func(e observe.Event) {
@@ -109,9 +139,9 @@ func absorbTrace(t *testing.T, c absorbRun, perPacket bool, with ...func(*Engine
 	// NPU's against another's: they do not interact within a cycle); each
 	// NPU's own sequence must be the same.
 	byNPU := make([][]string, s.N())
-	e, err := NewIdealEngine(k, net, s.Machine(), IdealConfig{ProcessCycles: 1, Observer: observe.Func(func(e observe.Event) {
+	e, err := mk(k, net, s.Machine(), observe.Func(func(e observe.Event) {
 		byNPU[e.NPU] = append(byNPU[e.NPU], fmt.Sprintf("%d %d npu %d c%d p%d o%d", e.Kind, e.Cycle, e.NPU, e.Chunk, e.Phase, e.Op))
-	})})
+	}))
 	require.NoError(t, err)
 	for _, f := range with {
 		f(e)
@@ -125,20 +155,15 @@ func absorbTrace(t *testing.T, c absorbRun, perPacket bool, with ...func(*Engine
 		at += c.issueGaps[i]
 		require.NoError(t, e.Issue(at, plan, func(now rtl.Cycle) { res.ends = append(res.ends, now) }))
 	}
+	if before != nil {
+		before(k, e)
+	}
 	k.Run()
 	require.NoError(t, e.Stuck())
-	for _, l := range net.Links {
-		res.absorbed += l.Absorbed()
-		c := l.Trains()
-		res.trains += c.Trains
-		res.drains += c.Drains
-		res.closed += c.Closed
-		res.atOnce += c.AtOnce
-	}
 	res.programs = len(e.r.info)
 	slices.Sort(res.packets)
 	res.ops = slices.Concat(byNPU...)
-	return res, true
+	return res, net, k, true
 }
 
 // Sparing arrival events (fabric.Absorber) and moving trains

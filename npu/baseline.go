@@ -133,6 +133,9 @@ type basePath struct {
 	reduces       *rtl.FIFO[reduceJob]
 	reduceWaiting bool      // an evReduceRetry is scheduled
 	step          rtl.Cycle // Library.StepCycles
+	// perPacket: every packet the RX DMA writes ends by an event
+	// (fabric.Network.PerPacket), even one whose end does nothing.
+	perPacket bool
 }
 
 // reduceJob is a reduction whose result is kept, waiting for the SMs.
@@ -154,9 +157,10 @@ func newBasePath(nd *node, r *baseRates, rxLinks []*fabric.Link) *basePath {
 	return &basePath{nd: nd, rxLinks: rxLinks, step: r.lib.StepCycles,
 		memRd: rtl.NewSerializer(r.mem), memWr: rtl.NewSerializer(r.mem),
 		busOut: rtl.NewSerializer(r.bus), busIn: rtl.NewSerializer(r.bus),
-		sm:       rtl.NewSerializer(r.sm),
-		rxFlight: rtl.NewFIFO[fabric.Packet](0),
-		reduces:  rtl.NewFIFO[reduceJob](0),
+		sm:        rtl.NewSerializer(r.sm),
+		rxFlight:  rtl.NewFIFO[fabric.Packet](0),
+		reduces:   rtl.NewFIFO[reduceJob](0),
+		perPacket: nd.r.net.PerPacket(),
 	}
 }
 
@@ -297,8 +301,17 @@ func (b *basePath) rxPump(now rtl.Cycle) {
 		}
 		l.Receive()
 		b.memWrite += n
-		b.rxFlight.Push(nd.r.shape.Arrived(nd.r.net, l, pkt))
-		nd.r.k.Schedule(end, nd, evRxDone, 0)
+		// The write's end matters for a message's last packet (the
+		// message is in) and a packet for another NPU (it goes on); for
+		// any other packet its end does nothing (evRxDone), so it needs
+		// no event. Writes end in the order they start (the bus and the
+		// memory's write side each serve in order), so the packets in
+		// flight stay a FIFO.
+		pkt = nd.r.shape.Arrived(nd.r.net, l, pkt)
+		if b.perPacket || pkt.Last() || nd.r.shape.PacketDst(pkt) != nd.id {
+			b.rxFlight.Push(pkt)
+			nd.r.k.Schedule(end, nd, evRxDone, 0)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -29,7 +30,8 @@ import (
 // the run leaves there is pinned beside that of its standard output (but
 // PNG figures, whose SVG twins are pinned, and a sweep's empty lock file).
 // JSON, printed or written, is hashed as canonicalJSON leaves it; every
-// other output byte for byte.
+// other output byte for byte but its count of simulator events
+// (withoutEvents).
 
 // printPins says whether to print the pins as they are now.
 var printPins = os.Getenv("ACEMU_PRINT_PINS") != ""
@@ -49,11 +51,16 @@ func canonicalJSON(b []byte) (any, []byte, error) {
 	return doc, out, err
 }
 
-// dropEvents deletes every "events" key below v.
+// dropEvents deletes every "events" key below v, and the SHA-256 of a
+// stored sweep point (the hash of its record, events and all; the record
+// itself stays).
 func dropEvents(v any) {
 	switch x := v.(type) {
 	case map[string]any:
 		delete(x, "events")
+		if _, ok := x["point"]; ok {
+			delete(x, "sha256")
+		}
 		for _, e := range x {
 			dropEvents(e)
 		}
@@ -62,6 +69,42 @@ func dropEvents(v any) {
 			dropEvents(e)
 		}
 	}
+}
+
+// withoutEvents is a table or CSV output without its count of simulator
+// events, the engine's work and not a result, as canonicalJSON leaves
+// JSON: a table's "simulation events" row keeps its label alone, and a
+// CSV whose header has an "events" column has that column empty. Any
+// other output is b itself.
+func withoutEvents(b []byte) ([]byte, error) {
+	const label = "simulation events"
+	lines := bytes.Split(b, []byte("\n"))
+	for i, l := range lines {
+		if j := bytes.Index(l, []byte(label)); j >= 0 {
+			lines[i] = l[:j+len(label)]
+		}
+	}
+	b = bytes.Join(lines, []byte("\n"))
+	header, _, _ := bytes.Cut(b, []byte("\n"))
+	col := slices.Index(strings.Split(string(header), ","), "events")
+	if col < 0 {
+		return b, nil
+	}
+	r := csv.NewReader(bytes.NewReader(b))
+	r.FieldsPerRecord = -1
+	rows, err := r.ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	for _, row := range rows {
+		if col < len(row) {
+			row[col] = ""
+		}
+	}
+	var out bytes.Buffer
+	w := csv.NewWriter(&out)
+	err = w.WriteAll(rows)
+	return out.Bytes(), err
 }
 
 // sha256Hex is the SHA-256 of b in hex.
@@ -113,7 +156,9 @@ func pinnedRun(t *testing.T, args []string) ([]int64, map[string]string) {
 	}
 	code, out, errOut := runCLI(args...)
 	require.Equal(t, 0, code, errOut)
-	shas := map[string]string{"stdout": sha256Hex([]byte(out))}
+	plain, err := withoutEvents([]byte(out))
+	require.NoError(t, err)
+	shas := map[string]string{"stdout": sha256Hex(plain)}
 	var cycles []int64
 	if strings.HasPrefix(out, "{") {
 		var doc map[string]any
@@ -133,9 +178,12 @@ func pinnedRun(t *testing.T, args []string) ([]int64, map[string]string) {
 			return err
 		}
 		if filepath.Ext(path) == ".json" {
-			if _, b, err = canonicalJSON(b); err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
+			_, b, err = canonicalJSON(b)
+		} else {
+			b, err = withoutEvents(b)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
 		}
 		shas[filepath.ToSlash(name)] = sha256Hex(b)
 		return nil
@@ -463,8 +511,8 @@ func TestPinnedCommandOutputs(t *testing.T) {
 		{[]string{"sweep", "--workload", "dlrm", "--topo", "4x2x2", "--set", "ace.fsms=8,16", "--systems", "ace,ideal", "--format", "json", "--out", "@/sweep"}, nil, map[string]string{
 			"stdout":                   "a7843393e6b15cc4b94493f047f8d41b35252e20dcc04e44e2afd11893ac6ca2",
 			"sweep/aggregate.csv":      "9e269c0a6ee5facb415b6d0b1f1f771e0d5319e6b35a6968be6b6f98ba9e13d2",
-			"sweep/points/000000.json": "4a59ae5b0e338ec2c40e0885b6876857773bbd21c1c9ec5a1bdac84c8f8b0872",
-			"sweep/points/000001.json": "33603ab1a47d79f2f017a8b147fa7630ca16bc9bab803decd3995e0b220aeb5a",
+			"sweep/points/000000.json": "c52e83ba4a496304483739c97b62875a5892649392216c674fc6e4b708075d5f",
+			"sweep/points/000001.json": "4d7f7a4e68894192a59b0f55f603082a64d2aa3f3415301b9ec47c5c5d0edad9",
 			"sweep/result.csv":         "f99d73c51a19535fd85e91934487edb81d554dfabbec3c6fe1967adfc8367b44",
 			"sweep/result.json":        "a7843393e6b15cc4b94493f047f8d41b35252e20dcc04e44e2afd11893ac6ca2",
 			"sweep/result.txt":         "3d71f49aa252a687ca576a40d0a8a6db234dc77504b6051e6a366955237ef82d",
@@ -495,8 +543,8 @@ func TestPinnedCommandOutputs(t *testing.T) {
 			"fig11/result.json":              "1bd2847039fa8e2610f58ddd89a3b7eae119d3b4a4ec27da4405a02cd7426f3a",
 			"fig11/result.txt":               "faf197b1fcb7886e2876604e89fff6851601d80bb8c052a9fb25f0d3e3a302ab",
 			"fig11/summary.csv":              "b7d6b4a0cd1b3d425f1a0f5022b7589dc9366578a0e58dbdc4fbe73494eb1a21",
-			"fig11/sweep/points/000000.json": "bbfac218f6e68ca1f7200d4b845329574dd806605723d94a8c31bfe2f3547e13",
-			"fig11/sweep/points/000001.json": "bb40d501eb0e9605c82f3673b49e4a0a6398b3995102bddfb6fc82d22147a825",
+			"fig11/sweep/points/000000.json": "3b2706267805a4a55773591a5af468fe28f3156929b4fa8254ea5df44447cb4e",
+			"fig11/sweep/points/000001.json": "0b5af5f2832b98a1849a22f5f5fb9591c898a87b176c92bfcfdd3646c3fc27e2",
 			"fig11/sweep/sweep.json":         "c4cb356b1228c4804a99590890887ee65aca4894de5723524de5fbc34b499a19",
 			"stdout":                         "1bd2847039fa8e2610f58ddd89a3b7eae119d3b4a4ec27da4405a02cd7426f3a",
 		}},
@@ -526,16 +574,16 @@ func TestPinnedCommandOutputs(t *testing.T) {
 		}},
 		{[]string{"collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "ace", "--trace", "@/trace.json", "--pcap", "@/run.pcap", "--format", "csv"}, nil, map[string]string{
 			"run.pcap":   "5563de845f543365869b884b53aebf2610d67be917f7ec1f5f1eb40453d4a1d1",
-			"stdout":     "64403b9b16d738254f7d49e70dd95ea2ee2be9c65e34f22e837945d31fa75dd4",
+			"stdout":     "013b1405fac04896ddc5ebe1a57a5ab4d513f061b174f2f3f24db76d267d5376",
 			"trace.json": "0d6d6fb6eef295ad9f9261332629c199b2af8deb380465e4dfcbfa37f56283c5",
 		}},
 		{[]string{"collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "baseline-commopt", "--full", "--trace", "@/trace.json", "--trace-npus", "all", "--pcap", "@/run.pcap", "--out", "@/out"}, nil, map[string]string{
 			"out/platform.yaml": "85decfe94d9f8878e29d23bd05e5436a63ed888d719b744c9ee90c04b8df6c77",
-			"out/result.csv":    "280bdde25d2e8ab829d483cefb51b03c01bedef905ec0750195945d04549c875",
+			"out/result.csv":    "4f73230f2b69b7350b404a9be076c97a685332f51b0e138a443c2d5ad3305943",
 			"out/result.json":   "44e4ecb62ee996b6cd3fedcaf45dbd60efb74a0aca557bb30fc0368e03348780",
-			"out/result.txt":    "4bed0e7e5ec634d9f3bb8d0960ffeb3367935ddb0dd63d6a58362058d922884c",
+			"out/result.txt":    "32a6b629471cd000427429eab54c904bc7255b4e98eb7567d0735223e56bcdfb",
 			"run.pcap":          "9fc108cabd1abd985a489d02d159cd37ed4530bab7b8afa2b81f042f7df2b82b",
-			"stdout":            "4bed0e7e5ec634d9f3bb8d0960ffeb3367935ddb0dd63d6a58362058d922884c",
+			"stdout":            "32a6b629471cd000427429eab54c904bc7255b4e98eb7567d0735223e56bcdfb",
 			"trace.json":        "fbc1972f0817a13b3f7d631abba220f79687296df8fa8c4c7b01f2fd5ef0805d",
 		}},
 	})

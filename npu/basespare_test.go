@@ -1,0 +1,98 @@
+package npu
+
+import (
+	"math/big"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/machine"
+	"github.com/acemu/acemu/observe"
+	"github.com/acemu/acemu/rtl"
+	"github.com/stretchr/testify/require"
+)
+
+// baseRun is one random configuration of the baseline endpoint: an
+// absorbRun's network and collectives, the baseline's SMs, memory, bus and
+// library, and the memory rates changing at random cycles as compute's
+// claims would change them beside it (contend.NPU gives the baseline its
+// rates through Engine.SetMemoryRates, docs/memory-system.md).
+type baseRun struct {
+	absorbRun
+	cfg   BaselineConfig
+	rates []rateChange
+}
+
+// rateChange gives communication new memory rates gap cycles after the one
+// before.
+type rateChange struct {
+	gap         rtl.Cycle
+	read, write rtl.Rate
+}
+
+func randomBaseRun(r *rand.Rand) baseRun {
+	run := baseRun{absorbRun: randomAbsorbRun(r)}
+	run.cfg = DefaultBaseline(1+r.IntN(12), big.NewRat(int64(20+r.IntN(900)), 1))
+	run.cfg.BusGBps = big.NewRat(int64(50+r.IntN(600)), 1)
+	if r.IntN(2) == 0 {
+		run.cfg.Library = Library{LaunchCycles: rtl.Cycle(r.IntN(2000)), StepCycles: rtl.Cycle(r.IntN(300))}
+	}
+	rate := func() rtl.Rate { return rtl.Rate{Num: int64(1 + r.IntN(800)), Den: int64(1 + r.IntN(7))} }
+	for i := r.IntN(40); i > 0; i-- {
+		run.rates = append(run.rates, rateChange{gap: rtl.Cycle(r.IntN(4000)), read: rate(), write: rate()})
+	}
+	return run
+}
+
+// baseTrace runs c on the baseline endpoint with an event for every
+// packet (perPacket) or without (traceRun), and returns the events the
+// kernel ran too.
+func baseTrace(t *testing.T, c baseRun, perPacket bool) (res absorbResult, events uint64, ok bool) {
+	base := func(k *rtl.Kernel, net *fabric.Network, m *machine.Machine, obs observe.Observer) (*Engine, error) {
+		cfg := c.cfg
+		cfg.Observer = obs
+		return NewBaselineEngine(k, net, m, cfg)
+	}
+	rates := func(k *rtl.Kernel, e *Engine) {
+		at := rtl.Cycle(0)
+		for _, rc := range c.rates {
+			at += rc.gap
+			k.Schedule(at, rtl.HandlerFunc(func(rtl.Cycle, int32, int64) { e.SetMemoryRates(rc.read, rc.write) }), 0, 0)
+		}
+	}
+	res, _, k, ok := traceRun(t, c.absorbRun, perPacket, base, rates)
+	if !ok {
+		return res, 0, false
+	}
+	return res, k.Events(), true
+}
+
+// The baseline's spared events change nothing: on random configurations
+// (an absorbRun's shapes, algorithms, links and collectives in flight, the
+// baseline's SMs, memory, bus and library, and its memory rates changing
+// as compute beside it changes them) every packet is sent and received at
+// the same cycle on every link, every op event comes in the same order at
+// the same cycle on every NPU, and every collective ends at the same
+// cycle, with fewer events.
+func TestBaselineSparedEventsChangeNothing(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 3))
+	ran, refEvents, gotEvents := 0, uint64(0), uint64(0)
+	for i := 0; i < 200 && ran < 60; i++ {
+		c := randomBaseRun(r)
+		ref, refN, ok := baseTrace(t, c, true)
+		if !ok {
+			continue
+		}
+		got, gotN, _ := baseTrace(t, c, false)
+		require.Equal(t, ref.ends, got.ends, "%+v", c)
+		require.Equal(t, ref.ops, got.ops, "%+v", c)
+		require.Equal(t, ref.packets, got.packets, "%+v", c)
+		require.LessOrEqual(t, gotN, refN, "%+v", c)
+		ran++
+		refEvents += refN
+		gotEvents += gotN
+	}
+	t.Logf("%d configurations, %d events per packet, %d without", ran, refEvents, gotEvents)
+	require.GreaterOrEqual(t, ran, 45)
+	require.Less(t, gotEvents, refEvents)
+}
