@@ -293,6 +293,18 @@ func (w *Workload) Timed() bool {
 	return false
 }
 
+// Issues reports whether any pass of w issues a collective of type t: the
+// algorithm a platform gives t (collectives.*) matters to w only then.
+func (w *Workload) Issues(t CommType) bool {
+	for i := range w.Layers {
+		l := &w.Layers[i]
+		if l.FwdComm.Type == t || l.InGradComm.Type == t || l.WtGradComm.Type == t {
+			return true
+		}
+	}
+	return false
+}
+
 func (w *Workload) validateLayer(l *Layer) error {
 	if l.Name == "" {
 		return errors.New("empty name")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/acemu/acemu/compare"
 	"github.com/acemu/acemu/internal/limited"
 	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/topology"
@@ -197,6 +198,37 @@ func unusedParams(p platform.Platform, what string, prefixes ...string) error {
 			if strings.HasPrefix(q.Key, pre) && q.Get(&p) != q.Get(&d) {
 				return fmt.Errorf("%s = %s: %s does not use it; drop it", q.Key, q.Get(&p), what)
 			}
+		}
+	}
+	return nil
+}
+
+// unusedAlgorithms refuses an algorithm set by collectives.KEY on a
+// command (acemu collective, acemu microcode) that runs one collective
+// with the algorithm --algorithm names: the key would change nothing.
+func unusedAlgorithms(p platform.Platform, command string) error {
+	d := platform.Default()
+	for _, q := range platform.Params() {
+		if v := q.Get(&p); strings.HasPrefix(q.Key, "collectives.") && v != q.Get(&d) {
+			return fmt.Errorf("%s = %s: %s runs its collective with the algorithm --algorithm names (default: %s), not the platform's, so it would change nothing; give --algorithm %s instead",
+				q.Key, v, command, q.Get(&d), v)
+		}
+	}
+	return nil
+}
+
+// unusedByRun refuses a parameter p sets away from its default that the
+// comparison u does not read (compare.Uses.Unused), naming it as given
+// says it was given.
+func unusedByRun(p platform.Platform, u compare.Uses, given workload.Given) error {
+	d := platform.Default()
+	for _, q := range platform.Params() {
+		v := q.Get(&p)
+		if v == q.Get(&d) {
+			continue
+		}
+		if why := u.Unused(q.Key); why != "" {
+			return fmt.Errorf("%s: %s, so it would change nothing; drop it", given(q.Key, v), why)
 		}
 	}
 	return nil

@@ -55,7 +55,7 @@ func runTopology(args []string, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	// The file holds nodes and links (raw bandwidth, latency) only.
-	if err := unusedParams(p, "acemu topology dump", "ace.", "training.", "afi.", "npu.compute_speed", "links.efficiency", "links.tx_buffer", "links.rx_buffer"); err != nil {
+	if err := unusedParams(p, "acemu topology dump", "ace.", "training.", "afi.", "npu.compute_speed", "links.efficiency", "links.tx_buffer", "links.rx_buffer", "baseline.", "collectives."); err != nil {
 		return fail(err)
 	}
 	spec, err := topology.Parse(*topo)

@@ -1,0 +1,83 @@
+package compare
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/acemu/acemu/systems"
+	"github.com/acemu/acemu/workload"
+)
+
+// Uses is what decides which platform parameters a comparison (or every
+// point of a sweep) reads: its systems, its workloads as they run, and
+// whether any of them is a built-in.
+type Uses struct {
+	Systems   []systems.System
+	Workloads []*workload.Workload
+	// Builtin: some workload is a built-in (resnet50, gnmt, dlrm), whose
+	// compute follows training.compute and training.batch.
+	Builtin bool
+}
+
+// algorithmComm is the collective each collectives.KEY parameter gives
+// the algorithm of.
+var algorithmComm = map[string]workload.CommType{
+	"collectives.allreduce":      workload.CommAllReduce,
+	"collectives.reduce_scatter": workload.CommReduceScatter,
+	"collectives.all_gather":     workload.CommAllGather,
+	"collectives.all_to_all":     workload.CommAllToAll,
+}
+
+// Unused says why the platform parameter key changes nothing for r, ""
+// when it may change something: the SM-driven baseline's library
+// (baseline.*) without a baseline system; a collective's algorithm
+// (collectives.*) that no workload issues; the compute regime and batch
+// (training.compute, training.batch) of the built-in workloads with none
+// of them. The caller names the key and the fix. (ACE's keys, ace.*, and
+// training.mem_bound_share have their own checks, whose messages say
+// more.)
+func (r Uses) Unused(key string) string {
+	switch {
+	case strings.HasPrefix(key, "baseline."):
+		if !slices.ContainsFunc(r.Systems, func(s systems.System) bool { return s.Kind == systems.Baseline }) {
+			return fmt.Sprintf("it is the SM-driven baseline's library (docs/baseline-model.md), and the systems (%s) include no baseline", systemNames(r.Systems))
+		}
+	case algorithmComm[key] != workload.CommNone:
+		t := algorithmComm[key]
+		if !slices.ContainsFunc(r.Workloads, func(w *workload.Workload) bool { return w.Issues(t) }) {
+			op := strings.ReplaceAll(strings.TrimPrefix(key, "collectives."), "_", "-")
+			article := "a"
+			if strings.HasPrefix(op, "a") {
+				article = "an"
+			}
+			return fmt.Sprintf("no workload (%s) issues %s %s", workloadNames(r.Workloads), article, op)
+		}
+	case key == "training.compute" || key == "training.batch":
+		if !r.Builtin {
+			return fmt.Sprintf("it is for the built-in workloads (%s), and the workloads (%s) are files, whose compute is their own",
+				strings.Join(workload.BuiltinNames(), ", "), workloadNames(r.Workloads))
+		}
+	}
+	return ""
+}
+
+func systemNames(ss []systems.System) string {
+	var names []string
+	for _, s := range ss {
+		names = append(names, s.Name)
+	}
+	return strings.Join(names, ",")
+}
+
+// workloadNames names each workload once (a built-in may be given in
+// each of its regimes).
+func workloadNames(ws []*workload.Workload) string {
+	var names []string
+	for _, w := range ws {
+		if !slices.Contains(names, w.Name) {
+			names = append(names, w.Name)
+		}
+	}
+	return strings.Join(names, ",")
+}
