@@ -5,7 +5,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/platform"
+	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/systems"
+	"github.com/acemu/acemu/topology"
 	"github.com/acemu/acemu/workload"
 )
 
@@ -80,4 +84,56 @@ func workloadNames(ws []*workload.Workload) string {
 		}
 	}
 	return strings.Join(names, ",")
+}
+
+// IsClassLinkKey reports whether key is a link class's bandwidth or
+// latency (links.intra.bandwidth, links.nvlink.latency, …).
+func IsClassLinkKey(key string) bool {
+	return strings.HasPrefix(key, "links.") && (strings.HasSuffix(key, ".bandwidth") || strings.HasSuffix(key, ".latency"))
+}
+
+// ReadsLinkKey reports whether a link of the machine spec takes the link
+// class key that p sets: its network, built with p and with p but for key
+// (at its default, or following its base class), differs in some link.
+// A torus LxVx1 of one package has no inter-package link, dgx1's links
+// are all nvlink, a switch fabric of one tier has tier0 links only
+// (docs/topology.md). A network that does not build is taken to read it:
+// the run reports why.
+func ReadsLinkKey(p platform.Platform, spec *topology.Spec, key string) bool {
+	with, err := machineLinks(p, spec)
+	if err != nil {
+		return true
+	}
+	without, err := machineLinks(platformWithout(p, key), spec)
+	return err != nil || !slices.Equal(with, without)
+}
+
+// machineLinks are the parameters of the links of spec's network built
+// with p's links: one node's where one can stand for all.
+func machineLinks(p platform.Platform, spec *topology.Spec) ([]fabric.LinkParams, error) {
+	ls, err := p.LinkSettings()
+	if err != nil {
+		return nil, err
+	}
+	net, err := spec.Build(rtl.NewKernel(), ls, spec.CanFold())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]fabric.LinkParams, len(net.Links))
+	for i, l := range net.Links {
+		out[i] = l.Params
+	}
+	return out, nil
+}
+
+// platformWithout is p with key at its default (a class's key unset, to
+// follow its base class's).
+func platformWithout(p platform.Platform, key string) platform.Platform {
+	out := platform.Default()
+	for _, q := range platform.Params() {
+		if q.Key != key && !q.Unset(&p) {
+			_ = out.Set(q.Key, q.Get(&p)) // p's own values, each set before
+		}
+	}
+	return out
 }

@@ -6,7 +6,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/acemu/acemu/internal/testrun"
+	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/systems"
+	"github.com/acemu/acemu/topology"
 	"github.com/acemu/acemu/workload"
 )
 
@@ -38,12 +40,48 @@ func TestUsesUnused(t *testing.T) {
 		{"a key every run reads", "afi.chunk", Uses{Systems: sys("ideal")}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			why := c.uses.Unused(c.key)
-			if c.why == "" {
-				require.Empty(t, why)
-				return
-			}
+			why := c.uses.Unused(c.key) // "" when the run reads the key
+			require.Equal(t, c.why == "", why == "", "Unused(%s) = %q", c.key, why)
 			require.Contains(t, why, c.why)
 		})
 	}
+}
+
+// Which link classes a built-in machine's links take: a torus of one
+// package (Lx1x1) has intra-package links only, one ring of packages
+// (1xVx1) inter-package ones only, dgx1 nvlink (the inter-package link's
+// class) only, a switch fabric of one tier tier0 (intra) only.
+func TestReadsLinkKey(t *testing.T) {
+	for _, c := range []struct {
+		topo, key, value string
+		reads            bool
+	}{
+		{"4x1x1", "links.intra.latency", "10", true},
+		{"4x1x1", "links.inter.latency", "10", false},
+		{"1x4x1", "links.inter.bandwidth", "50GB/s", true},
+		{"1x4x1", "links.intra.bandwidth", "50GB/s", false},
+		{"4x2x2", "links.nvlink.latency", "10", false},
+		{"dgx1", "links.nvlink.latency", "10", true},
+		{"dgx1", "links.inter.latency", "10", true}, // nvlink follows it
+		{"dgx1", "links.intra.latency", "10", false},
+		{"switch:8", "links.intra.latency", "10", true},
+		{"switch:8", "links.inter.latency", "10", false},
+		{"switch:4x2", "links.inter.latency", "10", true},
+	} {
+		t.Run(c.topo+" "+c.key, func(t *testing.T) {
+			spec, err := topology.Parse(c.topo)
+			require.NoError(t, err)
+			p := platform.Default()
+			require.NoError(t, p.Set(c.key, c.value))
+			require.Equal(t, c.reads, ReadsLinkKey(p, spec, c.key))
+		})
+	}
+	// dgx1 with nvlink's latency of its own: the inter-package link's
+	// latency reaches no link.
+	spec, err := topology.Parse("dgx1")
+	require.NoError(t, err)
+	p := platform.Default()
+	require.NoError(t, p.Set("links.nvlink.latency", "10"))
+	require.NoError(t, p.Set("links.inter.latency", "20"))
+	require.False(t, ReadsLinkKey(p, spec, "links.inter.latency"))
 }

@@ -248,11 +248,50 @@ func (s *Spec) unused(ss []systems.System, what string) error {
 		if why := uses.Unused(k); why != "" {
 			return fmt.Errorf("%s %s, but %s, so it would change nothing; drop it", k, role, why)
 		}
+		if compare.IsClassLinkKey(k) && !s.readsLinkKey(k) {
+			return fmt.Errorf("%s %s, but no link of the topologies (%s) is of class %s, so it would change nothing; drop it", k, role, strings.Join(s.Topologies, ","), strings.Split(k, ".")[1])
+		}
 		if k == "training.batch" && s.paperCompute() {
 			return fmt.Errorf("%s %s, but training.compute is paper, whose times are of one batch (docs/workloads.md, \"Compute regimes\"), so every point would fail; drop it, or set training.compute=roofline", k, role)
 		}
 	}
 	return nil
+}
+
+// readsLinkKey reports whether a link of some topology of the sweep takes
+// the link class key (compare.ReadsLinkKey): with its fixed value, or with
+// the first two values of its axis (distinct values, so that one of them
+// differs from what the links take without it).
+func (s *Spec) readsLinkKey(key string) bool {
+	var ps []platform.Platform
+	base := s.basePlatform()
+	for _, a := range s.Axes {
+		if a.Key != key {
+			continue
+		}
+		for _, v := range a.Values[:min(2, len(a.Values))] {
+			p := base
+			if err := p.Set(key, v); err != nil {
+				return true // check reports it
+			}
+			ps = append(ps, p)
+		}
+	}
+	if len(ps) == 0 {
+		ps = append(ps, base)
+	}
+	for _, t := range s.Topologies {
+		spec, err := topology.Parse(t)
+		if err != nil {
+			return true
+		}
+		for _, p := range ps {
+			if compare.ReadsLinkKey(p, spec, key) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // paperCompute reports whether every point takes the paper's compute

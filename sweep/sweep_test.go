@@ -395,6 +395,10 @@ func TestKeysThatChangeNothingAreRefused(t *testing.T) {
 		// ResNet-50 issues all-reduces only; DLRM all-to-alls too.
 		{"algorithm of a collective not issued", []string{"collectives.all_gather=ring"}, []string{"resnet50"}, []string{"ideal"}, "no workload (resnet50) issues an all-gather"},
 		{"algorithm of a collective issued", []string{"collectives.allreduce=ring,hierarchical"}, []string{"dlrm"}, []string{"ideal"}, ""},
+		// 4x2x1 has intra- and inter-package links; no nvlink (dgx1's).
+		{"a link class no topology has", []string{"links.nvlink.latency=10,500"}, []string{"resnet50"}, []string{"ideal"},
+			"links.nvlink.latency is an axis of the sweep, but no link of the topologies (4x2x1) is of class nvlink"},
+		{"a link class the topology has", []string{"links.inter.latency=10,500"}, []string{"resnet50"}, []string{"ideal"}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := New(Request{Base: platform.Default(), Sets: c.sets, Workloads: c.workloads, Topologies: []string{"4x2x1"}, Systems: c.systems})
@@ -405,4 +409,13 @@ func TestKeysThatChangeNothingAreRefused(t *testing.T) {
 			require.ErrorContains(t, err, c.want)
 		})
 	}
+	// A ring of one package (4x1x1) has no inter-package link: an axis of
+	// its bandwidth is refused unless another topology has one.
+	r := Request{Base: platform.Default(), Sets: []string{"links.inter.bandwidth=25GB/s,50GB/s"}, Workloads: []string{"resnet50"}, Systems: []string{"ideal"}}
+	r.Topologies = []string{"4x1x1", "8x1x1"}
+	_, err := New(r)
+	require.ErrorContains(t, err, "no link of the topologies (4x1x1,8x1x1) is of class inter")
+	r.Topologies = []string{"4x1x1", "4x2x1"}
+	_, err = New(r)
+	require.NoError(t, err)
 }

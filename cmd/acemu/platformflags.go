@@ -251,7 +251,7 @@ func unusedMemBoundShare(p platform.Platform, w *workload.Workload) error {
 // "Switches, link classes and lanes").
 func unusedLinkKeys(p platform.Platform, spec *topology.Spec, topo string) error {
 	if spec.ReadsLinkKey == nil {
-		return nil
+		return unusedMachineLinkKeys(p, spec, topo)
 	}
 	d := platform.Default()
 	byKey := map[string]platform.Param{}
@@ -268,6 +268,23 @@ func unusedLinkKeys(p platform.Platform, spec *topology.Spec, topo string) error
 		}
 		if !spec.ReadsLinkKey(q.Key, follows) {
 			return fmt.Errorf("%s = %s: no link of the topology file %s takes it (its links give their own bandwidth and latency, or are of other classes), so it would change nothing; drop it, or give the links that should follow it class %s and no value of their own",
+				q.Key, q.Get(&p), topo, strings.Split(q.Key, ".")[1])
+		}
+	}
+	return nil
+}
+
+// unusedMachineLinkKeys refuses a link key of a class (links.CLASS.bandwidth
+// or .latency) that p sets and that no link of a built-in machine takes
+// (compare.ReadsLinkKey).
+func unusedMachineLinkKeys(p platform.Platform, spec *topology.Spec, topo string) error {
+	d := platform.Default()
+	for _, q := range platform.Params() {
+		if !compare.IsClassLinkKey(q.Key) || q.Unset(&p) || q.Inherits == "" && q.Get(&p) == q.Get(&d) {
+			continue
+		}
+		if !compare.ReadsLinkKey(p, spec, q.Key) {
+			return fmt.Errorf("%s = %s: no link of %s is of class %s, so it would change nothing; drop it",
 				q.Key, q.Get(&p), topo, strings.Split(q.Key, ".")[1])
 		}
 	}
