@@ -65,6 +65,9 @@ func runTopology(args []string, stdout, stderr io.Writer) int {
 	if n := spec.Machine.N(); n < 2 || n > topology.MaxNodes {
 		return fail(fmt.Errorf("--topo %s: %d NPUs; a topology file holds 2 to %d nodes, so its dump could not be read back", *topo, n, topology.MaxNodes))
 	}
+	if err := unusedLinkKeys(p, spec, *topo); err != nil {
+		return fail(err)
+	}
 	settings, err := p.LinkSettings()
 	if err != nil {
 		return fail(err)
