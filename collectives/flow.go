@@ -1,5 +1,10 @@
 package collectives
 
+import (
+	"cmp"
+	"slices"
+)
+
 // Flow is what the ACE data path needs to know about each op of a program.
 // Analyze computes it; it depends on nothing but the program, so every
 // algorithm gets the same treatment (docs/ace-model.md, "Why forwarding and
@@ -76,7 +81,11 @@ func Analyze(p *Program) Flow {
 			f.Forwards[r] = append(f.Forwards[r], int32(i))
 		}
 	}
-	a := flowAnalyzer{p: p, f: &f, mark: make([]int32, n)}
+	data := make([]Range, n)
+	for i := range p.Ops {
+		data[i] = p.Ops[i].Data
+	}
+	a := flowAnalyzer{p: p, f: &f, mark: make([]int32, n), ops: newRangeIndex(data), out: newRangeIndex(p.Out)}
 	for r := range p.Ops {
 		if p.Ops[r].Kind != Recv {
 			continue
@@ -112,17 +121,73 @@ type flowAnalyzer struct {
 	mark  []int32
 	stamp int32
 	stack []int32
+	// ops indexes the ops' data and out the program's result (Program.Out):
+	// only the ops whose data overlaps a Recv's can make its result live or
+	// overwrite it, so each Recv's check costs what overlaps its bytes, not
+	// the whole program, and Analyze grows with the program's length rather
+	// than its square (a chunk of 256 MiB cut into 8 KiB messages has 10^5
+	// ops, its reduce-scatter's result 10^4 ranges).
+	ops, out rangeIndex
+	near     []int32 // scratch: the ops overlapping the Recv checked
 }
 
-// ancestors marks the ops that precede r through Deps, transitively.
-func (a *flowAnalyzer) ancestors(r int) {
+// rangeIndex finds the ranges of a list that share a byte with a given one.
+type rangeIndex struct {
+	rs []Range
+	// byOff lists the indices of the ranges of rs that hold bytes, by
+	// offset, then index; maxLen is the longest range.
+	byOff  []int32
+	maxLen int64
+}
+
+// newRangeIndex indexes rs.
+func newRangeIndex(rs []Range) rangeIndex {
+	x := rangeIndex{rs: rs}
+	for j, r := range rs {
+		if r.Len > 0 {
+			x.byOff = append(x.byOff, int32(j))
+			x.maxLen = max(x.maxLen, r.Len)
+		}
+	}
+	slices.SortFunc(x.byOff, func(i, j int32) int {
+		return cmp.Or(cmp.Compare(rs[i].Off, rs[j].Off), cmp.Compare(i, j))
+	})
+	return x
+}
+
+// each calls f with the index of every range that shares a byte with x,
+// in order of offset, until f returns false; it reports whether f always
+// returned true. The ranges that can are those starting in
+// (x.Off-maxLen, x.End()).
+func (x *rangeIndex) each(r Range, f func(j int32) bool) bool {
+	if r.Len <= 0 {
+		return true
+	}
+	from, _ := slices.BinarySearchFunc(x.byOff, r.Off-x.maxLen+1, func(j int32, off int64) int {
+		return cmp.Compare(x.rs[j].Off, off)
+	})
+	for _, j := range x.byOff[from:] {
+		if x.rs[j].Off >= r.End() {
+			break
+		}
+		if flowOverlaps(x.rs[j], r) && !f(j) {
+			return false
+		}
+	}
+	return true
+}
+
+// ancestors marks the ops from index lo on that precede r through Deps,
+// transitively (a path from r to such an op stays at indices >= lo, as
+// every dependence points to an earlier op).
+func (a *flowAnalyzer) ancestors(r, lo int) {
 	a.stamp++
 	a.stack = append(a.stack[:0], int32(r))
 	for len(a.stack) > 0 {
 		j := a.stack[len(a.stack)-1]
 		a.stack = a.stack[:len(a.stack)-1]
 		for _, d := range a.p.Ops[j].Deps {
-			if d < 0 || d >= j || a.mark[d] == a.stamp {
+			if d < int32(lo) || d >= j || a.mark[d] == a.stamp {
 				continue
 			}
 			a.mark[d] = a.stamp
@@ -132,26 +197,48 @@ func (a *flowAnalyzer) ancestors(r int) {
 }
 
 // live reports whether the result of Recv r may be read after r other than
-// by its forwards (see Analyze).
+// by its forwards (see Analyze). Only the ops whose data overlaps r's are
+// looked at: an op that shares no byte with r's data neither reads nor
+// overwrites any of it.
 func (a *flowAnalyzer) live(r int) bool {
 	ops := a.p.Ops
 	x := ops[r].Data
 	if x.Len <= 0 {
 		return false
 	}
-	isForward := func(j int) bool { return a.f.ForwardOf[j] == int32(r) }
+	isForward := func(j int32) bool { return a.f.ForwardOf[j] == int32(r) }
 	reads := func(op *Op) bool { return op.Kind == Send || op.Reduce }
+	a.near = a.near[:0]
+	a.ops.each(x, func(j int32) bool {
+		a.near = append(a.near, j)
+		return true
+	})
+	slices.Sort(a.near)
+	later, _ := slices.BinarySearch(a.near, int32(r+1))
 
 	// Earlier ops that may run after r.
-	a.ancestors(r)
-	for j := 0; j < r; j++ {
-		if a.mark[j] != a.stamp && reads(&ops[j]) && flowOverlaps(ops[j].Data, x) {
-			return true
+	// r's ancestors are marked only as far down as the first of them.
+	first := -1
+	for _, j := range a.near[:later] {
+		if int(j) != r && reads(&ops[j]) {
+			first = int(j)
+			break
+		}
+	}
+	if first >= 0 {
+		a.ancestors(r, first)
+		for _, j := range a.near[:later] {
+			if int(j) != r && a.mark[j] != a.stamp && reads(&ops[j]) {
+				return true
+			}
 		}
 	}
 	// Later ops, in order, against the bytes not yet overwritten.
 	left := []Range{x}
-	for j := r + 1; j < len(ops) && len(left) > 0; j++ {
+	for _, j := range a.near[later:] {
+		if len(left) == 0 {
+			break
+		}
 		op := &ops[j]
 		switch {
 		case op.Kind == Send && isForward(j):
@@ -163,9 +250,9 @@ func (a *flowAnalyzer) live(r int) bool {
 			left = flowSubtract(left, op.Data)
 		}
 	}
-	for _, o := range a.p.Out {
-		if flowAnyOverlap(left, o) {
-			return true
+	for _, l := range left {
+		if !a.out.each(l, func(int32) bool { return false }) {
+			return true // l is in the result
 		}
 	}
 	return false

@@ -165,18 +165,18 @@ func New(r Request) (*Spec, error) {
 	}); err != nil {
 		return nil, err
 	}
-	withACE := false
+	var ss []systems.System
 	if s.Systems, err = list(cmp.Or(r.Names.Systems, "--systems"), r.Systems, func(n string) (string, error) {
-		ss, err := compare.PlatformSystems([]string{n}, base)
+		sys, err := compare.PlatformSystems([]string{n}, base)
 		if err != nil {
 			return "", err
 		}
-		withACE = withACE || ss[0].Kind == systems.ACE
+		ss = append(ss, sys[0])
 		return n, nil
 	}); err != nil {
 		return nil, err
 	}
-	if err := s.unused(withACE, cmp.Or(r.Names.Systems, "--systems")); err != nil {
+	if err := s.unused(ss, cmp.Or(r.Names.Systems, "--systems")); err != nil {
 		return nil, err
 	}
 	if err := s.setReference(r.Reference); err != nil {
@@ -190,15 +190,30 @@ func New(r Request) (*Spec, error) {
 
 // unused refuses a parameter, fixed or an axis, that no run of the sweep
 // reads, so that no sweep varies what cannot change its results: ACE's
-// (ace.*) when the systems (named by what) include no ACE, and the
-// memory-bound share of timed compute when no workload has a timed pass.
-func (s *Spec) unused(withACE bool, what string) error {
+// (ace.*) when the systems (named by what) include no ACE, the
+// memory-bound share of timed compute when no workload has a timed pass,
+// and what compare.Uses.Unused names (the baseline's library without a
+// baseline, an algorithm of a collective no workload issues, the compute
+// regime and batch of built-in workloads with none among the workloads);
+// a batch with the paper's compute, which has none, too.
+func (s *Spec) unused(ss []systems.System, what string) error {
+	withACE := slices.ContainsFunc(ss, func(sys systems.System) bool { return sys.Kind == systems.ACE })
 	// A built-in workload's compute follows training.compute: timed when
 	// it takes the paper's times. With that an axis, count it as timed.
 	regimeAxis := slices.ContainsFunc(s.Axes, func(a Axis) bool { return a.Key == "training.compute" || a.Key == "training.batch" })
 	timed := false
-	for name, w := range s.loaded {
+	uses := compare.Uses{Systems: ss}
+	for _, name := range s.Workloads {
+		w := s.loaded[name]
+		uses.Workloads = append(uses.Workloads, w)
 		if slices.Contains(workload.BuiltinNames(), name) {
+			uses.Builtin = true
+			// Every regime it may run in issues its collectives.
+			for _, c := range workload.ComputeSources() {
+				if rw, err := workload.Resolve(name, c, 0); err == nil {
+					uses.Workloads = append(uses.Workloads, rw)
+				}
+			}
 			if regimeAxis {
 				timed = true
 				continue
@@ -230,8 +245,59 @@ func (s *Spec) unused(withACE bool, what string) error {
 		case k == "training.mem_bound_share" && !timed:
 			return fmt.Errorf("%s %s, but no workload of the sweep (%s) gives a pass a time, and the share applies to timed compute only, so it would change nothing; drop it", k, role, strings.Join(s.Workloads, ","))
 		}
+		if why := uses.Unused(k); why != "" {
+			return fmt.Errorf("%s %s, but %s, so it would change nothing; drop it", k, role, why)
+		}
+		if compare.IsClassLinkKey(k) && !s.readsLinkKey(k) {
+			return fmt.Errorf("%s %s, but no link of the topologies (%s) is of class %s, so it would change nothing; drop it", k, role, strings.Join(s.Topologies, ","), strings.Split(k, ".")[1])
+		}
+		if k == "training.batch" && s.paperCompute() {
+			return fmt.Errorf("%s %s, but training.compute is paper, whose times are of one batch (docs/workloads.md, \"Compute regimes\"), so every point would fail; drop it, or set training.compute=roofline", k, role)
+		}
 	}
 	return nil
+}
+
+// readsLinkKey reports whether a link of some topology of the sweep takes
+// the link class key (compare.ReadsLinkKey): with its fixed value, or with
+// the first two values of its axis (distinct values, so that one of them
+// differs from what the links take without it).
+func (s *Spec) readsLinkKey(key string) bool {
+	var ps []platform.Platform
+	base := s.basePlatform()
+	for _, a := range s.Axes {
+		if a.Key != key {
+			continue
+		}
+		for _, v := range a.Values[:min(2, len(a.Values))] {
+			p := base
+			if err := p.Set(key, v); err != nil {
+				return true // check reports it
+			}
+			ps = append(ps, p)
+		}
+	}
+	if len(ps) == 0 {
+		ps = append(ps, base)
+	}
+	for _, t := range s.Topologies {
+		spec, err := topology.Parse(t)
+		if err != nil {
+			return true
+		}
+		for _, p := range ps {
+			if compare.ReadsLinkKey(p, spec, key) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// paperCompute reports whether every point takes the paper's compute
+// (training.compute = paper, not an axis), which has no batch.
+func (s *Spec) paperCompute() bool {
+	return s.basePlatform().Compute == workload.ComputePaper && !slices.ContainsFunc(s.Axes, func(a Axis) bool { return a.Key == "training.compute" })
 }
 
 // loadWorkload loads workload w (workload.Load) and returns the SHA-256

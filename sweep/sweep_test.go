@@ -370,3 +370,52 @@ func TestSweepOverMachines(t *testing.T) {
 	_, err = New(Request{Base: platform.Default(), Workloads: []string{"dlrm"}, Topologies: []string{"net.yaml"}, Systems: []string{"ace"}})
 	require.ErrorContains(t, err, "a file, where a torus LxVxH is wanted")
 }
+
+// A key, fixed or an axis, that no point of the sweep reads is refused
+// before anything runs; the same key where some point reads it is taken.
+func TestKeysThatChangeNothingAreRefused(t *testing.T) {
+	file := "../testdata/astrasim/Resnet50_DataParallel.txt"
+	for _, c := range []struct {
+		name      string
+		sets      []string
+		workloads []string
+		systems   []string
+		want      string // "": accepted
+	}{
+		{"batch with only a file", []string{"training.batch=2"}, []string{file}, []string{"ideal"},
+			"training.batch is set, but it is for the built-in workloads (resnet50, gnmt, dlrm), and the workloads (Resnet50_DataParallel) are files"},
+		{"batch axis with only a file", []string{"training.batch=paper,2"}, []string{file}, []string{"ideal"}, "training.batch is an axis of the sweep, but it is for the built-in"},
+		{"compute axis with only a file", []string{"training.compute=auto,roofline"}, []string{file}, []string{"ideal"}, "training.compute is an axis of the sweep"},
+		{"batch with a file and a built-in", []string{"training.batch=paper,2"}, []string{file, "resnet50"}, []string{"ideal"}, ""},
+		{"batch on the paper's compute", []string{"training.compute=paper", "training.batch=4"}, []string{"resnet50"}, []string{"ideal"}, "training.compute is paper, whose times are of one batch"},
+		{"batch with compute an axis", []string{"training.compute=auto,roofline", "training.batch=4"}, []string{"resnet50"}, []string{"ideal"}, ""},
+		{"baseline library without a baseline", []string{"baseline.launch=0,10458"}, []string{"resnet50"}, []string{"ace", "ideal"},
+			"baseline.launch is an axis of the sweep, but it is the SM-driven baseline's library (docs/baseline-model.md), and the systems (ace,ideal) include no baseline"},
+		{"baseline library with a baseline", []string{"baseline.step=0"}, []string{"resnet50"}, []string{"ideal", "baseline-commopt"}, ""},
+		// ResNet-50 issues all-reduces only; DLRM all-to-alls too.
+		{"algorithm of a collective not issued", []string{"collectives.all_gather=ring"}, []string{"resnet50"}, []string{"ideal"}, "no workload (resnet50) issues an all-gather"},
+		{"algorithm of a collective issued", []string{"collectives.allreduce=ring,hierarchical"}, []string{"dlrm"}, []string{"ideal"}, ""},
+		// 4x2x1 has intra- and inter-package links; no nvlink (dgx1's).
+		{"a link class no topology has", []string{"links.nvlink.latency=10,500"}, []string{"resnet50"}, []string{"ideal"},
+			"links.nvlink.latency is an axis of the sweep, but no link of the topologies (4x2x1) is of class nvlink"},
+		{"a link class the topology has", []string{"links.inter.latency=10,500"}, []string{"resnet50"}, []string{"ideal"}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := New(Request{Base: platform.Default(), Sets: c.sets, Workloads: c.workloads, Topologies: []string{"4x2x1"}, Systems: c.systems})
+			if c.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorContains(t, err, c.want)
+		})
+	}
+	// A ring of one package (4x1x1) has no inter-package link: an axis of
+	// its bandwidth is refused unless another topology has one.
+	r := Request{Base: platform.Default(), Sets: []string{"links.inter.bandwidth=25GB/s,50GB/s"}, Workloads: []string{"resnet50"}, Systems: []string{"ideal"}}
+	r.Topologies = []string{"4x1x1", "8x1x1"}
+	_, err := New(r)
+	require.ErrorContains(t, err, "no link of the topologies (4x1x1,8x1x1) is of class inter")
+	r.Topologies = []string{"4x1x1", "4x2x1"}
+	_, err = New(r)
+	require.NoError(t, err)
+}

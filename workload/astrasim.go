@@ -271,8 +271,8 @@ func (p *astraParser) header(w *Workload, f []string) error {
 		if len(f) < 2 {
 			return p.errfField(2, headerFieldLastBottom, "", "missing: %s needs the index of the last bottom-MLP layer (e.g. %q)", kw, kw+" 4")
 		}
-		if _, err := strconv.Atoi(f[1]); err != nil {
-			pe := p.errfField(2, headerFieldLastBottom, f[1], "not a whole number; %s needs the index of the last bottom-MLP layer", kw)
+		if _, err := units.ParseInt(f[1]); err != nil {
+			pe := p.errfField(2, headerFieldLastBottom, f[1], "not a whole number: %v; %s needs the index of the last bottom-MLP layer", err, kw)
 			pe.Err = err
 			return pe
 		}
@@ -286,8 +286,8 @@ func (p *astraParser) checkDLRM(w *Workload, headerLine int, count int64) error 
 	if w.Parallelism != ParallelismHybridDLRM {
 		return nil
 	}
-	k, _ := strconv.Atoi(w.ParallelismArgs[0]) // checked by header
-	if k < 0 || int64(k) > count-2 {
+	k, _ := units.ParseInt(w.ParallelismArgs[0]) // checked by header
+	if k < 0 || k > count-2 {
 		pe := &ParseError{File: p.file, Line: headerLine, Field: 2, FieldName: headerFieldLastBottom, Value: w.ParallelismArgs[0],
 			Msg: fmt.Sprintf("out of range: with %d layers (line %d) it must be in 0..%d, so that a top-MLP layer follows it", count, p.line, count-2)}
 		return pe
@@ -304,9 +304,9 @@ const MaxCommBytes = units.MaxSize
 
 // count reads the layer-count line.
 func (p *astraParser) count(f []string) (int64, error) {
-	n, err := strconv.ParseInt(f[0], 10, 64)
+	n, err := units.ParseInt(f[0])
 	if err != nil {
-		pe := p.errfField(1, countFieldName, f[0], "not a whole number of layers")
+		pe := p.errfField(1, countFieldName, f[0], "not a whole number of layers: %v", err)
 		pe.Err = err
 		return 0, pe
 	}
@@ -340,8 +340,8 @@ func (p *astraParser) layer(customized bool, f []string) (Layer, error) {
 	}
 
 	l := Layer{Name: f[fieldName-1]}
-	if _, err := strconv.ParseInt(f[fieldReserved-1], 10, 64); err != nil {
-		pe := p.errf(fieldReserved, f[fieldReserved-1], "not a whole number (the reserved field holds -1)")
+	if _, err := units.ParseInt(f[fieldReserved-1]); err != nil {
+		pe := p.errf(fieldReserved, f[fieldReserved-1], "not a whole number: %v; the reserved field holds -1", err)
 		pe.Err = err
 		return Layer{}, pe
 	}
@@ -395,11 +395,11 @@ func (p *astraParser) layer(customized bool, f []string) (Layer, error) {
 // number reads field i of f as a count of unit that must be 0 or more.
 func (p *astraParser) number(f []string, i int, unit string) (int64, error) {
 	s := f[i-1]
-	v, err := strconv.ParseInt(s, 10, 64)
+	v, err := units.ParseInt(s)
 	if err != nil {
-		msg := "not a whole number of " + unit
+		msg := "not a whole number of " + unit + ": " + err.Error()
 		if errors.Is(err, strconv.ErrRange) {
-			msg += " (out of the 64-bit range)"
+			msg = "not a whole number of " + unit + " (out of the 64-bit range)"
 		}
 		pe := p.errf(i, s, "%s", msg)
 		pe.Err = err

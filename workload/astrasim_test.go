@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/acemu/acemu/units"
 )
 
 const astraDir = "../testdata/astrasim"
@@ -340,6 +342,19 @@ func TestParseAstraSimErrors(t *testing.T) {
 		{"reserved not a number", bad(field(2, "x")), 4, 2, []string{`bad.txt:4: field 2 (reserved) "x": not a whole number`}},
 		{"size out of range", bad(field(11, "99999999999999999999")), 4, 11,
 			[]string{`bad.txt:4: field 11 (weight-gradient comm size) "99999999999999999999": not a whole number of bytes (out of the 64-bit range)`}},
+		// Every number is read as units.ParseInt reads it (docs/cli.md,
+		// "Numbers"): decimal digits only, each other form refused with
+		// what to write. ASTRA-sim's own files are plain decimal.
+		{"compute with a leading zero", bad(field(3, "010")), 4, 3,
+			[]string{`bad.txt:4: field 3 (forward compute) "010": not a whole number of cycles (ns): "010" has a leading zero, which some readers take as octal; write 10 (or 8 if octal was meant)`}},
+		{"size with a base prefix", bad(field(11, "0x400")), 4, 11,
+			[]string{`bad.txt:4: field 11 (weight-gradient comm size) "0x400": not a whole number of bytes: "0x400" is not a whole number in decimal digits: no base prefix`, "write 1024"}},
+		{"size with an underscore", bad(field(11, "1_024")), 4, 11, []string{`bad.txt:4: field 11 (weight-gradient comm size) "1_024": not a whole number of bytes:`, "no underscores; write 1024"}},
+		{"update with a plus sign", bad(field(12, "+3")), 4, 12, []string{`bad.txt:4: field 12 (update delay) "+3": not a whole number of cycles (ns):`, "no plus sign; write 3"}},
+		{"compute with an exponent", bad(field(3, "1e3")), 4, 3, []string{`bad.txt:4: field 3 (forward compute) "1e3": not a whole number of cycles (ns):`, "no decimal point or exponent; write 1000"}},
+		{"reserved with a leading zero", bad(field(2, "-01")), 4, 2, []string{`bad.txt:4: field 2 (reserved) "-01": not a whole number: "-01" has a leading zero`, "the reserved field holds -1"}},
+		{"layer count with a plus sign", "DATA\n+2\n", 2, 1, []string{`bad.txt:2: field 1 (layer count) "+2": not a whole number of layers:`, "write 2"}},
+		{"HYBRID_DLRM layer with a leading zero", "HYBRID_DLRM 01\n2\n", 1, 2, []string{`bad.txt:1: field 2 (last bottom-MLP layer) "01": not a whole number: "01" has a leading zero; write 1`}},
 		{"negative compute", bad(field(9, "-30")), 4, 9, []string{`bad.txt:4: field 9 (weight-gradient compute) "-30": negative; cycles (ns) must be 0 or more`}},
 		{"negative size", bad(field(11, "-1024")), 4, 11, []string{`bad.txt:4: field 11 (weight-gradient comm size) "-1024": negative; bytes must be 0 or more`}},
 		{"negative update", bad(field(12, "-1")), 4, 12, []string{`bad.txt:4: field 12 (update delay) "-1": negative`}},
@@ -369,8 +384,13 @@ func TestParseAstraSimErrors(t *testing.T) {
 // The cause of a number error stays reachable.
 func TestParseErrorUnwrap(t *testing.T) {
 	_, err := ParseAstraSim(strings.NewReader("DATA\nx\n"), "bad.txt")
-	require.Error(t, err)
-	assert.ErrorIs(t, err, strconv.ErrSyntax)
+	var pe *ParseError
+	require.ErrorAs(t, err, &pe)
+	_, cause := units.ParseInt("x") // numbers are read as everywhere else
+	assert.EqualError(t, pe.Unwrap(), cause.Error())
+	// A number beyond int64 wraps strconv.ErrRange.
+	_, err = ParseAstraSim(strings.NewReader("DATA\n99999999999999999999\n"), "bad.txt")
+	assert.ErrorIs(t, err, strconv.ErrRange)
 }
 
 // A read failure (here a line longer than the reader's 1 MiB limit) is

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/acemu/acemu/internal/lines"
+	"github.com/acemu/acemu/units"
 )
 
 // builtinFS holds the built-in workload tables (docs/workloads.md), written
@@ -187,7 +188,7 @@ func builtinMeta(w *Workload, meta map[string]string) error {
 	case ParallelismHybridDLRM:
 		w.Parallelism = p
 		lb := meta["last_bottom_mlp"]
-		if _, err := strconv.Atoi(lb); err != nil {
+		if _, err := units.ParseInt(lb); err != nil {
 			return fmt.Errorf("parallelism %s needs `# last_bottom_mlp: N` (a layer index), got %q", p, lb)
 		}
 		w.ParallelismArgs = []string{lb}
@@ -214,7 +215,7 @@ func builtinRow(f []string) (Layer, error) {
 		if i == 9 { // comm
 			continue
 		}
-		v, err := strconv.ParseInt(f[i], 10, 64)
+		v, err := units.ParseInt(f[i])
 		if err != nil || v < 0 {
 			return Layer{}, fmt.Errorf("layer %s: %s %q: want a whole number ≥ 0", l.Name, builtinColumns[i], f[i])
 		}

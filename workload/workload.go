@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/acemu/acemu/units"
 )
 
 // CommType is the collective a pass of a layer issues when its compute is
@@ -226,14 +228,14 @@ func (w *Workload) DLRMLastBottomLayer() (int, error) {
 		return 0, fmt.Errorf("workload %s: %s needs the index of the last bottom-MLP layer after the keyword (e.g. %q)", w.Name, ParallelismHybridDLRM, ParallelismHybridDLRM+" 4")
 	}
 	s := w.ParallelismArgs[0]
-	k, err := strconv.Atoi(s)
+	k64, err := units.ParseInt(s)
 	if err != nil {
 		return 0, fmt.Errorf("workload %s: %s last bottom-MLP layer %q: not a whole number: %w", w.Name, ParallelismHybridDLRM, s, err)
 	}
-	if k < 0 || k > len(w.Layers)-2 {
-		return 0, fmt.Errorf("workload %s: %s last bottom-MLP layer %d: out of range; with %d layers it must be in 0..%d, so that a top-MLP layer follows it", w.Name, ParallelismHybridDLRM, k, len(w.Layers), len(w.Layers)-2)
+	if k64 < 0 || k64 > int64(len(w.Layers)-2) {
+		return 0, fmt.Errorf("workload %s: %s last bottom-MLP layer %d: out of range; with %d layers it must be in 0..%d, so that a top-MLP layer follows it", w.Name, ParallelismHybridDLRM, k64, len(w.Layers), len(w.Layers)-2)
 	}
-	return k, nil
+	return int(k64), nil
 }
 
 // MaxLayers bounds a workload's layers: each layer's collectives, chunks
@@ -287,6 +289,18 @@ func (w *Workload) Timed() bool {
 	for i := range w.Layers {
 		l := &w.Layers[i]
 		if l.Fwd.Cycles > 0 || l.InGrad.Cycles > 0 || l.WtGrad.Cycles > 0 || l.UpdateCycles > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Issues reports whether any pass of w issues a collective of type t: the
+// algorithm a platform gives t (collectives.*) matters to w only then.
+func (w *Workload) Issues(t CommType) bool {
+	for i := range w.Layers {
+		l := &w.Layers[i]
+		if l.FwdComm.Type == t || l.InGradComm.Type == t || l.WtGradComm.Type == t {
 			return true
 		}
 	}

@@ -242,7 +242,13 @@ func runCollective(args []string, stdout, stderr io.Writer) int {
 	if !strings.EqualFold(o.system, "ace") {
 		unused = append(unused, "ace.")
 	}
-	err = unusedParams(p, "acemu collective --system "+o.system, unused...)
+	if s, e := systems.Lookup(o.system); e == nil && s.Kind != systems.Baseline {
+		unused = append(unused, "baseline.") // the SM-driven baseline's library
+	}
+	err = unusedAlgorithms(p, "acemu collective")
+	if err == nil {
+		err = unusedParams(p, "acemu collective --system "+o.system, unused...)
+	}
 	if err == nil {
 		err = checkFormat(o.format)
 	}

@@ -120,6 +120,10 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 	}
+	uses := compare.Uses{Systems: ss, Workloads: []*workload.Workload{w}, Builtin: slices.Contains(workload.BuiltinNames(), *wl)}
+	if err := unusedByRun(p, uses, pf.given(fs, flagKeys)); err != nil {
+		return fail(err)
+	}
 	var perLayerAs string // the --per-layer file's format
 	if *perLayer != "" {
 		if perLayerAs, err = perLayerFormat(*perLayer); err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -15,7 +16,7 @@ import (
 // 25 GB/s bound the all-reduce at 1.75 × 23.5 = 41.125 GB/s per NPU
 // (reproduce.TestFig5OnOtherMachines), and links.tier1.bandwidth at
 // 100GB/s lifts it above that. A torus has no links of these classes:
-// setting them changes nothing there.
+// setting them would change nothing there, and is refused.
 func TestLinkClassKeysSetAMachinesLinks(t *testing.T) {
 	gbps := func(args ...string) float64 {
 		code, out, errOut := runCLI(append([]string{"collective", "--size", "4MiB", "--format", "json"}, args...)...)
@@ -31,5 +32,8 @@ func TestLinkClassKeysSetAMachinesLinks(t *testing.T) {
 	require.LessOrEqual(t, fast, 94.0)
 	require.LessOrEqual(t, gbps("--topo", "switch:4x2"), 41.125)
 	require.Greater(t, gbps("--topo", "switch:4x2", "--set", "links.tier1.bandwidth=100GB/s"), 41.125)
-	require.Equal(t, gbps("--topo", "4x2x2"), gbps("--topo", "4x2x2", "--set", "links.nvlink.bandwidth=50GB/s", "--set", "links.tier1.latency=1"))
+	for _, key := range []string{"links.nvlink.bandwidth=50GB/s", "links.tier1.latency=1"} {
+		requireRefused(t, 1, "no link of 4x2x2 is of class "+strings.Split(key, ".")[1]+", so it would change nothing",
+			"collective", "--size", "4MiB", "--topo", "4x2x2", "--set", key)
+	}
 }

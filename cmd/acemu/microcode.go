@@ -37,7 +37,10 @@ func runMicrocode(args []string, stdout, stderr io.Writer) int {
 		err = checkFormat(*format, "text")
 	}
 	if err == nil {
-		err = unusedParams(p, "acemu microcode", "links.", "ace.", "training.")
+		err = unusedAlgorithms(p, "acemu microcode")
+	}
+	if err == nil {
+		err = unusedParams(p, "acemu microcode", "links.", "ace.", "training.", "baseline.", "npu.compute_speed")
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "acemu microcode: %v\n", err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/acemu/acemu/compare"
 	"github.com/acemu/acemu/internal/limited"
 	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/topology"
@@ -202,6 +203,37 @@ func unusedParams(p platform.Platform, what string, prefixes ...string) error {
 	return nil
 }
 
+// unusedAlgorithms refuses an algorithm set by collectives.KEY on a
+// command (acemu collective, acemu microcode) that runs one collective
+// with the algorithm --algorithm names: the key would change nothing.
+func unusedAlgorithms(p platform.Platform, command string) error {
+	d := platform.Default()
+	for _, q := range platform.Params() {
+		if v := q.Get(&p); strings.HasPrefix(q.Key, "collectives.") && v != q.Get(&d) {
+			return fmt.Errorf("%s = %s: %s runs its collective with the algorithm --algorithm names (default: %s), not the platform's, so it would change nothing; give --algorithm %s instead",
+				q.Key, v, command, q.Get(&d), v)
+		}
+	}
+	return nil
+}
+
+// unusedByRun refuses a parameter p sets away from its default that the
+// comparison u does not read (compare.Uses.Unused), naming it as given
+// says it was given.
+func unusedByRun(p platform.Platform, u compare.Uses, given workload.Given) error {
+	d := platform.Default()
+	for _, q := range platform.Params() {
+		v := q.Get(&p)
+		if v == q.Get(&d) {
+			continue
+		}
+		if why := u.Unused(q.Key); why != "" {
+			return fmt.Errorf("%s: %s, so it would change nothing; drop it", given(q.Key, v), why)
+		}
+	}
+	return nil
+}
+
 // unusedMemBoundShare refuses training.mem_bound_share on a workload none
 // of whose passes is timed: the share says how much of a timed pass's time
 // is memory-bound, and a workload of FLOPs and bytes (the roofline) has no
@@ -219,7 +251,7 @@ func unusedMemBoundShare(p platform.Platform, w *workload.Workload) error {
 // "Switches, link classes and lanes").
 func unusedLinkKeys(p platform.Platform, spec *topology.Spec, topo string) error {
 	if spec.ReadsLinkKey == nil {
-		return nil
+		return unusedMachineLinkKeys(p, spec, topo)
 	}
 	d := platform.Default()
 	byKey := map[string]platform.Param{}
@@ -236,6 +268,23 @@ func unusedLinkKeys(p platform.Platform, spec *topology.Spec, topo string) error
 		}
 		if !spec.ReadsLinkKey(q.Key, follows) {
 			return fmt.Errorf("%s = %s: no link of the topology file %s takes it (its links give their own bandwidth and latency, or are of other classes), so it would change nothing; drop it, or give the links that should follow it class %s and no value of their own",
+				q.Key, q.Get(&p), topo, strings.Split(q.Key, ".")[1])
+		}
+	}
+	return nil
+}
+
+// unusedMachineLinkKeys refuses a link key of a class (links.CLASS.bandwidth
+// or .latency) that p sets and that no link of a built-in machine takes
+// (compare.ReadsLinkKey).
+func unusedMachineLinkKeys(p platform.Platform, spec *topology.Spec, topo string) error {
+	d := platform.Default()
+	for _, q := range platform.Params() {
+		if !compare.IsClassLinkKey(q.Key) || q.Unset(&p) || q.Inherits == "" && q.Get(&p) == q.Get(&d) {
+			continue
+		}
+		if !compare.ReadsLinkKey(p, spec, q.Key) {
+			return fmt.Errorf("%s = %s: no link of %s is of class %s, so it would change nothing; drop it",
 				q.Key, q.Get(&p), topo, strings.Split(q.Key, ".")[1])
 		}
 	}

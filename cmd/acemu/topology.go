@@ -55,7 +55,7 @@ func runTopology(args []string, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	// The file holds nodes and links (raw bandwidth, latency) only.
-	if err := unusedParams(p, "acemu topology dump", "ace.", "training.", "afi.", "npu.compute_speed", "links.efficiency", "links.tx_buffer", "links.rx_buffer"); err != nil {
+	if err := unusedParams(p, "acemu topology dump", "ace.", "training.", "afi.", "npu.compute_speed", "links.efficiency", "links.tx_buffer", "links.rx_buffer", "baseline.", "collectives."); err != nil {
 		return fail(err)
 	}
 	spec, err := topology.Parse(*topo)
@@ -64,6 +64,9 @@ func runTopology(args []string, stdout, stderr io.Writer) int {
 	}
 	if n := spec.Machine.N(); n < 2 || n > topology.MaxNodes {
 		return fail(fmt.Errorf("--topo %s: %d NPUs; a topology file holds 2 to %d nodes, so its dump could not be read back", *topo, n, topology.MaxNodes))
+	}
+	if err := unusedLinkKeys(p, spec, *topo); err != nil {
+		return fail(err)
 	}
 	settings, err := p.LinkSettings()
 	if err != nil {

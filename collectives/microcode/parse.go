@@ -11,6 +11,7 @@ import (
 
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/internal/lines"
+	"github.com/acemu/acemu/units"
 )
 
 // Error is a syntax or placement error in a listing, at a line of a file.
@@ -525,19 +526,23 @@ func earlier(i int) string {
 	return fmt.Sprintf(" (0 to %d)", i-1)
 }
 
-// number reads a non-negative decimal number of at most bits bits.
+// number reads a non-negative decimal number of at most bits bits, as
+// every number acemu reads (units.ParseInt; docs/cli.md, "Numbers"):
+// decimal digits only, so that 010, 0x10, 1_6, +5 and 1e3 are refused
+// with what to write instead.
 func number(s string, bits int) (int64, error) {
 	if s == "" {
 		return 0, fmt.Errorf("is empty, not a whole number")
 	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return 0, fmt.Errorf("%q is not a whole number", s)
-		}
-	}
-	n, err := strconv.ParseInt(s, 10, bits+1)
-	if err != nil {
-		return 0, fmt.Errorf("%s is too large (at most %d)", s, int64(1)<<bits-1)
+	most := int64(1)<<bits - 1
+	n, err := units.ParseInt(s)
+	switch {
+	case errors.Is(err, strconv.ErrRange) || err == nil && n > most:
+		return 0, fmt.Errorf("%s is too large (at most %d)", s, most)
+	case err != nil:
+		return 0, err
+	case n < 0:
+		return 0, fmt.Errorf("%q is negative; give 0 or more", s)
 	}
 	return n, nil
 }

@@ -85,8 +85,15 @@ func TestParseErrors(t *testing.T) {
 		{"bare word on send", edit(8, send+" reduce"), 8, `send: unexpected "reduce"`},
 
 		// Numbers and ranges.
-		{"bad number", edit(8, "  0: send npu=x port=local+ data=8+8 match=1 step=0"), 8, `send: npu "x" is not a whole number; want npu=<peer NPU id>`},
-		{"negative number", edit(8, "  0: send npu=1 port=local+ data=8+8 match=1 step=-1"), 8, `send: step "-1" is not a whole number`},
+		{"bad number", edit(8, "  0: send npu=x port=local+ data=8+8 match=1 step=0"), 8, `send: npu "x" is not a whole number in decimal digits; write e.g. 16 (digits 0-9 only); want npu=<peer NPU id>`},
+		{"negative number", edit(8, "  0: send npu=1 port=local+ data=8+8 match=1 step=-1"), 8, `send: step "-1" is negative; give 0 or more; want step=`},
+		// Numbers are read as units.ParseInt reads them: decimal digits
+		// only, each other form refused with what to write.
+		{"leading zero", edit(8, "  0: send npu=010 port=local+ data=8+8 match=1 step=0"), 8, `send: npu "010" has a leading zero, which some readers take as octal; write 10 (or 8 if octal was meant)`},
+		{"base prefix", edit(8, "  0: send npu=0x1 port=local+ data=8+8 match=1 step=0"), 8, `send: npu "0x1" is not a whole number in decimal digits: no base prefix`},
+		{"underscore", edit(8, "  0: send npu=1 port=local+ data=8+8 match=1_0 step=0"), 8, `send: match "1_0" is not a whole number in decimal digits: no underscores; write 10`},
+		{"plus sign", edit(8, "  0: send npu=+1 port=local+ data=8+8 match=1 step=0"), 8, `send: npu "+1" is not a whole number in decimal digits: no plus sign; write 1`},
+		{"exponent in a range", edit(8, "  0: send npu=1 port=local+ data=8+8e0 match=1 step=0"), 8, `send: data "8+8e0": length "8e0" is not a whole number in decimal digits: no decimal point or exponent; write 8`},
 		{"empty number", edit(8, "  0: send npu= port=local+ data=8+8 match=1 step=0"), 8, "send: npu is empty, not a whole number"},
 		{"number too large", edit(8, "  0: send npu=99999999999 port=local+ data=8+8 match=1 step=0"), 8, "send: npu 99999999999 is too large (at most 2147483647)"},
 		{"bad range", edit(8, "  0: send npu=1 port=local+ data=8-8 match=1 step=0"), 8, `send: data "8-8" is not off+len; want e.g. 0+8192`},
@@ -96,7 +103,7 @@ func TestParseErrors(t *testing.T) {
 
 		// Op indices and dependences.
 		{"op index out of order", edit(9, "  2: recv npu=1 data=0+8 reduce step=0"), 9, "recv: op index 2 out of order; want 1 (ops are numbered 0, 1, 2, … within a phase)"},
-		{"op index not a number", edit(9, "  b: recv npu=1 data=0+8 reduce step=0"), 9, `recv: op index "b" is not a whole number; want 1:`},
+		{"op index not a number", edit(9, "  b: recv npu=1 data=0+8 reduce step=0"), 9, `recv: op index "b" is not a whole number in decimal digits; write e.g. 16 (digits 0-9 only); want 1:`},
 		{"after itself", edit(9, "  1: recv npu=1 data=0+8 reduce step=0 after=1"), 9, "recv: after=1 names op 1 itself; want earlier ops only (op 0)"},
 		{"after later op", edit(8, send+" after=1"), 8, "send: after=1 names a later op; want earlier ops only (op 0 has none: leave after= out)"},
 		{"after empty", edit(16, "  1: recv npu=1 data=8+8 store step=0 after="), 16, "recv: after= names no op"},
