@@ -88,6 +88,15 @@ type node struct {
 	freeFx                  []int32
 	firstFSM, split         []int // per phase, its first FSM and how many it has
 	finishedOf              map[int]int
+	// retry is the earliest cycle after the kick under way at which a
+	// sub-step held up by a busy resource may start (-1: none).
+	retry rtl.Cycle
+	// working holds the FSMs whose chunk has an op with something to
+	// start (noteWork): the only ones a kick visits.
+	working bitset
+	// transit counts the packets in transit held in SRAM for an output
+	// port, over all ports.
+	transit int
 }
 
 func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
@@ -134,6 +143,7 @@ func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 		}
 	}
 	nd.fsmQ = make([][]*chunk, len(nd.fsmPhase))
+	nd.working = newBitset(len(nd.fsmPhase))
 	for range nd.fsmPhase {
 		nd.fsmNext = append(nd.fsmNext, rtl.NewFIFO[int32](0))
 	}
@@ -233,12 +243,7 @@ func (nd *node) SpaceAvailable(now rtl.Cycle, _ *fabric.Link) { nd.scheduleKick(
 // resource frees; one held up by buffer space or partition room is retried
 // when that changes (SpaceAvailable, a partition release).
 func (nd *node) kick(now rtl.Cycle) {
-	retry := rtl.Cycle(-1)
-	wait := func(t rtl.Cycle) {
-		if t > now && (retry < 0 || t < retry) {
-			retry = t
-		}
-	}
+	nd.retry = -1
 	if nd.freed { // room was released: chunks waiting for it may move
 		nd.freed = false
 		nd.unblock(now)
@@ -250,41 +255,17 @@ func (nd *node) kick(now rtl.Cycle) {
 	// Three groups compete for the SRAM ports and ALUs: the DMA engines,
 	// the input port buffers (with packets in transit), and the FSMs. The
 	// group served first rotates every cycle.
-	groups := [3]func(){
-		func() {
-			wait(nd.dmaIn(now))
-			wait(nd.dmaOut(now))
-		},
-		func() {
-			for _, l := range nd.in {
-				wait(nd.takeInput(now, l))
-			}
-			for p, o := range nd.out {
-				if o != nil && o.transit.Len() > 0 && nd.slot(p) {
-					pkt, _ := o.transit.Peek()
-					end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.sramRd, Bytes: int64(pkt.Bytes)})
-					if !ok {
-						wait(t)
-						continue
-					}
-					o.transit.Pop()
-					o.reserved++
-					nd.after(end, effect{kind: fxTransitOut, pkt: pkt, port: p})
-				}
-			}
-		},
-		func() {
-			for j := 0; j < len(nd.fsmQ); j++ {
-				q := nd.fsmQ[(nd.rr+j)%len(nd.fsmQ)]
-				if len(q) > 0 && q[0].active {
-					wait(nd.fsmStep(now, q[0]))
-				}
-			}
-		},
-	}
 	first := int(now % 3)
 	for g := 0; g < 3; g++ {
-		groups[(first+g)%3]()
+		switch (first + g) % 3 {
+		case 0:
+			nd.retryAt(now, nd.dmaIn(now))
+			nd.retryAt(now, nd.dmaOut(now))
+		case 1:
+			nd.kickPorts(now)
+		case 2:
+			nd.kickFSMs(now)
+		}
 	}
 	f := len(nd.fsmQ)
 	nd.rr = (nd.rr + 1) % f
@@ -293,8 +274,66 @@ func (nd *node) kick(now rtl.Cycle) {
 	// behind the one just taken from an input buffer may go to another ALU.
 	if nd.startedAt == now {
 		nd.scheduleKick(now + 1)
-	} else if retry > 0 {
-		nd.scheduleKick(retry)
+	} else if nd.retry > 0 {
+		nd.scheduleKick(nd.retry)
+	}
+}
+
+// retryAt notes cycle t, when a sub-step held up by a busy resource may
+// start, for the kick under way to look again then (the earliest such).
+func (nd *node) retryAt(now, t rtl.Cycle) {
+	if t > now && (nd.retry < 0 || t < nd.retry) {
+		nd.retry = t
+	}
+}
+
+// kickPorts starts the packets at the heads of the input port buffers, in
+// link order, then the packets in transit that wait in SRAM for their
+// output port.
+func (nd *node) kickPorts(now rtl.Cycle) {
+	for _, l := range nd.in {
+		nd.retryAt(now, nd.takeInput(now, l))
+	}
+	if nd.transit == 0 && !nd.r.reference {
+		return
+	}
+	for p, o := range nd.out {
+		if o != nil && o.transit.Len() > 0 && nd.slot(p) {
+			pkt, _ := o.transit.Peek()
+			end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.sramRd, Bytes: int64(pkt.Bytes)})
+			if !ok {
+				nd.retryAt(now, t)
+				continue
+			}
+			o.transit.Pop()
+			nd.transit--
+			o.reserved++
+			nd.after(end, effect{kind: fxTransitOut, pkt: pkt, port: p})
+		}
+	}
+}
+
+// kickFSMs gives each FSM whose chunk has an op with something to start a
+// sub-step, round-robin from FSM rr. Only those FSMs are visited (the set
+// kept by noteWork); the reference path visits every FSM.
+func (nd *node) kickFSMs(now rtl.Cycle) {
+	n := len(nd.fsmQ)
+	if nd.r.reference {
+		for j := 0; j < n; j++ {
+			q := nd.fsmQ[(nd.rr+j)%n]
+			if len(q) > 0 && q[0].active {
+				nd.retryAt(now, nd.fsmStep(now, q[0]))
+			}
+		}
+		return
+	}
+	if nd.r.checks {
+		nd.checkWorking()
+	}
+	for pass, lo, hi := 0, nd.rr, n; pass < 2; pass, lo, hi = pass+1, 0, nd.rr {
+		for f := nd.working.next(lo, hi); f >= 0; f = nd.working.next(f+1, hi) {
+			nd.retryAt(now, nd.fsmStep(now, nd.fsmQ[f][0]))
+		}
 	}
 }
 
@@ -343,6 +382,7 @@ func (nd *node) finish(now rtl.Cycle, e effect) {
 		}
 	case fxTransitIn:
 		nd.out[e.port].transit.Push(e.pkt)
+		nd.transit++
 	case fxTransitOut:
 		nd.push(e.port, e.pkt)
 	case fxAbsorb:
