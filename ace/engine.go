@@ -183,6 +183,7 @@ func (r *run) create(now rtl.Cycle, co *xcore.Collective, key int64) {
 			nd.chunks = append(nd.chunks, &chunk{Chunk: xcore.NewChunk(co, int32(c)), id: first + int32(c),
 				reserved: make([]bool, r.phases+1), fsm: make([]int, r.phases), buffered: map[int64][]fabric.Packet{}})
 		}
+		nd.admitGen++ // new chunks, and new places in the loading order
 		nd.kick(now)
 	}
 }

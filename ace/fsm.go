@@ -235,6 +235,7 @@ func (nd *node) phaseDone(now rtl.Cycle, c *chunk) {
 	c.active = false
 	nd.noteFSM(f)
 	nd.fsmNext[f].Pop()
+	nd.admitGen++
 	nd.startFSM(now, f)
 	if next == nd.r.phases {
 		c.state = csDMAOut

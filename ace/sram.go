@@ -3,15 +3,24 @@ package ace
 // This file: the SRAM and its partitions: admission of chunks, room reserved per phase, release.
 
 import (
+	"fmt"
 	"math/big"
 
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/rtl"
 )
 
-// admit takes chunks in order into partition 1 while it has room.
+// admit takes chunks in order into partition 1 while it has room. When it
+// last stopped at a chunk and nothing it looks at has changed since
+// (node.admitGen), it stops there again at once.
 func (nd *node) admit(now rtl.Cycle) {
 	r := nd.r
+	if nd.admitStopped == nd.admitGen && !r.reference {
+		if r.checks {
+			nd.checkAdmitStopped()
+		}
+		return
+	}
 	for nd.nextAdmit < len(r.order) {
 		c := nd.chunks[r.order[nd.nextAdmit]]
 		// A chunk's FSMs follow its place in the loading order, so each FSM
@@ -27,6 +36,7 @@ func (nd *node) admit(now rtl.Cycle) {
 			c.fsm[0] = rk % len(nd.fsmQ)
 		}
 		if !nd.mayQueue(c, 0) || !nd.reserve(c, 0) {
+			nd.admitStopped = nd.admitGen
 			return
 		}
 		for ph := 0; ph < c.Coll.Plan.NumPhases(); ph++ {
@@ -43,6 +53,21 @@ func (nd *node) admit(now rtl.Cycle) {
 		nd.txq = append(nd.txq, c)
 		nd.nextAdmit++
 		nd.wait(c, 0, 1)
+	}
+}
+
+// checkAdmitStopped panics if the chunk next in the loading order could
+// load, when admit skipped it because nothing had changed (a test's
+// check of the incremental bookkeeping).
+func (nd *node) checkAdmitStopped() {
+	r := nd.r
+	if nd.nextAdmit >= len(r.order) {
+		return
+	}
+	c := nd.chunks[r.order[nd.nextAdmit]]
+	room := c.reserved[0] || nd.nextIn[0] == r.rank[c.id] && nd.used[0]+nd.viewOf(c, 0) <= nd.part[0]
+	if nd.mayQueue(c, 0) && room {
+		panic(fmt.Sprintf("ace: NPU %d at cycle %d: chunk %d could load, but admit saw nothing change since it last could not", nd.id, r.k.Now(), c.id))
 	}
 }
 
@@ -73,6 +98,7 @@ func (nd *node) mayQueue(c *chunk, ph int) bool {
 // FSM may serve any phase).
 func (nd *node) wait(c *chunk, ph, d int) {
 	nd.waiting[nd.fsmPhase[c.fsm[ph]]] += d
+	nd.admitGen++
 }
 
 // reserveAhead grants room ahead (Notice "room"): every phase's partition
@@ -171,6 +197,7 @@ func (nd *node) reserve(c *chunk, ph int) bool {
 	nd.used[ph] += v
 	c.reserved[ph] = true
 	nd.nextIn[ph]++
+	nd.admitGen++
 	if r.cfg.Notice == NoticeRoom && ph < r.phases && ph < c.Coll.Plan.NumPhases() {
 		nd.announce(c, ph)
 	}
@@ -182,6 +209,7 @@ func (nd *node) release(c *chunk, ph int) {
 		nd.used[ph] -= nd.viewOf(c, ph)
 		c.reserved[ph] = false
 		nd.freed = true
+		nd.admitGen++
 	}
 }
 
