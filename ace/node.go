@@ -98,7 +98,8 @@ type node struct {
 	// and their order, partitions' room and next places, the chunks
 	// waiting for FSMs, the FSMs' next chunks); admitStopped is its value
 	// when admit last stopped at a chunk that could not load.
-	admitGen, admitStopped uint64
+	// aheadStopped is its value when reserveAhead last stopped.
+	admitGen, admitStopped, aheadStopped uint64
 	// transit counts the packets in transit held in SRAM for an output
 	// port, over all ports.
 	transit int
@@ -137,7 +138,7 @@ func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 		busIn: rtl.NewSerializer(rt.bus), busOut: rtl.NewSerializer(rt.bus),
 		sramRd: rtl.NewSerializer(rd), sramWr: rtl.NewSerializer(wr), ports: [2]int{rdPorts, wrPorts},
 		alus: rtl.NewPool(cfg.ALUs, rt.alu),
-		part: part, used: make([]int64, len(part)), nextIn: make([]int32, len(part)), startedAt: -1, admitStopped: ^uint64(0),
+		part: part, used: make([]int64, len(part)), nextIn: make([]int32, len(part)), startedAt: -1, admitStopped: ^uint64(0), aheadStopped: ^uint64(0),
 		views: map[viewKey][]int64{},
 	}
 	first := make([]int, len(split)) // first FSM id of each phase

@@ -107,8 +107,17 @@ func (nd *node) wait(c *chunk, ph, d int) {
 // travels while the chunk is still in an earlier phase.
 //
 // A chunk that finished its phase and waited for this room moves on now.
+//
+// Like admit, it looks again only when something it looks at has changed
+// since it last stopped (node.admitGen).
 func (nd *node) reserveAhead(now rtl.Cycle) {
 	r := nd.r
+	if nd.aheadStopped == nd.admitGen && !r.reference {
+		if r.checks {
+			nd.checkAheadStopped()
+		}
+		return
+	}
 	woke := false
 	for ph := 1; ph < r.phases; ph++ {
 		for nd.skipUnused(ph); int(nd.nextIn[ph]) < nd.nextAdmit; nd.skipUnused(ph) {
@@ -119,22 +128,46 @@ func (nd *node) reserveAhead(now rtl.Cycle) {
 			woke = woke || (c.blocked && c.active)
 		}
 	}
+	nd.aheadStopped = nd.admitGen // before unblock, which may change what it looks at
 	if woke {
 		nd.unblock(now)
+	}
+}
+
+// checkAheadStopped panics if a partition could grant room ahead when
+// reserveAhead skipped them all because nothing had changed (a test's
+// check of the incremental bookkeeping).
+func (nd *node) checkAheadStopped() {
+	r := nd.r
+	for ph := 1; ph < r.phases; ph++ {
+		i := nd.nextUsed(ph)
+		if int(i) >= nd.nextAdmit {
+			continue
+		}
+		c := nd.chunks[r.order[i]]
+		if nd.used[ph]+nd.viewOf(c, ph) <= nd.part[ph] {
+			panic(fmt.Sprintf("ace: NPU %d at cycle %d: partition %d could take chunk %d, but reserveAhead saw nothing change since it last could not", nd.id, r.k.Now(), ph, c.id))
+		}
 	}
 }
 
 // skipUnused moves partition ph's next place in the loading order past the
 // loaded chunks that never use it: written back already, or an
 // all-to-all's, which go from the first partition to the terminal one.
-func (nd *node) skipUnused(ph int) {
+func (nd *node) skipUnused(ph int) { nd.nextIn[ph] = nd.nextUsed(ph) }
+
+// nextUsed is partition ph's next place in the loading order past the
+// loaded chunks that never use it (skipUnused).
+func (nd *node) nextUsed(ph int) int32 {
 	r := nd.r
-	for ph > 0 && ph < r.phases && int(nd.nextIn[ph]) < nd.nextAdmit {
-		if x := nd.chunks[r.order[nd.nextIn[ph]]]; x != doneChunk && x.Coll.Plan.NumPhases() > ph {
-			return
+	i := nd.nextIn[ph]
+	for ph > 0 && ph < r.phases && int(i) < nd.nextAdmit {
+		if x := nd.chunks[r.order[i]]; x != doneChunk && x.Coll.Plan.NumPhases() > ph {
+			break
 		}
-		nd.nextIn[ph]++
+		i++
 	}
+	return i
 }
 
 // viewOf returns the bytes partition ph must hold for chunk c (the terminal
