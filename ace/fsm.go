@@ -21,7 +21,7 @@ func (nd *node) fsmStep(now rtl.Cycle, c *chunk) rtl.Cycle {
 	for _, op := range c.work {
 		o := &c.Prog.Ops[op]
 		if o.Kind == collectives.Send {
-			if ok, t := nd.peerReady(c, c.Phase, o.Peer); !ok {
+			if ok, t := nd.sendReady(c, op); !ok {
 				if t > 0 && (retry < 0 || t < retry) {
 					retry = t
 				}
@@ -173,6 +173,8 @@ func (nd *node) activate(now rtl.Cycle, c *chunk) {
 	}
 	c.progress = make([]int32, len(prog.Ops))
 	c.msgs = make([]*fabric.Message, len(prog.Ops))
+	c.peerOK = slices.Grow(c.peerOK[:0], len(prog.Ops))[:len(prog.Ops)]
+	clear(c.peerOK)
 	c.work = c.work[:0]
 	nd.noteWork(c)
 	if c.Ops.Remaining == 0 {

@@ -36,6 +36,7 @@ type chunk struct {
 	dmaDone  int64 // bytes the DMA has finished moving
 	pi       *progInfo
 	progress []int32 // packets sent (sends) or processed (receives)
+	peerOK   []bool  // per send op of the phase: its receiver's room is known to be ready (sendReady)
 	msgs     []*fabric.Message
 	work     []int32                   // ops with something to start: ready sends, receives with buffered packets
 	buffered map[int64][]fabric.Packet // (phase, op) → packets absorbed before the op could take them
