@@ -4,7 +4,6 @@ package ace
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
@@ -70,7 +69,7 @@ type node struct {
 	txq, rxq                []*chunk
 	in                      []*fabric.Link
 	out                     []*outPort
-	kicks                   []rtl.Cycle         // cycles with a kick scheduled, ascending
+	kicks                   kickSet             // cycles with a kick scheduled
 	freed                   bool                // a partition released room since the last kick
 	startedAt               rtl.Cycle           // the last cycle a sub-step was started
 	views                   map[viewKey][]int64 // per operation and chunk length, each partition's room for a chunk
@@ -210,21 +209,16 @@ func (nd *node) after(end rtl.Cycle, e effect) {
 // every cycle it was asked to: so when it kicks depends only on what
 // happened, not on the order in which NPUs' events ran within a cycle.
 func (nd *node) scheduleKick(t rtl.Cycle) {
-	i, found := slices.BinarySearch(nd.kicks, t)
-	if found {
-		return
+	if nd.kicks.add(nd.r.k.Now(), t) {
+		nd.r.k.ScheduleClass(t, rtl.ClassControl, nd, evKick, 0)
 	}
-	nd.kicks = slices.Insert(nd.kicks, i, t)
-	nd.r.k.ScheduleClass(t, rtl.ClassControl, nd, evKick, 0)
 }
 
 // Handle runs the node's events: kicks and finished sub-steps.
 func (nd *node) Handle(now rtl.Cycle, kind int32, arg int64) {
 	switch kind {
 	case evKick:
-		if i, found := slices.BinarySearch(nd.kicks, now); found {
-			nd.kicks = slices.Delete(nd.kicks, i, i+1)
-		}
+		nd.kicks.remove(now)
 		nd.kick(now)
 		return
 	case evNotice:
