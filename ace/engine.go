@@ -83,6 +83,7 @@ func NewEngine(k *rtl.Kernel, net *fabric.Network, layout *collectives.Plan, cfg
 			return nil, err
 		}
 		nd.in = net.In(i)
+		nd.rxWaiting = newBitset(len(nd.in))
 		r.nodes = append(r.nodes, nd)
 		eps[i] = nd
 	}

@@ -100,6 +100,10 @@ type node struct {
 	// when admit last stopped at a chunk that could not load.
 	// aheadStopped is its value when reserveAhead last stopped.
 	admitGen, admitStopped, aheadStopped uint64
+	// rxWaiting marks the input ports (places in in) that may hold
+	// packets: set when one arrives, cleared when a kick finds the port
+	// empty.
+	rxWaiting bitset
 	// transit counts the packets in transit held in SRAM for an output
 	// port, over all ports.
 	transit int
@@ -232,8 +236,17 @@ func (nd *node) Handle(now rtl.Cycle, kind int32, arg int64) {
 	nd.scheduleKick(now)
 }
 
-// PacketArrived wakes the node to take the packet when it can.
-func (nd *node) PacketArrived(now rtl.Cycle, _ *fabric.Link) { nd.scheduleKick(now) }
+// PacketArrived wakes the node to take the packet when it can, and marks
+// its input port as one with packets waiting.
+func (nd *node) PacketArrived(now rtl.Cycle, l *fabric.Link) {
+	for i, x := range nd.in {
+		if x == l {
+			nd.rxWaiting.set(i)
+			break
+		}
+	}
+	nd.scheduleKick(now)
+}
 
 // SpaceAvailable wakes the node when an output port buffer has room.
 func (nd *node) SpaceAvailable(now rtl.Cycle, _ *fabric.Link) { nd.scheduleKick(now) }
@@ -292,8 +305,21 @@ func (nd *node) retryAt(now, t rtl.Cycle) {
 // link order, then the packets in transit that wait in SRAM for their
 // output port.
 func (nd *node) kickPorts(now rtl.Cycle) {
-	for _, l := range nd.in {
-		nd.retryAt(now, nd.takeInput(now, l))
+	if nd.r.reference {
+		for _, l := range nd.in {
+			nd.retryAt(now, nd.takeInput(now, l))
+		}
+	} else {
+		if nd.r.checks {
+			nd.checkRxWaiting()
+		}
+		for i := nd.rxWaiting.next(0, len(nd.in)); i >= 0; i = nd.rxWaiting.next(i+1, len(nd.in)) {
+			l := nd.in[i]
+			nd.retryAt(now, nd.takeInput(now, l))
+			if l.RxLen() == 0 {
+				nd.rxWaiting.clear(i)
+			}
+		}
 	}
 	if nd.transit == 0 && !nd.r.reference {
 		return
@@ -310,6 +336,17 @@ func (nd *node) kickPorts(now rtl.Cycle) {
 			nd.transit--
 			o.reserved++
 			nd.after(end, effect{kind: fxTransitOut, pkt: pkt, port: p})
+		}
+	}
+}
+
+// checkRxWaiting panics if an input port holds packets but is not marked
+// as one with packets waiting (a test's check of the incremental
+// bookkeeping).
+func (nd *node) checkRxWaiting() {
+	for i, l := range nd.in {
+		if l.RxLen() > 0 && !nd.rxWaiting.has(i) {
+			panic(fmt.Sprintf("ace: NPU %d at cycle %d: input port %s holds %d packets, but is not marked as waiting", nd.id, nd.r.k.Now(), l, l.RxLen()))
 		}
 	}
 }
