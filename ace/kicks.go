@@ -26,23 +26,27 @@ type kickSet struct {
 // add records a kick at cycle t, asked at cycle now (t ≥ now), and reports
 // whether it was new.
 func (s *kickSet) add(now, t rtl.Cycle) bool {
-	i, found := 0, false
-	if len(s.far) > 0 {
-		i, found = slices.BinarySearch(s.far, t)
-	}
-	if found {
-		return false
-	}
 	if t-now < kickRing {
 		w, b := int(t%kickRing)>>6, uint64(1)<<(uint(t)&63)
-		if s.near[w]&b != 0 {
+		if s.near[w]&b != 0 || len(s.far) > 0 && t >= s.far[0] && s.hasFar(t) {
 			return false
 		}
 		s.near[w] |= b
 		return true
 	}
+	i, found := slices.BinarySearch(s.far, t)
+	if found {
+		return false
+	}
 	s.far = slices.Insert(s.far, i, t)
 	return true
+}
+
+// hasFar reports whether the list of kicks far ahead holds cycle t (one
+// asked for long ago, which has come near).
+func (s *kickSet) hasFar(t rtl.Cycle) bool {
+	_, found := slices.BinarySearch(s.far, t)
+	return found
 }
 
 // remove forgets the kick at cycle now, which is running.
