@@ -463,8 +463,8 @@ func TestPinnedCommandOutputs(t *testing.T) {
 		{[]string{"sweep", "--workload", "dlrm", "--topo", "4x2x2", "--set", "ace.fsms=8,16", "--systems", "ace,ideal", "--format", "json", "--out", "@/sweep"}, nil, map[string]string{
 			"stdout":                   "a7843393e6b15cc4b94493f047f8d41b35252e20dcc04e44e2afd11893ac6ca2",
 			"sweep/aggregate.csv":      "9e269c0a6ee5facb415b6d0b1f1f771e0d5319e6b35a6968be6b6f98ba9e13d2",
-			"sweep/points/000000.json": "4a59ae5b0e338ec2c40e0885b6876857773bbd21c1c9ec5a1bdac84c8f8b0872",
-			"sweep/points/000001.json": "33603ab1a47d79f2f017a8b147fa7630ca16bc9bab803decd3995e0b220aeb5a",
+			"sweep/points/000000.json": "d7b30555e9fd282f5788ba9ff008d4e3bba01ebe5944a349e79ada5b5f62accf",
+			"sweep/points/000001.json": "fa20362d11b85c538149b479a2674fdaac15774a3597c98d67e60ca08cff5c96",
 			"sweep/result.csv":         "f99d73c51a19535fd85e91934487edb81d554dfabbec3c6fe1967adfc8367b44",
 			"sweep/result.json":        "a7843393e6b15cc4b94493f047f8d41b35252e20dcc04e44e2afd11893ac6ca2",
 			"sweep/result.txt":         "3d71f49aa252a687ca576a40d0a8a6db234dc77504b6051e6a366955237ef82d",
@@ -495,8 +495,8 @@ func TestPinnedCommandOutputs(t *testing.T) {
 			"fig11/result.json":              "1bd2847039fa8e2610f58ddd89a3b7eae119d3b4a4ec27da4405a02cd7426f3a",
 			"fig11/result.txt":               "faf197b1fcb7886e2876604e89fff6851601d80bb8c052a9fb25f0d3e3a302ab",
 			"fig11/summary.csv":              "b7d6b4a0cd1b3d425f1a0f5022b7589dc9366578a0e58dbdc4fbe73494eb1a21",
-			"fig11/sweep/points/000000.json": "bbfac218f6e68ca1f7200d4b845329574dd806605723d94a8c31bfe2f3547e13",
-			"fig11/sweep/points/000001.json": "bb40d501eb0e9605c82f3673b49e4a0a6398b3995102bddfb6fc82d22147a825",
+			"fig11/sweep/points/000000.json": "f0b873dd1a2aea92d61f3f600130e3fb8863686cc8d87fe58fd85726ac1957f6",
+			"fig11/sweep/points/000001.json": "a69dc73333478092a65fa1f294e59045bddd5bac5cf07a47e38786a446ed8d32",
 			"fig11/sweep/sweep.json":         "c4cb356b1228c4804a99590890887ee65aca4894de5723524de5fbc34b499a19",
 			"stdout":                         "1bd2847039fa8e2610f58ddd89a3b7eae119d3b4a4ec27da4405a02cd7426f3a",
 		}},
@@ -526,7 +526,7 @@ func TestPinnedCommandOutputs(t *testing.T) {
 		}},
 		{[]string{"collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "ace", "--trace", "@/trace.json", "--pcap", "@/run.pcap", "--format", "csv"}, nil, map[string]string{
 			"run.pcap":   "5563de845f543365869b884b53aebf2610d67be917f7ec1f5f1eb40453d4a1d1",
-			"stdout":     "64403b9b16d738254f7d49e70dd95ea2ee2be9c65e34f22e837945d31fa75dd4",
+			"stdout":     "1703e240186fb9061e7d7d60d766d857a2c58204aa930efb30f731616556439c",
 			"trace.json": "0d6d6fb6eef295ad9f9261332629c199b2af8deb380465e4dfcbfa37f56283c5",
 		}},
 		{[]string{"collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "baseline-commopt", "--full", "--trace", "@/trace.json", "--trace-npus", "all", "--pcap", "@/run.pcap", "--out", "@/out"}, nil, map[string]string{
