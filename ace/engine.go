@@ -65,7 +65,7 @@ func NewEngine(k *rtl.Kernel, net *fabric.Network, layout *collectives.Plan, cfg
 	}
 	r := &run{k: k, net: net, layout: layout, shape: top, cfg: cfg, hooks: hooks,
 		info: map[*collectives.Program]*progInfo{}, infos: xcore.Infos{}, colls: xcore.NewCollectives(k), phases: layout.NumPhases(),
-		fold: net.Folded(), gate: admit.New("ACE", k, layout.Machine, net.Folded())}
+		fold: net.Folded(), gate: admit.New("ACE", k, layout.Machine, net.Folded()), quietDMA: quietDMAOn(net)}
 	nodes := n
 	if r.fold {
 		if hooks.Init != nil {
@@ -83,6 +83,7 @@ func NewEngine(k *rtl.Kernel, net *fabric.Network, layout *collectives.Plan, cfg
 			return nil, err
 		}
 		nd.in = net.In(i)
+		nd.rxWaiting = newBitset(len(nd.in))
 		r.nodes = append(r.nodes, nd)
 		eps[i] = nd
 	}
@@ -183,6 +184,7 @@ func (r *run) create(now rtl.Cycle, co *xcore.Collective, key int64) {
 			nd.chunks = append(nd.chunks, &chunk{Chunk: xcore.NewChunk(co, int32(c)), id: first + int32(c),
 				reserved: make([]bool, r.phases+1), fsm: make([]int, r.phases), buffered: map[int64][]fabric.Packet{}})
 		}
+		nd.admitGen++ // new chunks, and new places in the loading order
 		nd.kick(now)
 	}
 }
@@ -256,6 +258,39 @@ type run struct {
 	// gate makes the checks of an issue.
 	fold bool
 	gate *admit.Gate
+	// reference runs the model as it ran before its bookkeeping became
+	// incremental: every FSM and port visited at every kick, an event for
+	// every piece a DMA moves. checks makes the incremental path check its
+	// bookkeeping against a full scan at every kick. Both are for tests.
+	reference, checks bool
+	// quietDMA: a DMA piece before its chunk's last has no event of its
+	// own, only a kick at its end (dmaStep). That kick is scheduled when
+	// the piece starts rather than when it ends, so it may take another
+	// place among other NPUs' kicks of its cycle, which changes nothing
+	// only when no NPU's kick acts on another's within a cycle: true when
+	// every link takes at least a cycle to deliver a packet and to return
+	// its credit, and no switch orders packets by when they were sent
+	// (quietDMAOn).
+	quietDMA bool
+}
+
+// quietDMAOn reports whether NPUs' kicks commute within a cycle on net: a
+// kick takes packets from input buffers (returning their credits after
+// CreditLatency) and starts sub-steps whose ends push packets into links
+// (arriving after Latency). With both at least a cycle on every link,
+// nothing one NPU's kick does reaches another NPU in the same cycle; a
+// switch's arrivals are ordered by when they were scheduled (rtl.Class),
+// so a network with switches keeps an event per DMA piece.
+func quietDMAOn(net *fabric.Network) bool {
+	if len(net.Switches()) > 0 {
+		return false
+	}
+	for _, l := range net.Links {
+		if l.Params.Latency < 1 || l.Params.CreditLatency < 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // latency is the latency of the route from NPU a to NPU b, worked out at

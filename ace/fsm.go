@@ -3,7 +3,9 @@ package ace
 // This file: the FSM control unit and the ALU datapath it drives: phases, steps and their completion.
 
 import (
+	"fmt"
 	"math/big"
+	"slices"
 	"sort"
 
 	"github.com/acemu/acemu/collectives"
@@ -19,7 +21,7 @@ func (nd *node) fsmStep(now rtl.Cycle, c *chunk) rtl.Cycle {
 	for _, op := range c.work {
 		o := &c.Prog.Ops[op]
 		if o.Kind == collectives.Send {
-			if ok, t := nd.peerReady(c, c.Phase, o.Peer); !ok {
+			if ok, t := nd.sendReady(c, op); !ok {
 				if t > 0 && (retry < 0 || t < retry) {
 					retry = t
 				}
@@ -79,22 +81,46 @@ func (nd *node) fsmStep(now rtl.Cycle, c *chunk) rtl.Cycle {
 }
 
 func (nd *node) dropWork(c *chunk, op int32) {
-	for i, w := range c.work {
-		if w == op {
-			c.work = append(c.work[:i], c.work[i+1:]...)
-			return
-		}
+	if i, found := slices.BinarySearch(c.work, op); found {
+		c.work = slices.Delete(c.work, i, i+1)
+		nd.noteWork(c)
 	}
 }
 
+// addWork adds op to c's ops with something to start, kept in op order.
 func (nd *node) addWork(c *chunk, op int32) {
-	for _, w := range c.work {
-		if w == op {
-			return
+	if i, found := slices.BinarySearch(c.work, op); !found {
+		c.work = slices.Insert(c.work, i, op)
+		nd.noteWork(c)
+	}
+}
+
+// noteWork keeps the set of FSMs with work (node.working) up to date with
+// chunk c, whose ops with something to start, or whose place at the head
+// of its FSM, changed.
+func (nd *node) noteWork(c *chunk) {
+	nd.noteFSM(c.fsm[c.Phase])
+}
+
+// noteFSM puts FSM f in the set of FSMs with work if its chunk, the head of
+// its queue, is active and has an op with something to start.
+func (nd *node) noteFSM(f int) {
+	if q := nd.fsmQ[f]; len(q) > 0 && q[0].active && len(q[0].work) > 0 {
+		nd.working.set(f)
+	} else {
+		nd.working.clear(f)
+	}
+}
+
+// checkWorking panics unless the set of FSMs with work is what a scan of
+// every FSM finds (a test's check of the incremental bookkeeping).
+func (nd *node) checkWorking() {
+	for f, q := range nd.fsmQ {
+		want := len(q) > 0 && q[0].active && len(q[0].work) > 0
+		if nd.working.has(f) != want {
+			panic(fmt.Sprintf("ace: NPU %d at cycle %d: FSM %d has work %v, but the set of FSMs with work says %v", nd.id, nd.r.k.Now(), f, want, !want))
 		}
 	}
-	c.work = append(c.work, op)
-	sort.Slice(c.work, func(i, j int) bool { return c.work[i] < c.work[j] })
 }
 
 // enterPhase queues chunk c at its FSM for phase ph (its partition room is
@@ -114,6 +140,7 @@ func (nd *node) enterPhase(now rtl.Cycle, c *chunk, ph int32) {
 		q[i], q[i-1] = q[i-1], q[i]
 	}
 	nd.fsmQ[f] = q
+	nd.noteFSM(f)
 	nd.startFSM(now, f)
 }
 
@@ -146,7 +173,10 @@ func (nd *node) activate(now rtl.Cycle, c *chunk) {
 	}
 	c.progress = make([]int32, len(prog.Ops))
 	c.msgs = make([]*fabric.Message, len(prog.Ops))
+	c.peerOK = slices.Grow(c.peerOK[:0], len(prog.Ops))[:len(prog.Ops)]
+	clear(c.peerOK)
 	c.work = c.work[:0]
+	nd.noteWork(c)
 	if c.Ops.Remaining == 0 {
 		nd.phaseDone(now, c)
 		return
@@ -205,7 +235,9 @@ func (nd *node) phaseDone(now rtl.Cycle, c *chunk) {
 	nd.fsmQ[f] = nd.fsmQ[f][1:]
 	nd.fsmCycles += int64(now - nd.fsmFrom[f])
 	c.active = false
+	nd.noteFSM(f)
 	nd.fsmNext[f].Pop()
+	nd.admitGen++
 	nd.startFSM(now, f)
 	if next == nd.r.phases {
 		c.state = csDMAOut

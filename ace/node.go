@@ -4,7 +4,6 @@ package ace
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
@@ -36,6 +35,7 @@ type chunk struct {
 	dmaDone  int64 // bytes the DMA has finished moving
 	pi       *progInfo
 	progress []int32 // packets sent (sends) or processed (receives)
+	peerOK   []bool  // per send op of the phase: its receiver's room is known to be ready (sendReady)
 	msgs     []*fabric.Message
 	work     []int32                   // ops with something to start: ready sends, receives with buffered packets
 	buffered map[int64][]fabric.Packet // (phase, op) → packets absorbed before the op could take them
@@ -69,7 +69,7 @@ type node struct {
 	txq, rxq                []*chunk
 	in                      []*fabric.Link
 	out                     []*outPort
-	kicks                   []rtl.Cycle         // cycles with a kick scheduled, ascending
+	kicks                   kickSet             // cycles with a kick scheduled
 	freed                   bool                // a partition released room since the last kick
 	startedAt               rtl.Cycle           // the last cycle a sub-step was started
 	views                   map[viewKey][]int64 // per operation and chunk length, each partition's room for a chunk
@@ -88,6 +88,25 @@ type node struct {
 	freeFx                  []int32
 	firstFSM, split         []int // per phase, its first FSM and how many it has
 	finishedOf              map[int]int
+	// retry is the earliest cycle after the kick under way at which a
+	// sub-step held up by a busy resource may start (-1: none).
+	retry rtl.Cycle
+	// working holds the FSMs whose chunk has an op with something to
+	// start (noteWork): the only ones a kick visits.
+	working bitset
+	// admitGen counts the changes to what admission looks at (the chunks
+	// and their order, partitions' room and next places, the chunks
+	// waiting for FSMs, the FSMs' next chunks); admitStopped is its value
+	// when admit last stopped at a chunk that could not load.
+	// aheadStopped is its value when reserveAhead last stopped.
+	admitGen, admitStopped, aheadStopped uint64
+	// rxWaiting marks the input ports (places in in) that may hold
+	// packets: set when one arrives, cleared when a kick finds the port
+	// empty.
+	rxWaiting bitset
+	// transit counts the packets in transit held in SRAM for an output
+	// port, over all ports.
+	transit int
 }
 
 func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
@@ -123,7 +142,7 @@ func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 		busIn: rtl.NewSerializer(rt.bus), busOut: rtl.NewSerializer(rt.bus),
 		sramRd: rtl.NewSerializer(rd), sramWr: rtl.NewSerializer(wr), ports: [2]int{rdPorts, wrPorts},
 		alus: rtl.NewPool(cfg.ALUs, rt.alu),
-		part: part, used: make([]int64, len(part)), nextIn: make([]int32, len(part)), startedAt: -1,
+		part: part, used: make([]int64, len(part)), nextIn: make([]int32, len(part)), startedAt: -1, admitStopped: ^uint64(0), aheadStopped: ^uint64(0),
 		views: map[viewKey][]int64{},
 	}
 	first := make([]int, len(split)) // first FSM id of each phase
@@ -134,6 +153,7 @@ func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 		}
 	}
 	nd.fsmQ = make([][]*chunk, len(nd.fsmPhase))
+	nd.working = newBitset(len(nd.fsmPhase))
 	for range nd.fsmPhase {
 		nd.fsmNext = append(nd.fsmNext, rtl.NewFIFO[int32](0))
 	}
@@ -193,21 +213,16 @@ func (nd *node) after(end rtl.Cycle, e effect) {
 // every cycle it was asked to: so when it kicks depends only on what
 // happened, not on the order in which NPUs' events ran within a cycle.
 func (nd *node) scheduleKick(t rtl.Cycle) {
-	i, found := slices.BinarySearch(nd.kicks, t)
-	if found {
-		return
+	if nd.kicks.add(nd.r.k.Now(), t) {
+		nd.r.k.ScheduleClass(t, rtl.ClassControl, nd, evKick, 0)
 	}
-	nd.kicks = slices.Insert(nd.kicks, i, t)
-	nd.r.k.ScheduleClass(t, rtl.ClassControl, nd, evKick, 0)
 }
 
 // Handle runs the node's events: kicks and finished sub-steps.
 func (nd *node) Handle(now rtl.Cycle, kind int32, arg int64) {
 	switch kind {
 	case evKick:
-		if i, found := slices.BinarySearch(nd.kicks, now); found {
-			nd.kicks = slices.Delete(nd.kicks, i, i+1)
-		}
+		nd.kicks.remove(now)
 		nd.kick(now)
 		return
 	case evNotice:
@@ -221,8 +236,17 @@ func (nd *node) Handle(now rtl.Cycle, kind int32, arg int64) {
 	nd.scheduleKick(now)
 }
 
-// PacketArrived wakes the node to take the packet when it can.
-func (nd *node) PacketArrived(now rtl.Cycle, _ *fabric.Link) { nd.scheduleKick(now) }
+// PacketArrived wakes the node to take the packet when it can, and marks
+// its input port as one with packets waiting.
+func (nd *node) PacketArrived(now rtl.Cycle, l *fabric.Link) {
+	for i, x := range nd.in {
+		if x == l {
+			nd.rxWaiting.set(i)
+			break
+		}
+	}
+	nd.scheduleKick(now)
+}
 
 // SpaceAvailable wakes the node when an output port buffer has room.
 func (nd *node) SpaceAvailable(now rtl.Cycle, _ *fabric.Link) { nd.scheduleKick(now) }
@@ -233,12 +257,7 @@ func (nd *node) SpaceAvailable(now rtl.Cycle, _ *fabric.Link) { nd.scheduleKick(
 // resource frees; one held up by buffer space or partition room is retried
 // when that changes (SpaceAvailable, a partition release).
 func (nd *node) kick(now rtl.Cycle) {
-	retry := rtl.Cycle(-1)
-	wait := func(t rtl.Cycle) {
-		if t > now && (retry < 0 || t < retry) {
-			retry = t
-		}
-	}
+	nd.retry = -1
 	if nd.freed { // room was released: chunks waiting for it may move
 		nd.freed = false
 		nd.unblock(now)
@@ -250,41 +269,17 @@ func (nd *node) kick(now rtl.Cycle) {
 	// Three groups compete for the SRAM ports and ALUs: the DMA engines,
 	// the input port buffers (with packets in transit), and the FSMs. The
 	// group served first rotates every cycle.
-	groups := [3]func(){
-		func() {
-			wait(nd.dmaIn(now))
-			wait(nd.dmaOut(now))
-		},
-		func() {
-			for _, l := range nd.in {
-				wait(nd.takeInput(now, l))
-			}
-			for p, o := range nd.out {
-				if o != nil && o.transit.Len() > 0 && nd.slot(p) {
-					pkt, _ := o.transit.Peek()
-					end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.sramRd, Bytes: int64(pkt.Bytes)})
-					if !ok {
-						wait(t)
-						continue
-					}
-					o.transit.Pop()
-					o.reserved++
-					nd.after(end, effect{kind: fxTransitOut, pkt: pkt, port: p})
-				}
-			}
-		},
-		func() {
-			for j := 0; j < len(nd.fsmQ); j++ {
-				q := nd.fsmQ[(nd.rr+j)%len(nd.fsmQ)]
-				if len(q) > 0 && q[0].active {
-					wait(nd.fsmStep(now, q[0]))
-				}
-			}
-		},
-	}
 	first := int(now % 3)
 	for g := 0; g < 3; g++ {
-		groups[(first+g)%3]()
+		switch (first + g) % 3 {
+		case 0:
+			nd.retryAt(now, nd.dmaIn(now))
+			nd.retryAt(now, nd.dmaOut(now))
+		case 1:
+			nd.kickPorts(now)
+		case 2:
+			nd.kickFSMs(now)
+		}
 	}
 	f := len(nd.fsmQ)
 	nd.rr = (nd.rr + 1) % f
@@ -293,8 +288,90 @@ func (nd *node) kick(now rtl.Cycle) {
 	// behind the one just taken from an input buffer may go to another ALU.
 	if nd.startedAt == now {
 		nd.scheduleKick(now + 1)
-	} else if retry > 0 {
-		nd.scheduleKick(retry)
+	} else if nd.retry > 0 {
+		nd.scheduleKick(nd.retry)
+	}
+}
+
+// retryAt notes cycle t, when a sub-step held up by a busy resource may
+// start, for the kick under way to look again then (the earliest such).
+func (nd *node) retryAt(now, t rtl.Cycle) {
+	if t > now && (nd.retry < 0 || t < nd.retry) {
+		nd.retry = t
+	}
+}
+
+// kickPorts starts the packets at the heads of the input port buffers, in
+// link order, then the packets in transit that wait in SRAM for their
+// output port.
+func (nd *node) kickPorts(now rtl.Cycle) {
+	if nd.r.reference {
+		for _, l := range nd.in {
+			nd.retryAt(now, nd.takeInput(now, l))
+		}
+	} else {
+		if nd.r.checks {
+			nd.checkRxWaiting()
+		}
+		for i := nd.rxWaiting.next(0, len(nd.in)); i >= 0; i = nd.rxWaiting.next(i+1, len(nd.in)) {
+			l := nd.in[i]
+			nd.retryAt(now, nd.takeInput(now, l))
+			if l.RxLen() == 0 {
+				nd.rxWaiting.clear(i)
+			}
+		}
+	}
+	if nd.transit == 0 && !nd.r.reference {
+		return
+	}
+	for p, o := range nd.out {
+		if o != nil && o.transit.Len() > 0 && nd.slot(p) {
+			pkt, _ := o.transit.Peek()
+			end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.sramRd, Bytes: int64(pkt.Bytes)})
+			if !ok {
+				nd.retryAt(now, t)
+				continue
+			}
+			o.transit.Pop()
+			nd.transit--
+			o.reserved++
+			nd.after(end, effect{kind: fxTransitOut, pkt: pkt, port: p})
+		}
+	}
+}
+
+// checkRxWaiting panics if an input port holds packets but is not marked
+// as one with packets waiting (a test's check of the incremental
+// bookkeeping).
+func (nd *node) checkRxWaiting() {
+	for i, l := range nd.in {
+		if l.RxLen() > 0 && !nd.rxWaiting.has(i) {
+			panic(fmt.Sprintf("ace: NPU %d at cycle %d: input port %s holds %d packets, but is not marked as waiting", nd.id, nd.r.k.Now(), l, l.RxLen()))
+		}
+	}
+}
+
+// kickFSMs gives each FSM whose chunk has an op with something to start a
+// sub-step, round-robin from FSM rr. Only those FSMs are visited (the set
+// kept by noteWork); the reference path visits every FSM.
+func (nd *node) kickFSMs(now rtl.Cycle) {
+	n := len(nd.fsmQ)
+	if nd.r.reference {
+		for j := 0; j < n; j++ {
+			q := nd.fsmQ[(nd.rr+j)%n]
+			if len(q) > 0 && q[0].active {
+				nd.retryAt(now, nd.fsmStep(now, q[0]))
+			}
+		}
+		return
+	}
+	if nd.r.checks {
+		nd.checkWorking()
+	}
+	for pass, lo, hi := 0, nd.rr, n; pass < 2; pass, lo, hi = pass+1, 0, nd.rr {
+		for f := nd.working.next(lo, hi); f >= 0; f = nd.working.next(f+1, hi) {
+			nd.retryAt(now, nd.fsmStep(now, nd.fsmQ[f][0]))
+		}
 	}
 }
 
@@ -343,6 +420,7 @@ func (nd *node) finish(now rtl.Cycle, e effect) {
 		}
 	case fxTransitIn:
 		nd.out[e.port].transit.Push(e.pkt)
+		nd.transit++
 	case fxTransitOut:
 		nd.push(e.port, e.pkt)
 	case fxAbsorb:

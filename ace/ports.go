@@ -114,7 +114,7 @@ func (nd *node) recvNeeds(c *chunk, op int32, b int64, fromSRAM bool) ([]rtl.Nee
 	}
 	ports := nd.portBuf[:0]
 	for _, f := range c.pi.Flow.Forwards[op] {
-		if ok, t := nd.peerReady(c, c.Phase, c.Prog.Ops[f].Peer); !ok {
+		if ok, t := nd.sendReady(c, f); !ok {
 			return nil, nil, t, false
 		}
 		p := nd.sendPort(c, f)

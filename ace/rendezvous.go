@@ -51,3 +51,17 @@ func (nd *node) peerReady(c *chunk, ph int32, dst int32) (bool, rtl.Cycle) {
 	}
 	return true, 0
 }
+
+// sendReady is peerReady for send op of c's current phase (a send, or a
+// forward), remembered once true: the room, once made and noticed, stays
+// (resAt is set once per chunk and phase), so the op asks no more.
+func (nd *node) sendReady(c *chunk, op int32) (bool, rtl.Cycle) {
+	if c.peerOK[op] {
+		return true, 0
+	}
+	ok, t := nd.peerReady(c, c.Phase, c.Prog.Ops[op].Peer)
+	if ok && !nd.r.reference {
+		c.peerOK[op] = true
+	}
+	return ok, t
+}

@@ -3,15 +3,24 @@ package ace
 // This file: the SRAM and its partitions: admission of chunks, room reserved per phase, release.
 
 import (
+	"fmt"
 	"math/big"
 
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/rtl"
 )
 
-// admit takes chunks in order into partition 1 while it has room.
+// admit takes chunks in order into partition 1 while it has room. When it
+// last stopped at a chunk and nothing it looks at has changed since
+// (node.admitGen), it stops there again at once.
 func (nd *node) admit(now rtl.Cycle) {
 	r := nd.r
+	if nd.admitStopped == nd.admitGen && !r.reference {
+		if r.checks {
+			nd.checkAdmitStopped()
+		}
+		return
+	}
 	for nd.nextAdmit < len(r.order) {
 		c := nd.chunks[r.order[nd.nextAdmit]]
 		// A chunk's FSMs follow its place in the loading order, so each FSM
@@ -27,6 +36,7 @@ func (nd *node) admit(now rtl.Cycle) {
 			c.fsm[0] = rk % len(nd.fsmQ)
 		}
 		if !nd.mayQueue(c, 0) || !nd.reserve(c, 0) {
+			nd.admitStopped = nd.admitGen
 			return
 		}
 		for ph := 0; ph < c.Coll.Plan.NumPhases(); ph++ {
@@ -43,6 +53,21 @@ func (nd *node) admit(now rtl.Cycle) {
 		nd.txq = append(nd.txq, c)
 		nd.nextAdmit++
 		nd.wait(c, 0, 1)
+	}
+}
+
+// checkAdmitStopped panics if the chunk next in the loading order could
+// load, when admit skipped it because nothing had changed (a test's
+// check of the incremental bookkeeping).
+func (nd *node) checkAdmitStopped() {
+	r := nd.r
+	if nd.nextAdmit >= len(r.order) {
+		return
+	}
+	c := nd.chunks[r.order[nd.nextAdmit]]
+	room := c.reserved[0] || nd.nextIn[0] == r.rank[c.id] && nd.used[0]+nd.viewOf(c, 0) <= nd.part[0]
+	if nd.mayQueue(c, 0) && room {
+		panic(fmt.Sprintf("ace: NPU %d at cycle %d: chunk %d could load, but admit saw nothing change since it last could not", nd.id, r.k.Now(), c.id))
 	}
 }
 
@@ -73,6 +98,7 @@ func (nd *node) mayQueue(c *chunk, ph int) bool {
 // FSM may serve any phase).
 func (nd *node) wait(c *chunk, ph, d int) {
 	nd.waiting[nd.fsmPhase[c.fsm[ph]]] += d
+	nd.admitGen++
 }
 
 // reserveAhead grants room ahead (Notice "room"): every phase's partition
@@ -81,8 +107,17 @@ func (nd *node) wait(c *chunk, ph, d int) {
 // travels while the chunk is still in an earlier phase.
 //
 // A chunk that finished its phase and waited for this room moves on now.
+//
+// Like admit, it looks again only when something it looks at has changed
+// since it last stopped (node.admitGen).
 func (nd *node) reserveAhead(now rtl.Cycle) {
 	r := nd.r
+	if nd.aheadStopped == nd.admitGen && !r.reference {
+		if r.checks {
+			nd.checkAheadStopped()
+		}
+		return
+	}
 	woke := false
 	for ph := 1; ph < r.phases; ph++ {
 		for nd.skipUnused(ph); int(nd.nextIn[ph]) < nd.nextAdmit; nd.skipUnused(ph) {
@@ -93,22 +128,46 @@ func (nd *node) reserveAhead(now rtl.Cycle) {
 			woke = woke || (c.blocked && c.active)
 		}
 	}
+	nd.aheadStopped = nd.admitGen // before unblock, which may change what it looks at
 	if woke {
 		nd.unblock(now)
+	}
+}
+
+// checkAheadStopped panics if a partition could grant room ahead when
+// reserveAhead skipped them all because nothing had changed (a test's
+// check of the incremental bookkeeping).
+func (nd *node) checkAheadStopped() {
+	r := nd.r
+	for ph := 1; ph < r.phases; ph++ {
+		i := nd.nextUsed(ph)
+		if int(i) >= nd.nextAdmit {
+			continue
+		}
+		c := nd.chunks[r.order[i]]
+		if nd.used[ph]+nd.viewOf(c, ph) <= nd.part[ph] {
+			panic(fmt.Sprintf("ace: NPU %d at cycle %d: partition %d could take chunk %d, but reserveAhead saw nothing change since it last could not", nd.id, r.k.Now(), ph, c.id))
+		}
 	}
 }
 
 // skipUnused moves partition ph's next place in the loading order past the
 // loaded chunks that never use it: written back already, or an
 // all-to-all's, which go from the first partition to the terminal one.
-func (nd *node) skipUnused(ph int) {
+func (nd *node) skipUnused(ph int) { nd.nextIn[ph] = nd.nextUsed(ph) }
+
+// nextUsed is partition ph's next place in the loading order past the
+// loaded chunks that never use it (skipUnused).
+func (nd *node) nextUsed(ph int) int32 {
 	r := nd.r
-	for ph > 0 && ph < r.phases && int(nd.nextIn[ph]) < nd.nextAdmit {
-		if x := nd.chunks[r.order[nd.nextIn[ph]]]; x != doneChunk && x.Coll.Plan.NumPhases() > ph {
-			return
+	i := nd.nextIn[ph]
+	for ph > 0 && ph < r.phases && int(i) < nd.nextAdmit {
+		if x := nd.chunks[r.order[i]]; x != doneChunk && x.Coll.Plan.NumPhases() > ph {
+			break
 		}
-		nd.nextIn[ph]++
+		i++
 	}
+	return i
 }
 
 // viewOf returns the bytes partition ph must hold for chunk c (the terminal
@@ -171,6 +230,7 @@ func (nd *node) reserve(c *chunk, ph int) bool {
 	nd.used[ph] += v
 	c.reserved[ph] = true
 	nd.nextIn[ph]++
+	nd.admitGen++
 	if r.cfg.Notice == NoticeRoom && ph < r.phases && ph < c.Coll.Plan.NumPhases() {
 		nd.announce(c, ph)
 	}
@@ -182,6 +242,7 @@ func (nd *node) release(c *chunk, ph int) {
 		nd.used[ph] -= nd.viewOf(c, ph)
 		c.reserved[ph] = false
 		nd.freed = true
+		nd.admitGen++
 	}
 }
 
