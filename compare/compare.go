@@ -110,8 +110,24 @@ const WindowCycles = 1000
 // MaxSeriesWindows bounds a per-window series (Options.Series): 10^7
 // windows is 10^10 cycles (8 s of simulated time), two series of 80 MB of
 // floats per system and a CSV of some 300 MB; a longer run reports its
-// mean and peak without the series.
+// mean and peak without the series. A run with a series is stopped as
+// soon as its simulated time passes the bound (at its first event
+// train.ProgressCycles past the last report), before the series is made
+// (docs/bad-input.md, "Limits"). It is not refused ahead: the loop's
+// compute estimate times a baseline's kernels with the memory bandwidth
+// left to compute by partition, which sharing can better, so it is no
+// lower bound on the run.
 const MaxSeriesWindows = 10_000_000
+
+// maxSeriesCycles is the run MaxSeriesWindows windows cover.
+const maxSeriesCycles = MaxSeriesWindows * WindowCycles
+
+// errSeriesTooLong says a run that reached cycle cycles, past
+// maxSeriesCycles, is too long for its utilisation series.
+func errSeriesTooLong(cycles int64) error {
+	return fmt.Errorf("the utilisation series (--timeseries, --plot) keeps one value per window of %d cycles (Section V, Fig. 10), at most %d windows (%d cycles, docs/bad-input.md \"Limits\"), and the run passed cycle %d, so it was stopped; run fewer iterations, or without --timeseries and --plot (the mean and peak utilisation are reported either way)",
+		WindowCycles, MaxSeriesWindows, int64(maxSeriesCycles), cycles)
+}
 
 // ElementBytes is the size of a gradient element (FP16), the unit the
 // training loop pads its collectives with.
@@ -404,11 +420,20 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 	// The NPU's compute per window, from the training loop's kernels.
 	var compute *rtl.Windows
 	trainObs := obs
+	var tooLong error // the series' bound passed: the run was stopped
+	stop := func(cycle int64) {
+		if cycle > maxSeriesCycles && tooLong == nil {
+			tooLong = errSeriesTooLong(cycle)
+			k.Halt()
+		}
+	}
 	if o.Series {
 		compute = rtl.NewWindows(WindowCycles, 1)
 		trainObs = observe.Join(obs, observe.Func(func(e observe.Event) {
 			if e.Kind == observe.KernelEnd {
-				compute.Add(int64(e.Cycle), int64(e.End))
+				if stop(int64(e.End)); tooLong == nil { // a kernel ending past the bound counts no windows
+					compute.Add(int64(e.Cycle), int64(e.End))
+				}
 			}
 		}))
 	}
@@ -416,7 +441,21 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 	if p := o.Progress; p != nil {
 		tc.Progress = func(done, total int64) { p(sys.Name, done, total) }
 	}
+	if o.Series {
+		// The loop's progress reports look on every train.ProgressCycles
+		// cycles without changing the run's events or results.
+		p := tc.Progress
+		tc.Progress = func(done, total int64) {
+			if p != nil {
+				p(done, total)
+			}
+			stop(done)
+		}
+	}
 	m, err := train.Run(k, o.Workload, tc, comm{a, o.Machine.Machine.N()})
+	if tooLong != nil {
+		return r, tooLong
+	}
 	if err != nil {
 		if serr := ep.Stuck(); serr != nil {
 			return r, fmt.Errorf("%w\n%v", err, serr)
@@ -455,8 +494,8 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 		r.LinkUtilization = fabric.MeanUtilization(net.Links, cycles)
 		r.PeakLinkUtilization = net.PeakLinkUtilization(cycles)
 		if o.Series {
-			if nw := (cycles + WindowCycles - 1) / WindowCycles; nw > MaxSeriesWindows {
-				return r, fmt.Errorf("the utilisation series would hold %d windows of %d cycles, more than %d; run without --timeseries and --plot", nw, WindowCycles, MaxSeriesWindows)
+			if cycles > maxSeriesCycles { // ended between two progress reports
+				return r, errSeriesTooLong(int64(cycles))
 			}
 			r.NetworkUtilization = net.LinkUtilization(cycles)
 		}

@@ -45,13 +45,30 @@ type Folder interface {
 }
 
 // MaxFullNPUs bounds a network simulated NPU by NPU (not folded): each
-// NPU's endpoint, links and buffers are built, so memory grows with it.
-const MaxFullNPUs = 1 << 14
+// NPU's endpoint, links, buffers and chunks in flight are built, so memory
+// grows with it. It is the largest power of two of NPUs whose most
+// memory-hungry run inside the other limits stays under acemu's 2 GB bound
+// (measured: an ACE all-reduce that keeps every NPU's SRAM full, some
+// 1.5 MB an NPU as run; docs/bad-input.md, "Limits", gives the rule, the
+// runs and their commands). A folded run (one NPU for all) is not bound
+// by it.
+const MaxFullNPUs = 1 << 10
 
 // ErrTooManyNPUs is what a machine's error wraps when it is refused for
 // needing more than MaxFullNPUs NPUs simulated one by one: a caller that
 // knows why the run is not folded can add it.
 var ErrTooManyNPUs = errors.New("refused")
+
+// CheckFull refuses a machine named name of n NPUs simulated one by one
+// when n is more than MaxFullNPUs; its error wraps ErrTooManyNPUs and says
+// why.
+func CheckFull(name string, n int) error {
+	if n <= MaxFullNPUs {
+		return nil
+	}
+	return fmt.Errorf("topology %s: %d NPUs to simulate one by one; a run simulates at most %d NPUs one by one, so that it stays under 2 GB of memory (an NPU with its chunks in flight takes up to some 1.5 MB: docs/bad-input.md, \"Limits\"), and this one is %w",
+		name, n, MaxFullNPUs, ErrTooManyNPUs)
+}
 
 // Machine is a machine as collectives and endpoints see it.
 type Machine struct {

@@ -119,6 +119,11 @@ func New(s Setup) (*Run, error) {
 		cfg = d
 	}
 	cfg.Machine = s.Machine.Machine
+	if _, folds := s.Machine.Machine.Folder(); !folds { // a torus says so itself, with how folding helps
+		if err := machine.CheckFull(s.Machine.Machine.Name, s.Machine.Machine.N()); err != nil {
+			return nil, fmt.Errorf("%w (a machine that is not a torus is never folded: docs/architecture.md); run a smaller one", err)
+		}
+	}
 	k := rtl.NewKernel()
 	net, err := s.Machine.Build(k, links, s.Fold)
 	if err != nil {

@@ -46,10 +46,8 @@ func (c LinkConfig) Params(p Port) fabric.LinkParams {
 	return c.Inter
 }
 
-// MaxFullNPUs bounds a network simulated NPU by NPU (not folded): each
-// NPU's links, buffers and endpoint state take about 0.6 MB, so 16384 NPUs
-// is some 10 GB, within a 24 GB machine with room to spare (every
-// machine's bound, machine.MaxFullNPUs).
+// MaxFullNPUs bounds a network simulated NPU by NPU (not folded): every
+// machine's bound, machine.MaxFullNPUs.
 const MaxFullNPUs = machine.MaxFullNPUs
 
 // ErrTooManyNPUs is what BuildNetwork's error wraps for a torus of more
@@ -63,9 +61,8 @@ func BuildNetwork(k *rtl.Kernel, s Shape, c LinkConfig) (*fabric.Network, error)
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	if s.N() > MaxFullNPUs {
-		return nil, fmt.Errorf("topology %s: %d NPUs to simulate one by one; at about 0.6 MB each a run of more than %d NPUs (10 GB) is %w. A run in which one NPU stands for all (folded: docs/architecture.md) is not limited this way, up to %d NPUs",
-			s, s.N(), MaxFullNPUs, ErrTooManyNPUs, MaxNPUs)
+	if err := machine.CheckFull(s.String(), s.N()); err != nil {
+		return nil, fmt.Errorf("%w. A run in which one NPU stands for all (folded: docs/architecture.md) is not limited this way, up to %d NPUs", err, MaxNPUs)
 	}
 	net := fabric.NewNetwork(s.N(), NumPorts)
 	for id := 0; id < s.N(); id++ {

@@ -118,7 +118,7 @@ func TestHugeInputsAreRefusedWithLittleMemory(t *testing.T) {
 		want string
 	}{
 		{[]string{"--workload", many, "--topo", "4x2x1"}, "more than 10000 layers"},
-		{[]string{"collective", "--topo", "129x129x1", "--size", "64KiB"}, "more than 16384 NPUs"}, // odd rings: no folding
+		{[]string{"collective", "--topo", "129x129x1", "--size", "64KiB"}, "16641 NPUs to simulate one by one; a run simulates at most 1024"}, // odd rings: no folding
 		{[]string{"--workload", "resnet50", "--topo", "4x2x1", "--workers", "1000000"}, "--workers 1000000"},
 		{[]string{"topology", "dump", "--topo", "64x32x32"}, "holds 2 to 4096 nodes"},
 		{[]string{"collective", "--topo", "65536x1x1", "--size", "64KiB"}, "a group of 65536 NPUs"},

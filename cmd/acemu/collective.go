@@ -379,8 +379,12 @@ func simulateCollective(o collectiveOpts) (_ *collectiveReport, err error) {
 		defer finish(&err)
 	}
 	if err != nil {
-		if sim.Foldable(o.spec, full) == nil && !folded && errors.Is(err, machine.ErrTooManyNPUs) { // the plan is why (its answer is kept)
+		switch {
+		case !errors.Is(err, machine.ErrTooManyNPUs):
+		case sim.Foldable(o.spec, full) == nil && !folded: // the plan is why (its answer is kept)
 			err = fmt.Errorf("%w; this plan cannot be folded: %v", err, why)
+		case !o.full && (o.checkData || o.traceHash): // the check is why
+			err = fmt.Errorf("%w; but --check-data and --trace-hash simulate every NPU: check a machine of at most %d NPUs", err, machine.MaxFullNPUs)
 		}
 		return nil, err
 	}
