@@ -46,15 +46,6 @@ func (c LinkConfig) Params(p Port) fabric.LinkParams {
 	return c.Inter
 }
 
-// MaxFullNPUs bounds a network simulated NPU by NPU (not folded): every
-// machine's bound, machine.MaxFullNPUs.
-const MaxFullNPUs = machine.MaxFullNPUs
-
-// ErrTooManyNPUs is what BuildNetwork's error wraps for a torus of more
-// than MaxFullNPUs NPUs: a caller that knows why the run is not folded
-// can add it.
-var ErrTooManyNPUs = machine.ErrTooManyNPUs
-
 // BuildNetwork creates one link per port of every NPU of s (ports of size-1
 // dimensions have none), numbered NPU by NPU in port order.
 func BuildNetwork(k *rtl.Kernel, s Shape, c LinkConfig) (*fabric.Network, error) {
