@@ -41,6 +41,9 @@ func (nd *node) fsmStep(now rtl.Cycle, c *chunk) rtl.Cycle {
 			}
 			pkt := fabric.PacketOf(c.msgs[op], c.progress[op])
 			c.progress[op]++
+			if c.progress[op] == c.pi.packets[op] {
+				c.msgs[op] = nil // its packets carry it from here: freed once delivered
+			}
 			nd.out[p].reserved++
 			nd.trace(subStep{Start: now, End: end, Chunk: int(c.id), Phase: int(c.Phase), Op: int(op), Kind: "send", Bytes: b})
 			nd.after(end, effect{kind: fxSend, c: c, op: op, pkt: pkt, port: p})

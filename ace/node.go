@@ -34,9 +34,9 @@ type chunk struct {
 	dma      int64 // bytes the DMA has started moving
 	dmaDone  int64 // bytes the DMA has finished moving
 	pi       *progInfo
-	progress []int32 // packets sent (sends) or processed (receives)
-	peerOK   []bool  // per send op of the phase: its receiver's room is known to be ready (sendReady)
-	msgs     []*fabric.Message
+	progress []int32                   // packets sent (sends) or processed (receives)
+	peerOK   []bool                    // per send op of the phase: its receiver's room is known to be ready (sendReady)
+	msgs     []*fabric.Message         // per send op, its message while packets of it are still to be sent (then its packets alone hold it)
 	work     []int32                   // ops with something to start: ready sends, receives with buffered packets
 	buffered map[int64][]fabric.Packet // (phase, op) → packets absorbed before the op could take them
 }
@@ -440,9 +440,14 @@ func (nd *node) finish(now rtl.Cycle, e effect) {
 		if c.progress[op] == c.pi.packets[op] {
 			if c.Vals != nil {
 				o := &c.Prog.Ops[op]
-				collectives.Scatter(c.Vals, c.Prog.View, o.Data, c.msgs[op].Values, o.Reduce)
+				collectives.Scatter(c.Vals, c.Prog.View, o.Data, e.pkt.Msg.Values, o.Reduce)
 				for _, f := range e.fwd {
 					c.msgs[f].Values = collectives.Gather(c.Vals, c.Prog.View, c.Prog.Ops[f].Data)
+				}
+			}
+			for _, f := range e.fwd {
+				if c.progress[f] == c.pi.packets[f] {
+					c.msgs[f] = nil // its packets carry it from here
 				}
 			}
 			nd.complete(now, c, op)

@@ -159,9 +159,6 @@ func (nd *node) beginRecv(now, end rtl.Cycle, c *chunk, op int32, pkt fabric.Pac
 	for _, p := range ports {
 		nd.out[p].reserved++
 	}
-	if c.msgs[op] == nil {
-		c.msgs[op] = pkt.Msg
-	}
 	kind := recvKinds[from][b2i(c.Prog.Ops[op].Reduce)]
 	nd.trace(subStep{Start: now, End: end, Chunk: int(c.id), Phase: int(c.Phase), Op: int(op), Kind: kind, Bytes: int64(pkt.Bytes)})
 	nd.after(end, effect{kind: fxRecv, c: c, op: op, pkt: pkt, fwd: c.pi.Flow.Forwards[op]})
