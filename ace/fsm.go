@@ -31,7 +31,7 @@ func (nd *node) fsmStep(now rtl.Cycle, c *chunk) rtl.Cycle {
 			if !nd.slot(p) {
 				continue
 			}
-			b := int64(fabric.PacketOf(nd.sendMsg(c, op), c.progress[op]).Bytes)
+			b := int64(fabric.PayloadOf(o.Data.Len, c.progress[op]))
 			end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.sramRd, Bytes: b})
 			if !ok {
 				if retry < 0 || t < retry {
@@ -39,10 +39,9 @@ func (nd *node) fsmStep(now rtl.Cycle, c *chunk) rtl.Cycle {
 				}
 				continue
 			}
-			pkt := fabric.PacketOf(c.msgs[op], c.progress[op])
-			c.progress[op]++
-			if c.progress[op] == c.pi.packets[op] {
-				c.msgs[op] = nil // its packets carry it from here: freed once delivered
+			pkt := fabric.PacketOf(nd.sendMsg(c, op), c.progress[op])
+			if c.progress[op]++; c.progress[op] == c.pi.packets[op] {
+				nd.dropMsg(c, op)
 			}
 			nd.out[p].reserved++
 			nd.trace(subStep{Start: now, End: end, Chunk: int(c.id), Phase: int(c.Phase), Op: int(op), Kind: "send", Bytes: b})
@@ -175,7 +174,7 @@ func (nd *node) activate(now rtl.Cycle, c *chunk) {
 		nd.announce(c, int(c.Phase))
 	}
 	c.progress = make([]int32, len(prog.Ops))
-	c.msgs = make([]*fabric.Message, len(prog.Ops))
+	c.msgs = nil // allocated when a message of several packets starts
 	c.peerOK = slices.Grow(c.peerOK[:0], len(prog.Ops))[:len(prog.Ops)]
 	clear(c.peerOK)
 	c.work = c.work[:0]

@@ -36,7 +36,7 @@ type chunk struct {
 	pi       *progInfo
 	progress []int32                   // packets sent (sends) or processed (receives)
 	peerOK   []bool                    // per send op of the phase: its receiver's room is known to be ready (sendReady)
-	msgs     []*fabric.Message         // per send op, its message while packets of it are still to be sent (then its packets alone hold it)
+	msgs     []*fabric.Message         // per send op, its message of several packets while some are still to be sent (then its packets alone hold it); nil until one is
 	work     []int32                   // ops with something to start: ready sends, receives with buffered packets
 	buffered map[int64][]fabric.Packet // (phase, op) → packets absorbed before the op could take them
 }
@@ -432,24 +432,23 @@ func (nd *node) finish(now rtl.Cycle, e effect) {
 	case fxRecv:
 		op := e.op
 		c.progress[op]++
+		last := c.progress[op] == c.pi.packets[op]
+		check := last && c.Vals != nil
+		if check {
+			o := &c.Prog.Ops[op]
+			collectives.Scatter(c.Vals, c.Prog.View, o.Data, e.pkt.Msg.Values, o.Reduce)
+		}
 		for _, f := range e.fwd {
 			fm := nd.sendMsg(c, f)
+			if check { // the forward carries on what the receive left
+				fm.Values = collectives.Gather(c.Vals, c.Prog.View, c.Prog.Ops[f].Data)
+			}
 			nd.push(nd.sendPort(c, f), fabric.PacketOf(fm, c.progress[f]))
-			c.progress[f]++
+			if c.progress[f]++; c.progress[f] == c.pi.packets[f] {
+				nd.dropMsg(c, f)
+			}
 		}
-		if c.progress[op] == c.pi.packets[op] {
-			if c.Vals != nil {
-				o := &c.Prog.Ops[op]
-				collectives.Scatter(c.Vals, c.Prog.View, o.Data, e.pkt.Msg.Values, o.Reduce)
-				for _, f := range e.fwd {
-					c.msgs[f].Values = collectives.Gather(c.Vals, c.Prog.View, c.Prog.Ops[f].Data)
-				}
-			}
-			for _, f := range e.fwd {
-				if c.progress[f] == c.pi.packets[f] {
-					c.msgs[f] = nil // its packets carry it from here
-				}
-			}
+		if last {
 			nd.complete(now, c, op)
 		}
 	}

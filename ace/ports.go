@@ -173,10 +173,16 @@ func (nd *node) sendPort(c *chunk, op int32) int {
 	return int(o.Port)
 }
 
-// sendMsg returns (creating it on the first packet) the message of send op.
+// sendMsg returns the message of send op, creating it for the packet about
+// to go when none is under way. A message of several packets is kept
+// until its last packet goes (dropMsg); one of a single packet is held by
+// its packet alone, so a chunk of many small messages (an all-to-all on
+// many NPUs) keeps no array of them.
 func (nd *node) sendMsg(c *chunk, op int32) *fabric.Message {
-	if m := c.msgs[op]; m != nil {
-		return m
+	if c.msgs != nil {
+		if m := c.msgs[op]; m != nil {
+			return m
+		}
 	}
 	o := &c.Prog.Ops[op]
 	m := fabric.NewMessage(nd.id, int(o.Peer), o.Data.Len)
@@ -189,8 +195,21 @@ func (nd *node) sendMsg(c *chunk, op int32) *fabric.Message {
 		m.Values = collectives.Gather(c.Vals, c.Prog.View, o.Data)
 	}
 	nd.sent += o.Data.Len
-	c.msgs[op] = m
+	if m.Packets > 1 {
+		if c.msgs == nil {
+			c.msgs = make([]*fabric.Message, len(c.Prog.Ops))
+		}
+		c.msgs[op] = m
+	}
 	return m
+}
+
+// dropMsg lets go of send op's message once its last packet has gone: its
+// packets carry it from here, and it is freed once they are delivered.
+func (nd *node) dropMsg(c *chunk, op int32) {
+	if c.msgs != nil {
+		c.msgs[op] = nil
+	}
 }
 
 func (nd *node) push(p int, pkt fabric.Packet) {

@@ -63,11 +63,12 @@ type Packet struct {
 
 // PacketOf returns packet i of m.
 func PacketOf(m *Message, i int32) Packet {
-	b := m.Bytes - int64(i)*PacketBytes
-	if b > PacketBytes {
-		b = PacketBytes
-	}
-	return Packet{Msg: m, Index: i, Bytes: int32(b)}
+	return Packet{Msg: m, Index: i, Bytes: PayloadOf(m.Bytes, i)}
+}
+
+// PayloadOf returns the payload bytes of packet i of a message of n bytes.
+func PayloadOf(n int64, i int32) int32 {
+	return int32(min(n-int64(i)*PacketBytes, PacketBytes))
 }
 
 // Last reports whether p is the last packet of its message.
