@@ -43,6 +43,9 @@ type Config struct {
 	CommMemGBps *big.Rat
 	// BusGBps is the NPU–AFI bus, per direction.
 	BusGBps *big.Rat
+	// ownPrograms makes every NPU of a full network run its own programs
+	// even where they could be shared (tests compare the two).
+	ownPrograms bool
 }
 
 // Default is the paper's ACE: 4 MB in 4 banks of 64 B ports (as many per

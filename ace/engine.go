@@ -66,6 +66,11 @@ func NewEngine(k *rtl.Kernel, net *fabric.Network, layout *collectives.Plan, cfg
 	r := &run{k: k, net: net, layout: layout, shape: top, cfg: cfg, hooks: hooks,
 		info: map[*collectives.Program]*progInfo{}, infos: xcore.Infos{}, colls: xcore.NewCollectives(k), phases: layout.NumPhases(),
 		fold: net.Folded(), gate: admit.New("ACE", k, layout.Machine, net.Folded()), quietDMA: quietDMAOn(net)}
+	if f, folds := layout.Machine.Folder(); folds {
+		r.folder = f
+		r.share = !r.fold && hooks.Init == nil && !cfg.ownPrograms
+		r.shareLayout = r.share && collectives.CheckEquivariant(layout) == nil
+	}
 	nodes := n
 	if r.fold {
 		if hooks.Init != nil {
@@ -179,9 +184,10 @@ func (r *run) create(now rtl.Cycle, co *xcore.Collective, key int64) {
 		}
 		r.waiters[i] = append(r.waiters[i], make([][]int32, slots)...)
 	}
+	shared := r.share && collectives.CheckEquivariant(co.Plan) == nil
 	for _, nd := range r.nodes {
 		for c := 0; c < nc; c++ {
-			nd.chunks = append(nd.chunks, &chunk{Chunk: xcore.NewChunk(co, int32(c)), id: first + int32(c),
+			nd.chunks = append(nd.chunks, &chunk{Chunk: xcore.NewChunk(co, int32(c)), id: first + int32(c), shared: shared,
 				reserved: make([]bool, r.phases+1), fsm: make([]int, r.phases), buffered: map[int64][]fabric.Packet{}})
 		}
 		nd.admitGen++ // new chunks, and new places in the loading order
@@ -254,6 +260,17 @@ type run struct {
 	resAt   [][]rtl.Cycle
 	waiters [][][]int32
 	lat     map[uint64]rtl.Cycle // by a<<32 | b: a 64-bit key hashes fastest
+	// folder displaces peers on a machine with translational symmetry (nil
+	// on others); share: on a full network of such a machine, without data
+	// carried, a chunk of a plan whose NPUs all run NPU 0's programs
+	// translated (collectives.CheckEquivariant) runs NPU 0's, each op's
+	// peer displaced by the NPU's id where it is used (node.peerOf): one
+	// copy of the programs and of what is derived from them for every NPU.
+	folder machine.Folder
+	share  bool
+	// shareLayout: the layout's programs are shared too (newNode reads
+	// NPU 0's).
+	shareLayout bool
 	// fold: the network is folded and the one node stands for every NPU;
 	// gate makes the checks of an issue.
 	fold bool

@@ -162,7 +162,7 @@ func (nd *node) startFSM(now rtl.Cycle, f int) {
 
 // activate makes c the chunk its FSM works on.
 func (nd *node) activate(now rtl.Cycle, c *chunk) {
-	c.Load(nd.id, nd.r.infos)
+	c.Load(nd.progNPU(c), nd.r.infos)
 	prog := c.Prog
 	c.active, c.pi = true, nd.r.infoOf(prog)
 	nd.wait(c, int(c.Phase), -1)

@@ -86,6 +86,7 @@ type incResult struct {
 	ends           []rtl.Cycle
 	stats, stuck   string
 	events         uint64
+	programs       int // programs the run derived an Info for
 }
 
 // incTrace runs c on the reference path or the incremental one (with its
@@ -146,6 +147,7 @@ func incTrace(t *testing.T, c incRun, reference bool) (res incResult, ok bool) {
 		res.stuck = err.Error()
 	}
 	st := e.Stats(k.Now())
+	res.programs = len(e.r.infos)
 	res.events, st.Events = st.Events, 0
 	res.stats = fmt.Sprintf("%+v", *st)
 	slices.Sort(res.packets)

@@ -27,20 +27,22 @@ type phaseProfile struct {
 // slowest link on it (run.route).
 type routeFunc func(a, b int) (rtl.Cycle, *fabric.Link)
 
-// profile reads the phases of NPU npu for a full chunk. A routed send's
+// profile reads the phases of NPU npu for a full chunk: its own programs,
+// or where they are shared (run.share) NPU 0's with each peer displaced by
+// npu (peer), which are the same. A routed send's
 // time is its route's, not its first link's: on a switch fabric the
 // spine phase's messages leave by the NPU's leaf link but cross the spine
 // links too, so the slowest link and the latency are those of the whole
 // route (route); a send by a port goes to the neighbour on that link.
-func profile(plan *collectives.Plan, top machine.Topology, net *fabric.Network, npu int, route routeFunc) []phaseProfile {
+func profile(plan *collectives.Plan, top machine.Topology, net *fabric.Network, npu, src int, peer func(int32) int32, route routeFunc) []phaseProfile {
 	clen := plan.ChunkLen(0)
 	out := make([]phaseProfile, plan.NumPhases())
 	for ph := range out {
-		prog := plan.Program(npu, ph, clen)
+		prog := plan.Program(src, ph, clen)
 		p := phaseProfile{view: prog.ViewLen(), initial: prog.ViewLen(), steps: prog.Steps, bw: new(big.Rat)}
 		if ph > 0 {
 			p.initial = 0
-			for _, o := range plan.Program(npu, ph-1, clen).Out {
+			for _, o := range plan.Program(src, ph-1, clen).Out {
 				p.initial += o.Len
 			}
 		}
@@ -54,12 +56,12 @@ func profile(plan *collectives.Plan, top machine.Topology, net *fabric.Network, 
 			var slowest *fabric.Link
 			var latency rtl.Cycle
 			if op.Port == collectives.RouteXYZ {
-				hop, ok := top.NextPort(npu, int(op.Peer))
+				hop, ok := top.NextPort(npu, int(peer(op.Peer)))
 				if !ok {
 					continue
 				}
 				port = hop
-				latency, slowest = route(npu, int(op.Peer))
+				latency, slowest = route(npu, int(peer(op.Peer)))
 			} else if l := net.Out(npu, port); l != nil {
 				latency, slowest = l.Params.Latency, l
 			}

@@ -30,7 +30,7 @@ func TestRoutedPhaseProfileIsItsRoutes(t *testing.T) {
 	require.NoError(t, err)
 	e, err := NewEngine(k, net, plan, Default(), nil)
 	require.NoError(t, err)
-	prof := profile(plan, spec.Machine.Topology, net, 0, e.r.route)
+	prof := profile(plan, spec.Machine.Topology, net, 0, 0, func(p int32) int32 { return p }, e.r.route)
 	require.Len(t, prof, 3)
 	leafRate, spineRate := big.NewRat(200*940, 1245), big.NewRat(25*940, 1245) // GB/s × 0.94 per 1245 MHz cycle, B/cycle
 	for i, want := range []struct {

@@ -25,6 +25,7 @@ const (
 type chunk struct {
 	xcore.Chunk
 	id       int32   // global number (the same on every NPU)
+	shared   bool    // runs NPU 0's programs, its peers displaced (run.share)
 	views    []int64 // viewOf's row for this chunk, once asked (its node's)
 	state    int
 	fsm      []int // assigned FSM per phase
@@ -45,6 +46,24 @@ type chunk struct {
 var doneChunk = &chunk{id: -1, state: csDone}
 
 func bufKey(ph, op int32) int64 { return int64(ph)<<32 | int64(op) }
+
+// progNPU is the NPU whose programs chunk c runs on this node: NPU 0's
+// where they are shared (run.share), else the node's own.
+func (nd *node) progNPU(c *chunk) int {
+	if c.shared {
+		return 0
+	}
+	return nd.id
+}
+
+// peerOf is op o's peer on this node: on a shared program, NPU 0's peer
+// displaced by the node's id.
+func (nd *node) peerOf(c *chunk, o *collectives.Op) int32 {
+	if c.shared {
+		return int32(nd.r.folder.Displace(int(o.Peer), nd.id))
+	}
+	return o.Peer
+}
 
 // node is one NPU's ACE with its AFI.
 type node struct {
@@ -111,10 +130,14 @@ type node struct {
 
 func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 	cfg := r.cfg
-	prof := profile(r.layout, r.shape, net, id, r.route)
+	src, peer := id, func(p int32) int32 { return p }
+	if r.shareLayout {
+		src, peer = 0, func(p int32) int32 { return int32(r.folder.Displace(int(p), id)) }
+	}
+	prof := profile(r.layout, r.shape, net, id, src, peer, r.route)
 	result := int64(0)
 	clen := r.layout.ChunkLen(0)
-	last := r.layout.Program(id, r.phases-1, clen)
+	last := r.layout.Program(src, r.phases-1, clen)
 	for _, o := range last.Out {
 		result += o.Len
 	}

@@ -167,7 +167,7 @@ func (nd *node) beginRecv(now, end rtl.Cycle, c *chunk, op int32, pkt fabric.Pac
 func (nd *node) sendPort(c *chunk, op int32) int {
 	o := &c.Prog.Ops[op]
 	if o.Port == collectives.RouteXYZ {
-		hop, _ := nd.r.shape.NextPort(nd.id, int(o.Peer))
+		hop, _ := nd.r.shape.NextPort(nd.id, int(nd.peerOf(c, o)))
 		return hop
 	}
 	return int(o.Port)
@@ -185,7 +185,7 @@ func (nd *node) sendMsg(c *chunk, op int32) *fabric.Message {
 		}
 	}
 	o := &c.Prog.Ops[op]
-	m := fabric.NewMessage(nd.id, int(o.Peer), o.Data.Len)
+	m := fabric.NewMessage(nd.id, int(nd.peerOf(c, o)), o.Data.Len)
 	m.Coll, m.Chunk, m.Phase, m.Op = int32(c.Coll.ID), c.id, c.Phase, o.Match
 	m.Sub = fabric.SubSend
 	if c.pi.Flow.ForwardOf[op] >= 0 {

@@ -59,7 +59,7 @@ func (nd *node) sendReady(c *chunk, op int32) (bool, rtl.Cycle) {
 	if c.peerOK[op] {
 		return true, 0
 	}
-	ok, t := nd.peerReady(c, c.Phase, c.Prog.Ops[op].Peer)
+	ok, t := nd.peerReady(c, c.Phase, nd.peerOf(c, &c.Prog.Ops[op]))
 	if ok && !nd.r.reference {
 		c.peerOK[op] = true
 	}

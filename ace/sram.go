@@ -183,9 +183,9 @@ func (nd *node) viewOf(c *chunk, ph int) int64 {
 		np := plan.NumPhases()
 		v = make([]int64, nd.r.phases+1) // partitions of phases a plan lacks stay 0
 		for p := 0; p < np; p++ {
-			v[p] = plan.Program(nd.id, p, c.Len).ViewLen()
+			v[p] = plan.Program(nd.progNPU(c), p, c.Len).ViewLen()
 		}
-		for _, o := range plan.Program(nd.id, np-1, c.Len).Out {
+		for _, o := range plan.Program(nd.progNPU(c), np-1, c.Len).Out {
 			v[nd.r.phases] += o.Len
 		}
 		nd.views[key] = v

@@ -43,9 +43,9 @@ func (r *run) stuck() error {
 				default:
 					waits := c.Ops.Waits(c.Prog, func(i int, o *collectives.Op) string {
 						if o.Kind == collectives.Recv {
-							return fmt.Sprintf("op %d waits for packets from NPU %d (%d of %d processed)", i, o.Peer, c.progress[i], c.pi.packets[i])
+							return fmt.Sprintf("op %d waits for packets from NPU %d (%d of %d processed)", i, nd.peerOf(c, o), c.progress[i], c.pi.packets[i])
 						}
-						return fmt.Sprintf("op %d (send to NPU %d) has sent %d of %d packets", i, o.Peer, c.progress[i], c.pi.packets[i])
+						return fmt.Sprintf("op %d (send to NPU %d) has sent %d of %d packets", i, nd.peerOf(c, o), c.progress[i], c.pi.packets[i])
 					})
 					what = fmt.Sprintf("in phase %d: %s", c.Phase+1, strings.Join(waits, "; "))
 				}
