@@ -128,6 +128,7 @@ type basePath struct {
 	memWrite      int64
 	rxLinks       []*fabric.Link // incoming links, in port order (fabric.Network.In)
 	rxNext        int            // round-robin position among rxLinks
+	rxQueued      int            // packets in rxLinks' receive buffers: arrived (arrived), not yet taken
 	rxWaiting     bool           // an evRxRetry is scheduled
 	rxFlight      *rtl.FIFO[fabric.Packet]
 	reduces       *rtl.FIFO[reduceJob]
@@ -269,7 +270,10 @@ func (b *basePath) pump(now rtl.Cycle, pt *port) {
 }
 
 // arrived notes a packet in link l's receive buffer for the RX DMA.
-func (b *basePath) arrived(now rtl.Cycle, _ *fabric.Link) { b.rxPump(now) }
+func (b *basePath) arrived(now rtl.Cycle, _ *fabric.Link) {
+	b.rxQueued++
+	b.rxPump(now)
+}
 
 // rxPump starts the RX DMA on waiting packets, taking the links in turn,
 // while the bus and the memory's write side take them.
@@ -278,13 +282,15 @@ func (b *basePath) rxPump(now rtl.Cycle) {
 	if b.rxWaiting {
 		return
 	}
-	for {
+	for b.rxQueued > 0 {
 		var l *fabric.Link
-		for j := range b.rxLinks {
-			x := b.rxLinks[(b.rxNext+j)%len(b.rxLinks)]
+		for i, n := b.rxNext, len(b.rxLinks); n > 0; n-- {
+			x := b.rxLinks[i]
+			if i++; i == len(b.rxLinks) {
+				i = 0
+			}
 			if x.RxLen() > 0 {
-				l = x
-				b.rxNext = (b.rxNext + j + 1) % len(b.rxLinks)
+				l, b.rxNext = x, i
 				break
 			}
 		}
@@ -300,6 +306,7 @@ func (b *basePath) rxPump(now rtl.Cycle) {
 			return
 		}
 		l.Receive()
+		b.rxQueued--
 		b.memWrite += n
 		// The write's end matters for a message's last packet (the
 		// message is in) and a packet for another NPU (it goes on); for
