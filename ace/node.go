@@ -101,8 +101,9 @@ type node struct {
 	// aheadStopped is its value when reserveAhead last stopped.
 	admitGen, admitStopped, aheadStopped uint64
 	// rxWaiting marks the input ports (places in in) that may hold
-	// packets: set when one arrives, cleared when a kick finds the port
-	// empty.
+	// packets: set when one arrives (or, collected, starts towards it:
+	// PacketDue), cleared when a kick finds the port empty with nothing
+	// coming.
 	rxWaiting bitset
 	// transit counts the packets in transit held in SRAM for an output
 	// port, over all ports.
@@ -248,6 +249,18 @@ func (nd *node) PacketArrived(now rtl.Cycle, l *fabric.Link) {
 	nd.scheduleKick(now)
 }
 
+// Collects reports whether the node collects l's packets itself
+// (fabric.Collector): where NPUs' kicks commute within a cycle
+// (quietDMAOn), a packet needs no arrival event, only a kick at its
+// arrival cycle, which PacketDue asks for when it starts.
+func (nd *node) Collects(*fabric.Link) bool { return nd.r.quietDMA }
+
+// PacketDue marks l's input port as one with packets coming and asks for
+// a kick at cycle at, when the packet is in the port's buffer.
+func (nd *node) PacketDue(l *fabric.Link, at rtl.Cycle) {
+	nd.PacketArrived(at, l)
+}
+
 // SpaceAvailable wakes the node when an output port buffer has room.
 func (nd *node) SpaceAvailable(now rtl.Cycle, _ *fabric.Link) { nd.scheduleKick(now) }
 
@@ -316,7 +329,7 @@ func (nd *node) kickPorts(now rtl.Cycle) {
 		for i := nd.rxWaiting.next(0, len(nd.in)); i >= 0; i = nd.rxWaiting.next(i+1, len(nd.in)) {
 			l := nd.in[i]
 			nd.retryAt(now, nd.takeInput(now, l))
-			if l.RxLen() == 0 {
+			if l.RxLen() == 0 && !l.Coming() {
 				nd.rxWaiting.clear(i)
 			}
 		}
