@@ -86,8 +86,13 @@ type node struct {
 	blockedCycles           int64       // FSM time spent holding a chunk that finished its phase
 	fx                      []effect
 	freeFx                  []int32
-	firstFSM, split         []int // per phase, its first FSM and how many it has
-	finishedOf              map[int]int
+	// due holds the started sub-steps whose ends have no event of their
+	// own (run.quietFx), by end and then the order they were started: a
+	// heap. fxSeq numbers the sub-steps as they start.
+	due             []dueFx
+	fxSeq           uint64
+	firstFSM, split []int // per phase, its first FSM and how many it has
+	finishedOf      map[int]int
 	// retry is the earliest cycle after the kick under way at which a
 	// sub-step held up by a busy resource may start (-1: none).
 	retry rtl.Cycle
@@ -174,6 +179,7 @@ func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 // An effect is what happens when a started sub-step finishes.
 type effect struct {
 	kind   int32
+	seq    uint64 // the order it was started in, on its node
 	c      *chunk
 	op     int32
 	pkt    fabric.Packet
@@ -197,6 +203,8 @@ const (
 
 func (nd *node) after(end rtl.Cycle, e effect) {
 	nd.startedAt = nd.r.k.Now()
+	e.seq = nd.fxSeq
+	nd.fxSeq++
 	var i int32
 	if n := len(nd.freeFx); n > 0 {
 		i = nd.freeFx[n-1]
@@ -205,6 +213,13 @@ func (nd *node) after(end rtl.Cycle, e effect) {
 	} else {
 		i = int32(len(nd.fx))
 		nd.fx = append(nd.fx, e)
+	}
+	if e.kind >= fxSend && nd.r.quietEffects() {
+		// Its end is applied by the node's kick at that cycle, which runs
+		// after every other event of the cycle (quietFx).
+		nd.pushDue(dueFx{at: end, seq: e.seq, i: i})
+		nd.scheduleKick(end)
+		return
 	}
 	nd.r.k.Schedule(end, nd, e.kind, int64(i))
 }
@@ -223,6 +238,9 @@ func (nd *node) scheduleKick(t rtl.Cycle) {
 func (nd *node) Handle(now rtl.Cycle, kind int32, arg int64) {
 	switch kind {
 	case evKick:
+		// The ends due now first, while this kick is still pending, so
+		// that one asking for a kick now asks for this one.
+		nd.applyDue(now, ^uint64(0))
 		nd.kicks.remove(now)
 		nd.kick(now)
 		return
@@ -231,6 +249,7 @@ func (nd *node) Handle(now rtl.Cycle, kind int32, arg int64) {
 		return
 	}
 	e := nd.fx[arg]
+	nd.applyDue(now, e.seq) // the ends due now of sub-steps started before this one come first, as their events would
 	nd.fx[arg] = effect{}
 	nd.freeFx = append(nd.freeFx, int32(arg))
 	nd.finish(now, e)

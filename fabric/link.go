@@ -356,6 +356,9 @@ func streams(p LinkParams) bool {
 // before the run.
 func (l *Link) SetObserver(o observe.Observer) { l.obs = o }
 
+// Observed reports whether the link's packets are observed (SetObserver).
+func (l *Link) Observed() bool { return l.obs != nil }
+
 // observe tells the observer of packet event kind.
 func (l *Link) observe(kind observe.Kind, now rtl.Cycle, p Packet, end rtl.Cycle) {
 	m := p.Msg
