@@ -50,26 +50,32 @@ func bufKey(ph, op int32) int64 { return int64(ph)<<32 | int64(op) }
 type node struct {
 	// needBuf and portBuf hold recvNeeds' answer, which its caller uses
 	// at once: no allocation per packet.
-	needBuf                 [3]rtl.Need
-	portBuf                 []int
-	id                      int
-	r                       *run
-	memRd, memWr, busIn     *rtl.Serializer
-	busOut                  *rtl.Serializer
-	sramRd, sramWr          *rtl.Serializer
-	ports                   [2]int // read and write ports per SRAM bank
-	alus                    rtl.Pool
-	part, used              []int64
-	fsmQ                    [][]*chunk
-	fsmPhase                []int
-	rr                      int
-	chunks                  []*chunk
-	nextAdmit               int
-	waiting                 []int // per phase, chunks that wait for one of its FSMs (loading, or queued behind the FSM's current chunk)
-	txq, rxq                []*chunk
-	in                      []*fabric.Link
-	out                     []*outPort
-	kicks                   kickSet             // cycles with a kick scheduled
+	needBuf             [3]rtl.Need
+	portBuf             []int
+	id                  int
+	r                   *run
+	memRd, memWr, busIn *rtl.Serializer
+	busOut              *rtl.Serializer
+	sramRd, sramWr      *rtl.Serializer
+	ports               [2]int // read and write ports per SRAM bank
+	alus                rtl.Pool
+	part, used          []int64
+	fsmQ                [][]*chunk
+	fsmPhase            []int
+	rr                  int
+	chunks              []*chunk
+	nextAdmit           int
+	waiting             []int // per phase, chunks that wait for one of its FSMs (loading, or queued behind the FSM's current chunk)
+	txq, rxq            []*chunk
+	in                  []*fabric.Link
+	out                 []*outPort
+	// events holds the cycles with a node event (evKick) scheduled, asked
+	// those of them at which the node kicks: the event of a cycle also
+	// runs its links' transmit events due (TransmitDue) and applies the
+	// sub-steps' ends due (applyDue). txDue counts the links with a
+	// transmit event to run.
+	events, asked           kickSet
+	txDue                   int
 	freed                   bool                // a partition released room since the last kick
 	startedAt               rtl.Cycle           // the last cycle a sub-step was started
 	views                   map[viewKey][]int64 // per operation and chunk length, each partition's room for a chunk
@@ -170,7 +176,7 @@ func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 	nd.out = make([]*outPort, net.Ports())
 	for p := range nd.out {
 		if l := net.Out(id, p); l != nil {
-			nd.out[p] = &outPort{link: l, transit: rtl.NewFIFO[fabric.Packet](0)}
+			nd.out[p] = &outPort{link: l, transit: rtl.NewFIFO[fabric.Packet](0), txAt: -1}
 		}
 	}
 	return nd, nil
@@ -229,7 +235,8 @@ func (nd *node) after(end rtl.Cycle, e effect) {
 // every cycle it was asked to: so when it kicks depends only on what
 // happened, not on the order in which NPUs' events ran within a cycle.
 func (nd *node) scheduleKick(t rtl.Cycle) {
-	if nd.kicks.add(nd.r.k.Now(), t) {
+	now := nd.r.k.Now()
+	if nd.asked.add(now, t) && nd.events.add(now, t) {
 		nd.r.k.ScheduleClass(t, rtl.ClassControl, nd, evKick, 0)
 	}
 }
@@ -238,11 +245,16 @@ func (nd *node) scheduleKick(t rtl.Cycle) {
 func (nd *node) Handle(now rtl.Cycle, kind int32, arg int64) {
 	switch kind {
 	case evKick:
-		// The ends due now first, while this kick is still pending, so
-		// that one asking for a kick now asks for this one.
+		// The links' transmit events and the ends due now first, while
+		// this event is still pending, so that one asking for a kick now
+		// asks for this one.
+		nd.runTransmits(now)
 		nd.applyDue(now, ^uint64(0))
-		nd.kicks.remove(now)
-		nd.kick(now)
+		nd.events.remove(now)
+		if nd.asked.has(now) {
+			nd.asked.remove(now)
+			nd.kick(now)
+		}
 		return
 	case evNotice:
 		nd.scheduleKick(now)

@@ -82,3 +82,81 @@ func TestCollectorTakesPacketsAsArrivalsWould(t *testing.T) {
 	require.Equal(t, want, observed)
 	require.Equal(t, perPacket, events, "an observed link keeps its arrival events")
 }
+
+// driver is a test sender that puts a message's packets into its link one
+// a cycle as room allows, from a decision of its own (rtl.ClassControl),
+// and, driving (Driver), runs the link's transmit events first in it.
+type driver struct {
+	k     *rtl.Kernel
+	l     *Link
+	drive bool
+	m     *Message
+	next  int32
+	due   rtl.Cycle // the transmit event to run, or -1
+	in    bool      // in Handle, which schedules the next event itself
+}
+
+func (d *driver) TransmitDue(_ *Link, at rtl.Cycle) bool {
+	if !d.drive {
+		return false
+	}
+	d.due = at
+	if !d.in && d.next == d.m.Packets { // done sending: an event for the transmit alone
+		d.k.ScheduleClass(at, rtl.ClassControl, d, 0, 0)
+	}
+	return true
+}
+
+func (d *driver) Handle(now rtl.Cycle, _ int32, _ int64) {
+	d.in = true
+	defer func() { d.in = false }()
+	if d.due == now {
+		d.due = -1
+		d.l.Transmit()
+	}
+	if d.next < d.m.Packets && d.l.TxSpace() > 0 {
+		d.l.Send(PacketOf(d.m, d.next))
+		d.next++
+	}
+	switch {
+	case d.next < d.m.Packets:
+		d.k.ScheduleClass(now+1, rtl.ClassControl, d, 0, 0)
+	case d.due > now:
+		d.k.ScheduleClass(d.due, rtl.ClassControl, d, 0, 0)
+	}
+}
+
+func (d *driver) PacketArrived(rtl.Cycle, *Link)  {}
+func (d *driver) SpaceAvailable(rtl.Cycle, *Link) {}
+
+// A sender that runs its link's transmit events (Driver) from its own
+// decisions, before it reads the transmit buffer, starts every packet at
+// the cycle the link's own events would, and the receiver takes each at
+// the same cycle.
+func TestDriverStartsPacketsAsTransmitEventsWould(t *testing.T) {
+	run := func(drive bool) ([]rtl.Cycle, []rtl.Cycle, uint64) {
+		k := rtl.NewKernel()
+		l, err := NewLink(k, 0, 0, 1, 0, params("inter", interRate, 500, 2, 3))
+		require.NoError(t, err)
+		rx := &collectingTaker{k: k}
+		tx := &driver{k: k, l: l, drive: drive, m: NewMessage(0, 1, 20*PacketBytes), due: -1}
+		l.Attach(tx, rx, false)
+		var sent []rtl.Cycle
+		l.SetObserver(observe.Func(func(e observe.Event) {
+			if e.Kind == observe.PacketSent {
+				sent = append(sent, e.End)
+			}
+		}))
+		k.ScheduleClass(0, rtl.ClassControl, tx, 0, 0)
+		k.Run()
+		require.True(t, l.Idle())
+		return sent, rx.taken, k.Events()
+	}
+	wantSent, want, own := run(false)
+	gotSent, got, driven := run(true)
+	require.Len(t, want, 20)
+	require.Equal(t, rtl.Cycle(514), want[0]) // as in TestCollectorTakesPacketsAsArrivalsWould
+	require.Equal(t, wantSent, gotSent)
+	require.Equal(t, want, got)
+	require.Less(t, driven, own, "the driver's transmit events are its own")
+}

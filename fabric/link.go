@@ -84,6 +84,21 @@ type Collector interface {
 	PacketDue(l *Link, at rtl.Cycle)
 }
 
+// A Driver is a sending endpoint that can run its links' transmit events
+// from events of its own: where nothing that reads the link's transmit
+// side (TxSpace, Send) runs between the cycle's other events and its own
+// decisions (rtl.ClassControl), the link's wake-up may run there, with
+// the driver's own work of the cycle, rather than as an event of its own.
+// A packet starts at the exact instant its serialiser frees (or its
+// credit or readiness allows), whichever event of the cycle starts it, so
+// every packet's start is the same.
+type Driver interface {
+	// TransmitDue asks the sender to call l.Transmit at cycle at (after
+	// the current one), and reports whether it will; if not, the link
+	// schedules its own event.
+	TransmitDue(l *Link, at rtl.Cycle) bool
+}
+
 // A Feeder is a sending endpoint that can tell a link what it will put
 // into it next. With a Feeder at the sending end and an Absorber that takes
 // every packet on arrival at the other, a link moves a train of packets in
@@ -175,6 +190,7 @@ type Link struct {
 	absorber         Absorber  // the receiver, when it takes every packet on arrival and per-packet events are not asked for
 	feeder           Feeder    // the sender, when it feeds trains and absorber is set
 	collector        Collector // the receiver, when it collects its packets and per-packet events are not asked for (Collector)
+	driver           Driver    // the sender, when it runs the link's transmit events and per-packet events are not asked for (Driver)
 	txClass          rtl.Class // the class of its transmit events when the serialiser frees (rtl.ClassTransmit)
 	arriveClass      rtl.Class // the class of its arrival events (rtl.ClassArrive + Port, or rtl.ClassSwitchArrive)
 	creditClass      rtl.Class // the class of the transmit events that wait for a credit (rtl.ClassCredit + Port, or rtl.ClassSwitchCredit)
@@ -306,7 +322,7 @@ func newLink(k *rtl.Kernel, id, src, dst, port int, p LinkParams) *Link {
 // events where it can, and with such a receiver the feeder's link moves
 // trains.
 func (l *Link) Attach(sender, receiver Endpoint, perPacket bool) {
-	l.sender, l.receiver, l.absorber, l.feeder, l.collector = sender, receiver, nil, nil, nil
+	l.sender, l.receiver, l.absorber, l.feeder, l.collector, l.driver = sender, receiver, nil, nil, nil, nil
 	if a, ok := receiver.(Absorber); ok && !perPacket && a.TakesOnArrival(l) {
 		l.absorber = a
 	}
@@ -321,6 +337,9 @@ func (l *Link) Attach(sender, receiver Endpoint, perPacket bool) {
 			l.stops = *rtl.NewFIFO[int64](l.Params.TxBuffer)
 			l.streaming = streams(l.Params)
 		}
+	}
+	if d, ok := sender.(Driver); ok && !perPacket && !l.fromSwitch && l.feeder == nil {
+		l.driver = d
 	}
 }
 
@@ -463,8 +482,15 @@ func (l *Link) noteStops(n int, plain bool) {
 
 // schedule arranges a transmit event at cycle at of class c.
 func (l *Link) schedule(at rtl.Cycle, c rtl.Class) {
+	if l.driver != nil && at > l.k.Now() && l.driver.TransmitDue(l, at) {
+		return
+	}
 	l.k.ScheduleClass(at, c, l, evTransmit, l.gen)
 }
+
+// Transmit runs the transmit event the link's sender was asked to run
+// now (Driver).
+func (l *Link) Transmit() { l.Handle(l.k.Now(), evTransmit, l.gen) }
 
 // Receive takes the oldest packet from the receive buffer, returning its
 // credit to the sender. ok is false when the buffer is empty.
