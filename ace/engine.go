@@ -4,6 +4,7 @@ package ace
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/acemu/acemu/admit"
 	"github.com/acemu/acemu/afi"
@@ -83,7 +84,7 @@ func NewEngine(k *rtl.Kernel, net *fabric.Network, layout *collectives.Plan, cfg
 			return nil, err
 		}
 		nd.in = net.In(i)
-		nd.rxWaiting = newBitset(len(nd.in))
+		nd.rxWaiting, nd.coming, nd.nextDue = newBitset(len(nd.in)), newBitset(len(nd.in)), math.MaxInt64
 		r.nodes = append(r.nodes, nd)
 		eps[i] = nd
 	}

@@ -4,6 +4,7 @@ package ace
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
@@ -112,10 +113,14 @@ type node struct {
 	// aheadStopped is its value when reserveAhead last stopped.
 	admitGen, admitStopped, aheadStopped uint64
 	// rxWaiting marks the input ports (places in in) that may hold
-	// packets: set when one arrives (or, collected, starts towards it:
-	// PacketDue), cleared when a kick finds the port empty with nothing
-	// coming.
+	// packets: set when one arrives (or, collected, is due: markDue),
+	// cleared when a kick finds the port empty.
 	rxWaiting bitset
+	// coming marks the input ports whose link collects packets on their
+	// way (PacketDue); nextDue is at most the earliest cycle one of them
+	// is due at that rxWaiting does not mark yet.
+	coming  bitset
+	nextDue rtl.Cycle
 	// transit counts the packets in transit held in SRAM for an output
 	// port, over all ports.
 	transit int
@@ -289,7 +294,31 @@ func (nd *node) Collects(*fabric.Link) bool { return nd.r.quietDMA }
 // PacketDue marks l's input port as one with packets coming and asks for
 // a kick at cycle at, when the packet is in the port's buffer.
 func (nd *node) PacketDue(l *fabric.Link, at rtl.Cycle) {
-	nd.PacketArrived(at, l)
+	for i, x := range nd.in {
+		if x == l {
+			nd.coming.set(i)
+			break
+		}
+	}
+	nd.nextDue = min(nd.nextDue, at)
+	nd.scheduleKick(at)
+}
+
+// markDue marks as waiting the input ports with packets coming that are
+// due by now, and works out the next cycle one is due at.
+func (nd *node) markDue(now rtl.Cycle) {
+	nd.nextDue = math.MaxInt64
+	for i := nd.coming.next(0, len(nd.in)); i >= 0; i = nd.coming.next(i+1, len(nd.in)) {
+		l := nd.in[i]
+		switch at := l.DueAt(); {
+		case !l.Coming():
+			nd.coming.clear(i)
+		case at <= now:
+			nd.rxWaiting.set(i)
+		default:
+			nd.nextDue = min(nd.nextDue, at)
+		}
+	}
 }
 
 // SpaceAvailable wakes the node when an output port buffer has room.
@@ -354,14 +383,20 @@ func (nd *node) kickPorts(now rtl.Cycle) {
 			nd.retryAt(now, nd.takeInput(now, l))
 		}
 	} else {
+		if now >= nd.nextDue {
+			nd.markDue(now)
+		}
 		if nd.r.checks {
 			nd.checkRxWaiting()
 		}
 		for i := nd.rxWaiting.next(0, len(nd.in)); i >= 0; i = nd.rxWaiting.next(i+1, len(nd.in)) {
 			l := nd.in[i]
 			nd.retryAt(now, nd.takeInput(now, l))
-			if l.RxLen() == 0 && !l.Coming() {
+			if l.RxLen() == 0 {
 				nd.rxWaiting.clear(i)
+				if l.Coming() { // its next packet is due later
+					nd.nextDue = min(nd.nextDue, l.DueAt())
+				}
 			}
 		}
 	}

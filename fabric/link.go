@@ -208,6 +208,10 @@ type Link struct {
 	// it does).
 	hand   Packet
 	inHand bool
+	// dueAt is the cycle the oldest packet on the wire of a link whose
+	// receiver collects them (Collector) is due in the receive buffer
+	// (math.MaxInt64: none).
+	dueAt rtl.Cycle
 
 	txPending     bool // an evTransmit is scheduled
 	arrivePending bool // an evArrive is scheduled
@@ -312,6 +316,7 @@ func newLink(k *rtl.Kernel, id, src, dst, port int, p LinkParams) *Link {
 		rx:       *rtl.NewFIFO[Packet](p.RxBuffer),
 		credits:  p.RxBuffer,
 		returned: newCreditQueue(p),
+		dueAt:    math.MaxInt64,
 	}
 }
 
@@ -527,7 +532,7 @@ func (l *Link) RxPeek() (Packet, bool) {
 // now, on a link whose receiver collects them (Collector): what their
 // arrival events would have done by the time the receiver reads it.
 func (l *Link) collect() {
-	if l.collector == nil {
+	if l.dueAt > l.k.Now() {
 		return
 	}
 	now := l.k.Now()
@@ -537,7 +542,20 @@ func (l *Link) collect() {
 		}
 		l.wire.Pop()
 	}
+	l.dueAt = math.MaxInt64
+	if f := l.wire.PeekRef(); f != nil {
+		l.dueAt = f.arrive
+	}
 }
+
+// DueAt returns the cycle the oldest packet on its way to the receive
+// buffer of a link whose receiver collects them (Collector) is due there
+// (math.MaxInt64: none).
+func (l *Link) DueAt() rtl.Cycle { return l.dueAt }
+
+// Ready reports whether the receive buffer holds a packet now (one
+// collected when due included: Collector).
+func (l *Link) Ready() bool { return l.rx.Len() > 0 || l.dueAt <= l.k.Now() }
 
 // Coming reports whether packets are on their way to the receive buffer
 // of a link whose receiver collects them (Collector), which calls no
@@ -705,6 +723,9 @@ func (l *Link) start(now, credit rtl.Cycle) {
 	}
 	l.wire.Push(flight{p: p, arrive: arrive})
 	if l.collector != nil && l.obs == nil {
+		if l.wire.Len() == 1 {
+			l.dueAt = arrive
+		}
 		l.collector.PacketDue(l, arrive) // no arrival event: the buffer collects it when read (Collector)
 		return
 	}
