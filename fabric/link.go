@@ -532,9 +532,14 @@ func (l *Link) RxPeek() (Packet, bool) {
 // now, on a link whose receiver collects them (Collector): what their
 // arrival events would have done by the time the receiver reads it.
 func (l *Link) collect() {
-	if l.dueAt > l.k.Now() {
-		return
+	if l.dueAt <= l.k.Now() {
+		l.collectDue()
 	}
+}
+
+// collectDue is collect's work, once a packet is due (apart, so that
+// collect's test is inlined where the buffer is read).
+func (l *Link) collectDue() {
 	now := l.k.Now()
 	for f := l.wire.PeekRef(); f != nil && f.arrive <= now; f = l.wire.PeekRef() {
 		if !l.rx.Push(f.p) {
