@@ -4,6 +4,7 @@ package ace
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/acemu/acemu/admit"
 	"github.com/acemu/acemu/afi"
@@ -88,7 +89,7 @@ func NewEngine(k *rtl.Kernel, net *fabric.Network, layout *collectives.Plan, cfg
 			return nil, err
 		}
 		nd.in = net.In(i)
-		nd.rxWaiting = newBitset(len(nd.in))
+		nd.rxWaiting, nd.coming, nd.nextDue = newBitset(len(nd.in)), newBitset(len(nd.in)), math.MaxInt64
 		r.nodes = append(r.nodes, nd)
 		eps[i] = nd
 	}
@@ -289,6 +290,31 @@ type run struct {
 	// its credit, and no switch orders packets by when they were sent
 	// (quietDMAOn).
 	quietDMA bool
+	// quietFx: where quietDMA holds, a sub-step other than a DMA piece
+	// has no event for its end: the node's kick at that cycle applies it
+	// (node.applyDue), after the cycle's other events rather than among
+	// them; which changes nothing for the same reason, and since the
+	// node's own ends of a cycle keep their order. Only unobserved
+	// networks: the ends push packets into links, and an observer would
+	// see them start in another order within the cycle. watchChecked:
+	// quietFx has been worked out (at the first sub-step, once the
+	// observers are installed).
+	quietFx, watchChecked bool
+}
+
+// quietEffects reports whether sub-steps' ends are applied by the node's
+// kick (quietFx), working it out at the first call.
+func (r *run) quietEffects() bool {
+	if !r.watchChecked {
+		r.watchChecked = true
+		r.quietFx = r.quietDMA
+		for _, l := range r.net.Links {
+			if l.Observed() {
+				r.quietFx = false
+			}
+		}
+	}
+	return r.quietFx && !r.reference
 }
 
 // quietDMAOn reports whether NPUs' kicks commute within a cycle on net: a

@@ -49,6 +49,11 @@ func (s *kickSet) hasFar(t rtl.Cycle) bool {
 	return found
 }
 
+// has reports whether the set holds cycle now, the current one.
+func (s *kickSet) has(now rtl.Cycle) bool {
+	return s.near[int(now%kickRing)>>6]&(1<<(uint(now)&63)) != 0 || len(s.far) > 0 && s.far[0] == now
+}
+
 // remove forgets the kick at cycle now, which is running.
 func (s *kickSet) remove(now rtl.Cycle) {
 	s.near[int(now%kickRing)>>6] &^= 1 << (uint(now) & 63)

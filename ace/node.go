@@ -4,6 +4,7 @@ package ace
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
@@ -69,26 +70,32 @@ func (nd *node) peerOf(c *chunk, o *collectives.Op) int32 {
 type node struct {
 	// needBuf and portBuf hold recvNeeds' answer, which its caller uses
 	// at once: no allocation per packet.
-	needBuf                 [3]rtl.Need
-	portBuf                 []int
-	id                      int
-	r                       *run
-	memRd, memWr, busIn     *rtl.Serializer
-	busOut                  *rtl.Serializer
-	sramRd, sramWr          *rtl.Serializer
-	ports                   [2]int // read and write ports per SRAM bank
-	alus                    rtl.Pool
-	part, used              []int64
-	fsmQ                    [][]*chunk
-	fsmPhase                []int
-	rr                      int
-	chunks                  []*chunk
-	nextAdmit               int
-	waiting                 []int // per phase, chunks that wait for one of its FSMs (loading, or queued behind the FSM's current chunk)
-	txq, rxq                []*chunk
-	in                      []*fabric.Link
-	out                     []*outPort
-	kicks                   kickSet             // cycles with a kick scheduled
+	needBuf             [3]rtl.Need
+	portBuf             []int
+	id                  int
+	r                   *run
+	memRd, memWr, busIn *rtl.Serializer
+	busOut              *rtl.Serializer
+	sramRd, sramWr      *rtl.Serializer
+	ports               [2]int // read and write ports per SRAM bank
+	alus                rtl.Pool
+	part, used          []int64
+	fsmQ                [][]*chunk
+	fsmPhase            []int
+	rr                  int
+	chunks              []*chunk
+	nextAdmit           int
+	waiting             []int // per phase, chunks that wait for one of its FSMs (loading, or queued behind the FSM's current chunk)
+	txq, rxq            []*chunk
+	in                  []*fabric.Link
+	out                 []*outPort
+	// events holds the cycles with a node event (evKick) scheduled, asked
+	// those of them at which the node kicks: the event of a cycle also
+	// runs its links' transmit events due (TransmitDue) and applies the
+	// sub-steps' ends due (applyDue). txDue counts the links with a
+	// transmit event to run.
+	events, asked           kickSet
+	txDue                   int
 	freed                   bool                // a partition released room since the last kick
 	startedAt               rtl.Cycle           // the last cycle a sub-step was started
 	views                   map[viewKey][]int64 // per operation and chunk length, each partition's room for a chunk
@@ -105,8 +112,13 @@ type node struct {
 	blockedCycles           int64       // FSM time spent holding a chunk that finished its phase
 	fx                      []effect
 	freeFx                  []int32
-	firstFSM, split         []int // per phase, its first FSM and how many it has
-	finishedOf              map[int]int
+	// due holds the started sub-steps whose ends have no event of their
+	// own (run.quietFx), by end and then the order they were started: a
+	// heap. fxSeq numbers the sub-steps as they start.
+	due             []dueFx
+	fxSeq           uint64
+	firstFSM, split []int // per phase, its first FSM and how many it has
+	finishedOf      map[int]int
 	// retry is the earliest cycle after the kick under way at which a
 	// sub-step held up by a busy resource may start (-1: none).
 	retry rtl.Cycle
@@ -120,9 +132,14 @@ type node struct {
 	// aheadStopped is its value when reserveAhead last stopped.
 	admitGen, admitStopped, aheadStopped uint64
 	// rxWaiting marks the input ports (places in in) that may hold
-	// packets: set when one arrives, cleared when a kick finds the port
-	// empty.
+	// packets: set when one arrives (or, collected, is due: markDue),
+	// cleared when a kick finds the port empty.
 	rxWaiting bitset
+	// coming marks the input ports whose link collects packets on their
+	// way (PacketDue); nextDue is at most the earliest cycle one of them
+	// is due at that rxWaiting does not mark yet.
+	coming  bitset
+	nextDue rtl.Cycle
 	// transit counts the packets in transit held in SRAM for an output
 	// port, over all ports.
 	transit int
@@ -187,7 +204,7 @@ func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 	nd.out = make([]*outPort, net.Ports())
 	for p := range nd.out {
 		if l := net.Out(id, p); l != nil {
-			nd.out[p] = &outPort{link: l, transit: rtl.NewFIFO[fabric.Packet](0)}
+			nd.out[p] = &outPort{link: l, transit: rtl.NewFIFO[fabric.Packet](0), txAt: -1}
 		}
 	}
 	return nd, nil
@@ -196,6 +213,7 @@ func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 // An effect is what happens when a started sub-step finishes.
 type effect struct {
 	kind   int32
+	seq    uint64 // the order it was started in, on its node
 	c      *chunk
 	op     int32
 	pkt    fabric.Packet
@@ -219,6 +237,8 @@ const (
 
 func (nd *node) after(end rtl.Cycle, e effect) {
 	nd.startedAt = nd.r.k.Now()
+	e.seq = nd.fxSeq
+	nd.fxSeq++
 	var i int32
 	if n := len(nd.freeFx); n > 0 {
 		i = nd.freeFx[n-1]
@@ -228,6 +248,13 @@ func (nd *node) after(end rtl.Cycle, e effect) {
 		i = int32(len(nd.fx))
 		nd.fx = append(nd.fx, e)
 	}
+	if e.kind >= fxSend && nd.r.quietEffects() {
+		// Its end is applied by the node's kick at that cycle, which runs
+		// after every other event of the cycle (quietFx).
+		nd.pushDue(dueFx{at: end, seq: e.seq, i: i})
+		nd.scheduleKick(end)
+		return
+	}
 	nd.r.k.Schedule(end, nd, e.kind, int64(i))
 }
 
@@ -236,7 +263,8 @@ func (nd *node) after(end rtl.Cycle, e effect) {
 // every cycle it was asked to: so when it kicks depends only on what
 // happened, not on the order in which NPUs' events ran within a cycle.
 func (nd *node) scheduleKick(t rtl.Cycle) {
-	if nd.kicks.add(nd.r.k.Now(), t) {
+	now := nd.r.k.Now()
+	if nd.asked.add(now, t) && nd.events.add(now, t) {
 		nd.r.k.ScheduleClass(t, rtl.ClassControl, nd, evKick, 0)
 	}
 }
@@ -245,14 +273,23 @@ func (nd *node) scheduleKick(t rtl.Cycle) {
 func (nd *node) Handle(now rtl.Cycle, kind int32, arg int64) {
 	switch kind {
 	case evKick:
-		nd.kicks.remove(now)
-		nd.kick(now)
+		// The links' transmit events and the ends due now first, while
+		// this event is still pending, so that one asking for a kick now
+		// asks for this one.
+		nd.runTransmits(now)
+		nd.applyDue(now, ^uint64(0))
+		nd.events.remove(now)
+		if nd.asked.has(now) {
+			nd.asked.remove(now)
+			nd.kick(now)
+		}
 		return
 	case evNotice:
 		nd.scheduleKick(now)
 		return
 	}
 	e := nd.fx[arg]
+	nd.applyDue(now, e.seq) // the ends due now of sub-steps started before this one come first, as their events would
 	nd.fx[arg] = effect{}
 	nd.freeFx = append(nd.freeFx, int32(arg))
 	nd.finish(now, e)
@@ -269,6 +306,42 @@ func (nd *node) PacketArrived(now rtl.Cycle, l *fabric.Link) {
 		}
 	}
 	nd.scheduleKick(now)
+}
+
+// Collects reports whether the node collects l's packets itself
+// (fabric.Collector): where NPUs' kicks commute within a cycle
+// (quietDMAOn), a packet needs no arrival event, only a kick at its
+// arrival cycle, which PacketDue asks for when it starts.
+func (nd *node) Collects(*fabric.Link) bool { return nd.r.quietDMA }
+
+// PacketDue marks l's input port as one with packets coming and asks for
+// a kick at cycle at, when the packet is in the port's buffer.
+func (nd *node) PacketDue(l *fabric.Link, at rtl.Cycle) {
+	for i, x := range nd.in {
+		if x == l {
+			nd.coming.set(i)
+			break
+		}
+	}
+	nd.nextDue = min(nd.nextDue, at)
+	nd.scheduleKick(at)
+}
+
+// markDue marks as waiting the input ports with packets coming that are
+// due by now, and works out the next cycle one is due at.
+func (nd *node) markDue(now rtl.Cycle) {
+	nd.nextDue = math.MaxInt64
+	for i := nd.coming.next(0, len(nd.in)); i >= 0; i = nd.coming.next(i+1, len(nd.in)) {
+		l := nd.in[i]
+		switch at := l.DueAt(); {
+		case !l.Coming():
+			nd.coming.clear(i)
+		case at <= now:
+			nd.rxWaiting.set(i)
+		default:
+			nd.nextDue = min(nd.nextDue, at)
+		}
+	}
 }
 
 // SpaceAvailable wakes the node when an output port buffer has room.
@@ -333,6 +406,9 @@ func (nd *node) kickPorts(now rtl.Cycle) {
 			nd.retryAt(now, nd.takeInput(now, l))
 		}
 	} else {
+		if now >= nd.nextDue {
+			nd.markDue(now)
+		}
 		if nd.r.checks {
 			nd.checkRxWaiting()
 		}
@@ -341,6 +417,9 @@ func (nd *node) kickPorts(now rtl.Cycle) {
 			nd.retryAt(now, nd.takeInput(now, l))
 			if l.RxLen() == 0 {
 				nd.rxWaiting.clear(i)
+				if l.Coming() { // its next packet is due later
+					nd.nextDue = min(nd.nextDue, l.DueAt())
+				}
 			}
 		}
 	}

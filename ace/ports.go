@@ -14,6 +14,43 @@ type outPort struct {
 	link     *fabric.Link
 	reserved int                      // slots promised to started sub-steps
 	transit  *rtl.FIFO[fabric.Packet] // absorbed packets for other NPUs
+	txAt     rtl.Cycle                // the cycle the node runs the link's transmit event at (TransmitDue), or -1
+}
+
+// TransmitDue runs l's transmit event at cycle at from the node's event
+// of that cycle (fabric.Driver), where sub-steps' ends are applied by the
+// node's kick (run.quietFx): the node's own pushes into its links then
+// run after the cycle's other events too, and no other NPU reads the
+// link's transmit side.
+func (nd *node) TransmitDue(l *fabric.Link, at rtl.Cycle) bool {
+	if !nd.r.quietEffects() || l.Port >= len(nd.out) {
+		return false
+	}
+	o := nd.out[l.Port]
+	if o == nil || o.link != l || o.txAt >= 0 {
+		return false
+	}
+	o.txAt = at
+	nd.txDue++
+	if nd.events.add(nd.r.k.Now(), at) {
+		nd.r.k.ScheduleClass(at, rtl.ClassControl, nd, evKick, 0)
+	}
+	return true
+}
+
+// runTransmits runs the transmit events due now of the node's links
+// (TransmitDue), in port order.
+func (nd *node) runTransmits(now rtl.Cycle) {
+	if nd.txDue == 0 {
+		return
+	}
+	for _, o := range nd.out {
+		if o != nil && o.txAt == now {
+			o.txAt = -1
+			nd.txDue--
+			o.link.Transmit()
+		}
+	}
 }
 
 func (nd *node) slot(p int) bool { return nd.slots(p, 1) }

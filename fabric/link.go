@@ -61,6 +61,44 @@ type Absorber interface {
 	Absorbs(l *Link, p Packet) bool
 }
 
+// A Collector is a receiving endpoint that reads a link's receive buffer
+// (RxPeek, RxLen, Receive) only from events that run after every arrival
+// of their cycle (rtl.ClassControl, after rtl.ClassArrive's classes), and
+// that can be told, when a packet starts, the cycle it will be wholly in
+// the buffer. Such a link schedules no arrival event: the buffer takes the
+// packets due by the current cycle when it is read, so the receiver finds
+// in it what per-packet arrival events would have put there, and it takes
+// them at the same cycles, returning their credits at the same cycles.
+// The receiver wakes itself at each packet's cycle (PacketDue) rather than
+// from the arrival event, so its wake-ups may take another place among
+// other endpoints' events of that cycle: a Collector asks for this only
+// where that changes nothing. A link whose packets are observed
+// (SetObserver) keeps its arrival events, so that its observer sees each
+// arrival in its place among the cycle's events.
+type Collector interface {
+	// Collects reports whether the receiver collects l's packets itself
+	// (asked once, at Attach).
+	Collects(l *Link) bool
+	// PacketDue tells the receiver that a packet has started on l and
+	// will be in l's receive buffer from cycle at.
+	PacketDue(l *Link, at rtl.Cycle)
+}
+
+// A Driver is a sending endpoint that can run its links' transmit events
+// from events of its own: where nothing that reads the link's transmit
+// side (TxSpace, Send) runs between the cycle's other events and its own
+// decisions (rtl.ClassControl), the link's wake-up may run there, with
+// the driver's own work of the cycle, rather than as an event of its own.
+// A packet starts at the exact instant its serialiser frees (or its
+// credit or readiness allows), whichever event of the cycle starts it, so
+// every packet's start is the same.
+type Driver interface {
+	// TransmitDue asks the sender to call l.Transmit at cycle at (after
+	// the current one), and reports whether it will; if not, the link
+	// schedules its own event.
+	TransmitDue(l *Link, at rtl.Cycle) bool
+}
+
 // A Feeder is a sending endpoint that can tell a link what it will put
 // into it next. With a Feeder at the sending end and an Absorber that takes
 // every packet on arrival at the other, a link moves a train of packets in
@@ -151,6 +189,8 @@ type Link struct {
 	sender, receiver Endpoint
 	absorber         Absorber  // the receiver, when it takes every packet on arrival and per-packet events are not asked for
 	feeder           Feeder    // the sender, when it feeds trains and absorber is set
+	collector        Collector // the receiver, when it collects its packets and per-packet events are not asked for (Collector)
+	driver           Driver    // the sender, when it runs the link's transmit events and per-packet events are not asked for (Driver)
 	txClass          rtl.Class // the class of its transmit events when the serialiser frees (rtl.ClassTransmit)
 	arriveClass      rtl.Class // the class of its arrival events (rtl.ClassArrive + Port, or rtl.ClassSwitchArrive)
 	creditClass      rtl.Class // the class of the transmit events that wait for a credit (rtl.ClassCredit + Port, or rtl.ClassSwitchCredit)
@@ -168,6 +208,10 @@ type Link struct {
 	// it does).
 	hand   Packet
 	inHand bool
+	// dueAt is the cycle the oldest packet on the wire of a link whose
+	// receiver collects them (Collector) is due in the receive buffer
+	// (math.MaxInt64: none).
+	dueAt rtl.Cycle
 
 	txPending     bool // an evTransmit is scheduled
 	arrivePending bool // an evArrive is scheduled
@@ -272,6 +316,7 @@ func newLink(k *rtl.Kernel, id, src, dst, port int, p LinkParams) *Link {
 		rx:       *rtl.NewFIFO[Packet](p.RxBuffer),
 		credits:  p.RxBuffer,
 		returned: newCreditQueue(p),
+		dueAt:    math.MaxInt64,
 	}
 }
 
@@ -282,9 +327,12 @@ func newLink(k *rtl.Kernel, id, src, dst, port int, p LinkParams) *Link {
 // events where it can, and with such a receiver the feeder's link moves
 // trains.
 func (l *Link) Attach(sender, receiver Endpoint, perPacket bool) {
-	l.sender, l.receiver, l.absorber, l.feeder = sender, receiver, nil, nil
+	l.sender, l.receiver, l.absorber, l.feeder, l.collector, l.driver = sender, receiver, nil, nil, nil, nil
 	if a, ok := receiver.(Absorber); ok && !perPacket && a.TakesOnArrival(l) {
 		l.absorber = a
+	}
+	if c, ok := receiver.(Collector); ok && !perPacket && l.absorber == nil && c.Collects(l) {
+		l.collector = c
 	}
 	l.txClass = rtl.ClassDefault
 	if f, ok := sender.(Feeder); ok && !l.fromSwitch && f.FeedsTrains(l) {
@@ -294,6 +342,9 @@ func (l *Link) Attach(sender, receiver Endpoint, perPacket bool) {
 			l.stops = *rtl.NewFIFO[int64](l.Params.TxBuffer)
 			l.streaming = streams(l.Params)
 		}
+	}
+	if d, ok := sender.(Driver); ok && !perPacket && !l.fromSwitch && l.feeder == nil {
+		l.driver = d
 	}
 }
 
@@ -324,8 +375,13 @@ func streams(p LinkParams) bool {
 // own cycle, but a link's events need not reach o
 // in the order of their cycles: a spared arrival is reported when its
 // packet starts (Absorber), and a train's packets when the train's events
-// are done (Feeder).
+// are done (Feeder). An observed link keeps its arrival events at a
+// receiver that collects its packets (Collector): install the observer
+// before the run.
 func (l *Link) SetObserver(o observe.Observer) { l.obs = o }
+
+// Observed reports whether the link's packets are observed (SetObserver).
+func (l *Link) Observed() bool { return l.obs != nil }
 
 // observe tells the observer of packet event kind.
 func (l *Link) observe(kind observe.Kind, now rtl.Cycle, p Packet, end rtl.Cycle) {
@@ -431,8 +487,15 @@ func (l *Link) noteStops(n int, plain bool) {
 
 // schedule arranges a transmit event at cycle at of class c.
 func (l *Link) schedule(at rtl.Cycle, c rtl.Class) {
+	if l.driver != nil && at > l.k.Now() && l.driver.TransmitDue(l, at) {
+		return
+	}
 	l.k.ScheduleClass(at, c, l, evTransmit, l.gen)
 }
+
+// Transmit runs the transmit event the link's sender was asked to run
+// now (Driver).
+func (l *Link) Transmit() { l.Handle(l.k.Now(), evTransmit, l.gen) }
 
 // Receive takes the oldest packet from the receive buffer, returning its
 // credit to the sender. ok is false when the buffer is empty.
@@ -441,6 +504,7 @@ func (l *Link) Receive() (p Packet, ok bool) {
 		l.inHand = false
 		return l.hand, true // an absorber's: its credit was counted when it was sent
 	}
+	l.collect()
 	p, ok = l.rx.Pop()
 	if !ok {
 		return p, false
@@ -459,7 +523,49 @@ func (l *Link) Receive() (p Packet, ok bool) {
 }
 
 // RxPeek returns the oldest packet in the receive buffer without taking it.
-func (l *Link) RxPeek() (Packet, bool) { return l.rx.Peek() }
+func (l *Link) RxPeek() (Packet, bool) {
+	l.collect()
+	return l.rx.Peek()
+}
+
+// collect moves into the receive buffer the packets on the wire due by
+// now, on a link whose receiver collects them (Collector): what their
+// arrival events would have done by the time the receiver reads it.
+func (l *Link) collect() {
+	if l.dueAt <= l.k.Now() {
+		l.collectDue()
+	}
+}
+
+// collectDue is collect's work, once a packet is due (apart, so that
+// collect's test is inlined where the buffer is read).
+func (l *Link) collectDue() {
+	now := l.k.Now()
+	for f := l.wire.PeekRef(); f != nil && f.arrive <= now; f = l.wire.PeekRef() {
+		if !l.rx.Push(f.p) {
+			panic(fmt.Sprintf("fabric: link %d overran its receive buffer: credit accounting is broken", l.ID))
+		}
+		l.wire.Pop()
+	}
+	l.dueAt = math.MaxInt64
+	if f := l.wire.PeekRef(); f != nil {
+		l.dueAt = f.arrive
+	}
+}
+
+// DueAt returns the cycle the oldest packet on its way to the receive
+// buffer of a link whose receiver collects them (Collector) is due there
+// (math.MaxInt64: none).
+func (l *Link) DueAt() rtl.Cycle { return l.dueAt }
+
+// Ready reports whether the receive buffer holds a packet now (one
+// collected when due included: Collector).
+func (l *Link) Ready() bool { return l.rx.Len() > 0 || l.dueAt <= l.k.Now() }
+
+// Coming reports whether packets are on their way to the receive buffer
+// of a link whose receiver collects them (Collector), which calls no
+// PacketArrived for them.
+func (l *Link) Coming() bool { return l.collector != nil && l.wire.Len() > 0 }
 
 // WantSpace asks for a SpaceAvailable call once the transmit buffer next
 // frees a slot, for a sender that checks TxSpace instead of being refused.
@@ -502,7 +608,10 @@ func (l *Link) endDrain() {
 }
 
 // RxLen returns the packets waiting in the receive buffer.
-func (l *Link) RxLen() int { return l.rx.Len() }
+func (l *Link) RxLen() int {
+	l.collect()
+	return l.rx.Len()
+}
 
 // Handle runs the link's events.
 func (l *Link) Handle(now rtl.Cycle, kind int32, gen int64) {
@@ -618,6 +727,13 @@ func (l *Link) start(now, credit rtl.Cycle) {
 		}
 	}
 	l.wire.Push(flight{p: p, arrive: arrive})
+	if l.collector != nil && l.obs == nil {
+		if l.wire.Len() == 1 {
+			l.dueAt = arrive
+		}
+		l.collector.PacketDue(l, arrive) // no arrival event: the buffer collects it when read (Collector)
+		return
+	}
 	if !l.arrivePending {
 		l.arrivePending = true
 		l.k.ScheduleClass(arrive, l.arriveClass, l, evArrive, 0)
@@ -1098,6 +1214,7 @@ func (l *Link) BusyCycles() *big.Rat {
 // Idle reports whether nothing is queued, on the wire or unreceived.
 func (l *Link) Idle() bool {
 	l.catchUp()
+	l.collect()
 	return l.tx.Len() == 0 && l.wire.Len() == 0 && l.rx.Len() == 0
 }
 
@@ -1120,6 +1237,7 @@ func nodeName(n int, isSwitch bool) string {
 // Describe tells what the link holds and waits on, for deadlock reports.
 func (l *Link) Describe() string {
 	l.catchUp()
+	l.collect()
 	free := l.credits + l.returned.Len()
 	if l.absorber != nil { // credits of packets not arrived yet are counted already
 		free = l.credits

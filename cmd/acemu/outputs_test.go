@@ -85,7 +85,11 @@ func decodesTrace(t *testing.T, path string) {
 }
 
 // --pcap, --trace and --links write their files and change nothing the
-// command prints; with several systems each gets its own file.
+// command prints but its count of simulator events, the engine's work and
+// not a result: an observed link at an ACE keeps the arrival and transmit
+// events an unobserved one spares (docs/performance.md, "ACE's arrivals,
+// transmits and sub-step ends without events"); with several systems
+// each gets its own file.
 func TestOutputFilesLeaveTheOutputAlone(t *testing.T) {
 	dir := t.TempDir()
 	pcap := func(t *testing.T, path string) { require.Positive(t, countCapture(t, path), path) }
@@ -118,11 +122,24 @@ func TestOutputFilesLeaveTheOutputAlone(t *testing.T) {
 		require.Equal(t, 0, code)
 		code, written, errOut := runCLI(append(slices.Clone(tc.args), tc.flag, filepath.Join(dir, tc.files[0][:3]+filepath.Ext(tc.files[0])))...)
 		require.Equal(t, 0, code, errOut)
-		require.Equal(t, plain, written, "%v %s", tc.args, tc.flag)
+		require.Equal(t, resultOf(t, plain), resultOf(t, written), "%v %s", tc.args, tc.flag)
 		for _, f := range tc.files {
 			tc.check(t, filepath.Join(dir, f))
 		}
 	}
+}
+
+// resultOf is a command's output without its count of simulator events
+// (canonicalJSON, withoutEvents).
+func resultOf(t *testing.T, out string) string {
+	if strings.HasPrefix(out, "{") {
+		_, b, err := canonicalJSON([]byte(out))
+		require.NoError(t, err)
+		return string(b)
+	}
+	b, err := withoutEvents([]byte(out))
+	require.NoError(t, err)
+	return string(b)
 }
 
 func TestPcapErrors(t *testing.T) {
