@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+
+	"github.com/acemu/acemu/machine"
 )
 
 // Pipelined tree all-reduce (the C-Cube paper, Section III, Fig. 5(a)/(c); NCCL's
@@ -246,22 +248,130 @@ type treeAllReduce struct {
 	cfg        Config
 	phase      string
 	trees      []ReduceTree
+	ports      []treePorts // per tree, where the machine's own trees are embedded; nil: every message routed
 	overlapped bool
 
 	mu    sync.Mutex
 	cache map[int64][]*Program // every NPU's program, by chunk length
 }
 
-func newTreeAllReduce(cfg Config, phase string, double, overlapped bool) *treeAllReduce {
+func newTreeAllReduce(cfg Config, name, phase string, double, overlapped bool) (*treeAllReduce, error) {
 	a := &treeAllReduce{cfg: cfg, phase: phase, overlapped: overlapped, cache: map[int64][]*Program{}}
 	p := cfg.Machine.N()
+	want := 1
 	if double {
+		want = 2
+	}
+	switch own := cfg.Machine.Trees; {
+	case len(own) >= want:
+		for _, parent := range own[:want] {
+			a.trees = append(a.trees, treeOf(parent))
+		}
+		a.ports = embedTrees(cfg.Machine, a.trees)
+	case len(own) > 0:
+		return nil, fmt.Errorf("algorithm %s embeds %d trees; machine %s declares %d (trees:), give it %d or run tree or tree-overlapped", name, want, cfg.Machine, len(own), want)
+	case double:
 		t1, t2 := NCCLDoubleTree(p)
 		a.trees = []ReduceTree{t1, t2}
-	} else {
+	default:
 		a.trees = []ReduceTree{NCCLBinaryTree(p)}
 	}
-	return a
+	return a, nil
+}
+
+// treeOf is the tree of a parent array (-1 for the root), each NPU's
+// children in id order.
+func treeOf(parent []int) ReduceTree {
+	t := ReduceTree{Parent: append([]int(nil), parent...), Children: make([][]int, len(parent))}
+	for n, par := range parent {
+		if par < 0 {
+			t.Root = n
+			continue
+		}
+		t.Children[par] = append(t.Children[par], n)
+	}
+	return t
+}
+
+// treePorts are the ports a tree's sends leave by where the machine's own
+// trees are embedded: up[n] is n's port to its parent, down[c] c's
+// parent's port to c; RouteXYZ where the two are not neighbours.
+type treePorts struct{ up, down []int8 }
+
+// embedTrees chooses the links a machine's trees send on [choice,
+// docs/collectives.md "Trees embedded in a machine"]. A tree edge
+// between neighbours goes straight over one of the links joining them (a
+// lane); an edge between NPUs that are not is routed (the machine's
+// routing: on dgx1, a detour through the GPU the routing table names),
+// and the links its messages cross, both ways, are taken first. Then the
+// trees in order, their edges from the root down, each way (up, then
+// down), each take the first lane from sender to receiver not taken yet,
+// or the first lane when every one is: so where a pair of NPUs has links
+// enough, no link carries two tree edges (dgx1's double tree: docs/topology.md).
+func embedTrees(m *machine.Machine, trees []ReduceTree) []treePorts {
+	out := make([]treePorts, len(trees))
+	for i, t := range trees {
+		out[i] = treePorts{up: make([]int8, len(t.Parent)), down: make([]int8, len(t.Parent))}
+		for n := range t.Parent {
+			out[i].up[n], out[i].down[n] = RouteXYZ, RouteXYZ
+		}
+	}
+	if m.Ports == nil {
+		return out
+	}
+	lanes := func(a, b int) []int {
+		var ls []int
+		for port := range machine.MaxPorts {
+			if nb, ok, _ := m.Ports.Neighbor(a, port); ok && nb == b {
+				ls = append(ls, port)
+			}
+		}
+		return ls
+	}
+	type hop struct{ npu, port int }
+	taken := map[hop]bool{}
+	for _, t := range trees {
+		for c, par := range t.Parent {
+			if par < 0 || len(lanes(c, par)) > 0 {
+				continue
+			}
+			for _, e := range [][2]int{{c, par}, {par, c}} {
+				for cur := e[0]; cur != e[1]; {
+					port, ok := m.Topology.NextPort(cur, e[1])
+					if !ok {
+						break
+					}
+					taken[hop{cur, port}] = true
+					nb, ok, _ := m.Ports.Neighbor(cur, port)
+					if !ok { // a switch: the rest of the route is not an NPU's
+						break
+					}
+					cur = nb
+				}
+			}
+		}
+	}
+	pick := func(a, b int) int8 {
+		ls := lanes(a, b)
+		if len(ls) == 0 {
+			return RouteXYZ
+		}
+		for _, l := range ls {
+			if !taken[hop{a, l}] {
+				taken[hop{a, l}] = true
+				return int8(l)
+			}
+		}
+		return int8(ls[0])
+	}
+	for i, t := range trees {
+		for _, c := range t.order()[1:] {
+			par := t.Parent[c]
+			out[i].up[c] = pick(c, par)
+			out[i].down[c] = pick(par, c)
+		}
+	}
+	return out
 }
 
 // Phases names the single phase.
@@ -323,18 +433,23 @@ func (a *treeAllReduce) buildAll(chunkLen int64) []*Program {
 				continue
 			}
 			k := int((parts[ti].Len + a.cfg.MessageBytes - 1) / a.cfg.MessageBytes)
-			steps = max(steps, a.addTree(ops, t, split(parts[ti].Off, parts[ti].Len, k)))
+			steps = max(steps, a.addTree(ops, ti, t, split(parts[ti].Off, parts[ti].Len, k)))
 		}
 	}
 	return sortTreeOps(ops, chunkLen, steps)
 }
 
 // addTree appends one tree's ops for the given pieces and returns its steps.
-func (a *treeAllReduce) addTree(ops treeOps, t ReduceTree, pieces []Range) int {
+func (a *treeAllReduce) addTree(ops treeOps, ti int, t ReduceTree, pieces []Range) int {
 	p := len(t.Parent)
 	k := len(pieces)
 	s := scheduleTree(t, k, a.overlapped)
 	port := int8(RouteXYZ)
+	up, down := func(int) int8 { return RouteXYZ }, func(int) int8 { return RouteXYZ }
+	if a.ports != nil {
+		up = func(n int) int8 { return a.ports[ti].up[n] }
+		down = func(c int) int8 { return a.ports[ti].down[c] }
+	}
 	conventional := !a.overlapped
 	root := t.Root
 	rootKids := t.Children[root]
@@ -370,7 +485,7 @@ func (a *treeAllReduce) addTree(ops treeOps, t ReduceTree, pieces []Range) int {
 			if j > 0 {
 				deps = append(deps, lastUp[n])
 			}
-			lastUp[n] = ops.add(n, Op{Kind: Send, Peer: int32(t.Parent[n]), Port: port, Match: upRecv[n],
+			lastUp[n] = ops.add(n, Op{Kind: Send, Peer: int32(t.Parent[n]), Port: up(n), Match: upRecv[n],
 				Data: pc, Deps: deps, Step: s.up[n][j]})
 		}
 	}
@@ -404,7 +519,7 @@ func (a *treeAllReduce) addTree(ops treeOps, t ReduceTree, pieces []Range) int {
 				if j > 0 {
 					deps = append(deps, lastDown[c])
 				}
-				lastDown[c] = ops.add(n, Op{Kind: Send, Peer: int32(c), Port: port, Match: downRecv[c],
+				lastDown[c] = ops.add(n, Op{Kind: Send, Peer: int32(c), Port: down(c), Match: downRecv[c],
 					Data: pc, Deps: deps, Step: s.down[c][j]})
 			}
 		}
@@ -457,19 +572,21 @@ func sortTreeOps(ops treeOps, chunkLen int64, steps int) []*Program {
 
 func init() {
 	allReduce := []CollectiveOp{OpAllReduce}
-	Register("tree", allReduce,
-		"pipelined binary-tree all-reduce over all NPUs (NCCL's tree, root 0): pieces reduce up the tree, the root broadcasts once every piece is reduced (C-Cube's conventional tree)",
-		func(cfg Config) (Algorithm, error) {
-			return newTreeAllReduce(cfg, "all-reduce on a binary tree", false, false), nil
+	for _, r := range []struct {
+		name, help, phase  string
+		double, overlapped bool
+	}{
+		{"tree", "pipelined binary-tree all-reduce over all NPUs (NCCL's tree, root 0, or the machine's first tree: dgx1's is the C-Cube paper's): pieces reduce up the tree, the root broadcasts once every piece is reduced (C-Cube's conventional tree)",
+			"all-reduce on a binary tree", false, false},
+		{"tree-overlapped", "pipelined binary-tree all-reduce whose root broadcasts each piece as soon as it is reduced (C-Cube's overlapped tree)",
+			"all-reduce on a binary tree, broadcast overlapped with reduction", false, true},
+		{"double-tree", "two binary trees (NCCL's double tree: the second mirrored or shifted so interior NPUs of one are leaves of the other; or the machine's two trees: dgx1's are the C-Cube paper's), each all-reducing half of the chunk with the conventional schedule (C-Cube's B)",
+			"all-reduce on two binary trees, half the chunk each", true, false},
+		{"double-tree-overlapped", "the double tree with each tree's broadcast overlapped with its reduction (C-Cube's C1 on the DGX-1, its trees on parallel links)",
+			"all-reduce on two binary trees, half the chunk each, broadcast overlapped with reduction", true, true},
+	} {
+		Register(r.name, allReduce, r.help, func(cfg Config) (Algorithm, error) {
+			return newTreeAllReduce(cfg, r.name, r.phase, r.double, r.overlapped)
 		})
-	Register("tree-overlapped", allReduce,
-		"pipelined binary-tree all-reduce whose root broadcasts each piece as soon as it is reduced (C-Cube's overlapped tree, C1)",
-		func(cfg Config) (Algorithm, error) {
-			return newTreeAllReduce(cfg, "all-reduce on a binary tree, broadcast overlapped with reduction", false, true), nil
-		})
-	Register("double-tree", allReduce,
-		"two binary trees (NCCL's double tree: the second mirrored or shifted so interior NPUs of one are leaves of the other), each all-reducing half of the chunk with the conventional schedule",
-		func(cfg Config) (Algorithm, error) {
-			return newTreeAllReduce(cfg, "all-reduce on two binary trees, half the chunk each", true, false), nil
-		})
+	}
 }

@@ -182,8 +182,9 @@ func TestTreeProgramSteps(t *testing.T) {
 		{"8x1x1", "tree-overlapped", 600, 100, 11},
 		{"8x1x1", "tree", 601, 100, 18}, // K = ceil(601/100) = 7: 2(3+6) = 18
 		{"8x1x1", "double-tree", 1200, 100, 16},
-		{"4x4x4", "tree", 8192, 8192, 12},            // D=6, K=1: 2·6 = 12
-		{"4x4x4", "tree-overlapped", 8192, 8192, 12}, // K=1: no gain
+		{"8x1x1", "double-tree-overlapped", 1200, 100, 11}, // each tree K=6: 2·3+6-1 = 11
+		{"4x4x4", "tree", 8192, 8192, 12},                  // D=6, K=1: 2·6 = 12
+		{"4x4x4", "tree-overlapped", 8192, 8192, 12},       // K=1: no gain
 		{"4x4x4", "tree-overlapped", 65536, 8192, 19},
 		{"3x3x3", "tree", 1000, 100, 28}, // D=5 (ceil log2 27), K=10: 2·14 = 28
 		{"1x1x1", "tree", 1000, 100, 0},
@@ -206,6 +207,41 @@ func TestTreeProgramSteps(t *testing.T) {
 			assert.Nil(t, plan.Algo.Input(0, tc.chunk))
 			assert.Nil(t, plan.Algo.Output(0, tc.chunk))
 		})
+	}
+}
+
+// The gradient turnaround (the C-Cube paper, Section III-B: the time the
+// first piece is all-reduced and back at every NPU, ready for compute) in
+// steps: the last step in which an NPU receives piece 0 from its parent,
+// plus one. By hand, tree depth D and K pieces: conventional 2D+K-1 (the
+// root waits for every piece, D+K-1 steps, then piece 0 goes D hops
+// down), overlapped 2D; the ratio (2D+K-1)/(2D), 1 at K = 1.
+func TestTreeTurnaround(t *testing.T) {
+	for _, tc := range []struct {
+		topo             string
+		chunk, msg       int64
+		conv, overlapped int32
+	}{
+		{"4x1x1", 400, 100, 7, 4},     // D=2, K=4: 2·2+4-1 = 7; 4
+		{"8x1x1", 600, 100, 11, 6},    // D=3, K=6: 11; 6
+		{"8x1x1", 25600, 100, 261, 6}, // D=3, K=256: 261; 6 (ratio 43.5)
+		{"4x4x4", 8192, 8192, 12, 12}, // D=6, K=1: 12 both, no gain
+	} {
+		for alg, want := range map[string]int32{"tree": tc.conv, "tree-overlapped": tc.overlapped} {
+			t.Run(fmt.Sprintf("%s/%s/%d", alg, tc.topo, tc.chunk), func(t *testing.T) {
+				plan := treePlan(t, tc.topo, alg, tc.chunk, tc.chunk, tc.msg)
+				first := Range{Off: 0, Len: tc.msg} // piece 0: every piece has msg bytes here
+				var turn int32
+				for npu := 0; npu < plan.Machine.N(); npu++ {
+					for _, op := range plan.Program(npu, 0, tc.chunk).Ops {
+						if op.Kind == Recv && !op.Reduce && op.Data == first {
+							turn = max(turn, op.Step+1)
+						}
+					}
+				}
+				assert.Equal(t, want, turn)
+			})
+		}
 	}
 }
 

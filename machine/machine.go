@@ -12,6 +12,7 @@ import (
 	"fmt"
 
 	"github.com/acemu/acemu/fabric"
+	"github.com/acemu/acemu/rtl"
 )
 
 // Topology is the network's shape as endpoints use it.
@@ -85,7 +86,16 @@ type Machine struct {
 	// PortLabels, when not nil, groups an NPU's links by port for
 	// reports (the torus's: each port's dimension); nil: one group.
 	PortLabels []string
+	// Trees, when not nil, are the trees the tree all-reduces embed on
+	// this machine, in order (the double tree takes the first two; dgx1's
+	// are the C-Cube paper's, docs/topology.md): each the parent of every
+	// NPU, -1 for its root. Nil: NCCL's trees on NPU ids.
+	Trees [][]int
 }
+
+// MaxPorts is the most ports an NPU has on any machine (the kernel's
+// classes of port events).
+const MaxPorts = rtl.ClassPorts
 
 // New checks a machine's dimensions against its NPU count.
 func New(name string, top Topology, dims []Dim) (*Machine, error) {

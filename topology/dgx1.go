@@ -41,9 +41,34 @@ func dgx1() (*File, error) {
 		fmt.Fprintf(&b, "  - {from: %d, to: %d, class: nvlink, lanes: %d}\n", p.A, p.B, p.Links)
 		fmt.Fprintf(&b, "  - {from: %d, to: %d, class: nvlink, lanes: %d}\n", p.B, p.A, p.Links)
 	}
-	ring := strings.Trim(strings.Join(strings.Fields(fmt.Sprint(DGX1Ring())), ", "), "[]")
-	fmt.Fprintf(&b, "dims:\n  - {name: ring, ring: true, groups: [[%s]]}\n", ring)
+	list := func(xs []int) string { return strings.Trim(strings.Join(strings.Fields(fmt.Sprint(xs)), ", "), "[]") }
+	fmt.Fprintf(&b, "dims:\n  - {name: ring, ring: true, groups: [[%s]]}\n", list(DGX1Ring()))
+	b.WriteString("trees:\n")
+	for _, t := range treeDocs(DGX1Trees()) {
+		fmt.Fprintf(&b, "  - [%s]\n", list(t))
+	}
 	return Load("dgx1", []byte(b.String()))
+}
+
+// DGX1Trees are the C-Cube paper's two trees on the DGX-1
+// ("Communication Algorithm-Architecture Co-Design for Distributed Deep
+// Learning", Sections 4.3 and 5, Fig. 10), each the parent of every GPU,
+// -1 for its root. The paper draws them but its text gives only their
+// constraints: GPU 2's edge to GPU 4 detours through GPU 0, GPUs 0 and 1
+// are the only detour nodes, and the pairs 2–3 and 6–7 carry both trees,
+// one link each. The first is NCCL's binary tree on GPU ids (0 → 4,
+// 4 → {2, 6}, 2 → {1, 3}, 6 → {5, 7}); the second is the first with
+// every GPU id XOR 1 (1 → 5, 5 → {3, 7}, 3 → {0, 2}, 7 → {4, 6}), so the
+// interior GPUs of one are the leaves of the other, its edge 5–3 detours
+// through GPU 1, and 2–3 and 6–7 are used by both trees in opposite
+// directions [choice, docs/topology.md "dgx1"]: NCCL's own second tree
+// (the mirror, GPU r as 7 − r) would share 1–2 and 5–6 instead, which the
+// paper's text rules out.
+func DGX1Trees() [][]int {
+	return [][]int{
+		{-1, 2, 4, 2, 0, 6, 4, 6},
+		{3, -1, 3, 5, 7, 1, 7, 5},
+	}
 }
 
 func init() {

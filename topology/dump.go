@@ -180,8 +180,9 @@ func dimDocs(dims []machine.Dim, ls []*fabric.Link) ([]dimDoc, error) {
 // being the links' payload rates over s.Efficiency, ordered by sending
 // node and port, and the dimensions dims unless they are a file's default;
 // withClass tells whether classes and lanes are written.
-func doc(net *fabric.Network, dims []machine.Dim, s LinkSettings, form Form) (d fileDoc, withClass bool, err error) {
+func doc(net *fabric.Network, dims []machine.Dim, trees [][]int, s LinkSettings, form Form) (d fileDoc, withClass bool, err error) {
 	ls := sortedLinks(net)
+	d.Trees = treeDocs(trees)
 	if err := checkSwitchPorts(net, ls); err != nil {
 		return d, false, fmt.Errorf("a topology file cannot hold this network: %w", err)
 	}
@@ -219,8 +220,8 @@ func doc(net *fabric.Network, dims []machine.Dim, s LinkSettings, form Form) (d 
 // encoding/json (Load reads its JSON back). In the classed form a row
 // names the link's class and gives its bandwidth and latency, its class's
 // or its own.
-func Table(net *fabric.Network, dims []machine.Dim, s LinkSettings, form Form) (header []string, rows [][]string, document any, err error) {
-	d, withClass, err := doc(net, dims, s, form)
+func Table(net *fabric.Network, dims []machine.Dim, trees [][]int, s LinkSettings, form Form) (header []string, rows [][]string, document any, err error) {
+	d, withClass, err := doc(net, dims, trees, s, form)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -246,17 +247,18 @@ func Table(net *fabric.Network, dims []machine.Dim, s LinkSettings, form Form) (
 // bandwidths being the links' payload rates over s.Efficiency: its
 // switches, if it has any, its links in the given form, and the
 // dimensions dims (nil for none) unless they are a file's default, one
-// routed dimension all. A network the format cannot hold (a switch's
+// routed dimension all, and the trees (machine.Machine.Trees; nil for
+// none). A network the format cannot hold (a switch's
 // ports in an order a file does not give them, a ring's port that is not
 // the link to its neighbour a file's ring takes, ringLane) is an error.
-func Dump(net *fabric.Network, dims []machine.Dim, s LinkSettings, form Form) ([]byte, error) {
-	d, withClass, err := doc(net, dims, s, form)
+func Dump(net *fabric.Network, dims []machine.Dim, trees [][]int, s LinkSettings, form Form) ([]byte, error) {
+	d, withClass, err := doc(net, dims, trees, s, form)
 	if err != nil {
 		return nil, err
 	}
 	var b bytes.Buffer
 	var v any = d
-	if !withClass && len(d.Switches) == 0 && len(d.Dims) == 0 {
+	if !withClass && len(d.Switches) == 0 && len(d.Dims) == 0 && len(d.Trees) == 0 {
 		b.WriteString("# acemu topology: nodes, and directed links with raw bandwidth (GB/s) and latency (cycles).\n")
 		b.WriteString("# Edit and run with --topo FILE; links.efficiency and the buffers come from the platform.\n")
 	} else {
@@ -265,6 +267,9 @@ func Dump(net *fabric.Network, dims []machine.Dim, s LinkSettings, form Form) ([
 		if len(d.Dims) > 0 {
 			b.WriteString("# dims are the groups of NPUs collectives are built over (--phases, --group); a ring's\n")
 			b.WriteString("# members send to their neighbours by their first links to them (back by a second in a ring of two).\n")
+		}
+		if len(d.Trees) > 0 {
+			b.WriteString("# trees are the trees tree all-reduces embed, each the parent of every NPU (the root its own).\n")
 		}
 		b.WriteString("# Edit and run with --topo FILE; a class's bandwidth and latency where a link gives none,\n")
 		b.WriteString("# links.efficiency and the buffers come from the platform.\n")
@@ -288,7 +293,7 @@ func Dump(net *fabric.Network, dims []machine.Dim, s LinkSettings, form Form) ([
 func flowItems(n *yaml.Node) {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		switch n.Content[i].Value {
-		case "links", "switches":
+		case "links", "switches", "trees":
 			for _, item := range n.Content[i+1].Content {
 				item.Style = yaml.FlowStyle
 			}

@@ -50,6 +50,7 @@ type File struct {
 	inPort   []int         // per link: its input port at its receiver
 	next     [][]int16     // next[cur][dst]: cur's port toward NPU dst, -1 for none
 	dims     []machine.Dim // the file's dims; nil for the default, all
+	trees    [][]int       // the file's trees, parent arrays (-1 for a root); nil for none
 }
 
 // maxNodes bounds a file topology: routing tables are nodes² entries.
@@ -222,6 +223,7 @@ type fileDoc struct {
 	NPUs     int        `yaml:"npus,omitempty" json:"npus,omitempty"`
 	Switches switchList `yaml:"switches,omitempty" json:"switches,omitempty"`
 	Dims     []dimDoc   `yaml:"dims,omitempty" json:"dims,omitempty"`
+	Trees    [][]int    `yaml:"trees,omitempty" json:"trees,omitempty"`
 	Links    []linkDoc  `yaml:"links" json:"links"`
 }
 
@@ -293,7 +295,7 @@ func Load(name string, data []byte) (*File, error) {
 	}
 	var d fileDoc
 	if err := yamlone.Decode(data, &d, true); err != nil {
-		return nil, fmt.Errorf("%s: not a topology (nodes: N, or npus: N and switches: [{name, ports, latency}]; links: [{from, to, class, bandwidth, latency, lanes}]; optionally dims: [{name, short, ring, groups}]): %w", name, err)
+		return nil, fmt.Errorf("%s: not a topology (nodes: N, or npus: N and switches: [{name, ports, latency}]; links: [{from, to, class, bandwidth, latency, lanes}]; optionally dims: [{name, short, ring, groups}] and trees: [[parent of each NPU]]): %w", name, err)
 	}
 	n, err := npus(d)
 	if err != nil {
@@ -328,6 +330,9 @@ func Load(name string, data []byte) (*File, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if err := f.loadDims(d.Dims); err != nil {
+		return nil, err
+	}
+	if err := f.loadTrees(d.Trees); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -517,7 +522,7 @@ func (f *File) Machine() (*machine.Machine, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.Ports = f
+	m.Ports, m.Trees = f, f.trees
 	return m, nil
 }
 

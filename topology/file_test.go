@@ -69,14 +69,14 @@ func TestATorusDumpReadsBack(t *testing.T) {
 	s := torus.Shape{L: 4, V: 2, H: 2}
 	net, err := torus.BuildNetwork(k, s, torus.DefaultLinks())
 	require.NoError(t, err)
-	b, err := Dump(net, nil, DefaultLinkSettings(), Plain)
+	b, err := Dump(net, nil, nil, DefaultLinkSettings(), Plain)
 	require.NoError(t, err)
 	f, err := Load("dump.yaml", b)
 	require.NoError(t, err)
 	back, err := f.Build(rtl.NewKernel(), DefaultLinkSettings())
 	require.NoError(t, err)
 	require.Len(t, back.Links, len(net.Links))
-	b2, err := Dump(back, nil, DefaultLinkSettings(), Plain)
+	b2, err := Dump(back, nil, nil, DefaultLinkSettings(), Plain)
 	require.NoError(t, err)
 	require.Equal(t, string(b), string(b2))
 }

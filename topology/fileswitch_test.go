@@ -294,11 +294,14 @@ func TestSwitchFabricAndDGX1DumpsReadBack(t *testing.T) {
 			require.NoError(t, err)
 			net, err := spec.Build(rtl.NewKernel(), DefaultLinkSettings(), false)
 			require.NoError(t, err)
-			b, err := Dump(net, spec.Machine.Dims, tc.dumpWith, Classed)
+			b, err := Dump(net, spec.Machine.Dims, spec.Machine.Trees, tc.dumpWith, Classed)
 			require.NoError(t, err)
 			require.Contains(t, string(b), tc.has)
 			f, err := Load("dump.yaml", b)
 			require.NoError(t, err)
+			m, err := f.Machine()
+			require.NoError(t, err)
+			require.Equal(t, spec.Machine.Trees, m.Trees, "the trees read back")
 			back, err := f.Build(rtl.NewKernel(), tc.dumpWith)
 			require.NoError(t, err)
 			require.Len(t, back.Switches(), tc.switches)
@@ -311,7 +314,7 @@ func TestSwitchFabricAndDGX1DumpsReadBack(t *testing.T) {
 					require.Equal(t, []any{p, ok}, []any{q, ok2}, "%d → %d", a, d)
 				}
 			}
-			b2, err := Dump(back, spec.Machine.Dims, tc.dumpWith, Classed)
+			b2, err := Dump(back, spec.Machine.Dims, m.Trees, tc.dumpWith, Classed)
 			require.NoError(t, err)
 			require.Equal(t, string(b), string(b2))
 		})
@@ -375,9 +378,9 @@ func TestDumpRefusesSwitchPortsAFileCannotHold(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, net.Add(down))
 	}
-	_, err = Dump(net, nil, s, Classed)
+	_, err = Dump(net, nil, nil, s, Classed)
 	require.ErrorContains(t, err, `switch "x" (node 2): link 0 (inter, NPU 0 → switch node 2) is not at input port 0`)
-	_, _, _, err = Table(net, nil, s, Classed)
+	_, _, _, err = Table(net, nil, nil, s, Classed)
 	require.Error(t, err)
 }
 
@@ -402,7 +405,7 @@ func TestTableColumns(t *testing.T) {
 		if tc.topo == "4x1x1" {
 			form = Plain
 		}
-		header, rows, _, err := Table(net, spec.Machine.Dims, DefaultLinkSettings(), form)
+		header, rows, _, err := Table(net, spec.Machine.Dims, nil, DefaultLinkSettings(), form)
 		require.NoError(t, err)
 		require.Equal(t, tc.header, header, tc.topo)
 		require.Equal(t, tc.row0, rows[0], tc.topo)

@@ -11,7 +11,7 @@ import (
 // wholeKeys are the keys of a topology file whose values are whole
 // numbers: node numbers, counts and cycles (docs/topology.md).
 var wholeKeys = map[string]bool{"nodes": true, "npus": true, "switches": true, "from": true, "to": true,
-	"latency": true, "lanes": true, "ports": true, "groups": true}
+	"latency": true, "lanes": true, "ports": true, "groups": true, "trees": true}
 
 // checkNumbers refuses, before the file is decoded, a value that is not a
 // whole number where one is meant, naming its key, its text and its line:

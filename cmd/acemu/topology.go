@@ -79,12 +79,12 @@ func runTopology(args []string, stdout, stderr io.Writer) int {
 	// A torus's dump keeps its plain form: every link's bandwidth and
 	// latency, no classes, no dims. Other machines' dims are written
 	// unless they are a file's default (one routed dimension, all).
-	form, dims := topology.Classed, spec.Machine.Dims
+	form, dims, trees := topology.Classed, spec.Machine.Dims, spec.Machine.Trees
 	if spec.Kind == "torus" {
 		form, dims = topology.Plain, nil
 	}
 	if *format != "yaml" {
-		header, rows, doc, err := topology.Table(net, dims, settings, form)
+		header, rows, doc, err := topology.Table(net, dims, trees, settings, form)
 		if err != nil {
 			return fail(fmt.Errorf("--topo %s: %w", *topo, err))
 		}
@@ -98,7 +98,7 @@ func runTopology(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	b, err := topology.Dump(net, dims, settings, form)
+	b, err := topology.Dump(net, dims, trees, settings, form)
 	if err != nil {
 		return fail(fmt.Errorf("--topo %s: %w", *topo, err))
 	}
