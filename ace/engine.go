@@ -127,6 +127,9 @@ func (e *Engine) IssueWith(now rtl.Cycle, plan *collectives.Plan, o afi.IssueOpt
 		return err
 	}
 	co := r.colls.Add(plan, len(r.nodes), 0, o.Done, o.Chunk) // its chunks are numbered when created
+	if o.Progress != nil {
+		co.Track(o.Progress) // chunk by chunk: ACE's data is final once written back
+	}
 	key := r.priority.Key(o.Priority, co.ID)
 	r.k.ScheduleClass(now, rtl.ClassSystem, rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) { r.create(now, co, key) }), 0, 0)
 	return nil

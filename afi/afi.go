@@ -30,6 +30,15 @@ type IssueOptions struct {
 	// memory), before Done: what per-chunk chaining (the C-Cube paper's
 	// gradient queuing) listens to.
 	Chunk func(now rtl.Cycle, chunk int)
+	// Progress, if set, hears, as they grow, how many bytes from the
+	// collective's start hold their final values on every NPU (on ACE:
+	// are back in memory), after the cycle's events and before Done:
+	// chunk by chunk, and piece by piece within a chunk where its
+	// algorithm declares pieces (a pipelined tree's: collectives.Program's
+	// Finals) and the endpoint writes each where it stays (the ideal
+	// endpoint and the baseline). What the C-Cube paper's gradient
+	// queuing consumes.
+	Progress func(now rtl.Cycle, bytes int64)
 	// Group names the dimensions of the collective's communicator
 	// (collectives.Config.Span: each NPU's group of them combines its
 	// data); empty, every NPU. Interface plans by it; an engine is given

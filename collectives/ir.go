@@ -67,6 +67,19 @@ type Program struct {
 	Out []Range
 	// Steps is the number of algorithm steps of the phase.
 	Steps int
+	// Finals, where the program declares them, are parts of the view that
+	// hold their final values on this NPU before the phase ends, in the
+	// order of their offsets: each once every op of its Ops has completed
+	// (a pipelined tree's pieces, which the C-Cube paper's gradient
+	// queuing consumes one by one). Nil: none before the phase ends.
+	Finals []Final
+}
+
+// Final is a part of a program's view whose values are final once its
+// ops have completed; an op counts toward one Final at most.
+type Final struct {
+	Data Range
+	Ops  []int32
 }
 
 // ViewLen returns the size of the phase's view.

@@ -414,17 +414,20 @@ func (a *treeAllReduce) Build(npu int, chunkLen int64) ([]*Program, error) {
 }
 
 // treeOps collects every NPU's ops before they are sorted by step; Deps and
-// Match are indices into these unsorted lists.
-type treeOps [][]Op
+// Match are indices into these unsorted lists, and so are finals' ops.
+type treeOps struct {
+	ops    [][]Op
+	finals [][]Final // per NPU, each piece's: final once these ops are done
+}
 
 func (o treeOps) add(npu int, op Op) int32 {
-	o[npu] = append(o[npu], op)
-	return int32(len(o[npu]) - 1)
+	o.ops[npu] = append(o.ops[npu], op)
+	return int32(len(o.ops[npu]) - 1)
 }
 
 func (a *treeAllReduce) buildAll(chunkLen int64) []*Program {
 	p := a.cfg.Machine.N()
-	ops := make(treeOps, p)
+	ops := treeOps{ops: make([][]Op, p), finals: make([][]Final, p)}
 	steps := 0
 	if p > 1 {
 		parts := split(0, chunkLen, len(a.trees))
@@ -490,6 +493,16 @@ func (a *treeAllReduce) addTree(ops treeOps, ti int, t ReduceTree, pieces []Rang
 		}
 	}
 
+	// A piece is final at the root once it has added it from every child,
+	// elsewhere once it has stored it from its parent.
+	for j, pc := range pieces {
+		f := Final{Data: pc}
+		for ci := range rootKids {
+			f.Ops = append(f.Ops, rootRecv[ci][j])
+		}
+		ops.finals[root] = append(ops.finals[root], f)
+	}
+
 	// Down: for each piece, every non-root's receive, then every parent's
 	// sends to its children.
 	downRecv := make([]int32, p) // downRecv[n]: n's receive from its parent, this piece
@@ -498,6 +511,7 @@ func (a *treeAllReduce) addTree(ops treeOps, ti int, t ReduceTree, pieces []Rang
 		for n := 0; n < p; n++ {
 			if n != root {
 				downRecv[n] = ops.add(n, Op{Kind: Recv, Peer: int32(t.Parent[n]), Port: port, Data: pc, Step: s.down[n][j]})
+				ops.finals[n] = append(ops.finals[n], Final{Data: pc, Ops: []int32{downRecv[n]}})
 			}
 		}
 		for n := 0; n < p; n++ {
@@ -529,7 +543,8 @@ func (a *treeAllReduce) addTree(ops treeOps, ti int, t ReduceTree, pieces []Rang
 
 // sortTreeOps orders each NPU's ops by step, receives first within a step,
 // and renumbers Deps and Match.
-func sortTreeOps(ops treeOps, chunkLen int64, steps int) []*Program {
+func sortTreeOps(all treeOps, chunkLen int64, steps int) []*Program {
+	ops := all.ops
 	p := len(ops)
 	perm := make([][]int, p)    // perm[n][new] = old
 	index := make([][]int32, p) // index[n][old] = new
@@ -565,6 +580,13 @@ func sortTreeOps(ops treeOps, chunkLen int64, steps int) []*Program {
 			}
 			prog.Ops[nw] = op
 		}
+		for _, f := range all.finals[n] {
+			for i, o := range f.Ops {
+				f.Ops[i] = index[n][o]
+			}
+			prog.Finals = append(prog.Finals, f)
+		}
+		sort.SliceStable(prog.Finals, func(a, b int) bool { return prog.Finals[a].Data.Off < prog.Finals[b].Data.Off })
 		out[n] = prog
 	}
 	return out

@@ -3,6 +3,7 @@ package collectives
 import (
 	"fmt"
 	"math/bits"
+	"strings"
 	"testing"
 
 	"github.com/acemu/acemu/torus"
@@ -341,4 +342,38 @@ func TestTreeBuildReturnsCopies(t *testing.T) {
 	assert.NotEqual(t, int32(99), b[0].Ops[len(b[0].Ops)-1].Deps[0])
 	_, err = alg.Build(4, 400)
 	assert.Error(t, err)
+}
+
+// Every NPU's program says when each piece of its chunk is final there
+// (Program.Finals, what gradient queuing consumes): the pieces in the
+// order of their offsets, covering the chunk; at a tree's root once the
+// piece is added from every child (its reducing receives), elsewhere once
+// it is stored from the parent.
+func TestTreeFinals(t *testing.T) {
+	for _, alg := range []string{"tree", "tree-overlapped", "double-tree", "double-tree-overlapped"} {
+		t.Run(alg, func(t *testing.T) {
+			const chunk = 1200 // K = 12 pieces of 100 B (6 a tree for the double trees)
+			plan := treePlan(t, "8x1x1", alg, chunk, chunk, 100)
+			for npu := range 8 {
+				prog := plan.Program(npu, 0, chunk)
+				var off int64
+				for _, f := range prog.Finals {
+					require.Equal(t, off, f.Data.Off, "NPU %d: pieces in order, none missing", npu)
+					require.Equal(t, int64(100), f.Data.Len)
+					off = f.Data.End()
+					require.NotEmpty(t, f.Ops)
+					for _, i := range f.Ops {
+						op := prog.Ops[i]
+						require.Equal(t, Recv, op.Kind)
+						require.Equal(t, f.Data, op.Data)
+						// NCCL's second tree on 8 NPUs, the mirror, has root 7.
+						half := f.Data.Off >= chunk/2 && strings.HasPrefix(alg, "double")
+						root := npu == 0 && !half || npu == 7 && half
+						require.Equal(t, root, op.Reduce, "NPU %d piece at %d: the root's are its reductions, the others' a store", npu, f.Data.Off)
+					}
+				}
+				require.Equal(t, int64(chunk), off, "NPU %d", npu)
+			}
+		})
+	}
 }

@@ -108,6 +108,9 @@ func (e *Engine) IssueWith(now rtl.Cycle, plan *collectives.Plan, o afi.IssueOpt
 		return fmt.Errorf("too many chunks in flight over the run (%d + %d)", r.chunks, nc)
 	}
 	co := r.colls.Add(plan, len(r.nodes), r.chunks, o.Done, o.Chunk)
+	if o.Progress != nil {
+		co.Track(o.Progress)
+	}
 	prio := r.order.Key(o.Priority, co.ID)
 	r.chunks += int32(nc)
 	shared := r.folder != nil && !r.ownPrograms && collectives.CheckEquivariant(plan) == nil

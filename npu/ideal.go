@@ -431,6 +431,7 @@ func (nd *node) complete(now rtl.Cycle, c, i int32) {
 		op := &cs.Prog.Ops[i]
 		o.Observe(observe.Event{Kind: observe.OpDone, Cycle: now, NPU: nd.id, Chunk: int(c), Phase: int(cs.Phase), Op: int(i), OpKind: int(op.Kind), Step: int(op.Step)})
 	}
+	cs.OpFinal(now, i, nd.r.colls)
 	kinds := cs.Info.Kinds
 	cs.Ops.Complete(i, func(d int32) {
 		switch kinds[d] {

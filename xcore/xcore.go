@@ -30,6 +30,17 @@ type Collective struct {
 	chunk     func(now rtl.Cycle, chunk int)
 	chunkLeft []int32
 	nextChunk int
+	// With a progress callback (Track): per chunk, its offset in the
+	// collective, its pieces' ends and the NPUs each piece is not final
+	// on; the piece reported to reach next, and the bytes reported.
+	progress  func(now rtl.Cycle, bytes int64)
+	base      []int64
+	pieceEnd  [][]int64
+	pieceLeft [][]int32
+	at        struct{ chunk, piece int }
+	reported  int64
+	reporting bool
+	nodes     int
 }
 
 // Collectives are an engine's collectives, in the order issued.
@@ -46,15 +57,86 @@ func NewCollectives(k *rtl.Kernel) *Collectives { return &Collectives{k: k} }
 // chunk, if not nil, with each chunk's local number once it and every
 // chunk before it have finished on every NPU, in order, before done.
 func (c *Collectives) Add(plan *collectives.Plan, nodes int, first int32, done func(now rtl.Cycle), chunk func(now rtl.Cycle, chunk int)) *Collective {
-	co := &Collective{ID: len(c.list), Plan: plan, First: first, Pending: nodes * plan.NumChunks(), done: done, chunk: chunk}
+	co := &Collective{ID: len(c.list), Plan: plan, First: first, Pending: nodes * plan.NumChunks(), done: done, chunk: chunk, nodes: nodes}
 	if chunk != nil {
-		co.chunkLeft = make([]int32, plan.NumChunks())
-		for i := range co.chunkLeft {
-			co.chunkLeft[i] = int32(nodes)
-		}
+		co.countChunks()
 	}
 	c.list = append(c.list, co)
 	return co
+}
+
+func (co *Collective) countChunks() {
+	if co.chunkLeft != nil {
+		return
+	}
+	co.chunkLeft = make([]int32, co.Plan.NumChunks())
+	for i := range co.chunkLeft {
+		co.chunkLeft[i] = int32(co.nodes)
+	}
+}
+
+// Track asks for the collective's progress: progress hears, as it grows,
+// how many bytes from the collective's start hold their final values on
+// every NPU, after the cycle's events (rtl.ClassSystem). A chunk counts
+// once it has finished everywhere; before that, where its last phase's
+// programs declare pieces (collectives.Program.Finals, over the whole
+// chunk) and the endpoint reports them (Chunk.OpFinal), piece by piece.
+// Call it before the collective's first chunk is loaded.
+func (co *Collective) Track(progress func(now rtl.Cycle, bytes int64)) {
+	co.progress = progress
+	co.countChunks()
+	n := co.Plan.NumChunks()
+	co.base = make([]int64, n+1)
+	co.pieceEnd, co.pieceLeft = make([][]int64, n), make([][]int32, n)
+	last := co.Plan.NumPhases() - 1
+	for c := range n {
+		clen := co.Plan.ChunkLen(c)
+		co.base[c+1] = co.base[c] + clen
+		prog := co.Plan.Program(0, last, clen)
+		if len(prog.Finals) == 0 || len(prog.View) != 1 || prog.View[0] != (collectives.Range{Off: 0, Len: clen}) {
+			continue
+		}
+		for _, f := range prog.Finals {
+			co.pieceEnd[c] = append(co.pieceEnd[c], f.Data.End())
+			co.pieceLeft[c] = append(co.pieceLeft[c], int32(co.nodes))
+		}
+	}
+}
+
+// advance moves the progress over the chunks and pieces now final
+// everywhere and reports the bytes, if they grew.
+func (c *Collectives) advance(now rtl.Cycle, co *Collective) {
+	for co.at.chunk < len(co.chunkLeft) {
+		ch := co.at.chunk
+		if co.chunkLeft[ch] == 0 {
+			co.reachBytes(now, c.k, co.base[ch+1])
+			co.at.chunk, co.at.piece = ch+1, 0
+			continue
+		}
+		left := co.pieceLeft[ch]
+		if co.at.piece >= len(left) || left[co.at.piece] > 0 {
+			return
+		}
+		co.reachBytes(now, c.k, co.base[ch]+co.pieceEnd[ch][co.at.piece])
+		co.at.piece++
+	}
+}
+
+// reachBytes reports bytes final everywhere: one report a cycle, the
+// latest.
+func (co *Collective) reachBytes(now rtl.Cycle, k *rtl.Kernel, bytes int64) {
+	if bytes <= co.reported {
+		return
+	}
+	co.reported = bytes
+	if co.reporting {
+		return // the report scheduled this cycle gives the latest
+	}
+	co.reporting = true
+	k.ScheduleClass(now, rtl.ClassSystem, rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) {
+		co.reporting = false
+		co.progress(now, co.reported)
+	}), 0, 0)
 }
 
 // All returns the collectives issued, in order.
@@ -65,8 +147,13 @@ func (c *Collectives) All() []*Collective { return c.list }
 // chunk callback, and the collective's last to done, after every NPU's
 // events of the cycle (rtl.ClassSystem).
 func (c *Collectives) Finish(now rtl.Cycle, co *Collective, local int32) {
-	if co.chunk != nil {
+	if co.chunkLeft != nil {
 		co.chunkLeft[local]--
+	}
+	if co.progress != nil {
+		c.advance(now, co)
+	}
+	if co.chunk != nil {
 		from := co.nextChunk
 		for co.nextChunk < len(co.chunkLeft) && co.chunkLeft[co.nextChunk] == 0 {
 			co.nextChunk++
@@ -118,6 +205,9 @@ type Chunk struct {
 	Info  *Info   // Prog's dependences and data flow
 	Ops   Ops     // the current phase's ops: unmet dependences, done
 	Vals  []int64 // real values when checking data, chunk-indexed
+	// finalLeft counts, per piece of the program's Finals, its ops not
+	// done, where the collective's progress is tracked by piece.
+	finalLeft []int32
 }
 
 // NewChunk returns chunk local of co, before its first phase.
@@ -134,13 +224,39 @@ func (c *Chunk) Load(npu int, infos Infos) {
 	c.Prog = c.Coll.Plan.Program(npu, int(c.Phase), c.Len)
 	c.Info = infos.Of(c.Prog)
 	c.Ops.Begin(c.Info)
+	c.finalLeft = c.finalLeft[:0]
+	if co := c.Coll; co.progress != nil && int(c.Phase) == co.Plan.NumPhases()-1 && len(co.pieceLeft[c.Local]) == len(c.Prog.Finals) {
+		for _, f := range c.Prog.Finals {
+			c.finalLeft = append(c.finalLeft, int32(len(f.Ops)))
+		}
+	}
+}
+
+// OpFinal counts op i of the current phase done toward the pieces of its
+// program's Finals, for an endpoint whose ops leave their data final where
+// it is kept when they complete (the ideal endpoint and the baseline; ACE
+// keeps a chunk in its SRAM until it writes it back, so its progress is
+// its chunks'). A piece whose ops are all done is final on this NPU; the
+// collective's progress counts it (Collective.Track).
+func (c *Chunk) OpFinal(now rtl.Cycle, i int32, colls *Collectives) {
+	if len(c.finalLeft) == 0 {
+		return
+	}
+	f := c.Info.final[i]
+	if f < 0 {
+		return
+	}
+	if c.finalLeft[f]--; c.finalLeft[f] == 0 {
+		c.Coll.pieceLeft[c.Local][f]--
+		colls.advance(now, c.Coll)
+	}
 }
 
 // Done ends the chunk on NPU npu at cycle now: the observer, if any, sees
 // its final values (observe.ChunkDone), its state is dropped, and its
 // collective counts it finished.
 func (c *Chunk) Done(now rtl.Cycle, npu int, o observe.Observer, colls *Collectives) {
-	c.Prog, c.Info = nil, nil
+	c.Prog, c.Info, c.finalLeft = nil, nil, nil
 	c.Ops.Clear()
 	if o != nil {
 		o.Observe(observe.Event{Kind: observe.ChunkDone, Cycle: now, NPU: npu, Coll: c.Coll.ID, Chunk: int(c.Local), Values: c.Vals})
@@ -157,6 +273,9 @@ type Info struct {
 	NDeps []int16
 	Kinds []collectives.Kind
 	Flow  collectives.Flow
+	// final is, per op, the piece of the program's Finals it counts
+	// toward, -1 for none.
+	final []int32
 	// The ops that depend on op i are depOn[depFrom[i]:depFrom[i+1]],
 	// in the program's order.
 	depFrom, depOn []int32
@@ -176,6 +295,17 @@ func (s Infos) Of(p *collectives.Program) *Info {
 	in := &Info{Flow: collectives.Analyze(p), Kinds: make([]collectives.Kind, len(p.Ops)), depFrom: make([]int32, len(p.Ops)+1)}
 	var dependents [][]int32
 	in.NDeps, dependents = p.DepGraph()
+	if len(p.Finals) > 0 {
+		in.final = make([]int32, len(p.Ops))
+		for i := range in.final {
+			in.final[i] = -1
+		}
+		for f, fin := range p.Finals {
+			for _, o := range fin.Ops {
+				in.final[o] = int32(f)
+			}
+		}
+	}
 	for i, ds := range dependents {
 		in.Kinds[i] = p.Ops[i].Kind
 		in.depOn = append(in.depOn, ds...)
