@@ -44,6 +44,10 @@ type Spec struct {
 	// ACE is ACE's design point (its memory share is CommMemGBps); zero:
 	// ace.Default().
 	ACE ace.Config `json:"-"`
+	// Algorithm is the all-reduce's algorithm; empty: the default
+	// (hierarchical). Chunk is its chunk; zero: the platform's (64 KiB).
+	Algorithm string `json:",omitempty"`
+	Chunk     int64  `json:",omitempty"`
 }
 
 // Point is a Spec and what it measured.
@@ -99,7 +103,14 @@ func one(s Spec) (Point, error) {
 	if err != nil {
 		return p, err
 	}
-	plan, err := afi.DefaultConfig(mach.Machine).Plan(collectives.OpAllReduce, s.Size)
+	cfg := afi.DefaultConfig(mach.Machine)
+	if s.Chunk > 0 {
+		cfg.ChunkBytes = s.Chunk
+	}
+	if s.Algorithm != "" {
+		cfg.Algorithms = map[collectives.CollectiveOp]string{collectives.OpAllReduce: s.Algorithm}
+	}
+	plan, err := cfg.Plan(collectives.OpAllReduce, s.Size)
 	if err != nil {
 		return p, err
 	}

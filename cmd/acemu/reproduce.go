@@ -20,7 +20,7 @@ import (
 	"github.com/acemu/acemu/units"
 )
 
-const reproduceUsage = `Usage: acemu reproduce fig4|fig5|fig6|fig9a|fig9b|fig11 [flags]
+const reproduceUsage = `Usage: acemu reproduce fig4|fig5|fig6|fig9a|fig9b|fig11|ccube-fig12a [flags]
 
 Rerun the sweeps behind the ACE paper's figures from the model:
   fig4   an all-reduce (default 100 MB per NPU) alone and beside a GEMM of
@@ -43,10 +43,19 @@ Rerun the sweeps behind the ACE paper's figures from the model:
          ideal and ACE's speed-up over the best baseline per size, and
          Section VI-C's averages beside the paper's
 
+And the related papers' experiments:
+  ccube-fig12a  the C-Cube paper's Fig. 12(a) ("Communication
+         Algorithm-Architecture Co-Design for Distributed Deep Learning",
+         Section 6): its overlapped double tree (C1) against the
+         conventional one (B) on the DGX-1 (dgx1), all-reduces of 1 to
+         64 MiB (--size: one), one-shot and in 64 KiB chunks, on the ideal
+         endpoint, the SM-driven baseline and ACE, beside the paper's gain
+         and its model's
+
 Each point is a full cycle-level run, folded to one NPU where the torus
 allows it: fig4 takes about ten seconds on two cores, fig5 and fig6 under a
 minute, fig9b about 20 seconds, fig11 about a minute, fig9a (120 training
-runs) about five minutes.
+runs) about five minutes, ccube-fig12a about a minute.
 
 Flags:
 `
@@ -79,6 +88,9 @@ var figures = []figure{
 	// The comparator's runs take every platform parameter.
 	{name: "fig9b", unused: []string{"size", "mem", "sms", "fig6-mem", "systems"}, run: runFig9b},
 	{name: "fig11", unused: []string{"size", "mem", "sms", "fig6-mem", "systems"}, run: runFig11},
+	// The C-Cube paper's figures run on its machine, dgx1.
+	{name: "ccube-fig12a", unused: []string{"topos", "sms", "fig6-mem", "workloads", "mem", "plot", "systems", "memory-policy"},
+		ignored: []string{"links.", "afi.", "collectives.", "baseline.", "training.", "ace.mem_bw", "npu.compute_speed"}, run: runCCubeFig12a},
 }
 
 // figureNames lists the figures as a sentence: "fig4, fig5 or fig6".

@@ -1,0 +1,155 @@
+package reproduce
+
+import (
+	"fmt"
+
+	"github.com/acemu/acemu/ace"
+	"github.com/acemu/acemu/npu"
+	"github.com/acemu/acemu/topology"
+)
+
+// CCubeOptions chooses the C-Cube paper's communication-only comparison
+// ("Communication Algorithm-Architecture Co-Design for Distributed Deep
+// Learning", Section 6, Fig. 12(a)): the overlapped double tree (C1)
+// against the conventional one (B), both on the paper's two trees with
+// their detours, on the DGX-1 (dgx1), all-reduces of several sizes.
+type CCubeOptions struct {
+	Sizes []int64 // bytes per GPU; default 1, 4, 16 and 64 MiB
+	// BaselineSMs and MemGBps are what the SM-driven baseline gives
+	// communication (default every SM and all the memory: the collective
+	// runs alone).
+	BaselineSMs int
+	MemGBps     int64
+	ACE         ace.Config
+	Workers     int
+	Progress    func(done, total int)
+}
+
+// DefaultCCube is the comparison at the paper's 64 MB and below.
+func DefaultCCube() CCubeOptions {
+	return CCubeOptions{Sizes: []int64{1 << 20, 4 << 20, 16 << 20, 64 << 20}, BaselineSMs: 80, MemGBps: npu.MemoryGBps, ACE: ace.Default()}
+}
+
+// CCubeRow is one size on one endpoint, in one way of cutting the
+// all-reduce into chunks.
+type CCubeRow struct {
+	Size     int64    `json:"size_bytes"`
+	Endpoint Endpoint `json:"endpoint"`
+	// Chunk is the chunk the all-reduce was cut into: the whole buffer
+	// (the paper's one-shot all-reduce, pipelined through the trees in
+	// 8 KiB pieces) or the platform's 64 KiB (chunks in flight at once,
+	// as acemu's training issues them; ACE's only way, its SRAM holding
+	// chunks).
+	Chunk int64 `json:"chunk_bytes"`
+	// B and C1 are the cycles of the conventional and the overlapped
+	// double tree; Gain is B / C1 − 1, the paper's "improvement".
+	B    int64   `json:"b_cycles"`
+	C1   int64   `json:"c1_cycles"`
+	Gain float64 `json:"c1_gain_over_b"`
+	// Model is the gain the paper's own model predicts for a one-shot
+	// all-reduce (Section III-B, Eqs. (3), (5) and (7): 2(D+K−1) steps
+	// against 2D+K−1, each step α + βN/K, so the ratio does not depend on
+	// α and β) at acemu's depth D (hops from root to the farthest leaf,
+	// a detour's two) and pieces per tree K; 0 for chunked rows.
+	Model float64 `json:"model_gain,omitempty"`
+}
+
+// CCubePaper are the paper's figures the rows sit beside (Section 6,
+// Fig. 12(a)): C1 over B, communication only, on the DGX-1.
+var CCubePaper = []struct {
+	What string
+	Gain float64
+}{
+	{"64 MB", 0.75},
+	{"larger than 64 MB, up to", 0.80},
+}
+
+// CCube runs the comparison: per size, the ideal endpoint and the
+// SM-driven baseline with the all-reduce as one chunk and as 64 KiB
+// chunks, and ACE with 64 KiB chunks; each B and C1.
+func CCube(o CCubeOptions) ([]CCubeRow, error) {
+	if len(o.Sizes) == 0 || o.BaselineSMs < 1 || o.MemGBps < 1 {
+		return nil, fmt.Errorf("ccube: need sizes, SMs and memory bandwidth")
+	}
+	var rows []CCubeRow
+	for _, size := range o.Sizes {
+		if size < 1 {
+			return nil, fmt.Errorf("ccube: size %d B: give at least one byte", size)
+		}
+		for _, r := range []CCubeRow{
+			{Size: size, Endpoint: Ideal, Chunk: size},
+			{Size: size, Endpoint: Baseline, Chunk: size},
+			{Size: size, Endpoint: Ideal, Chunk: 64 << 10},
+			{Size: size, Endpoint: Baseline, Chunk: 64 << 10},
+			{Size: size, Endpoint: ACE, Chunk: 64 << 10},
+		} {
+			r.Chunk = min(r.Chunk, size)
+			rows = append(rows, r)
+		}
+	}
+	var specs []Spec
+	for _, r := range rows {
+		for _, alg := range []string{"double-tree", "double-tree-overlapped"} {
+			s := Spec{Topo: "dgx1", Size: r.Size, Endpoint: r.Endpoint, Algorithm: alg, Chunk: r.Chunk}
+			switch r.Endpoint {
+			case Baseline:
+				s.CommSMs, s.CommMemGBps = o.BaselineSMs, o.MemGBps
+			case ACE:
+				s.CommMemGBps, s.ACE = o.MemGBps, o.ACE
+			}
+			specs = append(specs, s)
+		}
+	}
+	pts, err := Run(specs, o.Workers, o.Progress)
+	if err != nil {
+		return nil, err
+	}
+	depth, err := dgx1TreeDepth()
+	if err != nil {
+		return nil, err
+	}
+	for i := range rows {
+		r := &rows[i]
+		r.B, r.C1 = pts[2*i].Cycles, pts[2*i+1].Cycles
+		r.Gain = float64(r.B)/float64(r.C1) - 1
+		if r.Chunk == r.Size && r.Endpoint != ACE {
+			k := (r.Size/2 + ccubePiece - 1) / ccubePiece // each tree's half in 8 KiB pieces
+			r.Model = float64(2*(depth+k-1))/float64(2*depth+k-1) - 1
+		}
+	}
+	return rows, nil
+}
+
+// ccubePiece is the pieces a tree pipelines: the platform's message
+// (Table V, 8 KiB).
+const ccubePiece = 8 << 10
+
+// dgx1TreeDepth is the hops from a root of dgx1's trees to its farthest
+// leaf, an edge between GPUs with no NVLink counted by its route's hops
+// (a detour's two): 4 for the C-Cube paper's trees (0 → 4 → (0) → 2 → 1).
+func dgx1TreeDepth() (int64, error) {
+	spec, err := topology.Parse("dgx1")
+	if err != nil {
+		return 0, err
+	}
+	m := spec.Machine
+	hops := func(a, b int) int64 {
+		n := int64(0)
+		for cur := a; cur != b; n++ {
+			port, _ := m.Topology.NextPort(cur, b)
+			cur, _, _ = m.Ports.Neighbor(cur, port)
+		}
+		return n
+	}
+	var depth int64
+	for _, parent := range m.Trees {
+		for n := range parent {
+			var d int64
+			for x := n; parent[x] >= 0; x = parent[x] {
+				d += hops(parent[x], x)
+			}
+			depth = max(depth, d)
+		}
+	}
+	return depth, nil
+}
