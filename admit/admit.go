@@ -1,9 +1,10 @@
 // Package admit holds the checks every collective engine (the ideal and
 // baseline endpoints, ACE) makes when a collective is issued to it, so that
 // they are written once: the plan's machine is the engine's, the issue is
-// not in the past, and, on a folded network (one NPU standing for all), the
+// not in the past, on a folded network (one NPU standing for all) the
 // plan runs the same program on every NPU up to a translation of the
-// machine (checked once per plan).
+// machine (checked once per plan), and on a full one an all-to-all has at
+// most machine.MaxFullAllToAllNPUs NPUs.
 package admit
 
 import (
@@ -39,6 +40,10 @@ func (g *Gate) Admit(now rtl.Cycle, plan *collectives.Plan) error {
 	if g.fold { // the plan keeps the answer
 		if err := collectives.CheckEquivariant(plan); err != nil {
 			return fmt.Errorf("%son a folded network: %w", g.on(), err)
+		}
+	} else if plan.Op == collectives.OpAllToAll {
+		if err := machine.CheckFullAllToAll(g.m.Name, g.m.N()); err != nil {
+			return fmt.Errorf("%s%w", g.prefix(), err)
 		}
 	}
 	return nil

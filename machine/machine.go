@@ -55,6 +55,25 @@ type Folder interface {
 // by it.
 const MaxFullNPUs = 1 << 10
 
+// MaxFullAllToAllNPUs bounds an all-to-all simulated NPU by NPU, under
+// MaxFullNPUs: its messages pass through the NPUs between their source
+// and destination, and what a run holds grows with the packets on their
+// way, faster than the NPUs (ACE's on 256 NPUs held 0.27 GB, on 512
+// 0.90 GB, on 1024 past 1.65 GB before it ended; docs/bad-input.md,
+// "Limits", gives the rule and the runs).
+const MaxFullAllToAllNPUs = 1 << 9
+
+// CheckFullAllToAll refuses an all-to-all on machine name of n NPUs
+// simulated one by one when n is more than MaxFullAllToAllNPUs; its error
+// wraps ErrTooManyNPUs and says why.
+func CheckFullAllToAll(name string, n int) error {
+	if n <= MaxFullAllToAllNPUs {
+		return nil
+	}
+	return fmt.Errorf("topology %s: an all-to-all on %d NPUs simulated one by one; a run simulates an all-to-all on at most %d NPUs one by one, so that it stays under 2 GB of memory (its packets pass through the NPUs on their way and what a run holds grows faster than the NPUs: docs/bad-input.md, \"Limits\"); fold it (a torus without --full or --check-data) or run it on at most %d NPUs, and it is %w",
+		name, n, MaxFullAllToAllNPUs, MaxFullAllToAllNPUs, ErrTooManyNPUs)
+}
+
 // ErrTooManyNPUs is what a machine's error wraps when it is refused for
 // needing more than MaxFullNPUs NPUs simulated one by one: a caller that
 // knows why the run is not folded can add it.

@@ -124,6 +124,11 @@ func New(s Setup) (*Run, error) {
 			return nil, fmt.Errorf("%w (a machine that is not a torus is never folded: docs/architecture.md); run a smaller one", err)
 		}
 	}
+	if s.Layout != nil && s.Layout.Op == collectives.OpAllToAll && !s.Fold { // refused before the engines are built (the engines check every all-to-all issued)
+		if err := machine.CheckFullAllToAll(s.Machine.Machine.Name, s.Machine.Machine.N()); err != nil {
+			return nil, err
+		}
+	}
 	k := rtl.NewKernel()
 	net, err := s.Machine.Build(k, links, s.Fold)
 	if err != nil {

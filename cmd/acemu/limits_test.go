@@ -43,9 +43,10 @@ func TestLimitsAtTheirEdge(t *testing.T) {
 		// 1024 NPUs simulated one by one (machine.MaxFullNPUs), the most
 		// memory each: ACE's SRAM full of 64 KiB chunks on every NPU.
 		{"full_npus_ace", []string{"collective", "--topo", "16x8x8", "--full", "--system", "ace", "--size", "4MiB"}},
-		// The same for ACE's all-to-all, some 30 % more live an NPU on
-		// 4x4x4.
-		{"full_npus_ace_alltoall", []string{"collective", "--topo", "16x8x8", "--full", "--system", "ace", "--op", "all-to-all", "--size", "4MiB"}},
+		// An all-to-all on 512 NPUs simulated one by one
+		// (machine.MaxFullAllToAllNPUs): ACE's, what passes through its
+		// NPUs the most held.
+		{"full_npus_ace_alltoall", []string{"collective", "--topo", "8x8x8", "--full", "--system", "ace", "--op", "all-to-all", "--size", "4MiB"}},
 		// 2^21 chunk×NPU pairs (collectives.MaxChunkNPUs), folded.
 		{"chunk_npus", []string{"collective", "--topo", "2x2x1", "--size", "512MiB", "--chunk", "256B", "--system", "ace"}},
 		// 2^25 checked values (verify.MaxCheckValues): 64 KiB on 512 NPUs.
