@@ -39,7 +39,11 @@ type Options struct {
 	Systems    []systems.System
 	Iterations int       // 0: train.DefaultIterations
 	Order      afi.Order // which collective in flight goes first (zero: LIFO, the ACE paper, Section V)
-	ACE        ace.Config
+	// Schedule is when the overlapping systems issue their weight-gradient
+	// all-reduces (train.Config.Schedule; zero: layer-wise, the ACE
+	// paper's; docs/training-loop.md).
+	Schedule train.Schedule
+	ACE      ace.Config
 	// Algorithms names the algorithm per collective (afi.Config.Algorithms;
 	// missing ones: collectives.DefaultAlgorithm).
 	Algorithms map[collectives.CollectiveOp]string
@@ -211,6 +215,9 @@ type Report struct {
 	Policy   string `json:"priority"`
 	// Memory is the memory policy (docs/memory-system.md).
 	Memory string `json:"memory_policy"`
+	// Schedule is the training loop's schedule (train.Schedule) when it is
+	// not the default, layer-wise, which leaves it out.
+	Schedule string `json:"schedule,omitempty"`
 	// Folded is true when one NPU stood for all (Fold); the numbers are
 	// those of the full simulation.
 	Folded  bool           `json:"folded"`
@@ -231,7 +238,7 @@ func Run(o Options) (*Report, error) {
 	var why error // why the workload's collectives do not let one NPU stand for all
 	if sim.Foldable(o.Machine, o.Full) == nil {
 		var err error
-		if why, err = WhyNotFold(o.Machine, o.afiConfig(), o.Workload); err != nil {
+		if why, err = whyNotFold(o.Machine, o.afiConfig(), o.Workload, o.Schedule); err != nil {
 			return nil, err
 		}
 		if why == nil && slices.ContainsFunc(o.Systems, func(s systems.System) bool { return s.Kind == systems.ACE }) {
@@ -259,6 +266,9 @@ func Run(o Options) (*Report, error) {
 		return nil, fmt.Errorf("%s: %w", o.Systems[i].Name, err)
 	}
 	rep := &Report{Topology: o.Machine.Machine.Name, NPUs: o.Machine.Machine.N(), Workload: o.Workload.Name, Policy: o.Order.String(), Memory: o.Memory.String(), Folded: fold, Systems: res}
+	if o.Schedule != train.ScheduleLayerwise {
+		rep.Schedule = o.Schedule.String()
+	}
 	var ideal, aceT int64
 	for _, r := range res {
 		switch r.Name {
@@ -314,19 +324,39 @@ func checkSimulated(o Options, fold bool) error {
 	if simulated > machine.MaxFullNPUs {
 		return nil // refused by the run, saying why it is not folded
 	}
-	for _, l := range o.Workload.Layers {
-		for _, c := range []workload.Comm{l.FwdComm, l.InGradComm, l.WtGradComm} {
-			if c.Type == workload.CommNone {
-				continue
-			}
-			n := PaddedBytes(c.Bytes, npus)
-			what := fmt.Sprintf("layer %s: a %s of %d bytes in chunks of %d", l.Name, c.Type, n, cfg.ChunkBytes)
-			if err := collectives.CheckSimulated(what, (n+cfg.ChunkBytes-1)/cfg.ChunkBytes, simulated); err != nil {
-				return err
-			}
+	for _, c := range issuedBy(o.Workload, o.Schedule) {
+		n := PaddedBytes(c.Bytes, npus)
+		what := fmt.Sprintf("%s: a %s of %d bytes in chunks of %d", c.what, c.Type, n, cfg.ChunkBytes)
+		if err := collectives.CheckSimulated(what, (n+cfg.ChunkBytes-1)/cfg.ChunkBytes, simulated); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// issued is a collective the training loop issues, and whose it is for
+// messages ("layer conv1", "the one-shot all-reduce").
+type issued struct {
+	workload.Comm
+	what string
+}
+
+// issuedBy lists the collectives the training loop issues for w under
+// schedule s: every layer's, and under a one-shot schedule the one-shot
+// all-reduce of every layer's weight gradients (train.OneShotBytes).
+func issuedBy(w *workload.Workload, s train.Schedule) []issued {
+	var out []issued
+	for _, l := range w.Layers {
+		for _, c := range []workload.Comm{l.FwdComm, l.InGradComm, l.WtGradComm} {
+			if c.Type != workload.CommNone {
+				out = append(out, issued{c, "layer " + l.Name})
+			}
+		}
+	}
+	if total, _ := train.OneShotBytes(w); s.OneShot() && total > 0 {
+		out = append(out, issued{workload.Comm{Type: workload.CommAllReduce, Bytes: total}, "the " + s.String() + " schedule's one-shot all-reduce"})
+	}
+	return out
 }
 
 // WhyNotFold reports whether one NPU can stand for every NPU of
@@ -338,29 +368,30 @@ func checkSimulated(o Options, fold bool) error {
 // full simulation's numbers exactly at 1/N of its cost (tests in npu, ace
 // and here compare the two). err is a collective that cannot be planned.
 func WhyNotFold(m *topology.Spec, cfg afi.Config, w *workload.Workload) (why, err error) {
+	return whyNotFold(m, cfg, w, train.ScheduleLayerwise)
+}
+
+// whyNotFold is WhyNotFold for the collectives the loop issues under
+// schedule s (issuedBy).
+func whyNotFold(m *topology.Spec, cfg afi.Config, w *workload.Workload, s train.Schedule) (why, err error) {
 	shape := cfg.Machine
 	seen := map[[2]int64]bool{}
-	for _, l := range w.Layers {
-		for _, c := range []workload.Comm{l.FwdComm, l.InGradComm, l.WtGradComm} {
-			if c.Type == workload.CommNone {
-				continue
-			}
-			op, err := commOf(c.Type)
-			if err != nil {
-				return nil, err
-			}
-			n := PaddedBytes(c.Bytes, shape.N())
-			if seen[[2]int64{int64(op), n}] {
-				continue
-			}
-			seen[[2]int64{int64(op), n}] = true
-			plan, err := cfg.Plan(op, n)
-			if err != nil {
-				return nil, fmt.Errorf("layer %s: %w", l.Name, err)
-			}
-			if why := sim.Foldable(m, false, plan); why != nil {
-				return fmt.Errorf("layer %s: %w", l.Name, why), nil
-			}
+	for _, c := range issuedBy(w, s) {
+		op, err := commOf(c.Type)
+		if err != nil {
+			return nil, err
+		}
+		n := PaddedBytes(c.Bytes, shape.N())
+		if seen[[2]int64{int64(op), n}] {
+			continue
+		}
+		seen[[2]int64{int64(op), n}] = true
+		plan, err := cfg.Plan(op, n)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.what, err)
+		}
+		if why := sim.Foldable(m, false, plan); why != nil {
+			return fmt.Errorf("%s: %w", c.what, why), nil
 		}
 	}
 	return nil, nil
@@ -386,12 +417,33 @@ type comm struct {
 }
 
 func (c comm) Issue(now rtl.Cycle, t workload.CommType, bytes int64, done func(now rtl.Cycle)) error {
+	return c.IssueWith(now, t, bytes, train.IssueOptions{Done: done})
+}
+
+// IssueWith issues the collective padded (PaddedBytes), its chunks
+// reported as the AFI reports them (afi.IssueOptions.Chunk).
+func (c comm) IssueWith(now rtl.Cycle, t workload.CommType, bytes int64, o train.IssueOptions) error {
 	op, err := commOf(t)
 	if err != nil {
 		return err
 	}
-	_, err = c.a.Issue(now, op, PaddedBytes(bytes, c.npus), done)
+	_, err = c.a.IssueWith(now, op, PaddedBytes(bytes, c.npus), afi.IssueOptions{Done: o.Done, Chunk: o.Chunk})
 	return err
+}
+
+// ChunkBytes is the chunk the AFI cuts the padded collective into, from
+// the start of its buffer (collectives.Plan.ChunkBytes), so that the
+// training loop's Layer-Chunk Table follows the chunks that run.
+func (c comm) ChunkBytes(t workload.CommType, bytes int64) (int64, error) {
+	op, err := commOf(t)
+	if err != nil {
+		return 0, err
+	}
+	p, err := c.a.PlanOn(op, PaddedBytes(bytes, c.npus), nil, nil)
+	if err != nil {
+		return 0, err
+	}
+	return p.ChunkBytes, nil
 }
 
 // runSystem runs the workload on one system.
@@ -437,7 +489,7 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 			}
 		}))
 	}
-	tc := train.Config{DropLayers: !o.KeepMetrics, Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations, Policy: o.Memory, Comm: ep.Side(), MemBoundShare: o.MemBoundShare, ComputeSpeed: o.ComputeSpeed, Observer: trainObs}
+	tc := train.Config{DropLayers: !o.KeepMetrics, Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations, Schedule: o.Schedule, Policy: o.Memory, Comm: ep.Side(), MemBoundShare: o.MemBoundShare, ComputeSpeed: o.ComputeSpeed, Observer: trainObs}
 	if p := o.Progress; p != nil {
 		tc.Progress = func(done, total int64) { p(sys.Name, done, total) }
 	}
