@@ -624,7 +624,7 @@ func scheduleOf(w *workload.Workload, cfg Config, comm Comm) (oneShot bool, lct 
 	if !s.valid() {
 		return false, nil, fmt.Errorf("schedule %s: use one of %s", s, strings.Join(Schedules(), ", "))
 	}
-	if !cfg.Overlap || !s.oneShot() {
+	if !cfg.Overlap || !s.OneShot() {
 		return false, nil, nil // BaselineNoOverlap fuses its own (docs/training-loop.md)
 	}
 	total, _ := OneShotBytes(w)

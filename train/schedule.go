@@ -67,8 +67,9 @@ func ParseSchedule(s string) (Schedule, error) {
 // valid reports whether s is one of the schedules.
 func (s Schedule) valid() bool { return s >= 0 && int(s) < len(scheduleNames) }
 
-// oneShot reports whether s issues one all-reduce at the end of back-prop.
-func (s Schedule) oneShot() bool { return s == ScheduleOneShot || s == ScheduleOneShotChained }
+// OneShot reports whether s issues one all-reduce of every layer's
+// weight gradients at the end of back-prop (OneShotBytes).
+func (s Schedule) OneShot() bool { return s == ScheduleOneShot || s == ScheduleOneShotChained }
 
 // IssueOptions is what a schedule may ask of a collective beyond Issue.
 type IssueOptions struct {
