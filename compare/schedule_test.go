@@ -107,3 +107,38 @@ func TestGradientQueuingEndToEnd(t *testing.T) {
 		assert.Equal(t, no[[2]string{k[0], train.ScheduleLayerwise.String()}], r, "baseline-nooverlap %v", k)
 	}
 }
+
+// Folding holds under gradient queuing: one NPU standing for all reports
+// each chunk at the cycle the full simulation does, so the results are the
+// same. The one-shot all-reduce's size (300000 + 700001 + 65536 B,
+// padded to 1065600, a multiple of 16 NPUs × 2 B) joins the fold check.
+func TestFoldedRunEqualsFullRunUnderGradientQueuing(t *testing.T) {
+	m, err := topology.Parse("4x2x2")
+	require.NoError(t, err)
+	requireFoldedEqualsFull(t, Options{Machine: m, Workload: unevenLayers(t), Systems: presets(t, "ideal", "baseline-commopt", "ace"), Schedule: train.ScheduleOneShotChained})
+}
+
+// The one-shot all-reduce decides the fold too: on a ring of 3 NPUs
+// layers of 3072 B and 65532 B each run in one chunk that splits evenly
+// (1024 and 21844 B per NPU), but their sum, 68604 B, runs as a chunk of
+// 65536 B (65536 = 3 × 21845 + 1) and one of 3068 B, which does not split
+// evenly, so under a one-shot schedule every NPU is simulated.
+func TestOneShotAllReduceDecidesTheFold(t *testing.T) {
+	w, err := workload.ParseAstraSim(strings.NewReader("DATA\n2\n"+
+		"a\t-1\t2000\tNONE\t0\t2000\tNONE\t0\t2000\tALLREDUCE\t3072\t0\n"+
+		"b\t-1\t2000\tNONE\t0\t2000\tNONE\t0\t2000\tALLREDUCE\t65532\t0\n"), "small.txt")
+	require.NoError(t, err)
+	m, err := topology.Parse("3x1x1")
+	require.NoError(t, err)
+	o := Options{Machine: m, Workload: w, Systems: presets(t, "ideal"), Iterations: 1}
+	rep, err := Run(o)
+	require.NoError(t, err)
+	require.True(t, rep.Folded, "the layers' own all-reduces fold")
+	o.Schedule = train.ScheduleOneShot
+	why, err := whyNotFold(m, o.afiConfig(), w, o.Schedule)
+	require.NoError(t, err)
+	require.ErrorContains(t, why, "the oneshot schedule's one-shot all-reduce")
+	rep, err = Run(o)
+	require.NoError(t, err)
+	require.False(t, rep.Folded)
+}
