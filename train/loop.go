@@ -516,8 +516,8 @@ type collective struct {
 	chunked bool
 }
 
-// what names the collective's kind for messages: its pass, or "fused
-// weight-gradient".
+// what names the collective's kind for messages: its pass, "fused
+// weight-gradient" or "one-shot weight-gradient".
 func (c *collective) what() string {
 	if c.oneShot {
 		return "one-shot weight-gradient"
@@ -1280,8 +1280,12 @@ func (lp *loop) stuck() error {
 			return fmt.Errorf("%s at cycle %d; the loop has waited since cycle %d (%s) for collectives all reported done, and was never resumed",
 				why, now, lp.waitFrom, lp.where(o))
 		}
-		return fmt.Errorf("%s at cycle %d; the loop has waited since cycle %d (%s) for %s: the Comm never reported it done",
-			why, now, lp.waitFrom, lp.where(o), strings.Join(parts, "; "))
+		never := "it done"
+		if lp.waitChunk >= 0 {
+			never = "that chunk"
+		}
+		return fmt.Errorf("%s at cycle %d; the loop has waited since cycle %d (%s) for %s: the Comm never reported %s",
+			why, now, lp.waitFrom, lp.where(o), strings.Join(parts, "; "), never)
 	}
 	return fmt.Errorf("%s at cycle %d with the loop unfinished (%s)", why, now, lp.where(o))
 }

@@ -288,7 +288,7 @@ func TestScheduleErrors(t *testing.T) {
 		}, []string{"done at cycle", "after only 0 of its chunks"}},
 		{"no chunk ever", ScheduleOneShotChained, func(k *rtl.Kernel) Comm {
 			return &chunkFake{k: k, chunkBytes: 100, at: treeChunks(), misbehave: "never"}
-		}, []string{"iteration 2, forward, before layer 0 (a)", "chunk 0 (from 0) and those before it of the one-shot weight-gradient ALLREDUCE", "0 chunks were reported"}},
+		}, []string{"iteration 2, forward, before layer 0 (a)", "chunk 0 (from 0) and those before it of the one-shot weight-gradient ALLREDUCE", "0 chunks were reported", "the Comm never reported that chunk"}},
 		{"a chunk size of 0", ScheduleOneShotChained, func(k *rtl.Kernel) Comm { return &chunkFake{k: k, at: treeChunks()} },
 			[]string{"schedule oneshot-chained: the one-shot all-reduce of 1500 B: chunk of 0 bytes: must be at least 1"}},
 	}
