@@ -8,6 +8,7 @@ package compare
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
 
@@ -43,7 +44,10 @@ type Options struct {
 	// all-reduces (train.Config.Schedule; zero: layer-wise, the ACE
 	// paper's; docs/training-loop.md).
 	Schedule train.Schedule
-	ACE      ace.Config
+	// Schedules, when set, gives systems their own schedule, by system
+	// name, overriding Schedule: for comparing schedules side by side.
+	Schedules map[string]train.Schedule
+	ACE       ace.Config
 	// Algorithms names the algorithm per collective (afi.Config.Algorithms;
 	// missing ones: collectives.DefaultAlgorithm).
 	Algorithms map[collectives.CollectiveOp]string
@@ -186,6 +190,11 @@ type SystemResult struct {
 	// back-propagation) and its back-propagation (train.Metrics.Passes).
 	ForwardCycles  int64 `json:"forward_pass_cycles"`
 	BackpropCycles int64 `json:"backprop_pass_cycles"`
+	// Schedule is the system's training schedule (Options.Schedule,
+	// Options.Schedules) when it is not the default, layer-wise, which
+	// leaves it out, as does a system that does not overlap, which runs
+	// the same under every schedule (train.Config.Schedule).
+	Schedule string `json:"schedule,omitempty"`
 	// Network utilisation: the share of link time spent carrying packets,
 	// over the run and in the busiest window of WindowCycles; with
 	// Options.Series, per window.
@@ -234,11 +243,16 @@ func Run(o Options) (*Report, error) {
 	if o.Machine == nil {
 		return nil, fmt.Errorf("compare: no machine to run on")
 	}
+	for _, name := range slices.Sorted(maps.Keys(o.Schedules)) {
+		if !slices.ContainsFunc(o.Systems, func(s systems.System) bool { return s.Name == name }) {
+			return nil, fmt.Errorf("compare: a schedule (%s) for system %s, which is not among the systems compared", o.Schedules[name], name)
+		}
+	}
 	fold := false
 	var why error // why the workload's collectives do not let one NPU stand for all
 	if sim.Foldable(o.Machine, o.Full) == nil {
 		var err error
-		if why, err = whyNotFold(o.Machine, o.afiConfig(), o.Workload, o.Schedule); err != nil {
+		if why, err = whyNotFold(o.Machine, o.afiConfig(), o.Workload, o.oneShot()); err != nil {
 			return nil, err
 		}
 		if why == nil && slices.ContainsFunc(o.Systems, func(s systems.System) bool { return s.Kind == systems.ACE }) {
@@ -324,7 +338,7 @@ func checkSimulated(o Options, fold bool) error {
 	if simulated > machine.MaxFullNPUs {
 		return nil // refused by the run, saying why it is not folded
 	}
-	for _, c := range issuedBy(o.Workload, o.Schedule) {
+	for _, c := range issuedBy(o.Workload, o.oneShot()) {
 		n := PaddedBytes(c.Bytes, npus)
 		what := fmt.Sprintf("%s: a %s of %d bytes in chunks of %d", c.what, c.Type, n, cfg.ChunkBytes)
 		if err := collectives.CheckSimulated(what, (n+cfg.ChunkBytes-1)/cfg.ChunkBytes, simulated); err != nil {
@@ -341,10 +355,24 @@ type issued struct {
 	what string
 }
 
-// issuedBy lists the collectives the training loop issues for w under
-// schedule s: every layer's, and under a one-shot schedule the one-shot
-// all-reduce of every layer's weight gradients (train.OneShotBytes).
-func issuedBy(w *workload.Workload, s train.Schedule) []issued {
+// scheduleOf is the schedule system runs under.
+func (o Options) scheduleOf(system string) train.Schedule {
+	if s, ok := o.Schedules[system]; ok {
+		return s
+	}
+	return o.Schedule
+}
+
+// oneShot reports whether a system runs under a one-shot schedule
+// (train.Schedule.OneShot).
+func (o Options) oneShot() bool {
+	return slices.ContainsFunc(o.Systems, func(s systems.System) bool { return o.scheduleOf(s.Name).OneShot() })
+}
+
+// issuedBy lists the collectives the training loop issues for w: every
+// layer's, and with oneShot the one-shot all-reduce of every layer's
+// weight gradients (train.OneShotBytes).
+func issuedBy(w *workload.Workload, oneShot bool) []issued {
 	var out []issued
 	for _, l := range w.Layers {
 		for _, c := range []workload.Comm{l.FwdComm, l.InGradComm, l.WtGradComm} {
@@ -353,8 +381,8 @@ func issuedBy(w *workload.Workload, s train.Schedule) []issued {
 			}
 		}
 	}
-	if total, _ := train.OneShotBytes(w); s.OneShot() && total > 0 {
-		out = append(out, issued{workload.Comm{Type: workload.CommAllReduce, Bytes: total}, "the " + s.String() + " schedule's one-shot all-reduce"})
+	if total, _ := train.OneShotBytes(w); oneShot && total > 0 {
+		out = append(out, issued{workload.Comm{Type: workload.CommAllReduce, Bytes: total}, "the one-shot all-reduce of every layer's weight gradients"})
 	}
 	return out
 }
@@ -368,15 +396,15 @@ func issuedBy(w *workload.Workload, s train.Schedule) []issued {
 // full simulation's numbers exactly at 1/N of its cost (tests in npu, ace
 // and here compare the two). err is a collective that cannot be planned.
 func WhyNotFold(m *topology.Spec, cfg afi.Config, w *workload.Workload) (why, err error) {
-	return whyNotFold(m, cfg, w, train.ScheduleLayerwise)
+	return whyNotFold(m, cfg, w, false)
 }
 
-// whyNotFold is WhyNotFold for the collectives the loop issues under
-// schedule s (issuedBy).
-func whyNotFold(m *topology.Spec, cfg afi.Config, w *workload.Workload, s train.Schedule) (why, err error) {
+// whyNotFold is WhyNotFold for the collectives the loop issues, with
+// oneShot the one-shot all-reduce too (issuedBy).
+func whyNotFold(m *topology.Spec, cfg afi.Config, w *workload.Workload, oneShot bool) (why, err error) {
 	shape := cfg.Machine
 	seen := map[[2]int64]bool{}
-	for _, c := range issuedBy(w, s) {
+	for _, c := range issuedBy(w, oneShot) {
 		op, err := commOf(c.Type)
 		if err != nil {
 			return nil, err
@@ -450,6 +478,9 @@ func (c comm) ChunkBytes(t workload.CommType, bytes int64) (int64, error) {
 func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err error) {
 	defer rtl.RecoverOverflow(&err)
 	r := SystemResult{Name: sys.Name}
+	if s := o.scheduleOf(sys.Name); s != train.ScheduleLayerwise && sys.Overlap { // BaselineNoOverlap runs as under every schedule
+		r.Schedule = s.String()
+	}
 	if sys.Kind == systems.ACE {
 		for _, l := range o.Workload.Layers {
 			for _, c := range []workload.Comm{l.FwdComm, l.InGradComm, l.WtGradComm} {
@@ -489,7 +520,7 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 			}
 		}))
 	}
-	tc := train.Config{DropLayers: !o.KeepMetrics, Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations, Schedule: o.Schedule, Policy: o.Memory, Comm: ep.Side(), MemBoundShare: o.MemBoundShare, ComputeSpeed: o.ComputeSpeed, Observer: trainObs}
+	tc := train.Config{DropLayers: !o.KeepMetrics, Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations, Schedule: o.scheduleOf(sys.Name), Policy: o.Memory, Comm: ep.Side(), MemBoundShare: o.MemBoundShare, ComputeSpeed: o.ComputeSpeed, Observer: trainObs}
 	if p := o.Progress; p != nil {
 		tc.Progress = func(done, total int64) { p(sys.Name, done, total) }
 	}

@@ -76,6 +76,11 @@ func TestGradientQueuingEndToEnd(t *testing.T) {
 				assert.Equal(t, s.String(), rep.Schedule)
 			}
 			for _, r := range rep.Systems {
+				if r.Name == "baseline-nooverlap" || s == train.ScheduleLayerwise {
+					assert.Empty(t, r.Schedule, r.Name)
+				} else {
+					assert.Equal(t, s.String(), r.Schedule, r.Name)
+				}
 				var bubbles int64
 				for _, st := range r.Metrics.Iterations[1].Stalls {
 					if st.Layer > 0 && st.Phase == "forward" {
@@ -134,11 +139,39 @@ func TestOneShotAllReduceDecidesTheFold(t *testing.T) {
 	rep, err := Run(o)
 	require.NoError(t, err)
 	require.True(t, rep.Folded, "the layers' own all-reduces fold")
-	o.Schedule = train.ScheduleOneShot
-	why, err := whyNotFold(m, o.afiConfig(), w, o.Schedule)
+	o.Schedules = map[string]train.Schedule{"ideal": train.ScheduleOneShot}
+	why, err := whyNotFold(m, o.afiConfig(), w, o.oneShot())
 	require.NoError(t, err)
-	require.ErrorContains(t, why, "the oneshot schedule's one-shot all-reduce")
+	require.ErrorContains(t, why, "the one-shot all-reduce of every layer's weight gradients")
 	rep, err = Run(o)
 	require.NoError(t, err)
 	require.False(t, rep.Folded)
+}
+
+// Options.Schedules gives a system its own schedule: each system's result
+// is what it is when every system runs under that schedule, and names it
+// unless it is the default. A schedule for a system not compared is
+// refused.
+func TestSchedulePerSystem(t *testing.T) {
+	m, err := topology.Parse("4x1x1")
+	require.NoError(t, err)
+	o := Options{Machine: m, Workload: profile(t, false), Systems: presets(t, "ideal", "ace")}
+	layerwise, err := Run(o)
+	require.NoError(t, err)
+	o.Schedule = train.ScheduleOneShotChained
+	chained, err := Run(o)
+	require.NoError(t, err)
+	o.Schedule, o.Schedules = train.ScheduleLayerwise, map[string]train.Schedule{"ace": train.ScheduleOneShotChained}
+	mixed, err := Run(o)
+	require.NoError(t, err)
+	assert.Equal(t, layerwise.Systems[0].TotalCycles, mixed.Systems[0].TotalCycles)
+	assert.Equal(t, chained.Systems[1].TotalCycles, mixed.Systems[1].TotalCycles)
+	assert.NotEqual(t, layerwise.Systems[1].TotalCycles, mixed.Systems[1].TotalCycles)
+	assert.Empty(t, mixed.Systems[0].Schedule)
+	assert.Equal(t, "oneshot-chained", mixed.Systems[1].Schedule)
+	assert.Empty(t, mixed.Schedule, "the run's own schedule is the default")
+
+	o.Schedules = map[string]train.Schedule{"baseline-commopt": train.ScheduleOneShot}
+	_, err = Run(o)
+	assert.ErrorContains(t, err, "a schedule (oneshot) for system baseline-commopt, which is not among the systems compared")
 }
