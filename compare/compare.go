@@ -8,6 +8,7 @@ package compare
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
 
@@ -39,7 +40,14 @@ type Options struct {
 	Systems    []systems.System
 	Iterations int       // 0: train.DefaultIterations
 	Order      afi.Order // which collective in flight goes first (zero: LIFO, the ACE paper, Section V)
-	ACE        ace.Config
+	// Schedule is when the overlapping systems issue their weight-gradient
+	// all-reduces (train.Config.Schedule; zero: layer-wise, the ACE
+	// paper's; docs/training-loop.md).
+	Schedule train.Schedule
+	// Schedules, when set, gives systems their own schedule, by system
+	// name, overriding Schedule: for comparing schedules side by side.
+	Schedules map[string]train.Schedule
+	ACE       ace.Config
 	// Algorithms names the algorithm per collective (afi.Config.Algorithms;
 	// missing ones: collectives.DefaultAlgorithm).
 	Algorithms map[collectives.CollectiveOp]string
@@ -182,6 +190,11 @@ type SystemResult struct {
 	// back-propagation) and its back-propagation (train.Metrics.Passes).
 	ForwardCycles  int64 `json:"forward_pass_cycles"`
 	BackpropCycles int64 `json:"backprop_pass_cycles"`
+	// Schedule is the system's training schedule (Options.Schedule,
+	// Options.Schedules) when it is not the default, layer-wise, which
+	// leaves it out, as does a system that does not overlap, which runs
+	// the same under every schedule (train.Config.Schedule).
+	Schedule string `json:"schedule,omitempty"`
 	// Network utilisation: the share of link time spent carrying packets,
 	// over the run and in the busiest window of WindowCycles; with
 	// Options.Series, per window.
@@ -211,6 +224,9 @@ type Report struct {
 	Policy   string `json:"priority"`
 	// Memory is the memory policy (docs/memory-system.md).
 	Memory string `json:"memory_policy"`
+	// Schedule is the training loop's schedule (train.Schedule) when it is
+	// not the default, layer-wise, which leaves it out.
+	Schedule string `json:"schedule,omitempty"`
 	// Folded is true when one NPU stood for all (Fold); the numbers are
 	// those of the full simulation.
 	Folded  bool           `json:"folded"`
@@ -227,11 +243,16 @@ func Run(o Options) (*Report, error) {
 	if o.Machine == nil {
 		return nil, fmt.Errorf("compare: no machine to run on")
 	}
+	for _, name := range slices.Sorted(maps.Keys(o.Schedules)) {
+		if !slices.ContainsFunc(o.Systems, func(s systems.System) bool { return s.Name == name }) {
+			return nil, fmt.Errorf("compare: a schedule (%s) for system %s, which is not among the systems compared", o.Schedules[name], name)
+		}
+	}
 	fold := false
 	var why error // why the workload's collectives do not let one NPU stand for all
 	if sim.Foldable(o.Machine, o.Full) == nil {
 		var err error
-		if why, err = WhyNotFold(o.Machine, o.afiConfig(), o.Workload); err != nil {
+		if why, err = whyNotFold(o.Machine, o.afiConfig(), o.Workload, o.oneShot()); err != nil {
 			return nil, err
 		}
 		if why == nil && slices.ContainsFunc(o.Systems, func(s systems.System) bool { return s.Kind == systems.ACE }) {
@@ -259,6 +280,9 @@ func Run(o Options) (*Report, error) {
 		return nil, fmt.Errorf("%s: %w", o.Systems[i].Name, err)
 	}
 	rep := &Report{Topology: o.Machine.Machine.Name, NPUs: o.Machine.Machine.N(), Workload: o.Workload.Name, Policy: o.Order.String(), Memory: o.Memory.String(), Folded: fold, Systems: res}
+	if o.Schedule != train.ScheduleLayerwise {
+		rep.Schedule = o.Schedule.String()
+	}
 	var ideal, aceT int64
 	for _, r := range res {
 		switch r.Name {
@@ -314,19 +338,53 @@ func checkSimulated(o Options, fold bool) error {
 	if simulated > machine.MaxFullNPUs {
 		return nil // refused by the run, saying why it is not folded
 	}
-	for _, l := range o.Workload.Layers {
-		for _, c := range []workload.Comm{l.FwdComm, l.InGradComm, l.WtGradComm} {
-			if c.Type == workload.CommNone {
-				continue
-			}
-			n := PaddedBytes(c.Bytes, npus)
-			what := fmt.Sprintf("layer %s: a %s of %d bytes in chunks of %d", l.Name, c.Type, n, cfg.ChunkBytes)
-			if err := collectives.CheckSimulated(what, (n+cfg.ChunkBytes-1)/cfg.ChunkBytes, simulated); err != nil {
-				return err
-			}
+	for _, c := range issuedBy(o.Workload, o.oneShot()) {
+		n := PaddedBytes(c.Bytes, npus)
+		what := fmt.Sprintf("%s: a %s of %d bytes in chunks of %d", c.what, c.Type, n, cfg.ChunkBytes)
+		if err := collectives.CheckSimulated(what, (n+cfg.ChunkBytes-1)/cfg.ChunkBytes, simulated); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// issued is a collective the training loop issues, and whose it is for
+// messages ("layer conv1", "the one-shot all-reduce").
+type issued struct {
+	workload.Comm
+	what string
+}
+
+// scheduleOf is the schedule system runs under.
+func (o Options) scheduleOf(system string) train.Schedule {
+	if s, ok := o.Schedules[system]; ok {
+		return s
+	}
+	return o.Schedule
+}
+
+// oneShot reports whether a system runs under a one-shot schedule
+// (train.Schedule.OneShot).
+func (o Options) oneShot() bool {
+	return slices.ContainsFunc(o.Systems, func(s systems.System) bool { return o.scheduleOf(s.Name).OneShot() })
+}
+
+// issuedBy lists the collectives the training loop issues for w: every
+// layer's, and with oneShot the one-shot all-reduce of every layer's
+// weight gradients (train.OneShotBytes).
+func issuedBy(w *workload.Workload, oneShot bool) []issued {
+	var out []issued
+	for _, l := range w.Layers {
+		for _, c := range []workload.Comm{l.FwdComm, l.InGradComm, l.WtGradComm} {
+			if c.Type != workload.CommNone {
+				out = append(out, issued{c, "layer " + l.Name})
+			}
+		}
+	}
+	if total, _ := train.OneShotBytes(w); oneShot && total > 0 {
+		out = append(out, issued{workload.Comm{Type: workload.CommAllReduce, Bytes: total}, "the one-shot all-reduce of every layer's weight gradients"})
+	}
+	return out
 }
 
 // WhyNotFold reports whether one NPU can stand for every NPU of
@@ -338,29 +396,30 @@ func checkSimulated(o Options, fold bool) error {
 // full simulation's numbers exactly at 1/N of its cost (tests in npu, ace
 // and here compare the two). err is a collective that cannot be planned.
 func WhyNotFold(m *topology.Spec, cfg afi.Config, w *workload.Workload) (why, err error) {
+	return whyNotFold(m, cfg, w, false)
+}
+
+// whyNotFold is WhyNotFold for the collectives the loop issues, with
+// oneShot the one-shot all-reduce too (issuedBy).
+func whyNotFold(m *topology.Spec, cfg afi.Config, w *workload.Workload, oneShot bool) (why, err error) {
 	shape := cfg.Machine
 	seen := map[[2]int64]bool{}
-	for _, l := range w.Layers {
-		for _, c := range []workload.Comm{l.FwdComm, l.InGradComm, l.WtGradComm} {
-			if c.Type == workload.CommNone {
-				continue
-			}
-			op, err := commOf(c.Type)
-			if err != nil {
-				return nil, err
-			}
-			n := PaddedBytes(c.Bytes, shape.N())
-			if seen[[2]int64{int64(op), n}] {
-				continue
-			}
-			seen[[2]int64{int64(op), n}] = true
-			plan, err := cfg.Plan(op, n)
-			if err != nil {
-				return nil, fmt.Errorf("layer %s: %w", l.Name, err)
-			}
-			if why := sim.Foldable(m, false, plan); why != nil {
-				return fmt.Errorf("layer %s: %w", l.Name, why), nil
-			}
+	for _, c := range issuedBy(w, oneShot) {
+		op, err := commOf(c.Type)
+		if err != nil {
+			return nil, err
+		}
+		n := PaddedBytes(c.Bytes, shape.N())
+		if seen[[2]int64{int64(op), n}] {
+			continue
+		}
+		seen[[2]int64{int64(op), n}] = true
+		plan, err := cfg.Plan(op, n)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.what, err)
+		}
+		if why := sim.Foldable(m, false, plan); why != nil {
+			return fmt.Errorf("%s: %w", c.what, why), nil
 		}
 	}
 	return nil, nil
@@ -386,18 +445,42 @@ type comm struct {
 }
 
 func (c comm) Issue(now rtl.Cycle, t workload.CommType, bytes int64, done func(now rtl.Cycle)) error {
+	return c.IssueWith(now, t, bytes, train.IssueOptions{Done: done})
+}
+
+// IssueWith issues the collective padded (PaddedBytes), its chunks
+// reported as the AFI reports them (afi.IssueOptions.Chunk).
+func (c comm) IssueWith(now rtl.Cycle, t workload.CommType, bytes int64, o train.IssueOptions) error {
 	op, err := commOf(t)
 	if err != nil {
 		return err
 	}
-	_, err = c.a.Issue(now, op, PaddedBytes(bytes, c.npus), done)
+	_, err = c.a.IssueWith(now, op, PaddedBytes(bytes, c.npus), afi.IssueOptions{Done: o.Done, Chunk: o.Chunk})
 	return err
+}
+
+// ChunkBytes is the chunk the AFI cuts the padded collective into, from
+// the start of its buffer (collectives.Plan.ChunkBytes), so that the
+// training loop's Layer-Chunk Table follows the chunks that run.
+func (c comm) ChunkBytes(t workload.CommType, bytes int64) (int64, error) {
+	op, err := commOf(t)
+	if err != nil {
+		return 0, err
+	}
+	p, err := c.a.PlanOn(op, PaddedBytes(bytes, c.npus), nil, nil)
+	if err != nil {
+		return 0, err
+	}
+	return p.ChunkBytes, nil
 }
 
 // runSystem runs the workload on one system.
 func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err error) {
 	defer rtl.RecoverOverflow(&err)
 	r := SystemResult{Name: sys.Name}
+	if s := o.scheduleOf(sys.Name); s != train.ScheduleLayerwise && sys.Overlap { // BaselineNoOverlap runs as under every schedule
+		r.Schedule = s.String()
+	}
 	if sys.Kind == systems.ACE {
 		for _, l := range o.Workload.Layers {
 			for _, c := range []workload.Comm{l.FwdComm, l.InGradComm, l.WtGradComm} {
@@ -437,7 +520,7 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 			}
 		}))
 	}
-	tc := train.Config{DropLayers: !o.KeepMetrics, Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations, Policy: o.Memory, Comm: ep.Side(), MemBoundShare: o.MemBoundShare, ComputeSpeed: o.ComputeSpeed, Observer: trainObs}
+	tc := train.Config{DropLayers: !o.KeepMetrics, Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations, Schedule: o.scheduleOf(sys.Name), Policy: o.Memory, Comm: ep.Side(), MemBoundShare: o.MemBoundShare, ComputeSpeed: o.ComputeSpeed, Observer: trainObs}
 	if p := o.Progress; p != nil {
 		tc.Progress = func(done, total int64) { p(sys.Name, done, total) }
 	}

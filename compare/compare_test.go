@@ -116,11 +116,7 @@ func TestPaddedBytes(t *testing.T) {
 // flight (the all-reduces overlap back-prop); only the event counts and the
 // folded flag differ.
 func TestFoldedRunEqualsFullRun(t *testing.T) {
-	w, err := workload.ParseAstraSim(strings.NewReader("DATA\n3\n"+
-		"a\t-1\t2000\tNONE\t0\t2000\tNONE\t0\t2000\tALLREDUCE\t300000\t0\n"+
-		"b\t-1\t2000\tNONE\t0\t2000\tNONE\t0\t2000\tALLREDUCE\t700001\t0\n"+
-		"c\t-1\t2000\tNONE\t0\t2000\tNONE\t0\t2000\tALLREDUCE\t65536\t0\n"), "small.txt")
-	require.NoError(t, err)
+	w := unevenLayers(t)
 	shape, err := torus.Parse("4x2x2")
 	require.NoError(t, err)
 	why, err := WhyNotFold(topology.Torus(shape), afi.DefaultConfig(shape.Machine()), w)
@@ -128,22 +124,40 @@ func TestFoldedRunEqualsFullRun(t *testing.T) {
 	require.NoError(t, why, "padded to 64 B, every collective splits evenly")
 	for _, p := range []contend.Policy{contend.Partition, contend.Share} {
 		t.Run(p.String(), func(t *testing.T) {
-			o := Options{Machine: topology.Torus(shape), Workload: w, Systems: presets(t, systems.Names()[:5]...), Memory: p}
-			folded, err := Run(o)
-			require.NoError(t, err)
-			o.Full = true
-			full, err := Run(o)
-			require.NoError(t, err)
-			require.True(t, folded.Folded)
-			require.False(t, full.Folded)
-			for i := range full.Systems {
-				require.Less(t, folded.Systems[i].Events, full.Systems[i].Events)
-				folded.Systems[i].Events, full.Systems[i].Events = 0, 0
-			}
-			folded.Folded = false
-			require.Equal(t, full, folded)
+			requireFoldedEqualsFull(t, Options{Machine: topology.Torus(shape), Workload: w, Systems: presets(t, systems.Names()[:5]...), Memory: p})
 		})
 	}
+}
+
+// unevenLayers is three layers whose all-reduces (300000, 700001 and
+// 65536 B) pad to 64 B on 4x2x2 and split evenly there.
+func unevenLayers(t *testing.T) *workload.Workload {
+	w, err := workload.ParseAstraSim(strings.NewReader("DATA\n3\n"+
+		"a\t-1\t2000\tNONE\t0\t2000\tNONE\t0\t2000\tALLREDUCE\t300000\t0\n"+
+		"b\t-1\t2000\tNONE\t0\t2000\tNONE\t0\t2000\tALLREDUCE\t700001\t0\n"+
+		"c\t-1\t2000\tNONE\t0\t2000\tNONE\t0\t2000\tALLREDUCE\t65536\t0\n"), "small.txt")
+	require.NoError(t, err)
+	return w
+}
+
+// requireFoldedEqualsFull runs o folded and with every NPU simulated and
+// requires the same report but for the events, fewer folded.
+func requireFoldedEqualsFull(t *testing.T, o Options) {
+	t.Helper()
+	o.Full = false
+	folded, err := Run(o)
+	require.NoError(t, err)
+	o.Full = true
+	full, err := Run(o)
+	require.NoError(t, err)
+	require.True(t, folded.Folded)
+	require.False(t, full.Folded)
+	for i := range full.Systems {
+		require.Less(t, folded.Systems[i].Events, full.Systems[i].Events)
+		folded.Systems[i].Events, full.Systems[i].Events = 0, 0
+	}
+	folded.Folded = false
+	require.Equal(t, full, folded)
 }
 
 // The utilisation series covers the run in 1000-cycle windows (the last one

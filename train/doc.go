@@ -20,6 +20,13 @@
 // then the input gradient. DLRM's embedding all-to-alls follow the paper's
 // special rules. docs/training-loop.md gives every rule with its source.
 //
+// That is the default schedule, ScheduleLayerwise. Config.Schedule can
+// instead issue one all-reduce of every weight gradient when back-prop
+// ends, which the next forward pass waits for (ScheduleOneShot), or chain
+// each layer's update and forward compute to the chunks holding its
+// gradients as a ChunkComm reports them (ScheduleOneShotChained: the
+// C-Cube paper's gradient queuing, with its Layer-Chunk Table).
+//
 // Compute times come from the workload: roofline work (FLOPs and bytes, the
 // built-in workloads) through npu.Compute.KernelCycles on the resources
 // left to compute, or ASTRA-sim 1.0 times scaled by the rule of

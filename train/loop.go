@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/acemu/acemu/contend"
@@ -53,6 +54,11 @@ type Config struct {
 	// Iterations is the number of training iterations; 0 means
 	// DefaultIterations.
 	Iterations int
+	// Schedule is when data parallelism's weight-gradient all-reduces are
+	// issued and what the next forward pass waits for; the zero value,
+	// ScheduleLayerwise, is the ACE paper's. It applies only with
+	// Overlap; ScheduleOneShotChained needs a ChunkComm.
+	Schedule Schedule
 	// MemBoundShare, when set, is the memory-bound share m ∈ [0, 1] of
 	// every timed pass (ASTRA-sim compute times): cycles = ⌈t ×
 	// ClockHz/CycleHz × ((1−m)·80/SMs + m·900/MemGBps)⌉. Nil derives it
@@ -108,7 +114,8 @@ const (
 	// from the second iteration on.
 	PassUpdate
 	// PassEndOfBackProp is no compute: the wait at the end of back-prop
-	// for BaselineNoOverlap's fused all-reduce, which is no layer's.
+	// for BaselineNoOverlap's fused all-reduce, which is no layer's, or
+	// the issue there of the one-shot schedules' all-reduce (Schedule).
 	PassEndOfBackProp
 	// PassEndOfRun is no compute: the last iteration's wait for every
 	// collective still outstanding.
@@ -474,6 +481,7 @@ const (
 	opIssue
 	opWait
 	opWaitAll
+	opWaitChunk
 	opIterEnd
 )
 
@@ -487,6 +495,7 @@ type op struct {
 	pass   Pass           // compute
 	kernel contend.Kernel // compute
 	colls  []int          // issue: one; wait: those to wait for
+	chunk  int            // opWaitChunk: the chunk of colls[0] to wait for, with those before it
 	cell   int            // compute, waits: its LayerPass in the iteration's Layers
 }
 
@@ -498,13 +507,21 @@ type collective struct {
 	pass         Pass // the pass whose collective it is; PassEndOfBackProp for the fused all-reduce
 	cell         int  // its LayerPass in iteration iter's Layers
 	fusedLayers  int
+	oneShot      bool // the one-shot all-reduce of its iteration (Schedule)
 	issued, done bool
 	issuedAt     rtl.Cycle
+	// chunks is how many of its chunks the Comm has reported complete
+	// (IssueOptions.Chunk); chunked whether it was asked to report them.
+	chunks  int
+	chunked bool
 }
 
-// what names the collective's kind for messages: its pass, or "fused
-// weight-gradient".
+// what names the collective's kind for messages: its pass, "fused
+// weight-gradient" or "one-shot weight-gradient".
 func (c *collective) what() string {
+	if c.oneShot {
+		return "one-shot weight-gradient"
+	}
 	if c.pass == PassEndOfBackProp {
 		return "fused weight-gradient"
 	}
@@ -534,6 +551,7 @@ type loop struct {
 	waiting   bool
 	waitFrom  rtl.Cycle
 	waitIDs   []int // the collectives not done when the wait began
+	waitChunk int   // for an opWaitChunk, its chunk; else -1
 	resume    bool  // an evStep is scheduled
 	finished  bool
 	err       error
@@ -574,6 +592,10 @@ func newLoop(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*loop,
 	if err != nil {
 		return nil, err
 	}
+	oneShot, lct, err := scheduleOf(w, cfg, comm)
+	if err != nil {
+		return nil, err
+	}
 	lp := &loop{k: k, w: w, comm: comm, start: k.Now(), iters: make([]Iteration, n), progress: cfg.Progress, observer: cfg.Observer, dropLayers: cfg.DropLayers}
 	var kernels observe.Observer
 	if cfg.Observer != nil {
@@ -584,13 +606,43 @@ func newLoop(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*loop,
 		return nil, err
 	}
 	lp.npu = sh
-	b := builder{lp: lp, t: t, overlap: cfg.Overlap, dlrm: lastBottom >= 0, lastBottom: lastBottom, kernels: map[workload.Work]contend.Kernel{}}
+	b := builder{lp: lp, t: t, overlap: cfg.Overlap, oneShot: oneShot, lct: lct, chunks: slices.Max(append([]int{-1}, lct...)) + 1, dlrm: lastBottom >= 0, lastBottom: lastBottom, kernels: map[workload.Work]contend.Kernel{}}
 	if err := b.build(n); err != nil {
 		return nil, err
 	}
 	lp.estimate = b.total
 	lp.b = &b
 	return lp, nil
+}
+
+// scheduleOf checks cfg.Schedule and says whether the loop issues the
+// one-shot all-reduce (an overlapping system under a one-shot schedule)
+// and, for gradient queuing, the Layer-Chunk Table its forward passes wait
+// by (nil: they wait for the whole all-reduce).
+func scheduleOf(w *workload.Workload, cfg Config, comm Comm) (oneShot bool, lct []int, err error) {
+	s := cfg.Schedule
+	if !s.valid() {
+		return false, nil, fmt.Errorf("schedule %s: use one of %s", s, strings.Join(Schedules(), ", "))
+	}
+	if !cfg.Overlap || !s.OneShot() {
+		return false, nil, nil // BaselineNoOverlap fuses its own (docs/training-loop.md)
+	}
+	total, _ := OneShotBytes(w)
+	if s != ScheduleOneShotChained || total == 0 {
+		return true, nil, nil
+	}
+	cc, ok := comm.(ChunkComm)
+	if !ok {
+		return false, nil, fmt.Errorf("schedule %s: gradient queuing needs a Comm that reports each chunk of a collective as it completes (train.ChunkComm), and this one (%T) does not; use schedule %s", s, comm, ScheduleOneShot)
+	}
+	chunk, err := cc.ChunkBytes(workload.CommAllReduce, total)
+	if err != nil {
+		return false, nil, fmt.Errorf("schedule %s: the one-shot all-reduce of %d B: %w", s, total, err)
+	}
+	if lct, err = LayerChunkTable(w, chunk); err != nil {
+		return false, nil, fmt.Errorf("schedule %s: the one-shot all-reduce of %d B: %w", s, total, err)
+	}
+	return true, lct, nil
 }
 
 // kernelNamer passes the NPU's events on to the loop's observer, its
@@ -615,9 +667,17 @@ func (kn kernelNamer) Observe(e observe.Event) {
 
 // builder writes the loop's program.
 type builder struct {
-	lp         *loop
-	t          timer
-	overlap    bool
+	lp      *loop
+	t       timer
+	overlap bool
+	// oneShot is whether back-prop ends with the one-shot all-reduce
+	// (Schedule); lct, when not nil, is its Layer-Chunk Table, by which
+	// the next forward pass waits chunk by chunk (gradient queuing).
+	oneShot bool
+	lct     []int
+	// chunks is how many chunks the one-shot all-reduce must report before
+	// it is done: one past the last the Layer-Chunk Table names.
+	chunks     int
 	dlrm       bool
 	lastBottom int
 	computed   int64 // compute cycles emitted so far
@@ -631,8 +691,10 @@ type builder struct {
 	// previous iteration per layer, or -1; iters is the run's iterations.
 	dry    bool
 	prevWt []int
-	iters  int
-	total  int64 // the whole run's compute cycles, found by build
+	// prevShot is the one-shot all-reduce of the previous iteration, or -1.
+	prevShot int
+	iters    int
+	total    int64 // the whole run's compute cycles, found by build
 }
 
 func (b *builder) emit(o op) {
@@ -703,6 +765,24 @@ func (b *builder) wait(it, l int, p Pass, phase string, ids []int) {
 	}
 }
 
+// waitOneShot emits, before layer l's update in iteration it, the wait
+// for the previous iteration's one-shot all-reduce (Schedule): without
+// gradient queuing, for all of it before layer 0's; with it, for the chunk
+// that holds layer l's last byte and every chunk before it (the
+// Layer-Chunk Table), before each layer's that has gradients.
+func (b *builder) waitOneShot(it, l int) {
+	id := b.prevShot
+	switch {
+	case id < 0:
+	case b.lct == nil:
+		if l == 0 {
+			b.wait(it, l, PassUpdate, phaseForward, []int{id})
+		}
+	case b.lct[l] >= 0:
+		b.emit(op{kind: opWaitChunk, iter: it, layer: l, phase: phaseForward, colls: []int{id}, chunk: b.lct[l], cell: b.cell(it, l, PassUpdate)})
+	}
+}
+
 // block emits a wait for collective id right after layer l's pass p that
 // issued it (no overlap).
 func (b *builder) block(it, l int, p Pass, phase string, id int) {
@@ -743,6 +823,7 @@ func (b *builder) iteration(it int) error {
 		for i := range prevWt {
 			prevWt[i] = -1
 		}
+		b.prevShot = -1
 	}
 	{
 		b.emit(op{kind: opIterStart, iter: it, layer: -1})
@@ -753,6 +834,7 @@ func (b *builder) iteration(it int) error {
 		for l := 0; l < L; l++ {
 			layer := &w.Layers[l]
 			if it > 0 {
+				b.waitOneShot(it, l)
 				if prevWt[l] >= 0 {
 					b.wait(it, l, PassUpdate, phaseForward, []int{prevWt[l]})
 				}
@@ -810,6 +892,10 @@ func (b *builder) iteration(it int) error {
 			}
 			if c := layer.WtGradComm; c.Type != workload.CommNone {
 				switch {
+				case b.oneShot && c.Type == workload.CommAllReduce:
+					fused.Type = workload.CommAllReduce
+					fused.Bytes += c.Bytes
+					fusedLayers++
 				case b.overlap:
 					prevWt[l] = b.issue(it, l, l, PassWtGrad, c)
 				case c.Type == workload.CommAllReduce:
@@ -844,6 +930,15 @@ func (b *builder) iteration(it int) error {
 			}
 		}
 
+		if b.oneShot {
+			b.prevShot = -1
+			if fusedLayers > 0 { // issued now, waited for by the next forward pass
+				b.prevShot = b.issue(it, -1, -1, PassEndOfBackProp, fused)
+				if !b.dry {
+					b.lp.colls[b.prevShot].fusedLayers, b.lp.colls[b.prevShot].oneShot = fusedLayers, true
+				}
+			}
+		}
 		if !b.overlap {
 			var ids []int
 			if fusedLayers > 0 {
@@ -937,18 +1032,21 @@ func (lp *loop) step(now rtl.Cycle) {
 			if lp.inflight++; lp.inflight == 1 {
 				lp.npu.SetCommBusy(now, true)
 			}
-			if err := lp.comm.Issue(now, c.typ, c.bytes, lp.doneFunc(id)); err != nil {
+			if err := lp.issue(now, id); err != nil {
 				lp.fail(fmt.Errorf("%s: issue the %s: %w", lp.where(o), lp.describe(id), err))
 				return
 			}
-		case opWait, opWaitAll:
+		case opWait, opWaitAll, opWaitChunk:
 			ids := o.colls
 			if o.kind == opWaitAll {
 				ids = lp.undone()
 			}
-			if !lp.allDone(ids) {
+			if !lp.ready(o, ids) {
 				if !lp.waiting {
-					lp.waiting, lp.waitFrom = true, now
+					lp.waiting, lp.waitFrom, lp.waitChunk = true, now, -1
+					if o.kind == opWaitChunk {
+						lp.waitChunk = o.chunk
+					}
 					lp.waitIDs = lp.waitIDs[:0]
 					for _, id := range ids {
 						if !lp.colls[id].done {
@@ -998,11 +1096,67 @@ func (lp *loop) step(now rtl.Cycle) {
 	}
 }
 
+// issue issues collective id at now through the Comm: the one-shot
+// all-reduce under gradient queuing with its chunks reported
+// (ChunkComm), every other with Issue.
+func (lp *loop) issue(now rtl.Cycle, id int) error {
+	c := &lp.colls[id]
+	if !c.oneShot || lp.b.lct == nil {
+		return lp.comm.Issue(now, c.typ, c.bytes, lp.doneFunc(id))
+	}
+	c.chunked = true
+	return lp.comm.(ChunkComm).IssueWith(now, c.typ, c.bytes, IssueOptions{Done: lp.doneFunc(id), Chunk: lp.chunkFunc(id)})
+}
+
+// ready reports whether wait o, for the collectives ids, is over: all
+// of them done, or for opWaitChunk its chunk reported.
+func (lp *loop) ready(o *op, ids []int) bool {
+	if o.kind == opWaitChunk {
+		return lp.colls[o.colls[0]].chunks > o.chunk
+	}
+	return lp.allDone(ids)
+}
+
+// chunkFunc returns the per-chunk completion callback of collective id
+// (IssueOptions.Chunk).
+func (lp *loop) chunkFunc(id int) func(now rtl.Cycle, chunk int) {
+	return func(now rtl.Cycle, chunk int) {
+		c := &lp.colls[id]
+		switch {
+		case c.done || chunk != c.chunks:
+			after := fmt.Sprintf("after %d chunks", c.chunks)
+			if c.done {
+				after += " and its end"
+			}
+			lp.fail(fmt.Errorf("the Comm reported chunk %d of the %s at cycle %d, %s: chunks must be reported once each, in order from 0, before the collective is done",
+				chunk, lp.describe(id), now, after))
+			return
+		case now != lp.k.Now() || now < c.issuedAt:
+			lp.fail(fmt.Errorf("the Comm reported chunk %d of the %s (issued at cycle %d) at cycle %d, but the kernel is at cycle %d: a chunk must be reported from an event at the cycle it completes",
+				chunk, lp.describe(id), c.issuedAt, now, lp.k.Now()))
+			return
+		}
+		c.chunks++
+		lp.wake(now)
+	}
+}
+
+// wake schedules the loop's step at now if it waits and none is scheduled.
+func (lp *loop) wake(now rtl.Cycle) {
+	if lp.waiting && !lp.resume {
+		lp.resume = true
+		lp.k.Schedule(now, lp, evStep, 0)
+	}
+}
+
 // doneFunc returns the completion callback of collective id.
 func (lp *loop) doneFunc(id int) func(now rtl.Cycle) {
 	return func(now rtl.Cycle) {
 		c := &lp.colls[id]
 		switch {
+		case c.chunked && c.chunks < lp.b.chunks:
+			lp.fail(fmt.Errorf("the Comm reported the %s done at cycle %d after only %d of its chunks: every chunk must be reported before the collective is done", lp.describe(id), now, c.chunks))
+			return
 		case c.done:
 			lp.fail(fmt.Errorf("the Comm reported the %s done twice (again at cycle %d)", lp.describe(id), now))
 			return
@@ -1018,10 +1172,7 @@ func (lp *loop) doneFunc(id int) func(now rtl.Cycle) {
 		if lp.inflight--; lp.inflight == 0 {
 			lp.npu.SetCommBusy(now, false)
 		}
-		if lp.waiting && !lp.resume {
-			lp.resume = true
-			lp.k.Schedule(now, lp, evStep, 0)
-		}
+		lp.wake(now)
 	}
 }
 
@@ -1053,10 +1204,19 @@ func (lp *loop) stall(o *op, now rtl.Cycle) Stall {
 	}
 	var parts []string
 	for _, id := range lp.waitIDs {
-		parts = append(parts, lp.describe(id))
+		parts = append(parts, lp.chunkOf()+lp.describe(id))
 	}
 	s.Waiting = strings.Join(parts, "; ")
 	return s
+}
+
+// chunkOf says which chunk the loop waits for ("chunk 3 and those
+// before it of the "), or "" when it waits for whole collectives.
+func (lp *loop) chunkOf() string {
+	if lp.waitChunk < 0 {
+		return ""
+	}
+	return fmt.Sprintf("chunk %d (from 0) and those before it of the ", lp.waitChunk)
 }
 
 // describe names collective id for messages.
@@ -1085,7 +1245,7 @@ func (lp *loop) where(o *op) string {
 		switch {
 		case o.after:
 			s += "after "
-		case o.kind == opWait:
+		case o.kind == opWait || o.kind == opWaitChunk:
 			s += "before "
 		}
 		s += fmt.Sprintf("layer %d (%s)", o.layer, lp.w.Layers[o.layer].Name)
@@ -1109,15 +1269,23 @@ func (lp *loop) stuck() error {
 		for _, id := range lp.waitIDs {
 			if !lp.colls[id].done {
 				c := &lp.colls[id]
-				parts = append(parts, fmt.Sprintf("the %s, issued at cycle %d", lp.describe(id), c.issuedAt))
+				what := fmt.Sprintf("the %s, issued at cycle %d", lp.describe(id), c.issuedAt)
+				if lp.waitChunk >= 0 {
+					what = fmt.Sprintf("%s%s, issued at cycle %d, of which %d chunks were reported", lp.chunkOf(), lp.describe(id), c.issuedAt, c.chunks)
+				}
+				parts = append(parts, what)
 			}
 		}
 		if len(parts) == 0 { // every collective waited for is done, but the loop was not resumed
 			return fmt.Errorf("%s at cycle %d; the loop has waited since cycle %d (%s) for collectives all reported done, and was never resumed",
 				why, now, lp.waitFrom, lp.where(o))
 		}
-		return fmt.Errorf("%s at cycle %d; the loop has waited since cycle %d (%s) for %s: the Comm never reported it done",
-			why, now, lp.waitFrom, lp.where(o), strings.Join(parts, "; "))
+		never := "it done"
+		if lp.waitChunk >= 0 {
+			never = "that chunk"
+		}
+		return fmt.Errorf("%s at cycle %d; the loop has waited since cycle %d (%s) for %s: the Comm never reported %s",
+			why, now, lp.waitFrom, lp.where(o), strings.Join(parts, "; "), never)
 	}
 	return fmt.Errorf("%s at cycle %d with the loop unfinished (%s)", why, now, lp.where(o))
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/topology"
+	"github.com/acemu/acemu/train"
 	"github.com/acemu/acemu/units"
 	"github.com/acemu/acemu/workload"
 	"github.com/acemu/acemu/workload/models"
@@ -46,6 +47,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	sysList := fs.String("systems", strings.Join(systems.Names()[:5], ","), "systems to compare, comma-separated")
 	intFlag(fs, "iterations", platform.Default().Iterations, "training iterations")
 	fs.String("priority", defaultOf("training.priority"), "order of collectives competing for the network: lifo or fifo")
+	schedule := fs.String("schedule", train.ScheduleLayerwise.String(), "when the overlapping systems all-reduce their weight gradients: "+strings.Join(train.Schedules(), ", ")+" (layerwise: each layer's after its back-prop, the ACE paper's; oneshot: one after back-prop, which the next forward pass waits for; oneshot-chained: the same with gradient queuing, each layer's forward waiting only for its own chunks; docs/training-loop.md)")
 	format := fs.String("format", "table", "output: "+formats)
 	workers := intFlag(fs, "workers", 0, "systems simulated at once (default GOMAXPROCS)")
 	full := fs.Bool("full", false, "simulate every NPU even where one can stand for all (same results, slower; for checking)")
@@ -81,6 +83,10 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := checkWorkers(*workers); err != nil {
 		return fail(err)
+	}
+	sched, err := train.ParseSchedule(*schedule)
+	if err != nil {
+		return fail(fmt.Errorf("--schedule: %w", err))
 	}
 	machine, err := topology.Parse(*topo)
 	if err != nil {
@@ -120,6 +126,9 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 	}
+	if err := unusedSchedule(sched, ss, w); err != nil {
+		return fail(err)
+	}
 	uses := compare.Uses{Systems: ss, Workloads: []*workload.Workload{w}, Builtin: slices.Contains(workload.BuiltinNames(), *wl)}
 	if err := unusedByRun(p, uses, pf.given(fs, flagKeys)); err != nil {
 		return fail(err)
@@ -151,7 +160,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if of.out != "" && *plotDir == "" {
 		*plotDir, plotFlag = of.out, "--out"
 	}
-	opts.Machine, opts.Workload, opts.Systems = machine, w, ss
+	opts.Machine, opts.Workload, opts.Systems, opts.Schedule = machine, w, ss, sched
 	opts.Workers, opts.Full, opts.Series = *workers, *full, *series != "" || *plotDir != ""
 	opts.KeepMetrics = *perLayer != ""
 	kinds, err := of.asked(machine.Machine.N(), func(system string) string { return w.Name + " on " + system })
@@ -307,7 +316,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if line := aceByPass(rep.Systems); line != "" {
 		res.notes = append(res.notes, line)
 	}
-	res.notes = append(res.notes, fmt.Sprintf("%s on %s (%d NPUs), %s, %s priority, memory policy %s; cycles at 1245 MHz; %s", rep.Workload, rep.Topology, rep.NPUs, units.Count(p.Iterations, "iteration"), rep.Policy, rep.Memory, how))
+	res.notes = append(res.notes, fmt.Sprintf("%s on %s (%d NPUs), %s, %s priority, memory policy %s%s; cycles at 1245 MHz; %s", rep.Workload, rep.Topology, rep.NPUs, units.Count(p.Iterations, "iteration"), rep.Policy, rep.Memory, scheduleNote(rep.Schedule), how))
 	if slices.ContainsFunc(ss, func(s systems.System) bool { return s.Kind == systems.Baseline }) {
 		res.notes = append(res.notes, libraryNote(p.Library))
 		doc.BaselineLibrary = &p.Library
@@ -329,6 +338,33 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	return 0
+}
+
+// unusedSchedule refuses a --schedule other than the default that would
+// change nothing: no system in ss overlaps communication with compute
+// (BaselineNoOverlap fuses its own all-reduce under every schedule), or w
+// has no weight-gradient all-reduce to issue in one shot.
+func unusedSchedule(s train.Schedule, ss []systems.System, w *workload.Workload) error {
+	if s == train.ScheduleLayerwise {
+		return nil
+	}
+	if !slices.ContainsFunc(ss, func(s systems.System) bool { return s.Overlap }) {
+		return fmt.Errorf("--schedule %s: no system in --systems overlaps communication with compute, and baseline-nooverlap issues its own single all-reduce at the end of back-prop under every schedule (docs/training-loop.md); add an overlapping system or leave --schedule out", s)
+	}
+	if total, _ := train.OneShotBytes(w); total == 0 {
+		return fmt.Errorf("--schedule %s: workload %s has no weight-gradient all-reduce to issue in one shot, so the schedule changes nothing; leave --schedule out", s, w.Name)
+	}
+	return nil
+}
+
+// scheduleNote names a training schedule other than the default for the
+// run's settings line (", schedule oneshot-chained"); "" for the default,
+// layerwise, whose output is as it was before schedules could be chosen.
+func scheduleNote(schedule string) string {
+	if schedule == "" {
+		return ""
+	}
+	return ", schedule " + schedule
 }
 
 // commandReport is the comparator's --format json document: the report,

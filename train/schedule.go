@@ -1,0 +1,135 @@
+package train
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/acemu/acemu/rtl"
+	"github.com/acemu/acemu/workload"
+)
+
+// Schedule is when the loop issues data parallelism's weight-gradient
+// all-reduces and what the next iteration's forward pass waits for
+// (docs/training-loop.md, "The one-shot schedule and gradient queuing").
+// It applies to systems that overlap communication with compute
+// (Config.Overlap); BaselineNoOverlap runs its own fused all-reduce under
+// every schedule.
+type Schedule int
+
+// The schedules.
+const (
+	// ScheduleLayerwise issues each layer's weight-gradient all-reduce as
+	// soon as its weight-gradient compute ends, and each layer's update in
+	// the next iteration waits for its own (the ACE paper, Section V). The
+	// default.
+	ScheduleLayerwise Schedule = iota
+	// ScheduleOneShot issues one all-reduce of every layer's weight
+	// gradients when back-prop ends, the buffer in forward order (layer
+	// 0's gradients first), and the next iteration's forward pass waits
+	// for all of it (the C-Cube paper, "Communication
+	// Algorithm-Architecture Co-Design for Distributed Deep Learning",
+	// Section II-B, Fig. 2(c): the "one-shot" collective).
+	ScheduleOneShot
+	// ScheduleOneShotChained is ScheduleOneShot with gradient queuing (the
+	// C-Cube paper, Section III-D, Figs. 8 and 9): layer l's update and
+	// forward compute start once the all-reduce's chunks up to the one that
+	// holds layer l's last byte have completed on every NPU, as the Comm
+	// reports them (ChunkComm), and layer l−1's forward compute has ended.
+	ScheduleOneShotChained
+)
+
+var scheduleNames = [...]string{"layerwise", "oneshot", "oneshot-chained"}
+
+// String names the schedule as ParseSchedule reads it: "layerwise",
+// "oneshot", "oneshot-chained".
+func (s Schedule) String() string {
+	if s >= 0 && int(s) < len(scheduleNames) {
+		return scheduleNames[s]
+	}
+	return fmt.Sprintf("Schedule(%d)", int(s))
+}
+
+// Schedules returns the schedules' names, the default first.
+func Schedules() []string { return append([]string(nil), scheduleNames[:]...) }
+
+// ParseSchedule reads a schedule's name (String), ignoring case and
+// surrounding space.
+func ParseSchedule(s string) (Schedule, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	for i, n := range scheduleNames {
+		if t == n {
+			return Schedule(i), nil
+		}
+	}
+	return 0, fmt.Errorf("schedule %q: use one of %s (docs/training-loop.md, \"The one-shot schedule and gradient queuing\")", s, strings.Join(scheduleNames[:], ", "))
+}
+
+// valid reports whether s is one of the schedules.
+func (s Schedule) valid() bool { return s >= 0 && int(s) < len(scheduleNames) }
+
+// OneShot reports whether s issues one all-reduce of every layer's
+// weight gradients at the end of back-prop (OneShotBytes).
+func (s Schedule) OneShot() bool { return s == ScheduleOneShot || s == ScheduleOneShotChained }
+
+// IssueOptions is what a schedule may ask of a collective beyond Issue.
+type IssueOptions struct {
+	// Done is Issue's done.
+	Done func(now rtl.Cycle)
+	// Chunk, if set, is called for each chunk c of the collective (c from
+	// 0, in the order of its buffer, each of the size ChunkComm.ChunkBytes
+	// gives, the last maybe smaller), in order, once it and every chunk
+	// before it have completed on every NPU: from a kernel event at that
+	// cycle, exactly once each, every chunk before Done.
+	Chunk func(now rtl.Cycle, c int)
+}
+
+// ChunkComm is a Comm that can also report a collective's chunks as they
+// complete, in order: what gradient queuing (ScheduleOneShotChained)
+// listens to. The comparator's Comm is one (afi.IssueOptions.Chunk).
+type ChunkComm interface {
+	Comm
+	// ChunkBytes returns the size of the chunks a collective of op and
+	// bytes per NPU (as Issue is given them) is cut into, from the start of
+	// its buffer: at least 1.
+	ChunkBytes(op workload.CommType, bytes int64) (int64, error)
+	// IssueWith is Issue with IssueOptions.
+	IssueWith(now rtl.Cycle, op workload.CommType, bytes int64, o IssueOptions) error
+}
+
+// OneShotBytes returns the size of the one-shot all-reduce of w, the sum
+// of its layers' weight-gradient all-reduces (0 when there are none), and
+// the end of each layer's gradients in its buffer: ends[l] is the offset
+// one past layer l's last byte, the layers in forward order (layer 0
+// first), each layer's bytes as the workload gives them; padding, if the
+// Comm adds any, comes after the last layer's.
+func OneShotBytes(w *workload.Workload) (total int64, ends []int64) {
+	ends = make([]int64, len(w.Layers))
+	for l := range w.Layers {
+		if c := w.Layers[l].WtGradComm; c.Type == workload.CommAllReduce {
+			total += c.Bytes
+		}
+		ends[l] = total
+	}
+	return total, ends
+}
+
+// LayerChunkTable is the C-Cube paper's Layer-Chunk Table (Section III-D,
+// Fig. 9): for each layer in forward order, the chunk that holds its last
+// gradient byte in the one-shot all-reduce's buffer, cut into chunks of
+// chunkBytes (chunks from 0); -1 for a layer without a weight-gradient
+// all-reduce, which waits for no chunk. A layer whose last byte shares a
+// chunk with the next layer's first waits for that whole chunk.
+func LayerChunkTable(w *workload.Workload, chunkBytes int64) ([]int, error) {
+	if chunkBytes < 1 {
+		return nil, fmt.Errorf("chunk of %d bytes: must be at least 1", chunkBytes)
+	}
+	_, ends := OneShotBytes(w)
+	lct := make([]int, len(w.Layers))
+	for l, end := range ends {
+		lct[l] = -1
+		if c := w.Layers[l].WtGradComm; c.Type == workload.CommAllReduce && c.Bytes > 0 {
+			lct[l] = int((end - 1) / chunkBytes)
+		}
+	}
+	return lct, nil
+}
