@@ -448,30 +448,15 @@ func (c comm) Issue(now rtl.Cycle, t workload.CommType, bytes int64, done func(n
 	return c.IssueWith(now, t, bytes, train.IssueOptions{Done: done})
 }
 
-// IssueWith issues the collective padded (PaddedBytes), its chunks
-// reported as the AFI reports them (afi.IssueOptions.Chunk).
+// IssueWith issues the collective padded (PaddedBytes), its progress
+// reported as the AFI reports it (afi.IssueOptions.Progress).
 func (c comm) IssueWith(now rtl.Cycle, t workload.CommType, bytes int64, o train.IssueOptions) error {
 	op, err := commOf(t)
 	if err != nil {
 		return err
 	}
-	_, err = c.a.IssueWith(now, op, PaddedBytes(bytes, c.npus), afi.IssueOptions{Done: o.Done, Chunk: o.Chunk})
+	_, err = c.a.IssueWith(now, op, PaddedBytes(bytes, c.npus), afi.IssueOptions{Done: o.Done, Progress: o.Progress})
 	return err
-}
-
-// ChunkBytes is the chunk the AFI cuts the padded collective into, from
-// the start of its buffer (collectives.Plan.ChunkBytes), so that the
-// training loop's Layer-Chunk Table follows the chunks that run.
-func (c comm) ChunkBytes(t workload.CommType, bytes int64) (int64, error) {
-	op, err := commOf(t)
-	if err != nil {
-		return 0, err
-	}
-	p, err := c.a.PlanOn(op, PaddedBytes(bytes, c.npus), nil, nil)
-	if err != nil {
-		return 0, err
-	}
-	return p.ChunkBytes, nil
 }
 
 // runSystem runs the workload on one system.

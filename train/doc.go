@@ -23,9 +23,9 @@
 // That is the default schedule, ScheduleLayerwise. Config.Schedule can
 // instead issue one all-reduce of every weight gradient when back-prop
 // ends, which the next forward pass waits for (ScheduleOneShot), or chain
-// each layer's update and forward compute to the chunks holding its
-// gradients as a ChunkComm reports them (ScheduleOneShotChained: the
-// C-Cube paper's gradient queuing, with its Layer-Chunk Table).
+// each layer's update and forward compute to its gradients being final,
+// as a ProgressComm reports them (ScheduleOneShotChained: the C-Cube
+// paper's gradient queuing, its Layer-Chunk Table in bytes, LayerEnds).
 //
 // Compute times come from the workload: roofline work (FLOPs and bytes, the
 // built-in workloads) through npu.Compute.KernelCycles on the resources

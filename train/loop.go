@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"slices"
 	"strings"
 
 	"github.com/acemu/acemu/contend"
@@ -57,7 +56,7 @@ type Config struct {
 	// Schedule is when data parallelism's weight-gradient all-reduces are
 	// issued and what the next forward pass waits for; the zero value,
 	// ScheduleLayerwise, is the ACE paper's. It applies only with
-	// Overlap; ScheduleOneShotChained needs a ChunkComm.
+	// Overlap; ScheduleOneShotChained needs a ProgressComm.
 	Schedule Schedule
 	// MemBoundShare, when set, is the memory-bound share m ∈ [0, 1] of
 	// every timed pass (ASTRA-sim compute times): cycles = ⌈t ×
@@ -481,7 +480,7 @@ const (
 	opIssue
 	opWait
 	opWaitAll
-	opWaitChunk
+	opWaitFinal
 	opIterEnd
 )
 
@@ -495,7 +494,7 @@ type op struct {
 	pass   Pass           // compute
 	kernel contend.Kernel // compute
 	colls  []int          // issue: one; wait: those to wait for
-	chunk  int            // opWaitChunk: the chunk of colls[0] to wait for, with those before it
+	upto   int64          // opWaitFinal: the bytes of colls[0] to wait for, from its start
 	cell   int            // compute, waits: its LayerPass in the iteration's Layers
 }
 
@@ -510,10 +509,11 @@ type collective struct {
 	oneShot      bool // the one-shot all-reduce of its iteration (Schedule)
 	issued, done bool
 	issuedAt     rtl.Cycle
-	// chunks is how many of its chunks the Comm has reported complete
-	// (IssueOptions.Chunk); chunked whether it was asked to report them.
-	chunks  int
-	chunked bool
+	// final is how many bytes from its start the Comm has reported final
+	// on every NPU (IssueOptions.Progress); tracked whether it was asked
+	// to report them.
+	final   int64
+	tracked bool
 }
 
 // what names the collective's kind for messages: its pass, "fused
@@ -551,7 +551,7 @@ type loop struct {
 	waiting   bool
 	waitFrom  rtl.Cycle
 	waitIDs   []int // the collectives not done when the wait began
-	waitChunk int   // for an opWaitChunk, its chunk; else -1
+	waitUpto  int64 // for an opWaitFinal, the bytes it waits for; else -1
 	resume    bool  // an evStep is scheduled
 	finished  bool
 	err       error
@@ -592,7 +592,7 @@ func newLoop(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*loop,
 	if err != nil {
 		return nil, err
 	}
-	oneShot, lct, err := scheduleOf(w, cfg, comm)
+	oneShot, upto, err := scheduleOf(w, cfg, comm)
 	if err != nil {
 		return nil, err
 	}
@@ -606,7 +606,7 @@ func newLoop(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*loop,
 		return nil, err
 	}
 	lp.npu = sh
-	b := builder{lp: lp, t: t, overlap: cfg.Overlap, oneShot: oneShot, lct: lct, chunks: slices.Max(append([]int{-1}, lct...)) + 1, dlrm: lastBottom >= 0, lastBottom: lastBottom, kernels: map[workload.Work]contend.Kernel{}}
+	b := builder{lp: lp, t: t, overlap: cfg.Overlap, oneShot: oneShot, upto: upto, dlrm: lastBottom >= 0, lastBottom: lastBottom, kernels: map[workload.Work]contend.Kernel{}}
 	if err := b.build(n); err != nil {
 		return nil, err
 	}
@@ -617,9 +617,9 @@ func newLoop(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*loop,
 
 // scheduleOf checks cfg.Schedule and says whether the loop issues the
 // one-shot all-reduce (an overlapping system under a one-shot schedule)
-// and, for gradient queuing, the Layer-Chunk Table its forward passes wait
-// by (nil: they wait for the whole all-reduce).
-func scheduleOf(w *workload.Workload, cfg Config, comm Comm) (oneShot bool, lct []int, err error) {
+// and, for gradient queuing, the bytes of it each layer's update waits to
+// be final (LayerEnds; nil: they wait for the whole all-reduce).
+func scheduleOf(w *workload.Workload, cfg Config, comm Comm) (oneShot bool, upto []int64, err error) {
 	s := cfg.Schedule
 	if !s.valid() {
 		return false, nil, fmt.Errorf("schedule %s: use one of %s", s, strings.Join(Schedules(), ", "))
@@ -631,18 +631,10 @@ func scheduleOf(w *workload.Workload, cfg Config, comm Comm) (oneShot bool, lct 
 	if s != ScheduleOneShotChained || total == 0 {
 		return true, nil, nil
 	}
-	cc, ok := comm.(ChunkComm)
-	if !ok {
-		return false, nil, fmt.Errorf("schedule %s: gradient queuing needs a Comm that reports each chunk of a collective as it completes (train.ChunkComm), and this one (%T) does not; use schedule %s", s, comm, ScheduleOneShot)
+	if _, ok := comm.(ProgressComm); !ok {
+		return false, nil, fmt.Errorf("schedule %s: gradient queuing needs a Comm that reports how much of a collective is final as it completes (train.ProgressComm), and this one (%T) does not; use schedule %s", s, comm, ScheduleOneShot)
 	}
-	chunk, err := cc.ChunkBytes(workload.CommAllReduce, total)
-	if err != nil {
-		return false, nil, fmt.Errorf("schedule %s: the one-shot all-reduce of %d B: %w", s, total, err)
-	}
-	if lct, err = LayerChunkTable(w, chunk); err != nil {
-		return false, nil, fmt.Errorf("schedule %s: the one-shot all-reduce of %d B: %w", s, total, err)
-	}
-	return true, lct, nil
+	return true, LayerEnds(w), nil
 }
 
 // kernelNamer passes the NPU's events on to the loop's observer, its
@@ -671,13 +663,11 @@ type builder struct {
 	t       timer
 	overlap bool
 	// oneShot is whether back-prop ends with the one-shot all-reduce
-	// (Schedule); lct, when not nil, is its Layer-Chunk Table, by which
-	// the next forward pass waits chunk by chunk (gradient queuing).
-	oneShot bool
-	lct     []int
-	// chunks is how many chunks the one-shot all-reduce must report before
-	// it is done: one past the last the Layer-Chunk Table names.
-	chunks     int
+	// (Schedule); upto, when not nil, is the bytes of it each layer's
+	// update waits to be final (LayerEnds), by which the next forward pass
+	// waits layer by layer (gradient queuing).
+	oneShot    bool
+	upto       []int64
 	dlrm       bool
 	lastBottom int
 	computed   int64 // compute cycles emitted so far
@@ -767,19 +757,19 @@ func (b *builder) wait(it, l int, p Pass, phase string, ids []int) {
 
 // waitOneShot emits, before layer l's update in iteration it, the wait
 // for the previous iteration's one-shot all-reduce (Schedule): without
-// gradient queuing, for all of it before layer 0's; with it, for the chunk
-// that holds layer l's last byte and every chunk before it (the
-// Layer-Chunk Table), before each layer's that has gradients.
+// gradient queuing, for all of it before layer 0's; with it, for the bytes
+// up to layer l's last to be final (LayerEnds), before each layer's that
+// has gradients.
 func (b *builder) waitOneShot(it, l int) {
 	id := b.prevShot
 	switch {
 	case id < 0:
-	case b.lct == nil:
+	case b.upto == nil:
 		if l == 0 {
 			b.wait(it, l, PassUpdate, phaseForward, []int{id})
 		}
-	case b.lct[l] >= 0:
-		b.emit(op{kind: opWaitChunk, iter: it, layer: l, phase: phaseForward, colls: []int{id}, chunk: b.lct[l], cell: b.cell(it, l, PassUpdate)})
+	case b.upto[l] > 0:
+		b.emit(op{kind: opWaitFinal, iter: it, layer: l, phase: phaseForward, colls: []int{id}, upto: b.upto[l], cell: b.cell(it, l, PassUpdate)})
 	}
 }
 
@@ -1036,16 +1026,16 @@ func (lp *loop) step(now rtl.Cycle) {
 				lp.fail(fmt.Errorf("%s: issue the %s: %w", lp.where(o), lp.describe(id), err))
 				return
 			}
-		case opWait, opWaitAll, opWaitChunk:
+		case opWait, opWaitAll, opWaitFinal:
 			ids := o.colls
 			if o.kind == opWaitAll {
 				ids = lp.undone()
 			}
 			if !lp.ready(o, ids) {
 				if !lp.waiting {
-					lp.waiting, lp.waitFrom, lp.waitChunk = true, now, -1
-					if o.kind == opWaitChunk {
-						lp.waitChunk = o.chunk
+					lp.waiting, lp.waitFrom, lp.waitUpto = true, now, -1
+					if o.kind == opWaitFinal {
+						lp.waitUpto = o.upto
 					}
 					lp.waitIDs = lp.waitIDs[:0]
 					for _, id := range ids {
@@ -1097,46 +1087,46 @@ func (lp *loop) step(now rtl.Cycle) {
 }
 
 // issue issues collective id at now through the Comm: the one-shot
-// all-reduce under gradient queuing with its chunks reported
-// (ChunkComm), every other with Issue.
+// all-reduce under gradient queuing with its progress reported
+// (ProgressComm), every other with Issue.
 func (lp *loop) issue(now rtl.Cycle, id int) error {
 	c := &lp.colls[id]
-	if !c.oneShot || lp.b.lct == nil {
+	if !c.oneShot || lp.b.upto == nil {
 		return lp.comm.Issue(now, c.typ, c.bytes, lp.doneFunc(id))
 	}
-	c.chunked = true
-	return lp.comm.(ChunkComm).IssueWith(now, c.typ, c.bytes, IssueOptions{Done: lp.doneFunc(id), Chunk: lp.chunkFunc(id)})
+	c.tracked = true
+	return lp.comm.(ProgressComm).IssueWith(now, c.typ, c.bytes, IssueOptions{Done: lp.doneFunc(id), Progress: lp.progressFunc(id)})
 }
 
 // ready reports whether wait o, for the collectives ids, is over: all
-// of them done, or for opWaitChunk its chunk reported.
+// of them done, or for opWaitFinal its bytes reported final.
 func (lp *loop) ready(o *op, ids []int) bool {
-	if o.kind == opWaitChunk {
-		return lp.colls[o.colls[0]].chunks > o.chunk
+	if o.kind == opWaitFinal {
+		return lp.colls[o.colls[0]].final >= o.upto
 	}
 	return lp.allDone(ids)
 }
 
-// chunkFunc returns the per-chunk completion callback of collective id
-// (IssueOptions.Chunk).
-func (lp *loop) chunkFunc(id int) func(now rtl.Cycle, chunk int) {
-	return func(now rtl.Cycle, chunk int) {
+// progressFunc returns the progress callback of collective id
+// (IssueOptions.Progress).
+func (lp *loop) progressFunc(id int) func(now rtl.Cycle, bytes int64) {
+	return func(now rtl.Cycle, bytes int64) {
 		c := &lp.colls[id]
 		switch {
-		case c.done || chunk != c.chunks:
-			after := fmt.Sprintf("after %d chunks", c.chunks)
+		case c.done || bytes <= c.final:
+			after := fmt.Sprintf("after %d B", c.final)
 			if c.done {
 				after += " and its end"
 			}
-			lp.fail(fmt.Errorf("the Comm reported chunk %d of the %s at cycle %d, %s: chunks must be reported once each, in order from 0, before the collective is done",
-				chunk, lp.describe(id), now, after))
+			lp.fail(fmt.Errorf("the Comm reported %d B of the %s final at cycle %d, %s: what is final must grow with each report, before the collective is done",
+				bytes, lp.describe(id), now, after))
 			return
 		case now != lp.k.Now() || now < c.issuedAt:
-			lp.fail(fmt.Errorf("the Comm reported chunk %d of the %s (issued at cycle %d) at cycle %d, but the kernel is at cycle %d: a chunk must be reported from an event at the cycle it completes",
-				chunk, lp.describe(id), c.issuedAt, now, lp.k.Now()))
+			lp.fail(fmt.Errorf("the Comm reported %d B of the %s (issued at cycle %d) final at cycle %d, but the kernel is at cycle %d: progress must be reported from an event at the cycle it is made",
+				bytes, lp.describe(id), c.issuedAt, now, lp.k.Now()))
 			return
 		}
-		c.chunks++
+		c.final = bytes
 		lp.wake(now)
 	}
 }
@@ -1154,8 +1144,8 @@ func (lp *loop) doneFunc(id int) func(now rtl.Cycle) {
 	return func(now rtl.Cycle) {
 		c := &lp.colls[id]
 		switch {
-		case c.chunked && c.chunks < lp.b.chunks:
-			lp.fail(fmt.Errorf("the Comm reported the %s done at cycle %d after only %d of its chunks: every chunk must be reported before the collective is done", lp.describe(id), now, c.chunks))
+		case c.tracked && c.final < c.bytes:
+			lp.fail(fmt.Errorf("the Comm reported the %s done at cycle %d with only %d B of it reported final: all of it must be before the collective is done", lp.describe(id), now, c.final))
 			return
 		case c.done:
 			lp.fail(fmt.Errorf("the Comm reported the %s done twice (again at cycle %d)", lp.describe(id), now))
@@ -1204,19 +1194,19 @@ func (lp *loop) stall(o *op, now rtl.Cycle) Stall {
 	}
 	var parts []string
 	for _, id := range lp.waitIDs {
-		parts = append(parts, lp.chunkOf()+lp.describe(id))
+		parts = append(parts, lp.finalOf()+lp.describe(id))
 	}
 	s.Waiting = strings.Join(parts, "; ")
 	return s
 }
 
-// chunkOf says which chunk the loop waits for ("chunk 3 and those
-// before it of the "), or "" when it waits for whole collectives.
-func (lp *loop) chunkOf() string {
-	if lp.waitChunk < 0 {
+// finalOf says which bytes the loop waits for ("the first 300 B of
+// the "), or "" when it waits for whole collectives.
+func (lp *loop) finalOf() string {
+	if lp.waitUpto < 0 {
 		return ""
 	}
-	return fmt.Sprintf("chunk %d (from 0) and those before it of the ", lp.waitChunk)
+	return fmt.Sprintf("the first %d B of the ", lp.waitUpto)
 }
 
 // describe names collective id for messages.
@@ -1245,7 +1235,7 @@ func (lp *loop) where(o *op) string {
 		switch {
 		case o.after:
 			s += "after "
-		case o.kind == opWait || o.kind == opWaitChunk:
+		case o.kind == opWait || o.kind == opWaitFinal:
 			s += "before "
 		}
 		s += fmt.Sprintf("layer %d (%s)", o.layer, lp.w.Layers[o.layer].Name)
@@ -1270,8 +1260,8 @@ func (lp *loop) stuck() error {
 			if !lp.colls[id].done {
 				c := &lp.colls[id]
 				what := fmt.Sprintf("the %s, issued at cycle %d", lp.describe(id), c.issuedAt)
-				if lp.waitChunk >= 0 {
-					what = fmt.Sprintf("%s%s, issued at cycle %d, of which %d chunks were reported", lp.chunkOf(), lp.describe(id), c.issuedAt, c.chunks)
+				if lp.waitUpto >= 0 {
+					what = fmt.Sprintf("%s%s, issued at cycle %d, of which %d B were reported final", lp.finalOf(), lp.describe(id), c.issuedAt, c.final)
 				}
 				parts = append(parts, what)
 			}
@@ -1281,8 +1271,8 @@ func (lp *loop) stuck() error {
 				why, now, lp.waitFrom, lp.where(o))
 		}
 		never := "it done"
-		if lp.waitChunk >= 0 {
-			never = "that chunk"
+		if lp.waitUpto >= 0 {
+			never = "those bytes final"
 		}
 		return fmt.Errorf("%s at cycle %d; the loop has waited since cycle %d (%s) for %s: the Comm never reported %s",
 			why, now, lp.waitFrom, lp.where(o), strings.Join(parts, "; "), never)

@@ -32,9 +32,10 @@ const (
 	ScheduleOneShot
 	// ScheduleOneShotChained is ScheduleOneShot with gradient queuing (the
 	// C-Cube paper, Section III-D, Figs. 8 and 9): layer l's update and
-	// forward compute start once the all-reduce's chunks up to the one that
-	// holds layer l's last byte have completed on every NPU, as the Comm
-	// reports them (ChunkComm), and layer l−1's forward compute has ended.
+	// forward compute start once the all-reduce's bytes up to layer l's
+	// last are final on every NPU, as the Comm reports them (ProgressComm:
+	// chunk by chunk, or piece by piece on a pipelined tree), and layer
+	// l−1's forward compute has ended.
 	ScheduleOneShotChained
 )
 
@@ -75,23 +76,20 @@ func (s Schedule) OneShot() bool { return s == ScheduleOneShot || s == ScheduleO
 type IssueOptions struct {
 	// Done is Issue's done.
 	Done func(now rtl.Cycle)
-	// Chunk, if set, is called for each chunk c of the collective (c from
-	// 0, in the order of its buffer, each of the size ChunkComm.ChunkBytes
-	// gives, the last maybe smaller), in order, once it and every chunk
-	// before it have completed on every NPU: from a kernel event at that
-	// cycle, exactly once each, every chunk before Done.
-	Chunk func(now rtl.Cycle, c int)
+	// Progress, if set, is called with how many bytes from the start of
+	// the collective's buffer (as Issue is given it, the Comm's padding
+	// after it) hold their final values on every NPU, as that grows: from
+	// a kernel event at that cycle, each report more than the last, the
+	// last at least the collective's bytes, before Done.
+	Progress func(now rtl.Cycle, bytes int64)
 }
 
-// ChunkComm is a Comm that can also report a collective's chunks as they
-// complete, in order: what gradient queuing (ScheduleOneShotChained)
-// listens to. The comparator's Comm is one (afi.IssueOptions.Chunk).
-type ChunkComm interface {
+// ProgressComm is a Comm that can also report how much of a collective is
+// final as it completes: what gradient queuing (ScheduleOneShotChained)
+// listens to. The comparator's Comm is one (afi.IssueOptions.Progress:
+// chunk by chunk, or piece by piece on a pipelined tree).
+type ProgressComm interface {
 	Comm
-	// ChunkBytes returns the size of the chunks a collective of op and
-	// bytes per NPU (as Issue is given them) is cut into, from the start of
-	// its buffer: at least 1.
-	ChunkBytes(op workload.CommType, bytes int64) (int64, error)
 	// IssueWith is Issue with IssueOptions.
 	IssueWith(now rtl.Cycle, op workload.CommType, bytes int64, o IssueOptions) error
 }
@@ -113,23 +111,22 @@ func OneShotBytes(w *workload.Workload) (total int64, ends []int64) {
 	return total, ends
 }
 
-// LayerChunkTable is the C-Cube paper's Layer-Chunk Table (Section III-D,
-// Fig. 9): for each layer in forward order, the chunk that holds its last
-// gradient byte in the one-shot all-reduce's buffer, cut into chunks of
-// chunkBytes (chunks from 0); -1 for a layer without a weight-gradient
-// all-reduce, which waits for no chunk. A layer whose last byte shares a
-// chunk with the next layer's first waits for that whole chunk.
-func LayerChunkTable(w *workload.Workload, chunkBytes int64) ([]int, error) {
-	if chunkBytes < 1 {
-		return nil, fmt.Errorf("chunk of %d bytes: must be at least 1", chunkBytes)
-	}
+// LayerEnds is what gradient queuing waits by, the C-Cube paper's
+// Layer-Chunk Table (Section III-D, Fig. 9: "the last gradient chunk
+// offset of each layer") in bytes: for each layer in forward order, the
+// bytes of the one-shot all-reduce's buffer up to and including its last
+// gradient byte (OneShotBytes), which must be final before its update;
+// 0 for a layer without a weight-gradient all-reduce, which waits for
+// nothing. Where the Comm reports progress a chunk (or a tree's piece) at
+// a time, a layer whose last byte shares a chunk with the next layer's
+// first waits for that whole chunk.
+func LayerEnds(w *workload.Workload) []int64 {
 	_, ends := OneShotBytes(w)
-	lct := make([]int, len(w.Layers))
+	out := make([]int64, len(w.Layers))
 	for l, end := range ends {
-		lct[l] = -1
 		if c := w.Layers[l].WtGradComm; c.Type == workload.CommAllReduce && c.Bytes > 0 {
-			lct[l] = int((end - 1) / chunkBytes)
+			out[l] = end
 		}
 	}
-	return lct, nil
+	return out
 }

@@ -13,9 +13,10 @@ import (
 	"github.com/acemu/acemu/workload"
 )
 
-// chunkFake is a ChunkComm that reports chunk j (from 0) of every
-// collective at its issue + at[j] cycles and the collective done at its
-// issue + at[len(at)-1] cycles, after its last chunk. misbehave breaks the
+// chunkFake is a ProgressComm that reports chunk j (from 0) of every
+// collective final, chunks of chunkBytes, at its issue + at[j] cycles:
+// (j+1)·chunkBytes bytes final; and the collective done at its issue +
+// at[len(at)-1] cycles, after its last chunk. misbehave breaks the
 // contract (the tests of bad Comms).
 type chunkFake struct {
 	k          *rtl.Kernel
@@ -23,10 +24,8 @@ type chunkFake struct {
 	at         []rtl.Cycle
 	misbehave  string // "", "order": chunk 1 before chunk 0, "skip": done with no chunk, "never": nothing
 	issued     []issued
-	chunked    []bool // per issue: whether Chunk was set
+	chunked    []bool // per issue: whether Progress was set
 }
-
-func (f *chunkFake) ChunkBytes(workload.CommType, int64) (int64, error) { return f.chunkBytes, nil }
 
 func (f *chunkFake) Issue(now rtl.Cycle, op workload.CommType, bytes int64, done func(rtl.Cycle)) error {
 	return f.IssueWith(now, op, bytes, IssueOptions{Done: done})
@@ -34,7 +33,7 @@ func (f *chunkFake) Issue(now rtl.Cycle, op workload.CommType, bytes int64, done
 
 func (f *chunkFake) IssueWith(now rtl.Cycle, op workload.CommType, bytes int64, o IssueOptions) error {
 	f.issued = append(f.issued, issued{op: op, bytes: bytes, at: now})
-	f.chunked = append(f.chunked, o.Chunk != nil)
+	f.chunked = append(f.chunked, o.Progress != nil)
 	if f.misbehave == "never" {
 		return nil
 	}
@@ -43,8 +42,9 @@ func (f *chunkFake) IssueWith(now rtl.Cycle, op workload.CommType, bytes int64, 
 		if f.misbehave == "order" && j < 2 {
 			j = 1 - j
 		}
-		if o.Chunk != nil && f.misbehave != "skip" {
-			f.k.Schedule(now+at, rtl.HandlerFunc(func(t rtl.Cycle, _ int32, _ int64) { o.Chunk(t, j) }), 0, 0)
+		if o.Progress != nil && f.misbehave != "skip" {
+			bytes := int64(j+1) * f.chunkBytes
+			f.k.Schedule(now+at, rtl.HandlerFunc(func(t rtl.Cycle, _ int32, _ int64) { o.Progress(t, bytes) }), 0, 0)
 		}
 	}
 	f.k.Schedule(now+f.at[len(f.at)-1], rtl.HandlerFunc(func(t rtl.Cycle, _ int32, _ int64) { o.Done(t) }), 0, 0)
@@ -80,24 +80,25 @@ func treeChunks() []rtl.Cycle {
 	return at
 }
 
-func TestLayerChunkTable(t *testing.T) {
+// The bytes each layer's update waits to be final, by hand: the layers'
+// gradients back to back in forward order.
+func TestLayerEnds(t *testing.T) {
 	tests := []struct {
 		name  string
 		bytes []int64 // each layer's weight-gradient all-reduce; 0: none
-		chunk int64
-		want  []int
+		want  []int64
 	}{
-		// Fig. 8(b): layer i has i chunks; the table the paper's Fig. 9
-		// holds, [1, 3, 6, 10, 15] from 1, is [0, 2, 5, 9, 14] from 0.
-		{"the C-Cube example", []int64{100, 200, 300, 400, 500}, 100, []int{0, 2, 5, 9, 14}},
-		// Layers end at bytes 150, 250, 300: their last bytes (149, 249,
-		// 299) lie in chunks 1, 2, 2. Layer 0 shares chunk 1 with layer 1
-		// and waits for all of it.
-		{"a chunk holds two layers' bytes", []int64{150, 100, 50}, 100, []int{1, 2, 2}},
-		// A layer without gradients waits for no chunk; the next layer's
+		// Fig. 8(b): layer i has i chunks of 100 B; the table the paper's
+		// Fig. 9 holds, chunks [1, 3, 6, 10, 15], is in bytes [100, 300,
+		// 600, 1000, 1500].
+		{"the C-Cube example", []int64{100, 200, 300, 400, 500}, []int64{100, 300, 600, 1000, 1500}},
+		// Layers of 150, 100 and 50 B end at 150, 250, 300; in chunks of
+		// 100 B the first shares chunk 1 with the second (and so waits for
+		// all of it: TestStraddlingChunk).
+		{"layers across chunks", []int64{150, 100, 50}, []int64{150, 250, 300}},
+		// A layer without gradients waits for nothing; the next layer's
 		// bytes follow the previous layer's directly.
-		{"a parameter-free layer", []int64{100, 0, 1}, 100, []int{0, -1, 1}},
-		{"one chunk holds everything", []int64{1, 2, 3}, 64 << 10, []int{0, 0, 0}},
+		{"a parameter-free layer", []int64{100, 0, 1}, []int64{100, 0, 101}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -109,13 +110,9 @@ func TestLayerChunkTable(t *testing.T) {
 				}
 				ls = append(ls, l)
 			}
-			got, err := LayerChunkTable(dataWorkload(ls...), tt.chunk)
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.want, LayerEnds(dataWorkload(ls...)))
 		})
 	}
-	_, err := LayerChunkTable(cCubeExample([5]int64{1, 1, 1, 1, 1}), 0)
-	assert.ErrorContains(t, err, "at least 1")
 }
 
 // forwardStarts is an observer that appends to starts the cycle each
@@ -206,7 +203,7 @@ func TestGradientQueuingGolden(t *testing.T) {
 			require.Len(t, oneShot, 1)
 			assert.Equal(t, LayerPass{Layer: -1, Pass: PassEndOfBackProp, Collective: workload.CommAllReduce, CollectiveBytes: 1500, CollectiveCycles: 20 * step}, oneShot[0])
 			if tt.schedule == ScheduleOneShotChained {
-				assert.Contains(t, it.Stalls[0].Waiting, "chunk 0 (from 0) and those before it of the one-shot weight-gradient ALLREDUCE of 1500 B (5 layers) of iteration 1")
+				assert.Contains(t, it.Stalls[0].Waiting, "the first 100 B of the one-shot weight-gradient ALLREDUCE of 1500 B (5 layers) of iteration 1")
 			}
 		})
 	}
@@ -278,19 +275,19 @@ func TestScheduleErrors(t *testing.T) {
 	}{
 		{"unknown schedule", Schedule(7), func(k *rtl.Kernel) Comm { return newFake(k, 1, 1) },
 			[]string{"schedule Schedule(7): use one of layerwise, oneshot, oneshot-chained"}},
-		{"gradient queuing on a Comm without chunks", ScheduleOneShotChained, func(k *rtl.Kernel) Comm { return newFake(k, 1, 1) },
-			[]string{"needs a Comm that reports each chunk", "train.ChunkComm", "use schedule oneshot"}},
-		{"chunks out of order", ScheduleOneShotChained, func(k *rtl.Kernel) Comm {
+		{"gradient queuing on a Comm without progress", ScheduleOneShotChained, func(k *rtl.Kernel) Comm { return newFake(k, 1, 1) },
+			[]string{"needs a Comm that reports how much of a collective is final", "train.ProgressComm", "use schedule oneshot"}},
+		{"progress that shrinks", ScheduleOneShotChained, func(k *rtl.Kernel) Comm {
 			return &chunkFake{k: k, chunkBytes: 100, at: treeChunks(), misbehave: "order"}
-		}, []string{"reported chunk 1 of the one-shot weight-gradient ALLREDUCE of 1500 B (5 layers) of iteration 1", "after 0 chunks", "in order from 0"}},
-		{"done without its chunks", ScheduleOneShotChained, func(k *rtl.Kernel) Comm {
+		}, []string{"reported 100 B of the one-shot weight-gradient ALLREDUCE of 1500 B (5 layers) of iteration 1 final", "after 200 B", "must grow with each report"}},
+		{"done with nothing final", ScheduleOneShotChained, func(k *rtl.Kernel) Comm {
 			return &chunkFake{k: k, chunkBytes: 100, at: treeChunks(), misbehave: "skip"}
-		}, []string{"done at cycle", "after only 0 of its chunks"}},
-		{"no chunk ever", ScheduleOneShotChained, func(k *rtl.Kernel) Comm {
+		}, []string{"done at cycle", "with only 0 B of it reported final"}},
+		{"no progress ever", ScheduleOneShotChained, func(k *rtl.Kernel) Comm {
 			return &chunkFake{k: k, chunkBytes: 100, at: treeChunks(), misbehave: "never"}
-		}, []string{"iteration 2, forward, before layer 0 (a)", "chunk 0 (from 0) and those before it of the one-shot weight-gradient ALLREDUCE", "0 chunks were reported", "the Comm never reported that chunk"}},
-		{"a chunk size of 0", ScheduleOneShotChained, func(k *rtl.Kernel) Comm { return &chunkFake{k: k, at: treeChunks()} },
-			[]string{"schedule oneshot-chained: the one-shot all-reduce of 1500 B: chunk of 0 bytes: must be at least 1"}},
+		}, []string{"iteration 2, forward, before layer 0 (a)", "the first 100 B of the one-shot weight-gradient ALLREDUCE", "0 B were reported final", "the Comm never reported those bytes final"}},
+		{"a report of nothing", ScheduleOneShotChained, func(k *rtl.Kernel) Comm { return &chunkFake{k: k, at: treeChunks()} },
+			[]string{"reported 0 B of the one-shot weight-gradient ALLREDUCE of 1500 B (5 layers) of iteration 1 final", "must grow with each report"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
