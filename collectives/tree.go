@@ -40,14 +40,20 @@ import (
 // in the second tree: NPU 0 is interior in both, every other NPU in exactly
 // one. No edge is used the same way by both trees, except for P = 3, where
 // both trees hold 0 → 2 (checked for P up to 4096), so the trees never
-// compete for a directed channel but there. The first half of the chunk
-// (split as evenly as possible) goes over the first tree, the second half
-// over the second, each with the conventional schedule.
+// compete for a directed channel but there. The chunk is cut into pieces
+// and the trees take every other piece, the first tree pieces 0, 2, 4, …,
+// the second 1, 3, 5, … [choice, docs/collectives.md]: each carries half
+// the chunk, and the pieces come back in the order of the buffer, both
+// trees at once, as gradient queuing consumes them (the C-Cube paper,
+// Section III-D: in-order delivery is what lets a layer's computation
+// start on its gradients); halves would hold the second half's pieces
+// until the first tree's half is back.
 //
 // # Schedule
 //
-// A tree's part of the chunk is cut into K = ceil(len/MessageBytes) pieces
-// of near-equal size (as split does). Up: an NPU sends piece k to its
+// The chunk is cut into T·K pieces of near-equal size (as split does), T
+// the trees and K = ceil(ceil(len/T)/MessageBytes), so each tree has K
+// pieces of at most a message. Up: an NPU sends piece k to its
 // parent once it has received and added piece k from every child (Reduce
 // receives); its up-sends go in piece order, one after another. The root
 // starts the broadcast when every piece is reduced (tree, one barrier) or
@@ -430,13 +436,22 @@ func (a *treeAllReduce) buildAll(chunkLen int64) []*Program {
 	ops := treeOps{ops: make([][]Op, p), finals: make([][]Final, p)}
 	steps := 0
 	if p > 1 {
-		parts := split(0, chunkLen, len(a.trees))
+		// Each tree takes every other piece: K pieces a tree, as many as
+		// its share of the chunk needs messages.
+		n := int64(len(a.trees))
+		share := (chunkLen + n - 1) / n
+		k := max(1, (share+a.cfg.MessageBytes-1)/a.cfg.MessageBytes)
+		pieces := split(0, chunkLen, int(n*k))
 		for ti, t := range a.trees {
-			if parts[ti].Len == 0 {
-				continue
+			var mine []Range
+			for j := ti; j < len(pieces); j += len(a.trees) {
+				if pieces[j].Len > 0 {
+					mine = append(mine, pieces[j])
+				}
 			}
-			k := int((parts[ti].Len + a.cfg.MessageBytes - 1) / a.cfg.MessageBytes)
-			steps = max(steps, a.addTree(ops, ti, t, split(parts[ti].Off, parts[ti].Len, k)))
+			if len(mine) > 0 {
+				steps = max(steps, a.addTree(ops, ti, t, mine))
+			}
 		}
 	}
 	return sortTreeOps(ops, chunkLen, steps)
@@ -602,10 +617,10 @@ func init() {
 			"all-reduce on a binary tree", false, false},
 		{"tree-overlapped", "pipelined binary-tree all-reduce whose root broadcasts each piece as soon as it is reduced (C-Cube's overlapped tree)",
 			"all-reduce on a binary tree, broadcast overlapped with reduction", false, true},
-		{"double-tree", "two binary trees (NCCL's double tree: the second mirrored or shifted so interior NPUs of one are leaves of the other; or the machine's two trees: dgx1's are the C-Cube paper's), each all-reducing half of the chunk with the conventional schedule (C-Cube's B)",
-			"all-reduce on two binary trees, half the chunk each", true, false},
+		{"double-tree", "two binary trees (NCCL's double tree: the second mirrored or shifted so interior NPUs of one are leaves of the other; or the machine's two trees: dgx1's are the C-Cube paper's), each all-reducing every other piece of the chunk with the conventional schedule (C-Cube's B)",
+			"all-reduce on two binary trees, every other piece each", true, false},
 		{"double-tree-overlapped", "the double tree with each tree's broadcast overlapped with its reduction (C-Cube's C1 on the DGX-1, its trees on parallel links)",
-			"all-reduce on two binary trees, half the chunk each, broadcast overlapped with reduction", true, true},
+			"all-reduce on two binary trees, every other piece each, broadcast overlapped with reduction", true, true},
 	} {
 		Register(r.name, allReduce, r.help, func(cfg Config) (Algorithm, error) {
 			return newTreeAllReduce(cfg, r.name, r.phase, r.double, r.overlapped)

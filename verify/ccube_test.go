@@ -89,15 +89,12 @@ func TestDoubleTreeOnDGX1UsesEachNVLinkOnce(t *testing.T) {
 		}
 		for n := range 8 {
 			prog := plan.Program(n, 0, 1<<20)
-			half := prog.ViewLen() / 2
 			for _, op := range prog.Ops {
 				if op.Kind != collectives.Send {
 					continue
 				}
-				tree := 0
-				if op.Data.Off >= half {
-					tree = 1
-				}
+				tree := int(op.Data.Off / 8192 % 2) // 128 pieces of 8 KiB, the trees every other one
+				require.Equal(t, int64(8192), op.Data.Len)
 				e := [2]int{n, int(op.Peer)}
 				if op.Port != collectives.RouteXYZ {
 					use(link{n, int(op.Port)}, [2]int{tree*100 + e[0], e[1]})
