@@ -49,6 +49,11 @@ type IssueOptions struct {
 	// members in ring order, each group combining its own data); it
 	// excludes Group. Interface plans by it too.
 	Groups [][]int
+	// ChunkBytes, when positive, is the chunk this collective is cut into
+	// instead of the interface's (Config.ChunkBytes): a collective as long
+	// as its payload runs as one chunk, pipelined inside its algorithm (a
+	// tree's pieces: the C-Cube paper's one-shot all-reduce).
+	ChunkBytes int64
 	// Priority orders the collective among those in flight, lower first
 	// (their messages at a port, their chunks for ACE's SRAM); equal
 	// priorities follow the engine's Order. Zero for every collective:
@@ -112,6 +117,7 @@ type planKey struct {
 	// groups is the communicator's listed groups, as given, braced
 	// (collectives.FormatGroups: {0,5,10,15/1,6,11,12}); "" for none.
 	groups string
+	chunk  int64 // the chunk, where an issue gives its own (IssueOptions.ChunkBytes); 0 for the interface's
 }
 
 // New returns the command interface of eng.
@@ -156,14 +162,23 @@ func (a *Interface) Plan(op collectives.CollectiveOp, bytes int64) (*collectives
 // groups of NPUs groups (Config.PlanOn), built once per (collective,
 // size, communicator).
 func (a *Interface) PlanOn(op collectives.CollectiveOp, bytes int64, group []string, groups [][]int) (*collectives.Plan, error) {
-	key := planKey{op: op, bytes: bytes, group: strings.Join(group, ",")}
+	return a.planOn(op, bytes, group, groups, 0)
+}
+
+// planOn is PlanOn with the chunk an issue gives (0: the interface's).
+func (a *Interface) planOn(op collectives.CollectiveOp, bytes int64, group []string, groups [][]int, chunk int64) (*collectives.Plan, error) {
+	key := planKey{op: op, bytes: bytes, group: strings.Join(group, ","), chunk: chunk}
 	if groups != nil { // braced: an empty list (refused) is not the absence of one
 		key.groups = "{" + collectives.FormatGroups(groups) + "}"
 	}
 	if p, ok := a.plans[key]; ok {
 		return p, nil
 	}
-	p, err := a.cfg.PlanOn(op, bytes, group, groups)
+	cfg := a.cfg
+	if chunk > 0 {
+		cfg.ChunkBytes = chunk
+	}
+	p, err := cfg.PlanOn(op, bytes, group, groups)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +196,10 @@ func (a *Interface) Issue(now rtl.Cycle, op collectives.CollectiveOp, bytes int6
 // (IssueOptions, Engine.IssueWith).
 func (a *Interface) IssueWith(now rtl.Cycle, op collectives.CollectiveOp, bytes int64, o IssueOptions) (Handle, error) {
 	done := o.Done
-	p, err := a.PlanOn(op, bytes, o.Group, o.Groups)
+	if o.ChunkBytes < 0 {
+		return -1, fmt.Errorf("afi: %s of %d B: a chunk of %d B; give a positive chunk, or 0 for the interface's", op, bytes, o.ChunkBytes)
+	}
+	p, err := a.planOn(op, bytes, o.Group, o.Groups, o.ChunkBytes)
 	if err != nil {
 		return -1, err
 	}

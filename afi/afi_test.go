@@ -215,3 +215,33 @@ func TestInterfacePlansByListedGroups(t *testing.T) {
 	require.ErrorContains(t, err, "name one or the other")
 	require.Zero(t, a.Issued())
 }
+
+// planSeer keeps the chunks of the plans it is given.
+type planSeer struct{ chunks *[]int64 }
+
+func (s planSeer) Issue(now rtl.Cycle, p *collectives.Plan, done func(rtl.Cycle)) error {
+	return s.IssueWith(now, p, afi.IssueOptions{Done: done})
+}
+
+func (s planSeer) IssueWith(now rtl.Cycle, p *collectives.Plan, o afi.IssueOptions) error {
+	*s.chunks = append(*s.chunks, p.ChunkBytes)
+	return nil
+}
+
+// An issue may cut its collective into chunks of its own
+// (IssueOptions.ChunkBytes): 1 MiB as one chunk runs as one, the same
+// size without it in the interface's 64 KiB; a negative chunk is refused.
+func TestAnIssueGivesItsChunk(t *testing.T) {
+	shape, err := torus.Parse("4x2x1")
+	require.NoError(t, err)
+	var chunks []int64
+	a, err := afi.New(afi.DefaultConfig(shape.Machine()), planSeer{&chunks})
+	require.NoError(t, err)
+	for _, c := range []int64{1 << 20, 0, 1 << 20} {
+		_, err = a.IssueWith(0, collectives.OpAllReduce, 1<<20, afi.IssueOptions{ChunkBytes: c})
+		require.NoError(t, err)
+	}
+	require.Equal(t, []int64{1 << 20, 64 << 10, 1 << 20}, chunks)
+	_, err = a.IssueWith(0, collectives.OpAllReduce, 1<<20, afi.IssueOptions{ChunkBytes: -1})
+	require.ErrorContains(t, err, "a chunk of -1 B; give a positive chunk, or 0 for the interface's")
+}

@@ -47,7 +47,12 @@ type Options struct {
 	// Schedules, when set, gives systems their own schedule, by system
 	// name, overriding Schedule: for comparing schedules side by side.
 	Schedules map[string]train.Schedule
-	ACE       ace.Config
+	// WholeOneShot names the systems whose one-shot all-reduce (under a
+	// one-shot schedule) runs as one chunk, pipelined inside its algorithm
+	// (a tree's pieces, the C-Cube paper's one-shot collective), rather
+	// than in the platform's chunks.
+	WholeOneShot map[string]bool
+	ACE          ace.Config
 	// Algorithms names the algorithm per collective (afi.Config.Algorithms;
 	// missing ones: collectives.DefaultAlgorithm).
 	Algorithms map[collectives.CollectiveOp]string
@@ -248,6 +253,11 @@ func Run(o Options) (*Report, error) {
 			return nil, fmt.Errorf("compare: a schedule (%s) for system %s, which is not among the systems compared", o.Schedules[name], name)
 		}
 	}
+	for _, name := range slices.Sorted(maps.Keys(o.WholeOneShot)) {
+		if !slices.ContainsFunc(o.Systems, func(s systems.System) bool { return s.Name == name && o.scheduleOf(name).OneShot() }) {
+			return nil, fmt.Errorf("compare: a whole one-shot all-reduce for system %s, which is not among the systems compared under a one-shot schedule", name)
+		}
+	}
 	fold := false
 	var why error // why the workload's collectives do not let one NPU stand for all
 	if sim.Foldable(o.Machine, o.Full) == nil {
@@ -442,6 +452,9 @@ func layoutWhyNot(m *topology.Spec, cfg afi.Config) (why, err error) {
 type comm struct {
 	a    *afi.Interface
 	npus int
+	// whole: the one-shot all-reduce runs as one chunk
+	// (Options.WholeOneShot).
+	whole bool
 }
 
 func (c comm) Issue(now rtl.Cycle, t workload.CommType, bytes int64, done func(now rtl.Cycle)) error {
@@ -455,7 +468,12 @@ func (c comm) IssueWith(now rtl.Cycle, t workload.CommType, bytes int64, o train
 	if err != nil {
 		return err
 	}
-	_, err = c.a.IssueWith(now, op, PaddedBytes(bytes, c.npus), afi.IssueOptions{Done: o.Done, Progress: o.Progress})
+	padded := PaddedBytes(bytes, c.npus)
+	ao := afi.IssueOptions{Done: o.Done, Progress: o.Progress}
+	if o.OneShot && c.whole {
+		ao.ChunkBytes = padded
+	}
+	_, err = c.a.IssueWith(now, op, padded, ao)
 	return err
 }
 
@@ -520,7 +538,7 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 			stop(done)
 		}
 	}
-	m, err := train.Run(k, o.Workload, tc, comm{a, o.Machine.Machine.N()})
+	m, err := train.Run(k, o.Workload, tc, comm{a, o.Machine.Machine.N(), o.WholeOneShot[sys.Name]})
 	if tooLong != nil {
 		return r, tooLong
 	}

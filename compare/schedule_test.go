@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/topology"
 	"github.com/acemu/acemu/train"
 	"github.com/acemu/acemu/workload"
@@ -174,4 +175,78 @@ func TestSchedulePerSystem(t *testing.T) {
 	o.Schedules = map[string]train.Schedule{"baseline-commopt": train.ScheduleOneShot}
 	_, err = Run(o)
 	assert.ErrorContains(t, err, "a schedule (oneshot) for system baseline-commopt, which is not among the systems compared")
+}
+
+// Recipe C-4 of the C-Cube paper (Section 6, Fig. 13): on the DGX-1 (dgx1
+// and its two trees), with a layer profile like ResNet-50's ("Case 1":
+// forward time falling, parameters growing with the layer), the SM-driven
+// baseline running the one-shot all-reduce as one chunk through the trees.
+// Throughput is one iteration in the steady state (the second of three:
+// it waits for the first's all-reduce and leaves its own to the third).
+// B is the double tree, conventional, the forward pass waiting for all of
+// it; C1 overlaps its broadcast with its reduction (half the time);
+// C2 chains the forward pass to the conventional tree's pieces, the first
+// back once every piece is reduced, so it saves the broadcast where the
+// forward pass is long enough to hide it, about what C1 saves; CC both.
+// So CC > C1 > B and CC > C2 > B always, and C2 ≈ C1 (the paper: "C2
+// slightly higher than C1") where the forward pass outlasts the
+// broadcast: with layer i's forward (6 − i) × 3000 ns, within 3 points
+// of gain; with (6 − i) × 300 ns the forward pass is shorter than the
+// broadcast and C2 gains less than C1.
+func TestCCubeConfigurationsOrderOnDGX1(t *testing.T) {
+	m, err := topology.Parse("dgx1")
+	require.NoError(t, err)
+	for _, fwd := range []int{300, 3000} {
+		var b strings.Builder
+		b.WriteString("DATA\n5\n")
+		for i := 1; i <= 5; i++ {
+			fmt.Fprintf(&b, "l%d\t-1\t%d\tNONE\t0\t100\tNONE\t0\t100\tALLREDUCE\t%d\t0\n", i, (6-i)*fwd, i*65536)
+		}
+		w, err := workload.ParseAstraSim(strings.NewReader(b.String()), "profile.txt")
+		require.NoError(t, err)
+		cycles := map[string]int64{}
+		for _, c := range []struct {
+			name, alg string
+			s         train.Schedule
+		}{
+			{"B", "double-tree", train.ScheduleOneShot},
+			{"C1", "double-tree-overlapped", train.ScheduleOneShot},
+			{"C2", "double-tree", train.ScheduleOneShotChained},
+			{"CC", "double-tree-overlapped", train.ScheduleOneShotChained},
+		} {
+			rep, err := Run(Options{Machine: m, Workload: w, Systems: presets(t, "baseline-commopt"), Schedule: c.s, Iterations: 3, KeepMetrics: true,
+				Algorithms:   map[collectives.CollectiveOp]string{collectives.OpAllReduce: c.alg},
+				WholeOneShot: map[string]bool{"baseline-commopt": true}})
+			require.NoError(t, err)
+			cycles[c.name] = rep.Systems[0].Metrics.Iterations[1].IterationCycles
+		}
+		gain := func(c string) float64 { return float64(cycles["B"])/float64(cycles[c]) - 1 }
+		t.Logf("forward (6 − i) × %d ns: %v; gains C1 %.3f C2 %.3f CC %.3f", fwd, cycles, gain("C1"), gain("C2"), gain("CC"))
+		assert.Greater(t, gain("C1"), 0.0, "C1 > B")
+		assert.Greater(t, gain("C2"), 0.0, "C2 > B")
+		assert.Greater(t, gain("CC"), gain("C1"), "CC > C1")
+		assert.Greater(t, gain("CC"), gain("C2"), "CC > C2")
+		if fwd == 3000 {
+			assert.InDelta(t, gain("C1"), gain("C2"), 0.03, "C2 ≈ C1 where the forward pass hides the broadcast")
+		} else {
+			assert.Less(t, gain("C2"), gain("C1"), "the broadcast outlasts the forward pass")
+		}
+	}
+}
+
+// A whole one-shot all-reduce is asked only of a system compared under a
+// one-shot schedule.
+func TestWholeOneShotNamesASystemUnderAOneShotSchedule(t *testing.T) {
+	m, err := topology.Parse("4x1x1")
+	require.NoError(t, err)
+	w := profile(t, false)
+	for _, o := range []Options{
+		{Schedule: train.ScheduleLayerwise, WholeOneShot: map[string]bool{"ideal": true}},
+		{Schedule: train.ScheduleOneShot, WholeOneShot: map[string]bool{"ace": true}},
+	} {
+		o.Machine, o.Workload, o.Systems = m, w, presets(t, "ideal")
+		_, err := Run(o)
+		require.ErrorContains(t, err, "a whole one-shot all-reduce for system")
+		require.ErrorContains(t, err, "which is not among the systems compared under a one-shot schedule")
+	}
 }

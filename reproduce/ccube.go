@@ -4,8 +4,14 @@ import (
 	"fmt"
 
 	"github.com/acemu/acemu/ace"
+	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/compare"
+	"github.com/acemu/acemu/internal/par"
 	"github.com/acemu/acemu/npu"
+	"github.com/acemu/acemu/platform"
+	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/topology"
+	"github.com/acemu/acemu/train"
 )
 
 // CCubeOptions chooses the C-Cube paper's communication-only comparison
@@ -152,4 +158,110 @@ func dgx1TreeDepth() (int64, error) {
 		}
 	}
 	return depth, nil
+}
+
+// CCubeConfig is one of the C-Cube paper's configurations (Section 6,
+// Fig. 13) as acemu runs it: the all-reduce's algorithm, the training
+// schedule, and whether the one-shot all-reduce runs as one chunk
+// pipelined through its trees (the paper's) or in the platform's chunks.
+type CCubeConfig struct {
+	Name      string
+	Algorithm string
+	Schedule  train.Schedule
+	Whole     bool
+	What      string
+}
+
+// CCubeConfigs are the paper's B, C1, C2, CC and R on dgx1.
+var CCubeConfigs = []CCubeConfig{
+	{"B", "double-tree", train.ScheduleOneShot, true, "the double tree, reduction then broadcast, one-shot"},
+	{"C1", "double-tree-overlapped", train.ScheduleOneShot, true, "the overlapped double tree, one-shot"},
+	{"C2", "double-tree", train.ScheduleOneShotChained, true, "the double tree, one-shot, gradient queuing"},
+	{"CC", "double-tree-overlapped", train.ScheduleOneShotChained, true, "the overlapped double tree, one-shot, gradient queuing (C-Cube)"},
+	{"R", "hierarchical", train.ScheduleOneShot, false, "the NVLink ring both ways, one-shot in the platform's chunks (NCCL's ring)"},
+}
+
+// CCubeTrainingOptions chooses the training comparison.
+type CCubeTrainingOptions struct {
+	Workloads []string // built-in names; default resnet50
+	// Systems are the endpoints each configuration trains on (default the
+	// SM-driven baseline-commopt, the paper's GPUs, and ACE, which runs
+	// the same trees in its own chunks: its SRAM holds chunks).
+	Systems []string
+	Workers int
+}
+
+// CCubeTrainingRow is one configuration of one workload on one system.
+type CCubeTrainingRow struct {
+	Workload string `json:"workload"`
+	System   string `json:"system"`
+	Config   string `json:"config"`
+	// Cycles is one iteration in the steady state, the second of three
+	// (it waits for the first's all-reduce and leaves its own to the
+	// third); Gain is the throughput over the same system's B: B's cycles
+	// / these − 1.
+	Cycles int64   `json:"cycles"`
+	Gain   float64 `json:"gain_over_b"`
+	Whole  bool    `json:"one_chunk"`
+}
+
+// CCubeTraining trains each workload on dgx1 under each configuration, on
+// each system, in the platform's default compute regime.
+func CCubeTraining(o CCubeTrainingOptions) ([]CCubeTrainingRow, error) {
+	if len(o.Workloads) == 0 {
+		o.Workloads = []string{"resnet50"}
+	}
+	if len(o.Systems) == 0 {
+		o.Systems = []string{"baseline-commopt", "ace"}
+	}
+	p := platform.Default()
+	spec, err := topology.Parse("dgx1")
+	if err != nil {
+		return nil, err
+	}
+	type job struct {
+		wl, sys string
+		cfg     CCubeConfig
+	}
+	var jobs []job
+	for _, wl := range o.Workloads {
+		for _, sys := range o.Systems {
+			for _, c := range CCubeConfigs {
+				jobs = append(jobs, job{wl, sys, c})
+			}
+		}
+	}
+	rows := make([]CCubeTrainingRow, len(jobs))
+	if i, err := par.DoReport(len(jobs), o.Workers, func(i int) error {
+		j := jobs[i]
+		opts, err := compare.PlatformOptions(p)
+		if err != nil {
+			return err
+		}
+		if opts.Systems, err = compare.PlatformSystems([]string{j.sys}, p); err != nil {
+			return err
+		}
+		if opts.Workload, err = compare.PlatformWorkload(p, j.wl); err != nil {
+			return err
+		}
+		whole := j.cfg.Whole && opts.Systems[0].Kind != systems.ACE // ACE's SRAM holds chunks
+		opts.Machine, opts.Workers, opts.Schedule, opts.Iterations, opts.KeepMetrics = spec, 1, j.cfg.Schedule, 3, true
+		opts.Algorithms = map[collectives.CollectiveOp]string{collectives.OpAllReduce: j.cfg.Algorithm}
+		if whole {
+			opts.WholeOneShot = map[string]bool{j.sys: true}
+		}
+		rep, err := compare.Run(opts)
+		if err != nil {
+			return err
+		}
+		rows[i] = CCubeTrainingRow{Workload: j.wl, System: j.sys, Config: j.cfg.Name, Cycles: rep.Systems[0].Metrics.Iterations[1].IterationCycles, Whole: whole}
+		return nil
+	}, nil); err != nil {
+		return nil, fmt.Errorf("ccube %s on %s, %s: %w", jobs[i].wl, jobs[i].sys, jobs[i].cfg.Name, err)
+	}
+	for i := range rows {
+		b := rows[i-i%len(CCubeConfigs)] // the same workload and system's B
+		rows[i].Gain = float64(b.Cycles)/float64(rows[i].Cycles) - 1
+	}
+	return rows, nil
 }

@@ -1087,15 +1087,20 @@ func (lp *loop) step(now rtl.Cycle) {
 }
 
 // issue issues collective id at now through the Comm: the one-shot
-// all-reduce under gradient queuing with its progress reported
-// (ProgressComm), every other with Issue.
+// all-reduce, where the Comm is a ProgressComm, marked as the one-shot
+// and under gradient queuing with its progress reported; every other with
+// Issue.
 func (lp *loop) issue(now rtl.Cycle, id int) error {
 	c := &lp.colls[id]
-	if !c.oneShot || lp.b.upto == nil {
+	pc, ok := lp.comm.(ProgressComm)
+	if !c.oneShot || !ok {
 		return lp.comm.Issue(now, c.typ, c.bytes, lp.doneFunc(id))
 	}
-	c.tracked = true
-	return lp.comm.(ProgressComm).IssueWith(now, c.typ, c.bytes, IssueOptions{Done: lp.doneFunc(id), Progress: lp.progressFunc(id)})
+	o := IssueOptions{Done: lp.doneFunc(id), OneShot: true}
+	if lp.b.upto != nil {
+		c.tracked, o.Progress = true, lp.progressFunc(id)
+	}
+	return pc.IssueWith(now, c.typ, c.bytes, o)
 }
 
 // ready reports whether wait o, for the collectives ids, is over: all

@@ -82,6 +82,10 @@ type IssueOptions struct {
 	// a kernel event at that cycle, each report more than the last, the
 	// last at least the collective's bytes, before Done.
 	Progress func(now rtl.Cycle, bytes int64)
+	// OneShot marks the schedule's one-shot all-reduce (ScheduleOneShot,
+	// ScheduleOneShotChained), which a Comm may cut otherwise than other
+	// collectives (the comparator's Options.WholeOneShot).
+	OneShot bool
 }
 
 // ProgressComm is a Comm that can also report how much of a collective is
