@@ -188,7 +188,10 @@ type CCubeTrainingOptions struct {
 	// SM-driven baseline-commopt, the paper's GPUs, and ACE, which runs
 	// the same trees in its own chunks: its SRAM holds chunks).
 	Systems []string
-	Workers int
+	// Platform is the platform the runs take (the collectives'
+	// algorithm aside, which each configuration sets); nil: the default.
+	Platform *platform.Platform
+	Workers  int
 }
 
 // CCubeTrainingRow is one configuration of one workload on one system.
@@ -206,7 +209,7 @@ type CCubeTrainingRow struct {
 }
 
 // CCubeTraining trains each workload on dgx1 under each configuration, on
-// each system, in the platform's default compute regime.
+// each system, in the platform's compute regime.
 func CCubeTraining(o CCubeTrainingOptions) ([]CCubeTrainingRow, error) {
 	if len(o.Workloads) == 0 {
 		o.Workloads = []string{"resnet50"}
@@ -215,9 +218,20 @@ func CCubeTraining(o CCubeTrainingOptions) ([]CCubeTrainingRow, error) {
 		o.Systems = []string{"baseline-commopt", "ace"}
 	}
 	p := platform.Default()
+	if o.Platform != nil {
+		p = *o.Platform
+	}
 	spec, err := topology.Parse("dgx1")
 	if err != nil {
 		return nil, err
+	}
+	if _, err := compare.PlatformSystems(o.Systems, p); err != nil { // refused before any run
+		return nil, fmt.Errorf("ccube: %w", err)
+	}
+	for _, wl := range o.Workloads {
+		if _, err := compare.PlatformWorkload(p, wl); err != nil {
+			return nil, fmt.Errorf("ccube: %w", err)
+		}
 	}
 	type job struct {
 		wl, sys string

@@ -44,3 +44,28 @@ func TestCCubeOneShotByHand(t *testing.T) {
 		}
 	}
 }
+
+// The C-Cube configurations train on dgx1 from a workload file:
+// testdata/ccube_case1.txt is the layer profile of
+// compare.TestCCubeConfigurationsOrderOnDGX1 (the paper's "Case 1": layer
+// i forwards (6 − i) × 3000 ns and all-reduces i × 64 KiB), where on the
+// baseline the steady state orders CC > C1 ≈ C2 > B; R is the NVLink
+// ring. The rows come in the order of CCubeConfigs, each gain over its
+// own system's B, and B's gain is zero.
+func TestCCubeTrainingRows(t *testing.T) {
+	rows, err := CCubeTraining(CCubeTrainingOptions{Workloads: []string{"../testdata/ccube_case1.txt"}, Systems: []string{"baseline-commopt"}})
+	require.NoError(t, err)
+	require.Len(t, rows, len(CCubeConfigs))
+	gain := map[string]float64{}
+	for i, r := range rows {
+		require.Equal(t, CCubeConfigs[i].Name, r.Config)
+		require.Equal(t, CCubeConfigs[i].Whole, r.Whole)
+		require.Positive(t, r.Cycles)
+		gain[r.Config] = r.Gain
+	}
+	require.Zero(t, gain["B"])
+	require.Greater(t, gain["C1"], 0.0)
+	require.Greater(t, gain["C2"], 0.0)
+	require.Greater(t, gain["CC"], gain["C1"])
+	require.Greater(t, gain["CC"], gain["C2"])
+}

@@ -20,7 +20,7 @@ import (
 	"github.com/acemu/acemu/units"
 )
 
-const reproduceUsage = `Usage: acemu reproduce fig4|fig5|fig6|fig9a|fig9b|fig11|ccube-fig12a [flags]
+const reproduceUsage = `Usage: acemu reproduce fig4|fig5|fig6|fig9a|fig9b|fig11|ccube-fig12a|ccube-fig13 [flags]
 
 Rerun the sweeps behind the ACE paper's figures from the model:
   fig4   an all-reduce (default 100 MB per NPU) alone and beside a GEMM of
@@ -51,11 +51,16 @@ And the related papers' experiments:
          64 MiB (--size: one), one-shot and in 64 KiB chunks, on the ideal
          endpoint, the SM-driven baseline and ACE, beside the paper's gain
          and its model's
+  ccube-fig13  the C-Cube paper's Fig. 13 (Section 6): training on dgx1
+         under its configurations B, C1, C2, CC and R (--workloads, default
+         resnet50; --systems, default baseline-commopt,ace), one iteration in
+         the steady state, each beside B, with the paper's gains
 
 Each point is a full cycle-level run, folded to one NPU where the torus
 allows it: fig4 takes about ten seconds on two cores, fig5 and fig6 under a
 minute, fig9b about 20 seconds, fig11 about a minute, fig9a (120 training
-runs) about five minutes, ccube-fig12a about a minute.
+runs) about five minutes, ccube-fig12a about a minute, ccube-fig13
+(ten training runs on dgx1, every GPU simulated) about eight CPU-minutes.
 
 Flags:
 `
@@ -91,6 +96,9 @@ var figures = []figure{
 	// The C-Cube paper's figures run on its machine, dgx1.
 	{name: "ccube-fig12a", unused: []string{"topos", "sms", "fig6-mem", "workloads", "mem", "plot", "systems", "memory-policy"},
 		ignored: []string{"links.", "afi.", "collectives.", "baseline.", "training.", "ace.mem_bw", "npu.compute_speed"}, run: runCCubeFig12a},
+	// Each configuration sets the all-reduce's algorithm.
+	{name: "ccube-fig13", unused: []string{"topos", "size", "sms", "fig6-mem", "mem", "plot"},
+		ignored: []string{"collectives."}, run: runCCubeFig13},
 }
 
 // figureNames lists the figures as a sentence: "fig4, fig5 or fig6".
