@@ -11,7 +11,6 @@ import (
 	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/topology"
-	"github.com/acemu/acemu/train"
 )
 
 // CCubeOptions chooses the C-Cube paper's communication-only comparison
@@ -160,26 +159,8 @@ func dgx1TreeDepth() (int64, error) {
 	return depth, nil
 }
 
-// CCubeConfig is one of the C-Cube paper's configurations (Section 6,
-// Fig. 13) as acemu runs it: the all-reduce's algorithm, the training
-// schedule, and whether the one-shot all-reduce runs as one chunk
-// pipelined through its trees (the paper's) or in the platform's chunks.
-type CCubeConfig struct {
-	Name      string
-	Algorithm string
-	Schedule  train.Schedule
-	Whole     bool
-	What      string
-}
-
-// CCubeConfigs are the paper's B, C1, C2, CC and R on dgx1.
-var CCubeConfigs = []CCubeConfig{
-	{"B", "double-tree", train.ScheduleOneShot, true, "the double tree, reduction then broadcast, one-shot"},
-	{"C1", "double-tree-overlapped", train.ScheduleOneShot, true, "the overlapped double tree, one-shot"},
-	{"C2", "double-tree", train.ScheduleOneShotChained, true, "the double tree, one-shot, gradient queuing"},
-	{"CC", "double-tree-overlapped", train.ScheduleOneShotChained, true, "the overlapped double tree, one-shot, gradient queuing (C-Cube)"},
-	{"R", "hierarchical", train.ScheduleOneShot, false, "the NVLink ring both ways, one-shot in the platform's chunks (NCCL's ring)"},
-}
+// CCubeConfigs are the C-Cube paper's configurations (compare.CCubeConfigs).
+var CCubeConfigs = compare.CCubeConfigs
 
 // CCubeTrainingOptions chooses the training comparison.
 type CCubeTrainingOptions struct {
@@ -235,7 +216,7 @@ func CCubeTraining(o CCubeTrainingOptions) ([]CCubeTrainingRow, error) {
 	}
 	type job struct {
 		wl, sys string
-		cfg     CCubeConfig
+		cfg     compare.CCubeConfig
 	}
 	var jobs []job
 	for _, wl := range o.Workloads {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/compare"
 	"github.com/acemu/acemu/contend"
 	"github.com/acemu/acemu/fabric"
@@ -47,6 +48,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	sysList := fs.String("systems", strings.Join(systems.Names()[:5], ","), "systems to compare, comma-separated")
 	intFlag(fs, "iterations", platform.Default().Iterations, "training iterations")
 	fs.String("priority", defaultOf("training.priority"), "order of collectives competing for the network: lifo or fifo")
+	ccube := fs.String("ccube", "", "the C-Cube paper's configuration B, C1, C2, CC or R (its Section 6): sets the all-reduce's algorithm (double-tree, double-tree-overlapped or the ring), --schedule (oneshot or oneshot-chained) and, for the trees, the one-shot all-reduce as one chunk on every system but ACE (docs/training-loop.md, \"The one-shot as one chunk\"); for dgx1, the paper's machine")
 	schedule := fs.String("schedule", train.ScheduleLayerwise.String(), "when the overlapping systems all-reduce their weight gradients: "+strings.Join(train.Schedules(), ", ")+" (layerwise: each layer's after its back-prop, the ACE paper's; oneshot: one after back-prop, which the next forward pass waits for; oneshot-chained: the same with gradient queuing, each layer's forward waiting only for its own chunks; docs/training-loop.md)")
 	format := fs.String("format", "table", "output: "+formats)
 	workers := intFlag(fs, "workers", 0, "systems simulated at once (default GOMAXPROCS)")
@@ -88,6 +90,17 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(fmt.Errorf("--schedule: %w", err))
 	}
+	var cc *compare.CCubeConfig
+	if *ccube != "" {
+		c, err := compare.CCubeConfigOf(*ccube)
+		if err != nil {
+			return fail(fmt.Errorf("--ccube: %w", err))
+		}
+		if fs.Changed("schedule") {
+			return fail(fmt.Errorf("--ccube %s sets the schedule (%s); drop --schedule", c.Name, c.Schedule))
+		}
+		cc, sched = &c, c.Schedule
+	}
 	machine, err := topology.Parse(*topo)
 	if err != nil {
 		if !strings.Contains(err.Error(), "--topo") {
@@ -99,6 +112,14 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	p, err := pf.build(fs)
 	if err != nil {
 		return fail(err)
+	}
+	if cc != nil {
+		if got, def := p.Algorithms[collectives.OpAllReduce], platform.Default().Algorithms[collectives.OpAllReduce]; got != def {
+			return fail(fmt.Errorf("--ccube %s sets the all-reduce's algorithm (%s); drop collectives.allreduce = %s", cc.Name, cc.Algorithm, got))
+		}
+		if err := p.Set("collectives.allreduce", cc.Algorithm); err != nil {
+			return fail(fmt.Errorf("--ccube %s: %w", cc.Name, err))
+		}
 	}
 	if err := unusedLinkKeys(p, machine, *topo); err != nil {
 		return fail(err)
@@ -161,6 +182,14 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		*plotDir, plotFlag = of.out, "--out"
 	}
 	opts.Machine, opts.Workload, opts.Systems, opts.Schedule = machine, w, ss, sched
+	if cc != nil && cc.Whole { // the trees' one-shot as one chunk on every endpoint but ACE, whose SRAM holds chunks
+		opts.WholeOneShot = map[string]bool{}
+		for _, s := range ss {
+			if s.Kind != systems.ACE {
+				opts.WholeOneShot[s.Name] = true
+			}
+		}
+	}
 	opts.Workers, opts.Full, opts.Series = *workers, *full, *series != "" || *plotDir != ""
 	opts.KeepMetrics = *perLayer != ""
 	kinds, err := of.asked(machine.Machine.N(), func(system string) string { return w.Name + " on " + system })
@@ -317,6 +346,13 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		res.notes = append(res.notes, line)
 	}
 	res.notes = append(res.notes, fmt.Sprintf("%s on %s (%d NPUs), %s, %s priority, memory policy %s%s; cycles at 1245 MHz; %s", rep.Workload, rep.Topology, rep.NPUs, units.Count(p.Iterations, "iteration"), rep.Policy, rep.Memory, scheduleNote(rep.Schedule), how))
+	if cc != nil {
+		as := "in the platform's chunks"
+		if cc.Whole {
+			as = "as one chunk on every system but ACE (in its chunks)"
+		}
+		res.notes = append(res.notes, fmt.Sprintf("C-Cube's %s: %s; the one-shot all-reduce (%s) %s", cc.Name, cc.What, cc.Algorithm, as))
+	}
 	if slices.ContainsFunc(ss, func(s systems.System) bool { return s.Kind == systems.Baseline }) {
 		res.notes = append(res.notes, libraryNote(p.Library))
 		doc.BaselineLibrary = &p.Library

@@ -46,3 +46,38 @@ func TestScheduleIsNamed(t *testing.T) {
 	assert.Equal(t, docs[0].Systems[1].Total, docs[1].Systems[1].Total, "no overlap, no change")
 	assert.NotEqual(t, docs[0].Systems[0].Total, docs[1].Systems[0].Total, "the ideal system's weight gradients go in one shot")
 }
+
+// --ccube is its settings: B runs ACE as --set
+// collectives.allreduce=double-tree --schedule oneshot does (ACE keeps its
+// chunks), and the baseline slower (its one-shot all-reduce as one chunk
+// through the conventional trees, the broadcast waiting for every piece,
+// where in chunks the chunks' broadcasts overlap other chunks'
+// reductions); R is --schedule oneshot on the default algorithm, the
+// NVLink ring, on both. The output names the configuration.
+func TestCCubePresetIsItsSettings(t *testing.T) {
+	base := []string{"--topo", "dgx1", "--workload", "../../testdata/ccube_case1.txt", "--systems", "baseline-commopt,ace", "--iterations", "2", "--format", "json"}
+	totals := func(args ...string) map[string]int64 {
+		t.Helper()
+		code, out, errOut := runCLI(append(append([]string(nil), base...), args...)...)
+		require.Equal(t, 0, code, errOut)
+		var doc struct {
+			Systems []struct {
+				Name  string `json:"name"`
+				Total int64  `json:"total_cycles"`
+			} `json:"systems"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &doc))
+		m := map[string]int64{}
+		for _, s := range doc.Systems {
+			m[s.Name] = s.Total
+		}
+		return m
+	}
+	b, set := totals("--ccube", "B"), totals("--set", "collectives.allreduce=double-tree", "--schedule", "oneshot")
+	assert.Equal(t, set["ace"], b["ace"])
+	assert.Greater(t, b["baseline-commopt"], set["baseline-commopt"])
+	assert.Equal(t, totals("--schedule", "oneshot"), totals("--ccube", "R"))
+	code, out, errOut := runCLI("--topo", "dgx1", "--workload", "../../testdata/ccube_case1.txt", "--systems", "ace", "--iterations", "1", "--ccube", "cc")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, strings.Join(strings.Fields(out), " "), "C-Cube's CC: the overlapped double tree, one-shot, gradient queuing (C-Cube); the one-shot all-reduce (double-tree-overlapped) as one chunk on every system but ACE (in its chunks)")
+}
