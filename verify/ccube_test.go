@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/acemu/acemu/ace"
+	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/rtl"
@@ -248,4 +249,52 @@ func TestOverlappedTreeHalvesLargeAllReduces(t *testing.T) {
 		}
 		require.Greater(t, last, 1.9, "%s/%s at 4 MiB: near 2", pair[0], pair[1])
 	}
+}
+
+// Recipe C-3 of the C-Cube paper's analysis, timed (Section III-B: the
+// gradient turnaround, when the first piece is back at every NPU, read as
+// the first progress report of a one-chunk all-reduce on dgx1, the ideal
+// endpoint). The overlapped tree turns the first piece around after its
+// 2D hops whatever the message: the same cycle at 256 KiB, 1 MiB and
+// 4 MiB. The conventional tree waits for every piece to be reduced first,
+// so its turnaround grows with the pieces K a tree, by one piece's time
+// on an NVLink per piece: 8192 B at 25 GB/s × 0.94 is 434 cycles
+// (18.876 B a cycle at 1245 MHz), so from 1 MiB (K = 64) to 4 MiB
+// (K = 256) it grows by 192 × 434 = 83 328 cycles; and it ends when the
+// overlapped tree's whole all-reduce does. Their ratio, the turnaround
+// gain, grows as K does (the paper's (2D+K−1)/(2D) in steps).
+func TestTurnaroundTimed(t *testing.T) {
+	spec, err := topology.Parse("dgx1")
+	require.NoError(t, err)
+	turn := map[string]map[int64]rtl.Cycle{}
+	total := map[string]map[int64]rtl.Cycle{}
+	for _, alg := range []string{"double-tree", "double-tree-overlapped"} {
+		turn[alg], total[alg] = map[int64]rtl.Cycle{}, map[int64]rtl.Cycle{}
+		for _, size := range []int64{256 << 10, 1 << 20, 4 << 20} {
+			plan, err := collectives.NewPlan(collectives.Config{Machine: spec.Machine, Op: collectives.OpAllReduce, MessageBytes: 8192}, alg, size, size)
+			require.NoError(t, err)
+			k := rtl.NewKernel()
+			net, err := spec.Build(k, topology.DefaultLinkSettings(), false)
+			require.NoError(t, err)
+			e, err := npu.NewIdealEngine(k, net, spec.Machine, npu.DefaultIdeal())
+			require.NoError(t, err)
+			first := rtl.Cycle(-1)
+			require.NoError(t, e.IssueWith(0, plan, afi.IssueOptions{Progress: func(now rtl.Cycle, _ int64) {
+				if first < 0 {
+					first = now
+				}
+			}}))
+			k.Run()
+			require.NoError(t, e.Stuck())
+			turn[alg][size], total[alg][size] = first, k.Now()
+		}
+	}
+	over, conv := turn["double-tree-overlapped"], turn["double-tree"]
+	require.Equal(t, over[256<<10], over[1<<20])
+	require.Equal(t, over[1<<20], over[4<<20])
+	require.Equal(t, rtl.Cycle(192*434), conv[4<<20]-conv[1<<20], "one piece's time per piece")
+	for size, c := range conv {
+		require.Equal(t, total["double-tree-overlapped"][size], c, "at %d B", size)
+	}
+	require.Greater(t, float64(conv[4<<20])/float64(over[4<<20]), float64(conv[1<<20])/float64(over[1<<20]))
 }
