@@ -153,10 +153,10 @@ func TestBlueConnectStagesOnSwitchTiers(t *testing.T) {
 
 // Every NPU ends with the exact global sum, on the ideal endpoint, the
 // SM-driven baseline and ACE: two-level on switch:3x2x2, switch:4x4x4 and
-// the 4x4x4 torus; BlueConnect on switch:3x2x2, switch:4x4x4 and a fabric
-// whose tiers are not all powers of two, switch:4x4x3 (48 NPUs; the
-// paper's 192-GPU 4x16x3 is checked by acemu reproduce blueconnect-fig3's
-// runs, too slow here on every endpoint). Sizes do not divide.
+// the 4x4x4 torus; BlueConnect on switch:3x2x2, switch:4x4x4 and fabrics
+// whose tiers are not all powers of two, switch:4x4x3 and the paper's
+// 192 GPUs, switch:4x16x3 (4 per node, 16 nodes a rack, 3 racks; Section
+// 4), two-level there too. Sizes do not divide.
 func TestBlueConnectAndTwoLevelCarryData(t *testing.T) {
 	runs := []struct{ topo, alg string }{
 		{"switch:3x2x2", "two-level"},
@@ -165,6 +165,8 @@ func TestBlueConnectAndTwoLevelCarryData(t *testing.T) {
 		{"switch:3x2x2", "blueconnect"},
 		{"switch:4x4x4", "blueconnect"},
 		{"switch:4x4x3", "blueconnect"},
+		{"switch:4x16x3", "blueconnect"},
+		{"switch:4x16x3", "two-level"},
 	}
 	for _, r := range runs {
 		spec, p := machinePlan(t, r.topo, r.alg, 20_003, 8192, 2048, false)
