@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -131,4 +132,24 @@ func TestBlueConnectRankingFollowsTheAlphaBetaModel(t *testing.T) {
 			}
 		})
 	}
+}
+
+// acemu reproduce blueconnect-fig3 --quick on small fabrics prints a row
+// per fabric with the model's bandwidth terms beside acemu's; Fig. 1's
+// fabric (switch:3x2x2, tiers 32/12.5/25 GB/s) has the model's 1 MB
+// values of TestBlueConnectModelByHand scaled by 1/100: 0.147, 0.203 and
+// 0.162 ms. Its own flags are refused where they do not apply.
+func TestReproduceBlueConnectFig3Quick(t *testing.T) {
+	code, out, errOut := runCLI("reproduce", "blueconnect-fig3", "--quick", "--topos", "switch:4x2,switch:3x2x2", "--format", "csv")
+	require.Equal(t, 0, code, errOut)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 3, out)
+	require.Equal(t, "fabric,GPUs,tier GB/s,Ring ms,GLOO ms,BLC ms,model Ring ms,model GLOO ms,model BLC ms", lines[0])
+	require.True(t, strings.HasPrefix(lines[2], "switch:3x2x2,12,32/12.5/25,"), lines[2])
+	require.True(t, strings.HasSuffix(lines[2], ",0.147,0.203,0.162"), lines[2])
+
+	requireRefused(t, 1, "--quick is for blueconnect-fig3", "reproduce", "fig5", "--quick")
+	requireRefused(t, 1, "give --quick or --size, not both", "reproduce", "blueconnect-fig3", "--quick", "--size", "2MB", "--topos", "switch:4")
+	requireRefused(t, 1, "switch fabric", "reproduce", "blueconnect-fig3", "--quick", "--topos", "4x4x4")
+	requireRefused(t, 1, "--systems", "reproduce", "blueconnect-fig3", "--quick", "--systems", "ace")
 }

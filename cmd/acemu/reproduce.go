@@ -20,7 +20,7 @@ import (
 	"github.com/acemu/acemu/units"
 )
 
-const reproduceUsage = `Usage: acemu reproduce fig4|fig5|fig6|fig9a|fig9b|fig11 [flags]
+const reproduceUsage = `Usage: acemu reproduce fig4|fig5|fig6|fig9a|fig9b|fig11|blueconnect-fig3 [flags]
 
 Rerun the sweeps behind the ACE paper's figures from the model:
   fig4   an all-reduce (default 100 MB per NPU) alone and beside a GEMM of
@@ -42,11 +42,18 @@ Rerun the sweeps behind the ACE paper's figures from the model:
          (default the paper's three on 4x2x2, 4x4x2, 4x4x4 and 4x8x4): % of
          ideal and ACE's speed-up over the best baseline per size, and
          Section VI-C's averages beside the paper's
+  blueconnect-fig3
+         the BlueConnect paper's Fig. 3 analogue: a 100 MB (ResNet-50, FP32)
+         all-reduce by the flat ring, two-level (GLOO) and BlueConnect on
+         switch fabrics of 4 to 192 GPUs (switch:4 … switch:4x16x3) on the
+         ideal endpoint, beside the paper's α-β model and its 192-GPU
+         headline (docs/validation.md, "BlueConnect"); --quick runs 1 MB
 
 Each point is a full cycle-level run, folded to one NPU where the torus
 allows it: fig4 takes about ten seconds on two cores, fig5 and fig6 under a
 minute, fig9b about 20 seconds, fig11 about a minute, fig9a (120 training
-runs) about five minutes.
+runs) about five minutes; blueconnect-fig3 about 35 CPU-minutes (most
+of it the flat ring on 192 GPUs), --quick about 20 CPU-seconds.
 
 Flags:
 `
@@ -79,6 +86,10 @@ var figures = []figure{
 	// The comparator's runs take every platform parameter.
 	{name: "fig9b", unused: []string{"size", "mem", "sms", "fig6-mem", "systems"}, run: runFig9b},
 	{name: "fig11", unused: []string{"size", "mem", "sms", "fig6-mem", "systems"}, run: runFig11},
+	// The BlueConnect comparison sets its own links (the paper's
+	// bandwidths) and runs the ideal endpoint with its own algorithms.
+	{name: "blueconnect-fig3", unused: append([]string{"mem", "sms", "fig6-mem", "workloads", "memory-policy", "systems", "plot"}, aceFlagNames...),
+		ignored: []string{"links.", "afi.", "collectives.", "baseline.", "training.", "ace.", "npu.compute_speed"}, run: runBlueConnectFig3},
 }
 
 // figureNames lists the figures as a sentence: "fig4, fig5 or fig6".
@@ -104,6 +115,7 @@ type figRun struct {
 	plotDir, plotFlag, outDir                string
 	systems, mem, sms, workloads, sram, fsms string
 	fig6Mem                                  int64
+	quick                                    bool // blueconnect-fig3 --quick
 	res                                      result
 }
 
@@ -127,6 +139,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	var pf platformFlags
 	pf.register(fs)
 	sramList := fs.String("sram", "", "ACE SRAM size; fig9a: sizes, comma-separated (default 4MiB; fig9a 1MiB,2MiB,4MiB,8MiB)")
+	quick := fs.Bool("quick", false, "blueconnect-fig3: 1 MB instead of the paper's 100 MB (seconds, not half an hour, of CPU)")
 	fsmList := fs.String("fsms", "", "ACE FSM count; fig9a: counts, comma-separated (default 16; fig9a 4,8,12,16,20)")
 	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s%s", reproduceUsage, fs.FlagUsages()) }
 	if done, code := parseFlagsArgs(fs, args, 1, stdout, stderr); done {
@@ -149,7 +162,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	if err := checkFormat(*format); err != nil {
 		return fail(err)
 	}
-	r := &figRun{fs: fs, workers: *workers, plotDir: *plotDir, plotFlag: "--plot", outDir: *outDir,
+	r := &figRun{fs: fs, workers: *workers, plotDir: *plotDir, plotFlag: "--plot", outDir: *outDir, quick: *quick,
 		systems: *sysList, mem: *mem, sms: *sms, workloads: *wlList, sram: *sramList, fsms: *fsmList, fig6Mem: *fig6Mem}
 	if r.outDir != "" && r.plotDir == "" && !slices.Contains(fig.unused, "plot") {
 		r.plotDir, r.plotFlag = r.outDir, "--out" // the figure goes with the results
@@ -159,6 +172,11 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	// figs. 5 and 6 sweep communication's allotment itself.
 	if err := refuseFlags(fs, fig.unused, "is not used by "+fig.name); err != nil {
 		return fail(err)
+	}
+	if fig.name != "blueconnect-fig3" {
+		if err := refuseFlags(fs, []string{"quick"}, "is for blueconnect-fig3"); err != nil {
+			return fail(err)
+		}
 	}
 	if fig.name == "fig4" && !fs.Changed("size") {
 		*size = "100MB"
