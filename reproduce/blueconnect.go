@@ -56,8 +56,9 @@ func DefaultBlueConnect() BlueConnectOptions {
 	}
 }
 
-// QuickBlueConnect is the same sweep at 1 MB: the latency-bound end of it,
-// seconds of CPU rather than the full run's tens of minutes.
+// QuickBlueConnect is the same sweep at 1 MB: about 19 CPU-seconds where
+// the full run takes about 38 CPU-minutes (docs/validation.md,
+// "BlueConnect").
 func QuickBlueConnect() BlueConnectOptions {
 	o := DefaultBlueConnect()
 	o.Size = 1_000_000

@@ -52,8 +52,9 @@ Rerun the sweeps behind the ACE paper's figures from the model:
 Each point is a full cycle-level run, folded to one NPU where the torus
 allows it: fig4 takes about ten seconds on two cores, fig5 and fig6 under a
 minute, fig9b about 20 seconds, fig11 about a minute, fig9a (120 training
-runs) about five minutes; blueconnect-fig3 about 35 CPU-minutes (most
-of it the flat ring on 192 GPUs), --quick about 20 CPU-seconds.
+runs) about five minutes; blueconnect-fig3 about 38 CPU-minutes and 5 GB
+with two runs at once (half of it on 192 GPUs), --quick about 19
+CPU-seconds.
 
 Flags:
 `
@@ -139,7 +140,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	var pf platformFlags
 	pf.register(fs)
 	sramList := fs.String("sram", "", "ACE SRAM size; fig9a: sizes, comma-separated (default 4MiB; fig9a 1MiB,2MiB,4MiB,8MiB)")
-	quick := fs.Bool("quick", false, "blueconnect-fig3: 1 MB instead of the paper's 100 MB (seconds, not half an hour, of CPU)")
+	quick := fs.Bool("quick", false, "blueconnect-fig3: 1 MB instead of the paper's 100 MB (about 19 CPU-seconds instead of 38 CPU-minutes)")
 	fsmList := fs.String("fsms", "", "ACE FSM count; fig9a: counts, comma-separated (default 16; fig9a 4,8,12,16,20)")
 	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s%s", reproduceUsage, fs.FlagUsages()) }
 	if done, code := parseFlagsArgs(fs, args, 1, stdout, stderr); done {
