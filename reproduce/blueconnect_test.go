@@ -77,6 +77,19 @@ func TestBlueConnectQuickSweep(t *testing.T) {
 	assert.False(t, ok, "no 192-GPU row in this sweep")
 }
 
+// The sweep's results do not depend on how many runs go at once.
+func TestBlueConnectSameOnAnyWorkers(t *testing.T) {
+	var got []*BlueConnectResult
+	for _, w := range []int{1, 3} {
+		o := QuickBlueConnect()
+		o.Fabrics, o.Size, o.Workers = []string{"switch:4x2", "switch:3x2x2"}, 100_000, w
+		r, err := BlueConnect(o)
+		require.NoError(t, err)
+		got = append(got, r)
+	}
+	require.Equal(t, got[0], got[1])
+}
+
 func TestBlueConnectRefusesATorus(t *testing.T) {
 	o := QuickBlueConnect()
 	o.Fabrics = []string{"4x4x4"}
