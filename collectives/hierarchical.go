@@ -536,15 +536,9 @@ func init() {
 			return NewHierarchical(cfg, phases)
 		})
 	Register("blueconnect", []CollectiveOp{OpAllReduce, OpReduceScatter, OpAllGather},
-		"BlueConnect: reduce-scatter up the tiers of a factorisation of the NPU count, all-gather down them (--factors, default the torus dimensions)",
+		"BlueConnect: reduce-scatter up the tiers of a factorisation of the NPU count, all-gather down them (--factors, default the machine's dimensions: a torus's L, V, H; a switch fabric's tiers, lowest first)",
 		func(cfg Config) (Algorithm, error) {
-			factors := cfg.Factors
-			if len(factors) == 0 {
-				for _, d := range cfg.dims() {
-					factors = append(factors, d.Size)
-				}
-			}
-			tiers, err := FactorTiers(cfg.dims(), cfg.Machine.N(), factors)
+			tiers, err := cfg.factorTiers()
 			if err != nil {
 				return nil, err
 			}
@@ -557,6 +551,19 @@ func init() {
 			kind := map[CollectiveOp]PhaseKind{OpAllReduce: AllReduce, OpReduceScatter: ReduceScatter, OpAllGather: AllGather}[cfg.Op]
 			return NewHierarchical(cfg, []HPhase{{Kind: kind, Tier: t, Algo: "ring"}})
 		})
+}
+
+// factorTiers are the tiers of cfg's factorisation (Factors, default the
+// machine's dimensions' sizes, lowest first): blueconnect's and
+// two-level's.
+func (cfg Config) factorTiers() ([]Tier, error) {
+	factors := cfg.Factors
+	if len(factors) == 0 {
+		for _, d := range cfg.dims() {
+			factors = append(factors, d.Size)
+		}
+	}
+	return FactorTiers(cfg.dims(), cfg.Machine.N(), factors)
 }
 
 // allTier is the tier of all NPUs in id order: an axis's, when one axis

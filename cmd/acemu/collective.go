@@ -180,11 +180,11 @@ func (o *planOpts) plan() (*collectives.Plan, error) {
 	if o.groupNPUs != "" && alg != "hierarchical" {
 		return nil, fmt.Errorf("--group-npus is for --algorithm hierarchical (the default all-reduce, reduce-scatter and all-gather), not %s", alg)
 	}
-	if o.factors != "" && alg != "blueconnect" {
-		return nil, fmt.Errorf("--factors is for --algorithm blueconnect, not %s", alg)
+	if o.factors != "" && alg != "blueconnect" && alg != "two-level" {
+		return nil, fmt.Errorf("--factors is for --algorithm blueconnect or two-level, not %s", alg)
 	}
-	if o.unidirectional && alg != "hierarchical" && alg != "blueconnect" && alg != "ring" {
-		return nil, fmt.Errorf("--unidirectional is for ring phases (algorithms hierarchical, blueconnect and ring); %s has no ring direction, so drop it", alg)
+	if o.unidirectional && alg != "hierarchical" && alg != "blueconnect" && alg != "two-level" && alg != "ring" {
+		return nil, fmt.Errorf("--unidirectional is for ring phases (algorithms hierarchical, blueconnect, two-level and ring); %s has no ring direction, so drop it", alg)
 	}
 	return collectives.NewPlan(cfg, alg, size, chunk)
 }

@@ -115,7 +115,8 @@ Usage:
                              them; MACHINE is a torus LxVxH (default 4x8x4), dgx1, switch:P0xP1… or a file
   acemu collective [flags]   simulate one collective on any machine
   acemu microcode [flags]    print the microcode one NPU's FSMs run for a collective
-  acemu reproduce FIGURE     rerun one of the paper's figures: fig4, fig5, fig6, fig9a, fig9b, fig11
+  acemu reproduce FIGURE     rerun one of the paper's figures: fig4, fig5, fig6, fig9a, fig9b, fig11;
+                             blueconnect-fig3 (the BlueConnect paper's Fig. 3)
                              (acemu reproduce --help)
   acemu sweep [flags]        run the comparator over a grid of parameters, workloads and topologies
                              (acemu sweep --help; docs/sweeps.md)

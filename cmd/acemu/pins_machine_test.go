@@ -344,6 +344,9 @@ func TestPinnedCollectiveAlgorithms(t *testing.T) {
 		{"tree-overlapped", "allreduce", "ideal", 45794, "84182165ba630ec5d80a8642ebda16cb3cbb85e0f2267ba0dca3ae8b8c13a4a4"},
 		{"tree-overlapped", "allreduce", "ace", 45191, "7f2c77e6afec41aeccd2c42be29227038713cceb520b79709019edf3be79aa19"},
 		{"tree-overlapped", "allreduce", "baseline-commopt", 85366, "9a8f4527b120e9e6cd268ca60a650cc2bee04d869e49c02706e8a604081953f5"},
+		{"two-level", "allreduce", "ideal", 25569, "dd5201a755aae233fa63bf4c7275d6bc40cb2515c19ad4d11d0a18b7699d3dad"},
+		{"two-level", "allreduce", "ace", 25644, "615a6f876b5d4328ebb4125c8d6ec95f6001bec191da45043100ef5671d74e93"},
+		{"two-level", "allreduce", "baseline-commopt", 99918, "12479535ae101d755449716c00d1db44f7631012d1f3b85d4976c44b87f1e117"},
 	}
 	for _, p := range pins {
 		t.Run(p.algorithm+"/"+p.op+"/"+p.system, func(t *testing.T) {

@@ -20,7 +20,7 @@ import (
 	"github.com/acemu/acemu/units"
 )
 
-const reproduceUsage = `Usage: acemu reproduce fig4|fig5|fig6|fig9a|fig9b|fig11|ccube-fig12a|ccube-fig13 [flags]
+const reproduceUsage = `Usage: acemu reproduce fig4|fig5|fig6|fig9a|fig9b|fig11|ccube-fig12a|ccube-fig13|blueconnect-fig3 [flags]
 
 Rerun the sweeps behind the ACE paper's figures from the model:
   fig4   an all-reduce (default 100 MB per NPU) alone and beside a GEMM of
@@ -55,12 +55,20 @@ And the related papers' experiments:
          under its configurations B, C1, C2, CC and R (--workloads, default
          resnet50; --systems, default baseline-commopt,ace), one iteration in
          the steady state, each beside B, with the paper's gains
+  blueconnect-fig3
+         the BlueConnect paper's Fig. 3 analogue: a 100 MB (ResNet-50, FP32)
+         all-reduce by the flat ring, two-level (GLOO) and BlueConnect on
+         switch fabrics of 4 to 192 GPUs (switch:4 … switch:4x16x3) on the
+         ideal endpoint, beside the paper's α-β model and its 192-GPU
+         headline (docs/validation.md, "BlueConnect"); --quick runs 1 MB
 
 Each point is a full cycle-level run, folded to one NPU where the torus
 allows it: fig4 takes about ten seconds on two cores, fig5 and fig6 under a
 minute, fig9b about 20 seconds, fig11 about a minute, fig9a (120 training
 runs) about five minutes, ccube-fig12a about a minute, ccube-fig13
-(ten training runs on dgx1, every GPU simulated) about eight CPU-minutes.
+(ten training runs on dgx1, every GPU simulated) about eight CPU-minutes;
+blueconnect-fig3 about 38 CPU-minutes and 5 GB with two runs at once
+(half of it on 192 GPUs), --quick about 19 CPU-seconds.
 
 Flags:
 `
@@ -99,6 +107,10 @@ var figures = []figure{
 	// Each configuration sets the all-reduce's algorithm.
 	{name: "ccube-fig13", unused: []string{"topos", "size", "sms", "fig6-mem", "mem", "plot"},
 		ignored: []string{"collectives."}, run: runCCubeFig13},
+	// The BlueConnect comparison sets its own links (the paper's
+	// bandwidths) and runs the ideal endpoint with its own algorithms.
+	{name: "blueconnect-fig3", unused: append([]string{"mem", "sms", "fig6-mem", "workloads", "memory-policy", "systems", "plot"}, aceFlagNames...),
+		ignored: []string{"links.", "afi.", "collectives.", "baseline.", "training.", "ace.", "npu.compute_speed"}, run: runBlueConnectFig3},
 }
 
 // figureNames lists the figures as a sentence: "fig4, fig5 or fig6".
@@ -124,6 +136,7 @@ type figRun struct {
 	plotDir, plotFlag, outDir                string
 	systems, mem, sms, workloads, sram, fsms string
 	fig6Mem                                  int64
+	quick                                    bool // blueconnect-fig3 --quick
 	res                                      result
 }
 
@@ -147,6 +160,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	var pf platformFlags
 	pf.register(fs)
 	sramList := fs.String("sram", "", "ACE SRAM size; fig9a: sizes, comma-separated (default 4MiB; fig9a 1MiB,2MiB,4MiB,8MiB)")
+	quick := fs.Bool("quick", false, "blueconnect-fig3: 1 MB instead of the paper's 100 MB (about 19 CPU-seconds instead of 38 CPU-minutes)")
 	fsmList := fs.String("fsms", "", "ACE FSM count; fig9a: counts, comma-separated (default 16; fig9a 4,8,12,16,20)")
 	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s%s", reproduceUsage, fs.FlagUsages()) }
 	if done, code := parseFlagsArgs(fs, args, 1, stdout, stderr); done {
@@ -169,7 +183,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	if err := checkFormat(*format); err != nil {
 		return fail(err)
 	}
-	r := &figRun{fs: fs, workers: *workers, plotDir: *plotDir, plotFlag: "--plot", outDir: *outDir,
+	r := &figRun{fs: fs, workers: *workers, plotDir: *plotDir, plotFlag: "--plot", outDir: *outDir, quick: *quick,
 		systems: *sysList, mem: *mem, sms: *sms, workloads: *wlList, sram: *sramList, fsms: *fsmList, fig6Mem: *fig6Mem}
 	if r.outDir != "" && r.plotDir == "" && !slices.Contains(fig.unused, "plot") {
 		r.plotDir, r.plotFlag = r.outDir, "--out" // the figure goes with the results
@@ -179,6 +193,11 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	// figs. 5 and 6 sweep communication's allotment itself.
 	if err := refuseFlags(fs, fig.unused, "is not used by "+fig.name); err != nil {
 		return fail(err)
+	}
+	if fig.name != "blueconnect-fig3" {
+		if err := refuseFlags(fs, []string{"quick"}, "is for blueconnect-fig3"); err != nil {
+			return fail(err)
+		}
 	}
 	if fig.name == "fig4" && !fs.Changed("size") {
 		*size = "100MB"
