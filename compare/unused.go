@@ -108,6 +108,17 @@ func ReadsLinkKey(p platform.Platform, spec *topology.Spec, key string) bool {
 	return err != nil || !slices.Equal(with, without)
 }
 
+// HasLinkClass reports whether a link of spec's network, built with p's
+// links, is of class (fabric.LinkParams.Name: intra, inter, nvlink,
+// tier0, …).
+func HasLinkClass(p platform.Platform, spec *topology.Spec, class string) bool {
+	ls, err := machineLinks(p, spec)
+	if err != nil {
+		return false
+	}
+	return slices.ContainsFunc(ls, func(l fabric.LinkParams) bool { return l.Name == class })
+}
+
 // machineLinks are the parameters of the links of spec's network built
 // with p's links: one node's where one can stand for all.
 func machineLinks(p platform.Platform, spec *topology.Spec) ([]fabric.LinkParams, error) {

@@ -284,8 +284,13 @@ func unusedMachineLinkKeys(p platform.Platform, spec *topology.Spec, topo string
 			continue
 		}
 		if !compare.ReadsLinkKey(p, spec, q.Key) {
+			class := strings.Split(q.Key, ".")[1]
+			if compare.HasLinkClass(p, spec, class) {
+				return fmt.Errorf("%s = %s: the links of %s of class %s have that value without it, so it would change nothing; drop it",
+					q.Key, q.Get(&p), topo, class)
+			}
 			return fmt.Errorf("%s = %s: no link of %s is of class %s, so it would change nothing; drop it",
-				q.Key, q.Get(&p), topo, strings.Split(q.Key, ".")[1])
+				q.Key, q.Get(&p), topo, class)
 		}
 	}
 	return nil
