@@ -249,7 +249,11 @@ func (s *Spec) unused(ss []systems.System, what string) error {
 			return fmt.Errorf("%s %s, but %s, so it would change nothing; drop it", k, role, why)
 		}
 		if compare.IsClassLinkKey(k) && !s.readsLinkKey(k) {
-			return fmt.Errorf("%s %s, but no link of the topologies (%s) is of class %s, so it would change nothing; drop it", k, role, strings.Join(s.Topologies, ","), strings.Split(k, ".")[1])
+			class := strings.Split(k, ".")[1]
+			if s.hasLinkClass(class) {
+				return fmt.Errorf("%s %s, but the links of the topologies (%s) of class %s have that value without it, so it would change nothing; drop it", k, role, strings.Join(s.Topologies, ","), class)
+			}
+			return fmt.Errorf("%s %s, but no link of the topologies (%s) is of class %s, so it would change nothing; drop it", k, role, strings.Join(s.Topologies, ","), class)
 		}
 		if k == "training.batch" && s.paperCompute() {
 			return fmt.Errorf("%s %s, but training.compute is paper, whose times are of one batch (docs/workloads.md, \"Compute regimes\"), so every point would fail; drop it, or set training.compute=roofline", k, role)
@@ -262,6 +266,17 @@ func (s *Spec) unused(ss []systems.System, what string) error {
 // the link class key (compare.ReadsLinkKey): with its fixed value, or with
 // the first two values of its axis (distinct values, so that one of them
 // differs from what the links take without it).
+// hasLinkClass reports whether a link of the sweep's topologies, built
+// with its base platform, is of class.
+func (s *Spec) hasLinkClass(class string) bool {
+	for _, t := range s.Topologies {
+		if spec, err := topology.Parse(t); err == nil && compare.HasLinkClass(s.basePlatform(), spec, class) {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *Spec) readsLinkKey(key string) bool {
 	var ps []platform.Platform
 	base := s.basePlatform()
