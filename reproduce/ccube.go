@@ -81,15 +81,21 @@ func CCube(o CCubeOptions) ([]CCubeRow, error) {
 		if size < 1 {
 			return nil, fmt.Errorf("ccube: size %d B: give at least one byte", size)
 		}
-		for _, r := range []CCubeRow{
-			{Size: size, Endpoint: Ideal, Chunk: size},
-			{Size: size, Endpoint: Baseline, Chunk: size},
-			{Size: size, Endpoint: Ideal, Chunk: 64 << 10},
-			{Size: size, Endpoint: Baseline, Chunk: 64 << 10},
-			{Size: size, Endpoint: ACE, Chunk: 64 << 10},
+		for _, r := range []struct {
+			CCubeRow
+			chunked bool
+		}{
+			{CCubeRow{Size: size, Endpoint: Ideal, Chunk: size}, false},
+			{CCubeRow{Size: size, Endpoint: Baseline, Chunk: size}, false},
+			{CCubeRow{Size: size, Endpoint: Ideal, Chunk: 64 << 10}, true},
+			{CCubeRow{Size: size, Endpoint: Baseline, Chunk: 64 << 10}, true},
+			{CCubeRow{Size: size, Endpoint: ACE, Chunk: 64 << 10}, false},
 		} {
+			if r.chunked && size <= r.Chunk {
+				continue // one chunk of the platform's is the one-shot row
+			}
 			r.Chunk = min(r.Chunk, size)
-			rows = append(rows, r)
+			rows = append(rows, r.CCubeRow)
 		}
 	}
 	var specs []Spec

@@ -69,3 +69,18 @@ func TestCCubeTrainingRows(t *testing.T) {
 	require.Greater(t, gain["CC"], gain["C1"])
 	require.Greater(t, gain["CC"], gain["C2"])
 }
+
+// A size of one platform chunk or less has no chunked rows beside its
+// one-shot ones (they would be the same runs): ideal, baseline, ACE.
+func TestCCubeSmallSizeHasNoChunkedRows(t *testing.T) {
+	o := DefaultCCube()
+	o.Sizes = []int64{64 << 10}
+	rows, err := CCube(o)
+	require.NoError(t, err)
+	var got []Endpoint
+	for _, r := range rows {
+		got = append(got, r.Endpoint)
+		require.Equal(t, int64(64<<10), r.Chunk)
+	}
+	require.Equal(t, []Endpoint{Ideal, Baseline, ACE}, got)
+}
