@@ -126,7 +126,7 @@ func (e *Engine) IssueWith(now rtl.Cycle, plan *collectives.Plan, o afi.IssueOpt
 	if err := r.gate.Admit(now, plan); err != nil {
 		return err
 	}
-	co := r.colls.Add(plan, len(r.nodes), 0, o.Done, o.Chunk) // its chunks are numbered when created
+	co := r.colls.Add(plan, len(r.nodes), 0, o.Done) // its chunks are numbered when created
 	if o.Progress != nil {
 		co.Track(o.Progress) // chunk by chunk: ACE's data is final once written back
 	}

@@ -16,8 +16,8 @@ import (
 // collective at a cycle; done is called when it has finished everywhere.
 type Engine interface {
 	Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.Cycle)) error
-	// IssueWith is Issue with what IssueOptions adds: per-chunk
-	// completion and a priority.
+	// IssueWith is Issue with what IssueOptions adds: progress, a
+	// communicator, a chunk and a priority.
 	IssueWith(now rtl.Cycle, plan *collectives.Plan, o IssueOptions) error
 }
 
@@ -25,11 +25,6 @@ type Engine interface {
 type IssueOptions struct {
 	// Done is called when the collective has finished on every NPU.
 	Done func(now rtl.Cycle)
-	// Chunk, if set, hears of each chunk, in order, once it and every
-	// chunk before it have finished on every NPU (on ACE: are back in
-	// memory), before Done: what per-chunk chaining (the C-Cube paper's
-	// gradient queuing) listens to.
-	Chunk func(now rtl.Cycle, chunk int)
 	// Progress, if set, hears, as they grow, how many bytes from the
 	// collective's start hold their final values on every NPU (on ACE:
 	// are back in memory), after the cycle's events and before Done:
@@ -192,8 +187,7 @@ func (a *Interface) Issue(now rtl.Cycle, op collectives.CollectiveOp, bytes int6
 	return a.IssueWith(now, op, bytes, IssueOptions{Done: done})
 }
 
-// IssueWith is Issue with per-chunk completion and a priority
-// (IssueOptions, Engine.IssueWith).
+// IssueWith is Issue with IssueOptions (Engine.IssueWith).
 func (a *Interface) IssueWith(now rtl.Cycle, op collectives.CollectiveOp, bytes int64, o IssueOptions) (Handle, error) {
 	done := o.Done
 	if o.ChunkBytes < 0 {

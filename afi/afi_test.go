@@ -111,8 +111,8 @@ func TestAStalledCollectiveReportsWhoWaits(t *testing.T) {
 	require.ErrorContains(t, err, "NPU 0 chunk 0 waits for its port")
 }
 
-// chunker reports chunks 0..2 and then the collective's end, at the cycle
-// it is issued.
+// chunker reports 1024, 2048 and 4096 B final and then the collective's
+// end, at the cycle it is issued.
 type chunker struct{}
 
 func (c chunker) Issue(now rtl.Cycle, p *collectives.Plan, done func(rtl.Cycle)) error {
@@ -120,25 +120,25 @@ func (c chunker) Issue(now rtl.Cycle, p *collectives.Plan, done func(rtl.Cycle))
 }
 
 func (chunker) IssueWith(now rtl.Cycle, _ *collectives.Plan, o afi.IssueOptions) error {
-	for i := 0; i < 3 && o.Chunk != nil; i++ {
-		o.Chunk(now, i)
+	for i := 0; i < 3 && o.Progress != nil; i++ {
+		o.Progress(now, 1024<<i)
 	}
 	o.Done(now)
 	return nil
 }
 
-// The interface hands the engine's chunk reports to the issuer, and its
+// The interface hands the engine's progress reports to the issuer, and its
 // end to the issuer's done.
-func TestInterfacePassesChunksOn(t *testing.T) {
+func TestInterfacePassesProgressOn(t *testing.T) {
 	shape, err := torus.Parse("4x2x1")
 	require.NoError(t, err)
 	a, err := afi.New(afi.DefaultConfig(shape.Machine()), chunker{})
 	require.NoError(t, err)
-	var got []int
+	var got []int64
 	ended := false
-	_, err = a.IssueWith(5, collectives.OpAllReduce, 4096, afi.IssueOptions{Done: func(rtl.Cycle) { ended = true }, Chunk: func(_ rtl.Cycle, c int) { got = append(got, c) }})
+	_, err = a.IssueWith(5, collectives.OpAllReduce, 4096, afi.IssueOptions{Done: func(rtl.Cycle) { ended = true }, Progress: func(_ rtl.Cycle, b int64) { got = append(got, b) }})
 	require.NoError(t, err)
-	require.Equal(t, []int{0, 1, 2}, got)
+	require.Equal(t, []int64{1024, 2048, 4096}, got)
 	require.True(t, ended)
 }
 

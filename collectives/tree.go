@@ -322,18 +322,11 @@ func embedTrees(m *machine.Machine, trees []ReduceTree) []treePorts {
 			out[i].up[n], out[i].down[n] = RouteXYZ, RouteXYZ
 		}
 	}
-	if m.Ports == nil {
+	ln, ok := m.Ports.(machine.Lanes)
+	if !ok {
 		return out
 	}
-	lanes := func(a, b int) []int {
-		var ls []int
-		for port := range machine.MaxPorts {
-			if nb, ok, _ := m.Ports.Neighbor(a, port); ok && nb == b {
-				ls = append(ls, port)
-			}
-		}
-		return ls
-	}
+	lanes := ln.PortsTo
 	type hop struct{ npu, port int }
 	taken := map[hop]bool{}
 	for _, t := range trees {

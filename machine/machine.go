@@ -12,7 +12,6 @@ import (
 	"fmt"
 
 	"github.com/acemu/acemu/fabric"
-	"github.com/acemu/acemu/rtl"
 )
 
 // Topology is the network's shape as endpoints use it.
@@ -112,9 +111,13 @@ type Machine struct {
 	Trees [][]int
 }
 
-// MaxPorts is the most ports an NPU has on any machine (the kernel's
-// classes of port events).
-const MaxPorts = rtl.ClassPorts
+// Lanes is what a machine's Ports has where NPUs may be joined by
+// several parallel links (a topology file's lanes).
+type Lanes interface {
+	// PortsTo lists npu a's ports to NPU b that carry its messages to b,
+	// in port order (none when they are not neighbours).
+	PortsTo(a, b int) []int
+}
 
 // New checks a machine's dimensions against its NPU count.
 func New(name string, top Topology, dims []Dim) (*Machine, error) {

@@ -96,8 +96,7 @@ func (e *Engine) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.
 	return e.IssueWith(now, plan, afi.IssueOptions{Done: done})
 }
 
-// IssueWith is Issue with per-chunk completion and a priority
-// (afi.IssueOptions).
+// IssueWith is Issue with progress and a priority (afi.IssueOptions).
 func (e *Engine) IssueWith(now rtl.Cycle, plan *collectives.Plan, o afi.IssueOptions) error {
 	r := e.r
 	if err := r.gate.Admit(now, plan); err != nil {
@@ -107,7 +106,7 @@ func (e *Engine) IssueWith(now rtl.Cycle, plan *collectives.Plan, o afi.IssueOpt
 	if int64(r.chunks)+int64(nc) > 1<<31-1 {
 		return fmt.Errorf("too many chunks in flight over the run (%d + %d)", r.chunks, nc)
 	}
-	co := r.colls.Add(plan, len(r.nodes), r.chunks, o.Done, o.Chunk)
+	co := r.colls.Add(plan, len(r.nodes), r.chunks, o.Done)
 	if o.Progress != nil {
 		co.Track(o.Progress)
 	}

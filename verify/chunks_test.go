@@ -11,11 +11,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Per-chunk completion, on every endpoint: an all-reduce of 10 chunks on
-// 4x2x1 reports chunks 0 to 9 in order, chunk k at the latest cycle any
-// chunk up to k finished on any NPU (read independently, from the
-// observer's ChunkDone events), the last at the collective's own end.
-func TestChunksAreReportedInOrderOnEveryEndpoint(t *testing.T) {
+// Progress where an algorithm declares no pieces goes chunk by chunk, on
+// every endpoint: an all-reduce of 10 chunks of 4096 B on 4x2x1 reports,
+// at each cycle it reports, the chunks before the first not yet finished
+// on every NPU as of then (read independently, from the observer's
+// ChunkDone events), one report a cycle, growing, the last the whole
+// 40960 B at the collective's own end.
+func TestProgressChunkByChunk(t *testing.T) {
 	shape, err := torus.Parse("4x2x1")
 	require.NoError(t, err)
 	plan := plan(t, "4x2x1", collectives.OpAllReduce, "hierarchical", 10*4096, 4096, 1024, nil)
@@ -32,22 +34,24 @@ func TestChunksAreReportedInOrderOnEveryEndpoint(t *testing.T) {
 				}
 			})
 			e := newTestEngine(t, endpoint, k, net, shape, plan, nil, obs)
-			var reported []int
-			var at []rtl.Cycle
+			got := map[rtl.Cycle]int64{}
 			var done rtl.Cycle
-			require.NoError(t, e.IssueWith(0, plan, afi.IssueOptions{Done: func(now rtl.Cycle) { done = now }, Chunk: func(now rtl.Cycle, c int) {
-				reported = append(reported, c)
-				at = append(at, now)
-			}}))
+			require.NoError(t, e.IssueWith(0, plan, afi.IssueOptions{Done: func(now rtl.Cycle) { done = now },
+				Progress: func(now rtl.Cycle, b int64) {
+					_, twice := got[now]
+					require.False(t, twice, "one report a cycle")
+					got[now] = b
+				}}))
 			k.Run()
 			require.NoError(t, e.Stuck())
-			require.Equal(t, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, reported)
-			var latest rtl.Cycle
-			for c, cycle := range at {
-				latest = max(latest, finished[c])
-				require.Equal(t, latest, cycle, "chunk %d", c)
+			want := map[rtl.Cycle]int64{}
+			var by rtl.Cycle // chunks 0..c are all finished by the latest of their cycles
+			for c, cycle := range finished {
+				by = max(by, cycle)
+				want[by] = int64(c+1) * 4096
 			}
-			require.Equal(t, done, at[len(at)-1])
+			require.Equal(t, want, got)
+			require.Equal(t, int64(10*4096), got[done])
 		})
 	}
 }

@@ -12,49 +12,8 @@ import (
 	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/topology"
-	"github.com/acemu/acemu/torus"
 	"github.com/stretchr/testify/require"
 )
-
-// A collective's progress (afi.IssueOptions.Progress), where its
-// algorithm declares no pieces, goes chunk by chunk: an all-reduce of 10
-// chunks of 4096 B on 4x2x1 reports 4096, 8192, … 40960 bytes, each in
-// the cycle its chunk is reported (the chunk callback, whose reports
-// TestChunksAreReportedInOrderOnEveryEndpoint checks against the NPUs'
-// own events), the last one at the collective's end; on every endpoint.
-func TestProgressChunkByChunk(t *testing.T) {
-	shape, err := torus.Parse("4x2x1")
-	require.NoError(t, err)
-	plan := plan(t, "4x2x1", collectives.OpAllReduce, "hierarchical", 10*4096, 4096, 1024, nil)
-	for _, endpoint := range testEndpoints {
-		t.Run(endpoint, func(t *testing.T) {
-			k := rtl.NewKernel()
-			net, err := torus.BuildNetwork(k, shape, torus.DefaultLinks())
-			require.NoError(t, err)
-			e := newTestEngine(t, endpoint, k, net, shape, plan, nil, nil)
-			chunkAt := map[rtl.Cycle]int{} // cycle → the last chunk reported in it
-			var bytes []int64
-			var at []rtl.Cycle
-			var done rtl.Cycle
-			require.NoError(t, e.IssueWith(0, plan, afi.IssueOptions{
-				Done:     func(now rtl.Cycle) { done = now },
-				Chunk:    func(now rtl.Cycle, c int) { chunkAt[now] = c },
-				Progress: func(now rtl.Cycle, b int64) { bytes, at = append(bytes, b), append(at, now) },
-			}))
-			k.Run()
-			require.NoError(t, e.Stuck())
-			require.Equal(t, done, at[len(at)-1])
-			require.Equal(t, int64(10*4096), bytes[len(bytes)-1])
-			for i, b := range bytes {
-				require.Equal(t, int64(chunkAt[at[i]]+1)*4096, b, "report %d at cycle %d", i, at[i])
-				if i > 0 {
-					require.Greater(t, b, bytes[i-1])
-					require.Greater(t, at[i], at[i-1], "one report a cycle")
-				}
-			}
-		})
-	}
-}
 
 // A pipelined tree's progress goes piece by piece (8 KiB messages) on the
 // ideal endpoint and the baseline, and chunk by chunk on ACE, which keeps

@@ -25,22 +25,17 @@ type Collective struct {
 	// Pending counts the chunk × NPU pairs not finished.
 	Pending int
 	done    func(now rtl.Cycle)
-	// With a chunk callback: per chunk, the NPUs it has not finished on,
-	// and the next chunk to report (chunks are reported in order).
-	chunk     func(now rtl.Cycle, chunk int)
-	chunkLeft []int32
-	nextChunk int
-	// With a progress callback (Track): per chunk, its offset in the
-	// collective, its pieces' ends and the NPUs each piece is not final
-	// on; the piece reported to reach next, and the bytes reported.
+	nodes   int
+	// With a progress callback (Track): per chunk, the NPUs it has not
+	// finished on, its pieces' ends and the NPUs each piece is not final
+	// on; the piece the report is to reach next, and the bytes reported.
 	progress  func(now rtl.Cycle, bytes int64)
-	base      []int64
+	chunkLeft []int32
 	pieceEnd  [][]int64
 	pieceLeft [][]int32
 	at        struct{ chunk, piece int }
 	reported  int64
 	reporting bool
-	nodes     int
 }
 
 // Collectives are an engine's collectives, in the order issued.
@@ -54,25 +49,11 @@ func NewCollectives(k *rtl.Kernel) *Collectives { return &Collectives{k: k} }
 
 // Add records a collective of plan on nodes NPUs, its chunks numbered from
 // first; done is called when the last chunk finishes on the last NPU, and
-// chunk, if not nil, with each chunk's local number once it and every
-// chunk before it have finished on every NPU, in order, before done.
-func (c *Collectives) Add(plan *collectives.Plan, nodes int, first int32, done func(now rtl.Cycle), chunk func(now rtl.Cycle, chunk int)) *Collective {
-	co := &Collective{ID: len(c.list), Plan: plan, First: first, Pending: nodes * plan.NumChunks(), done: done, chunk: chunk, nodes: nodes}
-	if chunk != nil {
-		co.countChunks()
-	}
+// and its progress, if asked for (Track), as its chunks finish.
+func (c *Collectives) Add(plan *collectives.Plan, nodes int, first int32, done func(now rtl.Cycle)) *Collective {
+	co := &Collective{ID: len(c.list), Plan: plan, First: first, Pending: nodes * plan.NumChunks(), done: done, nodes: nodes}
 	c.list = append(c.list, co)
 	return co
-}
-
-func (co *Collective) countChunks() {
-	if co.chunkLeft != nil {
-		return
-	}
-	co.chunkLeft = make([]int32, co.Plan.NumChunks())
-	for i := range co.chunkLeft {
-		co.chunkLeft[i] = int32(co.nodes)
-	}
 }
 
 // Track asks for the collective's progress: progress hears, as it grows,
@@ -84,14 +65,13 @@ func (co *Collective) countChunks() {
 // Call it before the collective's first chunk is loaded.
 func (co *Collective) Track(progress func(now rtl.Cycle, bytes int64)) {
 	co.progress = progress
-	co.countChunks()
 	n := co.Plan.NumChunks()
-	co.base = make([]int64, n+1)
+	co.chunkLeft = make([]int32, n)
 	co.pieceEnd, co.pieceLeft = make([][]int64, n), make([][]int32, n)
 	last := co.Plan.NumPhases() - 1
 	for c := range n {
+		co.chunkLeft[c] = int32(co.nodes)
 		clen := co.Plan.ChunkLen(c)
-		co.base[c+1] = co.base[c] + clen
 		prog := co.Plan.Program(0, last, clen)
 		if len(prog.Finals) == 0 || len(prog.View) != 1 || prog.View[0] != (collectives.Range{Off: 0, Len: clen}) {
 			continue
@@ -108,8 +88,9 @@ func (co *Collective) Track(progress func(now rtl.Cycle, bytes int64)) {
 func (c *Collectives) advance(now rtl.Cycle, co *Collective) {
 	for co.at.chunk < len(co.chunkLeft) {
 		ch := co.at.chunk
+		base := int64(ch) * co.Plan.ChunkBytes // chunks are ChunkBytes but the last
 		if co.chunkLeft[ch] == 0 {
-			co.reachBytes(now, c.k, co.base[ch+1])
+			co.reachBytes(now, c.k, base+co.Plan.ChunkLen(ch))
 			co.at.chunk, co.at.piece = ch+1, 0
 			continue
 		}
@@ -117,7 +98,7 @@ func (c *Collectives) advance(now rtl.Cycle, co *Collective) {
 		if co.at.piece >= len(left) || left[co.at.piece] > 0 {
 			return
 		}
-		co.reachBytes(now, c.k, co.base[ch]+co.pieceEnd[ch][co.at.piece])
+		co.reachBytes(now, c.k, base+co.pieceEnd[ch][co.at.piece])
 		co.at.piece++
 	}
 }
@@ -142,29 +123,13 @@ func (co *Collective) reachBytes(now rtl.Cycle, k *rtl.Kernel, bytes int64) {
 // All returns the collectives issued, in order.
 func (c *Collectives) All() []*Collective { return c.list }
 
-// Finish counts chunk local of co finished on one NPU at cycle now; the
-// chunks that are then finished everywhere, in order, are reported to the
-// chunk callback, and the collective's last to done, after every NPU's
-// events of the cycle (rtl.ClassSystem).
+// Finish counts chunk local of co finished on one NPU at cycle now: the
+// progress it makes is reported (Track), and the collective's last to
+// done, after every NPU's events of the cycle (rtl.ClassSystem).
 func (c *Collectives) Finish(now rtl.Cycle, co *Collective, local int32) {
-	if co.chunkLeft != nil {
-		co.chunkLeft[local]--
-	}
 	if co.progress != nil {
+		co.chunkLeft[local]--
 		c.advance(now, co)
-	}
-	if co.chunk != nil {
-		from := co.nextChunk
-		for co.nextChunk < len(co.chunkLeft) && co.chunkLeft[co.nextChunk] == 0 {
-			co.nextChunk++
-		}
-		if to := co.nextChunk; to > from {
-			c.k.ScheduleClass(now, rtl.ClassSystem, rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) {
-				for k := from; k < to; k++ {
-					co.chunk(now, k)
-				}
-			}), 0, 0)
-		}
 	}
 	co.Pending--
 	if co.Pending == 0 && co.done != nil {

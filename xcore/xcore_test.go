@@ -25,8 +25,8 @@ func TestACollectiveIsDoneWhenItsLastChunkFinishes(t *testing.T) {
 	p := ringPlan(t)
 	require.Equal(t, 2, p.NumChunks())
 	var doneAt []rtl.Cycle
-	a := cs.Add(p, 3, 0, func(now rtl.Cycle) { doneAt = append(doneAt, now) }, nil)
-	cs.Add(p, 3, 2, nil, nil)
+	a := cs.Add(p, 3, 0, func(now rtl.Cycle) { doneAt = append(doneAt, now) })
+	cs.Add(p, 3, 2, nil)
 	require.Equal(t, 12, cs.PendingChunks())
 	for i := 0; i < 6; i++ {
 		k.Schedule(rtl.Cycle(10+i), rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) { cs.Finish(now, a, int32(i%2)) }), 0, 0)
@@ -38,12 +38,13 @@ func TestACollectiveIsDoneWhenItsLastChunkFinishes(t *testing.T) {
 	require.Equal(t, int32(2), cs.All()[1].First)
 }
 
-// Chunks are reported in order, each once it has finished on every NPU:
-// 3 chunks on 2 NPUs finishing (chunk, NPU) (1,a) at 10, (1,b) at 11,
-// (0,a) at 12, (2,a) at 13, (2,b) at 14, (0,b) at 15: chunk 1 is finished
-// everywhere at 11 but waits for chunk 0, finished at 15, so chunks 0, 1
-// and 2 are all reported at 15, in that order, then done.
-func TestChunksAreReportedInOrder(t *testing.T) {
+// Progress goes chunk by chunk in order, each once it has finished on
+// every NPU: 3 chunks of 1024, 1024 and 952 B on 2 NPUs finishing (chunk,
+// NPU) (0,a) at 10, (0,b) at 11, (2,a) at 12, (2,b) at 13, (1,a) at 14,
+// (1,b) at 15: 1024 B are final at 11; chunk 2 is finished everywhere at
+// 13 but waits for chunk 1, so all 3000 B are reported at 15, once, then
+// done (a hierarchical plan declares no pieces).
+func TestProgressGoesChunkByChunkInOrder(t *testing.T) {
 	k := rtl.NewKernel()
 	cs := NewCollectives(k)
 	s, err := torus.Parse("4x1x1")
@@ -52,13 +53,13 @@ func TestChunksAreReportedInOrder(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 3, p.NumChunks())
 	var got []string
-	a := cs.Add(p, 2, 0, func(now rtl.Cycle) { got = append(got, fmt.Sprintf("done@%d", now)) },
-		func(now rtl.Cycle, c int) { got = append(got, fmt.Sprintf("%d@%d", c, now)) })
-	for i, c := range []int32{1, 1, 0, 2, 2, 0} {
+	a := cs.Add(p, 2, 0, func(now rtl.Cycle) { got = append(got, fmt.Sprintf("done@%d", now)) })
+	a.Track(func(now rtl.Cycle, b int64) { got = append(got, fmt.Sprintf("%d B@%d", b, now)) })
+	for i, c := range []int32{0, 0, 2, 2, 1, 1} {
 		k.Schedule(rtl.Cycle(10+i), rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) { cs.Finish(now, a, c) }), 0, 0)
 	}
 	k.Run()
-	require.Equal(t, []string{"0@15", "1@15", "2@15", "done@15"}, got)
+	require.Equal(t, []string{"1024 B@11", "3000 B@15", "done@15"}, got)
 }
 
 // Ops: completing an op releases each op whose last dependence it was, in
@@ -101,7 +102,7 @@ func TestAChunkWalksItsPhasesAndEndsOnce(t *testing.T) {
 	k := rtl.NewKernel()
 	cs := NewCollectives(k)
 	p := ringPlan(t)
-	co := cs.Add(p, 1, 0, nil, nil)
+	co := cs.Add(p, 1, 0, nil)
 	c := NewChunk(co, 1)
 	require.Equal(t, p.ChunkLen(1), c.Len)
 	infos := Infos{}
