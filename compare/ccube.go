@@ -2,8 +2,11 @@ package compare
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
+	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/train"
 )
 
@@ -39,4 +42,25 @@ func CCubeConfigOf(name string) (CCubeConfig, error) {
 		names = append(names, c.Name)
 	}
 	return CCubeConfig{}, fmt.Errorf("C-Cube configuration %q: use one of %s (the C-Cube paper, Section 6)", name, strings.Join(names, ", "))
+}
+
+// Apply sets o to run c on o.Systems: the all-reduce's algorithm, the
+// schedule, and for the trees the one-shot all-reduce as one chunk on
+// every system but ACE, whose SRAM holds chunks.
+func (c CCubeConfig) Apply(o *Options) {
+	o.Algorithms = maps.Clone(o.Algorithms)
+	if o.Algorithms == nil {
+		o.Algorithms = map[collectives.CollectiveOp]string{}
+	}
+	o.Algorithms[collectives.OpAllReduce] = c.Algorithm
+	o.Schedule, o.Schedules, o.WholeOneShot = c.Schedule, nil, nil
+	if !c.Whole {
+		return
+	}
+	o.WholeOneShot = map[string]bool{}
+	for _, s := range o.Systems {
+		if s.Kind != systems.ACE {
+			o.WholeOneShot[s.Name] = true
+		}
+	}
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/acemu/acemu/internal/par"
 	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/platform"
-	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/topology"
 )
 
@@ -87,9 +86,9 @@ func CCube(o CCubeOptions) ([]CCubeRow, error) {
 		}{
 			{CCubeRow{Size: size, Endpoint: Ideal, Chunk: size}, false},
 			{CCubeRow{Size: size, Endpoint: Baseline, Chunk: size}, false},
-			{CCubeRow{Size: size, Endpoint: Ideal, Chunk: 64 << 10}, true},
-			{CCubeRow{Size: size, Endpoint: Baseline, Chunk: 64 << 10}, true},
-			{CCubeRow{Size: size, Endpoint: ACE, Chunk: 64 << 10}, false},
+			{CCubeRow{Size: size, Endpoint: Ideal, Chunk: collectives.DefaultChunkBytes}, true},
+			{CCubeRow{Size: size, Endpoint: Baseline, Chunk: collectives.DefaultChunkBytes}, true},
+			{CCubeRow{Size: size, Endpoint: ACE, Chunk: collectives.DefaultChunkBytes}, false},
 		} {
 			if r.chunked && size <= r.Chunk {
 				continue // one chunk of the platform's is the one-shot row
@@ -124,16 +123,13 @@ func CCube(o CCubeOptions) ([]CCubeRow, error) {
 		r.B, r.C1 = pts[2*i].Cycles, pts[2*i+1].Cycles
 		r.Gain = float64(r.B)/float64(r.C1) - 1
 		if r.Chunk == r.Size && r.Endpoint != ACE {
-			k := (r.Size/2 + ccubePiece - 1) / ccubePiece // each tree's half in 8 KiB pieces
+			msg := int64(collectives.DefaultMessageBytes)
+			k := ((r.Size+1)/2 + msg - 1) / msg // each tree's half in messages (Table V, 8 KiB)
 			r.Model = float64(2*(depth+k-1))/float64(2*depth+k-1) - 1
 		}
 	}
 	return rows, nil
 }
-
-// ccubePiece is the pieces a tree pipelines: the platform's message
-// (Table V, 8 KiB).
-const ccubePiece = 8 << 10
 
 // dgx1TreeDepth is the hops from a root of dgx1's trees to its farthest
 // leaf, an edge between GPUs with no NVLink counted by its route's hops
@@ -164,9 +160,6 @@ func dgx1TreeDepth() (int64, error) {
 	}
 	return depth, nil
 }
-
-// CCubeConfigs are the C-Cube paper's configurations (compare.CCubeConfigs).
-var CCubeConfigs = compare.CCubeConfigs
 
 // CCubeTrainingOptions chooses the training comparison.
 type CCubeTrainingOptions struct {
@@ -227,7 +220,7 @@ func CCubeTraining(o CCubeTrainingOptions) ([]CCubeTrainingRow, error) {
 	var jobs []job
 	for _, wl := range o.Workloads {
 		for _, sys := range o.Systems {
-			for _, c := range CCubeConfigs {
+			for _, c := range compare.CCubeConfigs {
 				jobs = append(jobs, job{wl, sys, c})
 			}
 		}
@@ -245,23 +238,19 @@ func CCubeTraining(o CCubeTrainingOptions) ([]CCubeTrainingRow, error) {
 		if opts.Workload, err = compare.PlatformWorkload(p, j.wl); err != nil {
 			return err
 		}
-		whole := j.cfg.Whole && opts.Systems[0].Kind != systems.ACE // ACE's SRAM holds chunks
-		opts.Machine, opts.Workers, opts.Schedule, opts.Iterations, opts.KeepMetrics = spec, 1, j.cfg.Schedule, 3, true
-		opts.Algorithms = map[collectives.CollectiveOp]string{collectives.OpAllReduce: j.cfg.Algorithm}
-		if whole {
-			opts.WholeOneShot = map[string]bool{j.sys: true}
-		}
+		opts.Machine, opts.Workers, opts.Iterations, opts.KeepMetrics = spec, 1, 3, true
+		j.cfg.Apply(&opts)
 		rep, err := compare.Run(opts)
 		if err != nil {
 			return err
 		}
-		rows[i] = CCubeTrainingRow{Workload: j.wl, System: j.sys, Config: j.cfg.Name, Cycles: rep.Systems[0].Metrics.Iterations[1].IterationCycles, Whole: whole}
+		rows[i] = CCubeTrainingRow{Workload: j.wl, System: j.sys, Config: j.cfg.Name, Cycles: rep.Systems[0].Metrics.Iterations[1].IterationCycles, Whole: opts.WholeOneShot[j.sys]}
 		return nil
 	}, nil); err != nil {
 		return nil, fmt.Errorf("ccube %s on %s, %s: %w", jobs[i].wl, jobs[i].sys, jobs[i].cfg.Name, err)
 	}
 	for i := range rows {
-		b := rows[i-i%len(CCubeConfigs)] // the same workload and system's B
+		b := rows[i-i%len(compare.CCubeConfigs)] // the same workload and system's B, the first configuration
 		rows[i].Gain = float64(b.Cycles)/float64(rows[i].Cycles) - 1
 	}
 	return rows, nil

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/acemu/acemu/compare"
 )
 
 // The C-Cube comparison on dgx1, by hand. A one-shot double tree pipelines
@@ -55,11 +57,11 @@ func TestCCubeOneShotByHand(t *testing.T) {
 func TestCCubeTrainingRows(t *testing.T) {
 	rows, err := CCubeTraining(CCubeTrainingOptions{Workloads: []string{"../testdata/ccube_case1.txt"}, Systems: []string{"baseline-commopt"}})
 	require.NoError(t, err)
-	require.Len(t, rows, len(CCubeConfigs))
+	require.Len(t, rows, len(compare.CCubeConfigs))
 	gain := map[string]float64{}
 	for i, r := range rows {
-		require.Equal(t, CCubeConfigs[i].Name, r.Config)
-		require.Equal(t, CCubeConfigs[i].Whole, r.Whole)
+		require.Equal(t, compare.CCubeConfigs[i].Name, r.Config)
+		require.Equal(t, compare.CCubeConfigs[i].Whole, r.Whole)
 		require.Positive(t, r.Cycles)
 		gain[r.Config] = r.Gain
 	}

@@ -182,13 +182,8 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		*plotDir, plotFlag = of.out, "--out"
 	}
 	opts.Machine, opts.Workload, opts.Systems, opts.Schedule = machine, w, ss, sched
-	if cc != nil && cc.Whole { // the trees' one-shot as one chunk on every endpoint but ACE, whose SRAM holds chunks
-		opts.WholeOneShot = map[string]bool{}
-		for _, s := range ss {
-			if s.Kind != systems.ACE {
-				opts.WholeOneShot[s.Name] = true
-			}
-		}
+	if cc != nil {
+		cc.Apply(&opts)
 	}
 	opts.Workers, opts.Full, opts.Series = *workers, *full, *series != "" || *plotDir != ""
 	opts.KeepMetrics = *perLayer != ""

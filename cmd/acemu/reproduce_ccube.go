@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/acemu/acemu/compare"
 	"github.com/acemu/acemu/reproduce"
 	"github.com/acemu/acemu/rtl"
 )
@@ -60,7 +61,7 @@ func runCCubeFig13(r *figRun) error {
 		}
 		r.res.rows = append(r.res.rows, []string{x.Workload, x.System, x.Config, f1(float64(x.Cycles) / rtl.ClockHz * 1e6), signed(100*x.Gain, 1) + " %", as})
 	}
-	for _, c := range reproduce.CCubeConfigs {
+	for _, c := range compare.CCubeConfigs {
 		r.res.notes = append(r.res.notes, fmt.Sprintf("%s: %s (--set collectives.allreduce=%s, --schedule %s)", c.Name, c.What, c.Algorithm, c.Schedule))
 	}
 	r.res.notes = append(r.res.notes,
