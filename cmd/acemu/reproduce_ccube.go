@@ -5,7 +5,6 @@ import (
 
 	"github.com/acemu/acemu/compare"
 	"github.com/acemu/acemu/reproduce"
-	"github.com/acemu/acemu/rtl"
 )
 
 // runCCubeFig12a is the C-Cube paper's Fig. 12(a): C1 against B,
@@ -22,7 +21,6 @@ func runCCubeFig12a(r *figRun) error {
 	}
 	r.res.doc = rows
 	r.res.header = []string{"size", "endpoint", "chunk", "B µs", "C1 µs", "C1 gain", "model gain"}
-	us := func(c int64) string { return f1(float64(c) / rtl.ClockHz * 1e6) }
 	for _, x := range rows {
 		model := "-"
 		if x.Model > 0 {
@@ -32,7 +30,7 @@ func runCCubeFig12a(r *figRun) error {
 		if x.Chunk == x.Size {
 			chunk = "one-shot"
 		}
-		r.res.rows = append(r.res.rows, []string{fmtBytes(x.Size), string(x.Endpoint), chunk, us(x.B), us(x.C1), signed(100*x.Gain, 1) + " %", model})
+		r.res.rows = append(r.res.rows, []string{fmtBytes(x.Size), string(x.Endpoint), chunk, f1(micros(x.B)), f1(micros(x.C1)), signed(100*x.Gain, 1) + " %", model})
 	}
 	for _, p := range reproduce.CCubePaper {
 		r.res.notes = append(r.res.notes, fmt.Sprintf("paper (Fig. 12(a), measured on a DGX-1): C1 over B %s: %+.0f %%", p.What, 100*p.Gain))
@@ -59,7 +57,7 @@ func runCCubeFig13(r *figRun) error {
 		if x.Whole {
 			as = "one chunk"
 		}
-		r.res.rows = append(r.res.rows, []string{x.Workload, x.System, x.Config, f1(float64(x.Cycles) / rtl.ClockHz * 1e6), signed(100*x.Gain, 1) + " %", as})
+		r.res.rows = append(r.res.rows, []string{x.Workload, x.System, x.Config, f1(micros(x.Cycles)), signed(100*x.Gain, 1) + " %", as})
 	}
 	for _, c := range compare.CCubeConfigs {
 		r.res.notes = append(r.res.notes, fmt.Sprintf("%s: %s (--set collectives.allreduce=%s, --schedule %s)", c.Name, c.What, c.Algorithm, c.Schedule))
