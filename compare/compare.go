@@ -262,7 +262,7 @@ func Run(o Options) (*Report, error) {
 	var why error // why the workload's collectives do not let one NPU stand for all
 	if sim.Foldable(o.Machine, o.Full) == nil {
 		var err error
-		if why, err = whyNotFold(o.Machine, o.afiConfig(), o.Workload, o.oneShot()); err != nil {
+		if why, err = whyNotFold(o.Machine, o.afiConfig(), o.issued()); err != nil {
 			return nil, err
 		}
 		if why == nil && slices.ContainsFunc(o.Systems, func(s systems.System) bool { return s.Kind == systems.ACE }) {
@@ -348,21 +348,27 @@ func checkSimulated(o Options, fold bool) error {
 	if simulated > machine.MaxFullNPUs {
 		return nil // refused by the run, saying why it is not folded
 	}
-	for _, c := range issuedBy(o.Workload, o.oneShot()) {
+	for _, c := range o.issued() {
 		n := PaddedBytes(c.Bytes, npus)
-		what := fmt.Sprintf("%s: a %s of %d bytes in chunks of %d", c.what, c.Type, n, cfg.ChunkBytes)
-		if err := collectives.CheckSimulated(what, (n+cfg.ChunkBytes-1)/cfg.ChunkBytes, simulated); err != nil {
+		chunk := cfg.ChunkBytes
+		if c.whole {
+			chunk = n
+		}
+		what := fmt.Sprintf("%s: a %s of %d bytes in chunks of %d", c.what, c.Type, n, chunk)
+		if err := collectives.CheckSimulated(what, (n+chunk-1)/chunk, simulated); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// issued is a collective the training loop issues, and whose it is for
-// messages ("layer conv1", "the one-shot all-reduce").
+// issued is a collective the training loop issues, whose it is for
+// messages ("layer conv1", "the one-shot all-reduce"), and whether it runs
+// as one chunk (Options.WholeOneShot).
 type issued struct {
 	workload.Comm
-	what string
+	what  string
+	whole bool
 }
 
 // scheduleOf is the schedule system runs under.
@@ -373,26 +379,41 @@ func (o Options) scheduleOf(system string) train.Schedule {
 	return o.Schedule
 }
 
-// oneShot reports whether a system runs under a one-shot schedule
-// (train.Schedule.OneShot).
-func (o Options) oneShot() bool {
-	return slices.ContainsFunc(o.Systems, func(s systems.System) bool { return o.scheduleOf(s.Name).OneShot() })
-}
-
-// issuedBy lists the collectives the training loop issues for w: every
-// layer's, and with oneShot the one-shot all-reduce of every layer's
-// weight gradients (train.OneShotBytes).
-func issuedBy(w *workload.Workload, oneShot bool) []issued {
+// issued lists the collectives the training loop issues for o's workload
+// on o's systems: every layer's forward and input-gradient collectives;
+// its weight-gradient all-reduces where a system issues them layer by
+// layer (an overlapping one under the layer-wise schedule), else one
+// all-reduce of them all (BaselineNoOverlap's fused one, a one-shot
+// schedule's: train.OneShotBytes), as the platform's chunks or as one
+// chunk (Options.WholeOneShot) as the systems run it; its other
+// weight-gradient collectives.
+func (o Options) issued() []issued {
+	var layerwise, fused, whole bool
+	for _, s := range o.Systems {
+		switch {
+		case s.Overlap && !o.scheduleOf(s.Name).OneShot():
+			layerwise = true
+		case o.WholeOneShot[s.Name]:
+			whole = true
+		default:
+			fused = true
+		}
+	}
 	var out []issued
-	for _, l := range w.Layers {
+	for _, l := range o.Workload.Layers {
 		for _, c := range []workload.Comm{l.FwdComm, l.InGradComm, l.WtGradComm} {
-			if c.Type != workload.CommNone {
-				out = append(out, issued{c, "layer " + l.Name})
+			if c.Type != workload.CommNone && (c != l.WtGradComm || c.Type != workload.CommAllReduce || layerwise) {
+				out = append(out, issued{Comm: c, what: "layer " + l.Name})
 			}
 		}
 	}
-	if total, _ := train.OneShotBytes(w); oneShot && total > 0 {
-		out = append(out, issued{workload.Comm{Type: workload.CommAllReduce, Bytes: total}, "the one-shot all-reduce of every layer's weight gradients"})
+	all := workload.Comm{Type: workload.CommAllReduce, Bytes: train.OneShotBytes(o.Workload)}
+	const what = "the all-reduce of every layer's weight gradients at the end of back-prop"
+	if all.Bytes > 0 && fused {
+		out = append(out, issued{Comm: all, what: what})
+	}
+	if all.Bytes > 0 && whole {
+		out = append(out, issued{Comm: all, what: what + ", as one chunk", whole: true})
 	}
 	return out
 }
@@ -406,25 +427,37 @@ func issuedBy(w *workload.Workload, oneShot bool) []issued {
 // full simulation's numbers exactly at 1/N of its cost (tests in npu, ace
 // and here compare the two). err is a collective that cannot be planned.
 func WhyNotFold(m *topology.Spec, cfg afi.Config, w *workload.Workload) (why, err error) {
-	return whyNotFold(m, cfg, w, false)
+	var out []issued
+	for _, l := range w.Layers {
+		for _, c := range []workload.Comm{l.FwdComm, l.InGradComm, l.WtGradComm} {
+			if c.Type != workload.CommNone {
+				out = append(out, issued{Comm: c, what: "layer " + l.Name})
+			}
+		}
+	}
+	return whyNotFold(m, cfg, out)
 }
 
-// whyNotFold is WhyNotFold for the collectives the loop issues, with
-// oneShot the one-shot all-reduce too (issuedBy).
-func whyNotFold(m *topology.Spec, cfg afi.Config, w *workload.Workload, oneShot bool) (why, err error) {
+// whyNotFold is WhyNotFold for the collectives listed (Options.issued).
+func whyNotFold(m *topology.Spec, cfg afi.Config, list []issued) (why, err error) {
 	shape := cfg.Machine
-	seen := map[[2]int64]bool{}
-	for _, c := range issuedBy(w, oneShot) {
+	seen := map[[3]int64]bool{}
+	for _, c := range list {
 		op, err := commOf(c.Type)
 		if err != nil {
 			return nil, err
 		}
 		n := PaddedBytes(c.Bytes, shape.N())
-		if seen[[2]int64{int64(op), n}] {
+		pc := cfg
+		if c.whole {
+			pc.ChunkBytes = n
+		}
+		key := [3]int64{int64(op), n, pc.ChunkBytes}
+		if seen[key] {
 			continue
 		}
-		seen[[2]int64{int64(op), n}] = true
-		plan, err := cfg.Plan(op, n)
+		seen[key] = true
+		plan, err := pc.Plan(op, n)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.what, err)
 		}

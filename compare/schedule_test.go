@@ -141,12 +141,42 @@ func TestOneShotAllReduceDecidesTheFold(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, rep.Folded, "the layers' own all-reduces fold")
 	o.Schedules = map[string]train.Schedule{"ideal": train.ScheduleOneShot}
-	why, err := whyNotFold(m, o.afiConfig(), w, o.oneShot())
+	why, err := whyNotFold(m, o.afiConfig(), o.issued())
 	require.NoError(t, err)
-	require.ErrorContains(t, why, "the one-shot all-reduce of every layer's weight gradients")
+	require.ErrorContains(t, why, "the all-reduce of every layer's weight gradients at the end of back-prop")
 	rep, err = Run(o)
 	require.NoError(t, err)
 	require.False(t, rep.Folded)
+	// BaselineNoOverlap fuses the same all-reduce under every schedule:
+	// its run is not folded either (it failed on a folded network before
+	// the fused all-reduce joined the check).
+	o.Schedules, o.Systems = nil, presets(t, "baseline-nooverlap")
+	rep, err = Run(o)
+	require.NoError(t, err)
+	require.False(t, rep.Folded)
+}
+
+// The one-shot all-reduce run as one chunk decides the fold as it runs:
+// on a ring of 4 NPUs one layer's 66808 B in the platform's chunks (65536
+// and 1272 B, each splitting evenly: 16384 and 318 B per NPU) folds, and
+// as one chunk of 66808 B (16702 B per NPU, its ring's messages of 8 KiB
+// and less) it does not: a run with the one chunk is simulated NPU by NPU
+// (before, the check looked at the platform's chunks and the run failed on
+// a folded network).
+func TestWholeOneShotDecidesTheFold(t *testing.T) {
+	w, err := workload.ParseAstraSim(strings.NewReader("DATA\n1\n"+
+		"a\t-1\t2000\tNONE\t0\t2000\tNONE\t0\t2000\tALLREDUCE\t66808\t0\n"), "one.txt")
+	require.NoError(t, err)
+	m, err := topology.Parse("4x1x1")
+	require.NoError(t, err)
+	o := Options{Machine: m, Workload: w, Systems: presets(t, "ideal"), Iterations: 1, Schedule: train.ScheduleOneShot}
+	rep, err := Run(o)
+	require.NoError(t, err)
+	require.True(t, rep.Folded, "in the platform's chunks")
+	o.WholeOneShot = map[string]bool{"ideal": true}
+	rep, err = Run(o)
+	require.NoError(t, err)
+	require.False(t, rep.Folded, "as one chunk")
 }
 
 // Options.Schedules gives a system its own schedule: each system's result

@@ -510,10 +510,9 @@ type collective struct {
 	issued, done bool
 	issuedAt     rtl.Cycle
 	// final is how many bytes from its start the Comm has reported final
-	// on every NPU (IssueOptions.Progress); tracked whether it was asked
-	// to report them.
-	final   int64
-	tracked bool
+	// on every NPU (IssueOptions.Progress: the one-shot all-reduce under
+	// gradient queuing).
+	final int64
 }
 
 // what names the collective's kind for messages: its pass, "fused
@@ -627,7 +626,7 @@ func scheduleOf(w *workload.Workload, cfg Config, comm Comm) (oneShot bool, upto
 	if !cfg.Overlap || !s.OneShot() {
 		return false, nil, nil // BaselineNoOverlap fuses its own (docs/training-loop.md)
 	}
-	total, _ := OneShotBytes(w)
+	total := OneShotBytes(w)
 	if s != ScheduleOneShotChained || total == 0 {
 		return true, nil, nil
 	}
@@ -1098,7 +1097,7 @@ func (lp *loop) issue(now rtl.Cycle, id int) error {
 	}
 	o := IssueOptions{Done: lp.doneFunc(id), OneShot: true}
 	if lp.b.upto != nil {
-		c.tracked, o.Progress = true, lp.progressFunc(id)
+		o.Progress = lp.progressFunc(id)
 	}
 	return pc.IssueWith(now, c.typ, c.bytes, o)
 }
@@ -1132,7 +1131,9 @@ func (lp *loop) progressFunc(id int) func(now rtl.Cycle, bytes int64) {
 			return
 		}
 		c.final = bytes
-		lp.wake(now)
+		if lp.waitUpto >= 0 && bytes >= lp.waitUpto { // the wait for these bytes is over
+			lp.wake(now)
+		}
 	}
 }
 
@@ -1149,7 +1150,7 @@ func (lp *loop) doneFunc(id int) func(now rtl.Cycle) {
 	return func(now rtl.Cycle) {
 		c := &lp.colls[id]
 		switch {
-		case c.tracked && c.final < c.bytes:
+		case c.oneShot && lp.b.upto != nil && c.final < c.bytes:
 			lp.fail(fmt.Errorf("the Comm reported the %s done at cycle %d with only %d B of it reported final: all of it must be before the collective is done", lp.describe(id), now, c.final))
 			return
 		case c.done:

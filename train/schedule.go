@@ -98,21 +98,17 @@ type ProgressComm interface {
 	IssueWith(now rtl.Cycle, op workload.CommType, bytes int64, o IssueOptions) error
 }
 
-// OneShotBytes returns the size of the one-shot all-reduce of w, the sum
-// of its layers' weight-gradient all-reduces (0 when there are none), and
-// the end of each layer's gradients in its buffer: ends[l] is the offset
-// one past layer l's last byte, the layers in forward order (layer 0
-// first), each layer's bytes as the workload gives them; padding, if the
-// Comm adds any, comes after the last layer's.
-func OneShotBytes(w *workload.Workload) (total int64, ends []int64) {
-	ends = make([]int64, len(w.Layers))
+// OneShotBytes returns the size of the one-shot all-reduce of w (and of
+// BaselineNoOverlap's fused one): the sum of its layers' weight-gradient
+// all-reduces, 0 when there are none.
+func OneShotBytes(w *workload.Workload) int64 {
+	var total int64
 	for l := range w.Layers {
 		if c := w.Layers[l].WtGradComm; c.Type == workload.CommAllReduce {
 			total += c.Bytes
 		}
-		ends[l] = total
 	}
-	return total, ends
+	return total
 }
 
 // LayerEnds is what gradient queuing waits by, the C-Cube paper's
@@ -125,10 +121,11 @@ func OneShotBytes(w *workload.Workload) (total int64, ends []int64) {
 // a time, a layer whose last byte shares a chunk with the next layer's
 // first waits for that whole chunk.
 func LayerEnds(w *workload.Workload) []int64 {
-	_, ends := OneShotBytes(w)
 	out := make([]int64, len(w.Layers))
-	for l, end := range ends {
+	var end int64 // the buffer's layers in forward order, each at its own size
+	for l := range w.Layers {
 		if c := w.Layers[l].WtGradComm; c.Type == workload.CommAllReduce && c.Bytes > 0 {
+			end += c.Bytes
 			out[l] = end
 		}
 	}

@@ -114,7 +114,8 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	if cc != nil {
-		if got, def := p.Algorithms[collectives.OpAllReduce], platform.Default().Algorithms[collectives.OpAllReduce]; got != def {
+		got, def := p.Algorithms[collectives.OpAllReduce], platform.Default().Algorithms[collectives.OpAllReduce]
+		if from := pf.given(fs, flagKeys)("collectives.allreduce", got); got != def || strings.HasPrefix(from, "--set ") {
 			return fail(fmt.Errorf("--ccube %s sets the all-reduce's algorithm (%s); drop collectives.allreduce = %s", cc.Name, cc.Algorithm, got))
 		}
 		if err := p.Set("collectives.allreduce", cc.Algorithm); err != nil {
@@ -382,7 +383,7 @@ func unusedSchedule(s train.Schedule, ss []systems.System, w *workload.Workload)
 	if !slices.ContainsFunc(ss, func(s systems.System) bool { return s.Overlap }) {
 		return fmt.Errorf("--schedule %s: no system in --systems overlaps communication with compute, and baseline-nooverlap issues its own single all-reduce at the end of back-prop under every schedule (docs/training-loop.md); add an overlapping system or leave --schedule out", s)
 	}
-	if total, _ := train.OneShotBytes(w); total == 0 {
+	if train.OneShotBytes(w) == 0 {
 		return fmt.Errorf("--schedule %s: workload %s has no weight-gradient all-reduce to issue in one shot, so the schedule changes nothing; leave --schedule out", s, w.Name)
 	}
 	return nil
