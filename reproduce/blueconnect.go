@@ -3,14 +3,10 @@ package reproduce
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
-	"github.com/acemu/acemu/collectives"
-	"github.com/acemu/acemu/internal/par"
-	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/rtl"
-	"github.com/acemu/acemu/sim"
-	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/topology"
 )
 
@@ -90,10 +86,7 @@ func BlueConnect(o BlueConnectOptions) (*BlueConnectResult, error) {
 	if len(o.Fabrics) == 0 || o.Size <= 0 {
 		return nil, fmt.Errorf("blueconnect: need switch fabrics and a size")
 	}
-	type job struct {
-		fabric, alg string
-	}
-	var jobs []job
+	var specs []Spec
 	fabrics := make([]*topology.Switched, len(o.Fabrics))
 	for i, f := range o.Fabrics {
 		s, err := topology.ParseSwitched(f)
@@ -101,23 +94,24 @@ func BlueConnect(o BlueConnectOptions) (*BlueConnectResult, error) {
 			return nil, fmt.Errorf("blueconnect compares schemes on the tiers of a switch fabric: %w", err)
 		}
 		fabrics[i] = s
+		links := map[string]string{}
+		for t, w := range BlueConnectBandwidths(s.Fanout) {
+			links[fmt.Sprintf("links.tier%d.bandwidth", t)] = fmt.Sprintf("%gGB/s", w)
+		}
 		for _, a := range BlueConnectAlgorithms {
-			jobs = append(jobs, job{f, a})
+			specs = append(specs, Spec{Topo: f, Size: o.Size, Endpoint: Ideal, Algorithm: a, Links: links})
 		}
 	}
-	cycles := make([]int64, len(jobs))
-	if i, err := par.DoReport(len(jobs), o.Workers, func(i int) (err error) {
-		cycles[i], err = blueConnectRun(jobs[i].fabric, jobs[i].alg, o.Size)
-		return err
-	}, o.Progress); err != nil {
-		return nil, fmt.Errorf("%s on %s: %w", jobs[i].alg, jobs[i].fabric, err)
+	pts, err := Run(specs, o.Workers, o.Progress)
+	if err != nil {
+		return nil, fmt.Errorf("blueconnect: %w", err)
 	}
 	res := &BlueConnectResult{Size: o.Size}
 	for i, s := range fabrics {
 		w := BlueConnectBandwidths(s.Fanout)
 		row := BlueConnectRow{Fabric: o.Fabrics[i], NPUs: s.N(), Bandwidths: w}
 		for j := range BlueConnectAlgorithms {
-			row.Ms = append(row.Ms, float64(cycles[i*len(BlueConnectAlgorithms)+j])/rtl.ClockHz*1e3)
+			row.Ms = append(row.Ms, float64(pts[i*len(BlueConnectAlgorithms)+j].Cycles)/rtl.ClockHz*1e3)
 		}
 		gbps := make([]float64, len(w))
 		for t := range w {
@@ -152,44 +146,6 @@ func BlueConnectBandwidths(fanout []int) []float64 {
 	return w
 }
 
-// blueConnectRun runs one all-reduce of size bytes per NPU with alg on the
-// switch fabric, its tiers' bandwidths BlueConnectBandwidths, on the ideal
-// endpoint, and returns its cycles.
-func blueConnectRun(fabric, alg string, size int64) (int64, error) {
-	mach, err := topology.Parse(fabric)
-	if err != nil {
-		return 0, err
-	}
-	s, err := topology.ParseSwitched(fabric)
-	if err != nil {
-		return 0, err
-	}
-	p := platform.Default()
-	for t, w := range BlueConnectBandwidths(s.Fanout) {
-		if err := p.Set(fmt.Sprintf("links.tier%d.bandwidth", t), fmt.Sprintf("%gGB/s", w)); err != nil {
-			return 0, err
-		}
-	}
-	links, err := p.LinkSettings()
-	if err != nil {
-		return 0, err
-	}
-	plan, err := collectives.NewPlan(collectives.Config{Machine: mach.Machine, Op: collectives.OpAllReduce,
-		MessageBytes: collectives.DefaultMessageBytes}, alg, size, collectives.DefaultChunkBytes)
-	if err != nil {
-		return 0, err
-	}
-	rn, err := sim.New(sim.Setup{Machine: mach, Links: links, System: systems.System{Name: "ideal", Kind: systems.Ideal}, Layout: plan})
-	if err != nil {
-		return 0, err
-	}
-	m, err := rn.One(plan)
-	if err != nil {
-		return 0, err
-	}
-	return int64(m.Cycles), nil
-}
-
 // The α-β model of the paper's Section 2, bandwidth terms only (α = 0:
 // the paper gives no α for its cluster), w in B/s per tier, n in bytes,
 // times in seconds; ((p−1)/p)·n/w is Eq. (1)'s bandwidth term, the same
@@ -199,7 +155,7 @@ func abTerm(p int, n, w float64) float64 { return float64(p-1) / float64(p) * n 
 // ModelOneLevel is Eq. (3) (with its missing /|P| restored): 2·((P−1)/P)·N
 // over the slowest tier.
 func ModelOneLevel(fanout []int, n float64, w []float64) float64 {
-	return 2 * abTerm(product(fanout), n, minOf(w))
+	return 2 * abTerm(product(fanout), n, slices.Min(w))
 }
 
 // ModelTwoLevel is Eq. (4): a reduce and a broadcast inside the lowest
@@ -207,7 +163,7 @@ func ModelOneLevel(fanout []int, n float64, w []float64) float64 {
 // slowest tier.
 func ModelTwoLevel(fanout []int, n float64, w []float64) float64 {
 	p0 := fanout[0]
-	return 4*abTerm(p0, n, w[0]) + 2*abTerm(product(fanout)/p0, n, minOf(w))
+	return 4*abTerm(p0, n, w[0]) + 2*abTerm(product(fanout)/p0, n, slices.Min(w))
 }
 
 // ModelBlueConnect is Eqs. (6)/(7), with the minimum over the tiers up to
@@ -227,14 +183,6 @@ func product(xs []int) int {
 	out := 1
 	for _, x := range xs {
 		out *= x
-	}
-	return out
-}
-
-func minOf(xs []float64) float64 {
-	out := math.Inf(1)
-	for _, x := range xs {
-		out = math.Min(out, x)
 	}
 	return out
 }

@@ -8,6 +8,7 @@ package reproduce
 
 import (
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
 
@@ -48,6 +49,9 @@ type Spec struct {
 	// (hierarchical). Chunk is its chunk; zero: the platform's (64 KiB).
 	Algorithm string `json:",omitempty"`
 	Chunk     int64  `json:",omitempty"`
+	// Links are platform keys the run's links take (links.tier0.bandwidth
+	// and the like) beside the default platform's.
+	Links map[string]string `json:"-"`
 }
 
 // Point is a Spec and what it measured.
@@ -114,7 +118,13 @@ func one(s Spec) (Point, error) {
 	if err != nil {
 		return p, err
 	}
-	links, err := platform.Default().LinkSettings()
+	pf := platform.Default()
+	for _, k := range slices.Sorted(maps.Keys(s.Links)) {
+		if err := pf.Set(k, s.Links[k]); err != nil {
+			return p, err
+		}
+	}
+	links, err := pf.LinkSettings()
 	if err != nil {
 		return p, err
 	}
