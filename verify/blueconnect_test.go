@@ -15,10 +15,7 @@ func machinePlan(t *testing.T, topo, alg string, payload, chunk, msg int64, uni 
 	t.Helper()
 	spec, err := topology.Parse(topo)
 	require.NoError(t, err)
-	p, err := collectives.NewPlan(collectives.Config{Machine: spec.Machine, Op: collectives.OpAllReduce,
-		MessageBytes: msg, Unidirectional: uni}, alg, payload, chunk)
-	require.NoError(t, err)
-	return spec, p
+	return spec, plan(t, topo, collectives.OpAllReduce, alg, payload, chunk, msg, func(c *collectives.Config) { c.Unidirectional = uni })
 }
 
 // BlueConnect beside its baselines ("BlueConnect: Decomposing All-Reduce for

@@ -5,15 +5,18 @@ import (
 	"testing"
 
 	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/topology"
 	"github.com/acemu/acemu/torus"
 	"github.com/stretchr/testify/require"
 )
 
+// plan builds a plan on any machine topology.Parse reads (a torus, a
+// switch fabric, dgx1).
 func plan(t *testing.T, topo string, op collectives.CollectiveOp, alg string, payload, chunk, msg int64, mod func(*collectives.Config)) *collectives.Plan {
 	t.Helper()
-	s, err := torus.Parse(topo)
+	s, err := topology.Parse(topo)
 	require.NoError(t, err)
-	cfg := collectives.Config{Machine: s.Machine(), Op: op, MessageBytes: msg}
+	cfg := collectives.Config{Machine: s.Machine, Op: op, MessageBytes: msg}
 	if mod != nil {
 		mod(&cfg)
 	}
