@@ -99,7 +99,7 @@ func (o *planOpts) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.phases, "phases", "", "hierarchical phases, kind:dimension[:algorithm] comma-separated,\ne.g. rs:local:ring,ar:vertical:ring,ar:horizontal:ring,ag:local:ring")
 	fs.StringVar(&o.group, "group", "", "the dimensions the collective combines, comma-separated (e.g. v,h on a torus: each NPU's group of the packages sharing its local position, all groups at once); default every dimension (docs/collectives.md, \"Communicators\")")
 	fs.StringVar(&o.groupNPUs, "group-npus", "", "the communicator as listed groups of NPUs: groups /-separated, each group's NPU ids (or ranges a-b) comma-separated in ring order, every NPU in one group, the groups equally large (e.g. "+groupNPUsExample+" on 4x4x1: its diagonals); each group combines its own data, all at once, its messages routed; --phases names it group (g); not with --group (docs/collectives.md, \"Communicators\")")
-	fs.StringVar(&o.factors, "factors", "", "BlueConnect factorisation of the NPU count, lowest tier first, e.g. 3x2x2 (default: the machine's dimensions' sizes)")
+	fs.StringVar(&o.factors, "factors", "", "the factorisation of the NPU count blueconnect and two-level decompose over, lowest tier first, e.g. 3x2x2 (default: the machine's dimensions' sizes: a torus's L, V, H, a switch fabric's tiers)")
 	fs.BoolVar(&o.unidirectional, "unidirectional", false, "run ring phases one way only (default: both ways, half the data each)")
 	fs.StringVar(&o.size, "size", "64MiB", "collective size per NPU (KiB/MiB/GiB are powers of 1024, KB/MB/GB of 1000)")
 	fs.StringVar(&o.chunk, "chunk", defaultOf("afi.chunk"), "initial chunk size, the unit of pipelining (Table III)")
