@@ -83,11 +83,26 @@ func TestTwoLevelPhasesAndBytes(t *testing.T) {
 }
 
 // With one tier (a 4x1x1 torus) there are no masters to join: reduce and
-// broadcast within the one group, four phases.
+// broadcast within the one group, four phases. By hand, N = 4096 B in
+// blocks of 1024: the ring reduce-scatter and all-gather send 3/4·N =
+// 3072 B from every NPU; the chain gather to the master, NPU 0, carries
+// NPU 3's block to 2 (1024 B), 2's and 3's to 1 (2048) and three to 0
+// (3072), and the scatter the same back.
 func TestTwoLevelOneTier(t *testing.T) {
 	plan, err := NewPlan(cfg("4x1x1", OpAllReduce), "two-level", 4096, 4096)
 	require.NoError(t, err)
-	require.Equal(t, 4, plan.NumPhases())
+	require.Len(t, plan.Algo.Phases(), 4)
+	want := [][4]int64{ // per NPU: RS, gather, scatter, AG
+		{3072, 0, 3072, 3072},
+		{3072, 3072, 2048, 3072},
+		{3072, 2048, 1024, 3072},
+		{3072, 1024, 0, 3072},
+	}
+	for npu, w := range want {
+		for ph := range 4 {
+			require.Equal(t, w[ph], plan.Program(npu, ph, 4096).SentBytes(), "NPU %d phase %d", npu, ph)
+		}
+	}
 }
 
 func TestTwoLevelRefusals(t *testing.T) {
