@@ -299,13 +299,21 @@ func (nd *node) Handle(now rtl.Cycle, kind int32, arg int64) {
 // PacketArrived wakes the node to take the packet when it can, and marks
 // its input port as one with packets waiting.
 func (nd *node) PacketArrived(now rtl.Cycle, l *fabric.Link) {
-	for i, x := range nd.in {
-		if x == l {
-			nd.rxWaiting.set(i)
-			break
-		}
+	if i := nd.inIndex(l); i >= 0 {
+		nd.rxWaiting.set(i)
 	}
 	nd.scheduleKick(now)
+}
+
+// inIndex is l's place among the node's input links (a handful: a scan),
+// -1 if it is none of them.
+func (nd *node) inIndex(l *fabric.Link) int {
+	for i, x := range nd.in {
+		if x == l {
+			return i
+		}
+	}
+	return -1
 }
 
 // Collects reports whether the node collects l's packets itself
@@ -317,11 +325,8 @@ func (nd *node) Collects(*fabric.Link) bool { return nd.r.quietDMA }
 // PacketDue marks l's input port as one with packets coming and asks for
 // a kick at cycle at, when the packet is in the port's buffer.
 func (nd *node) PacketDue(l *fabric.Link, at rtl.Cycle) {
-	for i, x := range nd.in {
-		if x == l {
-			nd.coming.set(i)
-			break
-		}
+	if i := nd.inIndex(l); i >= 0 {
+		nd.coming.set(i)
 	}
 	nd.nextDue = min(nd.nextDue, at)
 	nd.scheduleKick(at)
