@@ -19,7 +19,7 @@ import (
 
 const astraDir = "../testdata/astrasim"
 
-// The two ASTRA-sim files are ASTRA-sim 1.0's example workload files,
+// The ten ASTRA-sim files are ASTRA-sim 1.0's example workload files,
 // byte-for-byte (CR LF line ends, trailing tabs, no final newline on
 // ResNet-50 included; MIT licence, NOTICE in testdata/astrasim/). A tool
 // that "fixes" them would stop this suite from testing the files users
@@ -27,9 +27,17 @@ const astraDir = "../testdata/astrasim"
 // and the licence stays beside them.
 func TestAstraSimTestdataUnchanged(t *testing.T) {
 	want := map[string]string{
-		"Resnet50_DataParallel.txt": "8a88fbce83a43f0d942b0339683f218b384d67354f49e2a78f947856856f6d5a",
-		"DLRM_HybridParallel.txt":   "9ac052be03a085a5bd693a8f86219429b9c9034f7c5f9fd421f57e8f76c0dde5",
-		"NOTICE":                    "4b65c08728006470876b472ca678ecd2c967f9584c07538afec7e1b8302ca60b",
+		"Resnet50_DataParallel.txt":                      "8a88fbce83a43f0d942b0339683f218b384d67354f49e2a78f947856856f6d5a",
+		"DLRM_HybridParallel.txt":                        "9ac052be03a085a5bd693a8f86219429b9c9034f7c5f9fd421f57e8f76c0dde5",
+		"MLP_HybridParallel_Data_Model.txt":              "1ec8b2c4a842673302706d0425bc886b6864398b4adcb3d31638973d1baffbcf",
+		"MLP_HybridParallel_Model_Data.txt":              "b648bc9f7a54b871c65a5b6cb988278fdb75665f7dcff1641df0d9f7e6b1fd6c",
+		"MLP_ModelParallel.txt":                          "ccb7bf37d508e5bff0982aeff03a8962ed12eeb61a516bed3c04782a6b9e8dbc",
+		"Transformer_HybridParallel.txt":                 "624971cc791394a2873307558d9533e4d6664da9f83a4dc5614b6dcc1d267281",
+		"Transformer_HybridParallel_Fwd_In_Bckwd.txt":    "7853759ef21b912f199cea2ab383c2ed0e3215729aebfc82db49bdda12250b0b",
+		"microAllReduce.txt":                             "7aa4a0053f5512db68dff35420a8bc95fed9ffb381c2dfaf3dde6eff32a4c078",
+		"microAllToAll.txt":                              "ba23c573ff4c6d6ef52fe7420a8e9a0f0995eb885673bd83226a411494cbcd75",
+		"sample_per_layer_parallel_HybridCustomized.txt": "b8007fe387b51527d6e2111d60a6dc477e57510f914ff07b0d2fe9e1141a54b3",
+		"NOTICE": "995d7ffc94491ac226cc5b700e1d090fe5fcc735661e275cf013df4305d25ba1",
 	}
 	for name, sum := range want {
 		b, err := os.ReadFile(filepath.Join(astraDir, name))
@@ -284,7 +292,7 @@ func TestParseAstraSimErrors(t *testing.T) {
 		f[i-1] = v
 		return strings.Join(f, "\t")
 	}
-	knownParallelisms := "known: DATA, MICRO, MODEL, HYBRID_DLRM, HYBRID_TRANSFORMER, HYBRID_DATA_MODEL, HYBRID_MODEL_DATA, HYBRID_CUSTOMIZED, DISTRIBUTED_INFERENCE"
+	knownParallelisms := "known: DATA, MICRO, MODEL, HYBRID_DLRM, HYBRID_TRANSFORMER, HYBRID_TRANSFORMER_FWD_IN_BCKWD, HYBRID_DATA_MODEL, HYBRID_MODEL_DATA, HYBRID_CUSTOMIZED, DISTRIBUTED_INFERENCE"
 	tests := []struct {
 		name        string
 		input       string
@@ -510,7 +518,7 @@ func TestValidate(t *testing.T) {
 // The keyword lists are ASTRA-sim 1.0's (docs/astrasim-workloads.md) and
 // are fresh copies.
 func TestParallelismLists(t *testing.T) {
-	assert.Equal(t, []string{"DATA", "MICRO", "MODEL", "HYBRID_DLRM", "HYBRID_TRANSFORMER", "HYBRID_DATA_MODEL",
+	assert.Equal(t, []string{"DATA", "MICRO", "MODEL", "HYBRID_DLRM", "HYBRID_TRANSFORMER", "HYBRID_TRANSFORMER_FWD_IN_BCKWD", "HYBRID_DATA_MODEL",
 		"HYBRID_MODEL_DATA", "HYBRID_CUSTOMIZED", "DISTRIBUTED_INFERENCE"}, Parallelisms())
 	assert.Equal(t, []string{"DATA", "MODEL", "HYBRID_DATA_MODEL", "HYBRID_MODEL_DATA"}, LayerParallelisms())
 	p := Parallelisms()

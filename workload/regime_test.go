@@ -112,9 +112,13 @@ func TestAFileThatDoesNotMatchKeepsNoShapes(t *testing.T) {
 }
 
 // TestPaperFilesAreTheTestdataFiles: the embedded copies are ASTRA-sim's
-// files, byte for byte (testdata's are pinned by their SHA-256).
+// files, byte for byte (testdata's are pinned by their SHA-256), with the
+// licence beside them.
 func TestPaperFilesAreTheTestdataFiles(t *testing.T) {
-	for _, f := range []string{"Resnet50_DataParallel.txt", "DLRM_HybridParallel.txt", "NOTICE"} {
+	notice, err := os.ReadFile("paper/NOTICE")
+	require.NoError(t, err)
+	assert.Contains(t, string(notice), "MIT License")
+	for _, f := range []string{"Resnet50_DataParallel.txt", "DLRM_HybridParallel.txt"} {
 		a, err := os.ReadFile("paper/" + f)
 		require.NoError(t, err)
 		b, err := os.ReadFile("../testdata/astrasim/" + f)

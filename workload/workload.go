@@ -152,15 +152,19 @@ type Layer struct {
 // file), which the emulator uses as its own vocabulary for
 // Workload.Parallelism.
 const (
-	ParallelismData                 = "DATA"
-	ParallelismMicro                = "MICRO"
-	ParallelismModel                = "MODEL"
-	ParallelismHybridDLRM           = "HYBRID_DLRM"
-	ParallelismHybridTransformer    = "HYBRID_TRANSFORMER"
-	ParallelismHybridDataModel      = "HYBRID_DATA_MODEL"
-	ParallelismHybridModelData      = "HYBRID_MODEL_DATA"
-	ParallelismHybridCustomized     = "HYBRID_CUSTOMIZED"
-	ParallelismDistributedInference = "DISTRIBUTED_INFERENCE"
+	ParallelismData              = "DATA"
+	ParallelismMicro             = "MICRO"
+	ParallelismModel             = "MODEL"
+	ParallelismHybridDLRM        = "HYBRID_DLRM"
+	ParallelismHybridTransformer = "HYBRID_TRANSFORMER"
+	// ParallelismHybridTransformerFwdInBckwd is HYBRID_TRANSFORMER with
+	// activation checkpointing: back-prop recomputes the forward pass of
+	// the layers from a checkpoint (Checkpoints).
+	ParallelismHybridTransformerFwdInBckwd = "HYBRID_TRANSFORMER_FWD_IN_BCKWD"
+	ParallelismHybridDataModel             = "HYBRID_DATA_MODEL"
+	ParallelismHybridModelData             = "HYBRID_MODEL_DATA"
+	ParallelismHybridCustomized            = "HYBRID_CUSTOMIZED"
+	ParallelismDistributedInference        = "DISTRIBUTED_INFERENCE"
 )
 
 // Parallelisms returns the known workload parallelism keywords, in the
@@ -168,7 +172,7 @@ const (
 func Parallelisms() []string {
 	return []string{
 		ParallelismData, ParallelismMicro, ParallelismModel,
-		ParallelismHybridDLRM, ParallelismHybridTransformer,
+		ParallelismHybridDLRM, ParallelismHybridTransformer, ParallelismHybridTransformerFwdInBckwd,
 		ParallelismHybridDataModel, ParallelismHybridModelData,
 		ParallelismHybridCustomized, ParallelismDistributedInference,
 	}
@@ -261,6 +265,16 @@ func (w *Workload) Validate() error {
 	}
 	if w.Parallelism == ParallelismHybridDLRM {
 		if _, err := w.DLRMLastBottomLayer(); err != nil {
+			return err
+		}
+	}
+	if w.Transformer() {
+		if _, err := w.ModelGroup(); err != nil {
+			return err
+		}
+	}
+	if w.Parallelism == ParallelismHybridTransformerFwdInBckwd {
+		if _, err := w.Recomputations(); err != nil {
 			return err
 		}
 	}
