@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/acemu/acemu/contend"
+	"github.com/acemu/acemu/machine"
 	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
@@ -80,6 +81,16 @@ type Config struct {
 	// Observer, when set, sees every compute kernel start and end, and
 	// every wait for communication (observe.Stall).
 	Observer observe.Observer
+	// Machine is the machine the Comm runs collectives on: model and
+	// hybrid parallelism's groups are its dimensions (NewCommunicators,
+	// docs/parallelism.md). Nil serves kinds whose collectives all run
+	// over every NPU (DATA, HYBRID_DLRM, MICRO, MODEL,
+	// DISTRIBUTED_INFERENCE).
+	Machine *machine.Machine
+	// Micro is how a MICRO workload issues its collective
+	// (docs/parallelism.md, "MICRO"): the zero value, MicroBackToBack,
+	// one after another, one an iteration; MicroConcurrent all at once.
+	Micro Micro
 	// Progress, when set, is told how far the run has gone in simulated
 	// time, for a progress bar: done is the cycles since the loop started,
 	// total an estimate of the cycles the run takes (the compute alone
@@ -275,6 +286,11 @@ type LayerPass struct {
 	Collective       workload.CommType
 	CollectiveBytes  int64
 	CollectiveCycles int64
+	// Instance is 0, or for a pass a layer runs again in the iteration
+	// which time it is: 1 for a FWD_IN_BCKWD recomputation of its forward
+	// pass, the repeat for a concurrent MICRO collective
+	// (docs/parallelism.md).
+	Instance int
 }
 
 // Metrics is what Run reports: per iteration and in all.
@@ -296,6 +312,10 @@ type Metrics struct {
 	Collectives     int
 	CollectiveBytes int64
 	ByType          map[workload.CommType]CommStats
+	// Micro lists a MICRO workload's collectives in issue order, each
+	// with its own time (docs/parallelism.md, "MICRO"); nil for other
+	// kinds.
+	Micro []MicroCollective
 }
 
 // Passes returns the run's forward passes and back-propagations, one
@@ -315,10 +335,9 @@ func (m *Metrics) Passes() (forward, backprop []rtl.Span) {
 // the loop is done (later events stay scheduled). The rules are in
 // docs/training-loop.md.
 //
-// w must be valid (workload.Workload.Validate) with DATA or HYBRID_DLRM
-// parallelism, the only ones the loop defines (those of the ACE paper's
-// workloads, Section V; docs/training-loop.md); the others are refused
-// rather than run as something else. Errors are wrapped with the
+// w must be valid (workload.Workload.Validate); every parallelism of
+// ASTRA-sim 1.0 runs, DATA and HYBRID_DLRM as docs/training-loop.md says
+// and the others as docs/parallelism.md does. Errors are wrapped with the
 // workload's name and, for a failure during the run, the iteration, pass
 // and layer: a Comm whose Issue fails, a done called twice or at the wrong
 // cycle, and a kernel that runs out of events while the loop still waits
@@ -502,6 +521,7 @@ type op struct {
 type collective struct {
 	typ          workload.CommType
 	bytes        int64
+	group        Group
 	iter, layer  int  // layer -1 for the fused all-reduce
 	pass         Pass // the pass whose collective it is; PassEndOfBackProp for the fused all-reduce
 	cell         int  // its LayerPass in iteration iter's Layers
@@ -509,6 +529,7 @@ type collective struct {
 	oneShot      bool // the one-shot all-reduce of its iteration (Schedule)
 	issued, done bool
 	issuedAt     rtl.Cycle
+	doneAt       rtl.Cycle
 	// final is how many bytes from its start the Comm has reported final
 	// on every NPU (IssueOptions.Progress: the one-shot all-reduce under
 	// gradient queuing).
@@ -576,16 +597,34 @@ func newLoop(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*loop,
 			len(w.Layers), n, li, MaxLayerIterations, max(1, MaxLayerIterations/int64(len(w.Layers))))
 	}
 	lastBottom := -1
-	switch w.Parallelism {
-	case workload.ParallelismData:
-	case workload.ParallelismHybridDLRM:
+	if w.Parallelism == workload.ParallelismHybridDLRM {
 		lb, err := w.DLRMLastBottomLayer()
 		if err != nil {
 			return nil, err
 		}
 		lastBottom = lb
-	default:
-		return nil, fmt.Errorf("parallelism %s: the training loop runs only %s and %s (the ACE paper's workloads, Section V)", w.Parallelism, workload.ParallelismData, workload.ParallelismHybridDLRM)
+	}
+	comms, err := NewCommunicators(w, cfg.Machine)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkComm(w, comms, comm); err != nil {
+		return nil, err
+	}
+	recompute, err := w.Recomputations()
+	if err != nil {
+		return nil, err
+	}
+	dataLike := w.Parallelism == workload.ParallelismData || w.Parallelism == workload.ParallelismHybridDLRM
+	if !dataLike && cfg.Schedule != ScheduleLayerwise && cfg.Schedule.valid() {
+		return nil, fmt.Errorf("schedule %s: the one-shot schedules are data parallelism's (the C-Cube paper, Section II-B), and %s is not: run it under %s", cfg.Schedule, w.Parallelism, ScheduleLayerwise)
+	}
+	if cfg.Micro != MicroBackToBack && cfg.Micro != MicroConcurrent {
+		return nil, fmt.Errorf("micro %d: use MicroBackToBack or MicroConcurrent", cfg.Micro)
+	}
+	iters := n
+	if w.Parallelism == workload.ParallelismMicro && cfg.Micro == MicroConcurrent {
+		iters = 1 // every collective in one
 	}
 	t, err := newTimer(w, cfg)
 	if err != nil {
@@ -595,7 +634,7 @@ func newLoop(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*loop,
 	if err != nil {
 		return nil, err
 	}
-	lp := &loop{k: k, w: w, comm: comm, start: k.Now(), iters: make([]Iteration, n), progress: cfg.Progress, observer: cfg.Observer, dropLayers: cfg.DropLayers}
+	lp := &loop{k: k, w: w, comm: comm, start: k.Now(), iters: make([]Iteration, iters), progress: cfg.Progress, observer: cfg.Observer, dropLayers: cfg.DropLayers}
 	var kernels observe.Observer
 	if cfg.Observer != nil {
 		kernels = kernelNamer{lp}
@@ -605,8 +644,15 @@ func newLoop(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*loop,
 		return nil, err
 	}
 	lp.npu = sh
-	b := builder{lp: lp, t: t, overlap: cfg.Overlap, oneShot: oneShot, upto: upto, dlrm: lastBottom >= 0, lastBottom: lastBottom, kernels: map[workload.Work]contend.Kernel{}}
-	if err := b.build(n); err != nil {
+	b := builder{lp: lp, t: t, overlap: cfg.Overlap, oneShot: oneShot, upto: upto, dlrm: lastBottom >= 0, lastBottom: lastBottom, kernels: map[workload.Work]contend.Kernel{},
+		comms: comms, dataLike: dataLike, recompute: map[int]int{}, micro: 1}
+	if iters != n {
+		b.micro = n
+	}
+	for _, r := range recompute {
+		b.recompute[r.At] = r.From
+	}
+	if err := b.build(iters); err != nil {
 		return nil, err
 	}
 	lp.estimate = b.total
@@ -670,8 +716,11 @@ type builder struct {
 	dlrm       bool
 	lastBottom int
 	computed   int64 // compute cycles emitted so far
-	// cells indexes the current iteration's Layers by layer and pass.
-	cells map[[2]int]int
+	// cells indexes the current iteration's Layers by layer, pass and
+	// instance; inst is the instance cells are now made for
+	// (LayerPass.Instance).
+	cells map[[3]int]int
+	inst  int
 	// kernels holds the compute kernel of each work, made once: the
 	// contend.NPU only reads a kernel, so iterations share them.
 	kernels map[workload.Work]contend.Kernel
@@ -684,6 +733,15 @@ type builder struct {
 	prevShot int
 	iters    int
 	total    int64 // the whole run's compute cycles, found by build
+	// comms are the groups of the workload's collectives; dataLike is
+	// whether its kind is DATA or HYBRID_DLRM (the data-parallel program,
+	// dataIteration); recompute maps a FWD_IN_BCKWD initiating layer to
+	// its checkpoint; micro is a MICRO workload's collectives when they
+	// run concurrently.
+	comms     *Communicators
+	dataLike  bool
+	recompute map[int]int
+	micro     int
 }
 
 func (b *builder) emit(o op) {
@@ -720,11 +778,11 @@ func (b *builder) cell(it, l int, p Pass) int {
 	if b.dry {
 		return -1
 	}
-	k := [2]int{l, int(p)}
+	k := [3]int{l, int(p), b.inst}
 	if i, ok := b.cells[k]; ok {
 		return i
 	}
-	lp := LayerPass{Layer: l, Pass: p}
+	lp := LayerPass{Layer: l, Pass: p, Instance: b.inst}
 	if l >= 0 {
 		lp.LayerName = b.lp.w.Layers[l].Name
 	}
@@ -738,11 +796,20 @@ func (b *builder) cell(it, l int, p Pass) int {
 // collective of layer l's pass p (-1 and PassEndOfBackProp: the fused
 // all-reduce) and returns its id.
 func (b *builder) issue(it, at, l int, p Pass, c workload.Comm) int {
+	var g Group
+	if l >= 0 && p != PassEndOfBackProp {
+		g, _ = b.comms.Of(l, p)
+	}
+	return b.issueOn(it, at, l, p, c, g)
+}
+
+// issueOn is issue over group g.
+func (b *builder) issueOn(it, at, l int, p Pass, c workload.Comm, g Group) int {
 	if b.dry {
 		return -1
 	}
 	id := len(b.lp.colls)
-	b.lp.colls = append(b.lp.colls, collective{typ: c.Type, bytes: c.Bytes, iter: it, layer: l, pass: p, cell: b.cell(it, l, p)})
+	b.lp.colls = append(b.lp.colls, collective{typ: c.Type, bytes: c.Bytes, group: g, iter: it, layer: l, pass: p, cell: b.cell(it, l, p)})
 	b.emit(op{kind: opIssue, iter: it, layer: at, colls: []int{id}})
 	return id
 }
@@ -770,6 +837,27 @@ func (b *builder) waitOneShot(it, l int) {
 	case b.upto[l] > 0:
 		b.emit(op{kind: opWaitFinal, iter: it, layer: l, phase: phaseForward, colls: []int{id}, upto: b.upto[l], cell: b.cell(it, l, PassUpdate)})
 	}
+}
+
+// update emits, from the second iteration on, layer l's wait for its
+// weight-gradient collective of the iteration before and its weight
+// update.
+func (b *builder) update(it, l int) error {
+	layer := &b.lp.w.Layers[l]
+	if id := b.prevWt[l]; id >= 0 {
+		b.wait(it, l, PassUpdate, phaseForward, []int{id})
+	}
+	if layer.UpdateCycles > 0 { // a delay, with its shape when known
+		u := layer.UpdateShape
+		u.Cycles = layer.UpdateCycles
+		if err := b.compute(it, l, PassUpdate, u); err != nil {
+			return err
+		}
+	}
+	if b.lp.w.Source == workload.BuiltinSource {
+		return b.compute(it, l, PassUpdate, workload.BuiltinUpdateWork(layer))
+	}
+	return nil
 }
 
 // block emits a wait for collective id right after layer l's pass p that
@@ -802,8 +890,21 @@ func (b *builder) next(it int) error {
 	return b.iteration(it)
 }
 
-// iteration writes iteration it of the program.
+// iteration writes iteration it of the program: the data-parallel one
+// (DATA, HYBRID_DLRM), MICRO's, or the model and hybrid kinds'
+// (docs/parallelism.md).
 func (b *builder) iteration(it int) error {
+	switch {
+	case b.dataLike:
+		return b.dataIteration(it)
+	case b.lp.w.Parallelism == workload.ParallelismMicro:
+		return b.microIteration(it)
+	}
+	return b.hybridIteration(it)
+}
+
+// dataIteration writes iteration it of the data-parallel program.
+func (b *builder) dataIteration(it int) error {
 	w := b.lp.w
 	L := len(w.Layers)
 	n := b.iters
@@ -816,7 +917,7 @@ func (b *builder) iteration(it int) error {
 	}
 	{
 		b.emit(op{kind: opIterStart, iter: it, layer: -1})
-		b.cells = map[[2]int]int{}
+		b.cells = map[[3]int]int{}
 
 		// Forward pass, layer 0 to L-1.
 		var pending, dlrmPending []int // forward collectives still to wait for
@@ -824,20 +925,8 @@ func (b *builder) iteration(it int) error {
 			layer := &w.Layers[l]
 			if it > 0 {
 				b.waitOneShot(it, l)
-				if prevWt[l] >= 0 {
-					b.wait(it, l, PassUpdate, phaseForward, []int{prevWt[l]})
-				}
-				if layer.UpdateCycles > 0 { // a delay, with its shape when known
-					u := layer.UpdateShape
-					u.Cycles = layer.UpdateCycles
-					if err := b.compute(it, l, PassUpdate, u); err != nil {
-						return err
-					}
-				}
-				if w.Source == workload.BuiltinSource {
-					if err := b.compute(it, l, PassUpdate, workload.BuiltinUpdateWork(layer)); err != nil {
-						return err
-					}
+				if err := b.update(it, l); err != nil {
+					return err
 				}
 			}
 			if b.dlrm && l == b.lastBottom+1 {
@@ -1087,16 +1176,16 @@ func (lp *loop) step(now rtl.Cycle) {
 
 // issue issues collective id at now through the Comm: the one-shot
 // all-reduce, where the Comm is a ProgressComm, marked as the one-shot
-// and under gradient queuing with its progress reported; every other with
-// Issue.
+// and under gradient queuing with its progress reported, and a collective
+// over a group with its group (IssueWith); every other with Issue.
 func (lp *loop) issue(now rtl.Cycle, id int) error {
 	c := &lp.colls[id]
 	pc, ok := lp.comm.(ProgressComm)
-	if !c.oneShot || !ok {
+	if !ok || !c.oneShot && c.group.All() {
 		return lp.comm.Issue(now, c.typ, c.bytes, lp.doneFunc(id))
 	}
-	o := IssueOptions{Done: lp.doneFunc(id), OneShot: true}
-	if lp.b.upto != nil {
+	o := IssueOptions{Done: lp.doneFunc(id), OneShot: c.oneShot, Group: c.group}
+	if c.oneShot && lp.b.upto != nil {
 		o.Progress = lp.progressFunc(id)
 	}
 	return pc.IssueWith(now, c.typ, c.bytes, o)
@@ -1161,7 +1250,7 @@ func (lp *loop) doneFunc(id int) func(now rtl.Cycle) {
 				lp.describe(id), c.issuedAt, now, lp.k.Now()))
 			return
 		}
-		c.done = true
+		c.done, c.doneAt = true, now
 		if l := lp.iters[c.iter].Layers; l != nil { // nil: dropped (Config.DropLayers)
 			l[c.cell].CollectiveCycles = int64(now - c.issuedAt)
 		}
@@ -1305,6 +1394,12 @@ func (lp *loop) metrics() (*Metrics, error) {
 			a.Count += s.Count
 			a.Bytes += s.Bytes
 			m.ByType[t] = a
+		}
+	}
+	if lp.w.Parallelism == workload.ParallelismMicro {
+		for i := range lp.colls {
+			c := &lp.colls[i]
+			m.Micro = append(m.Micro, MicroCollective{Iteration: c.iter, Layer: c.layer, LayerName: lp.w.Layers[c.layer].Name, Type: c.typ, Bytes: c.bytes, Issued: c.issuedAt, Done: c.doneAt})
 		}
 	}
 	if m.TotalCycles != int64(m.End-m.Start) || m.TotalCycles != m.ComputeCycles+m.ExposedCommCycles {

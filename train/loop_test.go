@@ -747,9 +747,9 @@ func TestStartsAtNow(t *testing.T) {
 }
 
 func TestConfigErrors(t *testing.T) {
-	model := func() *workload.Workload {
+	hybrid := func() *workload.Workload {
 		w := twoLayers()
-		w.Parallelism = workload.ParallelismModel
+		w.Parallelism = workload.ParallelismHybridDataModel
 		return w
 	}
 	tests := []struct {
@@ -762,7 +762,7 @@ func TestConfigErrors(t *testing.T) {
 		{"share above 1", twoLayers(), Config{Compute: npu.FullNPU(), MemBoundShare: big.NewRat(3, 2)}, "memory-bound share 3/2: must be in [0, 1]"},
 		{"share below 0", twoLayers(), Config{Compute: npu.FullNPU(), MemBoundShare: big.NewRat(-1, 2)}, "must be in [0, 1]"},
 		{"no compute", twoLayers(), Config{}, "compute resources: compute SMs 0"},
-		{"unsupported parallelism", model(), Config{Compute: npu.FullNPU()}, "parallelism MODEL: the training loop runs only DATA and HYBRID_DLRM"},
+		{"hybrid without a machine", hybrid(), Config{Compute: npu.FullNPU()}, "parallelism HYBRID_DATA_MODEL: its groups are dimensions of the machine, and the loop was given none"},
 		{"invalid workload", &workload.Workload{Name: "empty", Parallelism: workload.ParallelismData}, Config{Compute: npu.FullNPU()}, "no layers"},
 	}
 	for _, tt := range tests {

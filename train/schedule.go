@@ -86,6 +86,9 @@ type IssueOptions struct {
 	// ScheduleOneShotChained), which a Comm may cut otherwise than other
 	// collectives (the comparator's Options.WholeOneShot).
 	OneShot bool
+	// Group is the communicator the collective runs over (Group.All:
+	// every NPU); bytes are per NPU, as for Issue.
+	Group Group
 }
 
 // ProgressComm is a Comm that can also report how much of a collective is
