@@ -79,6 +79,9 @@ type Options struct {
 	// ComputeSpeed is how many times faster than Table V compute runs
 	// (train.Config.ComputeSpeed; nil: 1).
 	ComputeSpeed *big.Rat
+	// Micro is how a MICRO workload issues its collectives
+	// (train.Config.Micro).
+	Micro train.Micro
 	// Observe, when set, gives each system's run its observers (systems
 	// run in parallel, each its own), given the system's network: Packets
 	// sees the links' packets, Work the endpoint's work, the collectives
@@ -211,6 +214,10 @@ type SystemResult struct {
 	// beside the network's).
 	ComputeUtilization []float64 `json:"compute_utilization,omitempty"`
 	Events             uint64    `json:"events"`
+	// MicroCycles are a MICRO workload's collectives' times in cycles,
+	// each from its issue to its completion, in issue order
+	// (train.Metrics.Micro); absent for other kinds.
+	MicroCycles []int64 `json:"micro_collective_cycles,omitempty"`
 	// Metrics is the training loop's account of the run, per iteration,
 	// layer and pass, with Options.KeepMetrics; nil without. It is not
 	// part of the report's JSON.
@@ -262,7 +269,11 @@ func Run(o Options) (*Report, error) {
 	var why error // why the workload's collectives do not let one NPU stand for all
 	if sim.Foldable(o.Machine, o.Full) == nil {
 		var err error
-		if why, err = whyNotFold(o.Machine, o.afiConfig(), o.issued()); err != nil {
+		list, err := o.issued()
+		if err != nil {
+			return nil, err
+		}
+		if why, err = whyNotFold(o.Machine, o.afiConfig(), list); err != nil {
 			return nil, err
 		}
 		if why == nil && slices.ContainsFunc(o.Systems, func(s systems.System) bool { return s.Kind == systems.ACE }) {
@@ -348,8 +359,12 @@ func checkSimulated(o Options, fold bool) error {
 	if simulated > machine.MaxFullNPUs {
 		return nil // refused by the run, saying why it is not folded
 	}
-	for _, c := range o.issued() {
-		n := PaddedBytes(c.Bytes, npus)
+	list, err := o.issued()
+	if err != nil {
+		return err
+	}
+	for _, c := range list {
+		n := PaddedBytes(c.Bytes, c.groupSize(npus))
 		chunk := cfg.ChunkBytes
 		if c.whole {
 			chunk = n
@@ -367,6 +382,7 @@ func checkSimulated(o Options, fold bool) error {
 // as one chunk (Options.WholeOneShot).
 type issued struct {
 	workload.Comm
+	group train.Group
 	what  string
 	whole bool
 }
@@ -387,7 +403,7 @@ func (o Options) scheduleOf(system string) train.Schedule {
 // schedule's: train.OneShotBytes), as the platform's chunks or as one
 // chunk (Options.WholeOneShot) as the systems run it; its other
 // weight-gradient collectives.
-func (o Options) issued() []issued {
+func (o Options) issued() ([]issued, error) {
 	var layerwise, fused, whole bool
 	for _, s := range o.Systems {
 		switch {
@@ -399,23 +415,39 @@ func (o Options) issued() []issued {
 			fused = true
 		}
 	}
+	w, m := o.Workload, o.Machine.Machine
+	layers, err := train.LayerCollectives(w, m)
+	if err != nil {
+		return nil, err
+	}
 	var out []issued
-	for _, l := range o.Workload.Layers {
-		for _, c := range []workload.Comm{l.FwdComm, l.InGradComm, l.WtGradComm} {
-			if c.Type != workload.CommNone && (c != l.WtGradComm || c.Type != workload.CommAllReduce || layerwise) {
-				out = append(out, issued{Comm: c, what: "layer " + l.Name})
-			}
+	for _, c := range layers {
+		if c.Pass != train.PassWtGrad || c.Comm.Type != workload.CommAllReduce || layerwise {
+			out = append(out, issued{Comm: c.Comm, group: c.Group, what: "layer " + w.Layers[c.Layer].Name})
 		}
 	}
-	all := workload.Comm{Type: workload.CommAllReduce, Bytes: train.OneShotBytes(o.Workload)}
+	fusedARs, err := train.FusedAllReduces(w, m)
+	if err != nil {
+		return nil, err
+	}
 	const what = "the all-reduce of every layer's weight gradients at the end of back-prop"
-	if all.Bytes > 0 && fused {
-		out = append(out, issued{Comm: all, what: what})
+	for _, f := range fusedARs {
+		if fused {
+			out = append(out, issued{Comm: f.Comm, group: f.Group, what: what})
+		}
+		if whole && f.Group.All() {
+			out = append(out, issued{Comm: f.Comm, what: what + ", as one chunk", whole: true})
+		}
 	}
-	if all.Bytes > 0 && whole {
-		out = append(out, issued{Comm: all, what: what + ", as one chunk", whole: true})
+	return out, nil
+}
+
+// groupSize is the NPUs of c's group on a machine of npus NPUs.
+func (c issued) groupSize(npus int) int {
+	if c.group.All() {
+		return npus
 	}
-	return out
+	return c.group.Size
 }
 
 // WhyNotFold reports whether one NPU can stand for every NPU of
@@ -427,13 +459,13 @@ func (o Options) issued() []issued {
 // full simulation's numbers exactly at 1/N of its cost (tests in npu, ace
 // and here compare the two). err is a collective that cannot be planned.
 func WhyNotFold(m *topology.Spec, cfg afi.Config, w *workload.Workload) (why, err error) {
+	layers, err := train.LayerCollectives(w, m.Machine)
+	if err != nil {
+		return nil, err
+	}
 	var out []issued
-	for _, l := range w.Layers {
-		for _, c := range []workload.Comm{l.FwdComm, l.InGradComm, l.WtGradComm} {
-			if c.Type != workload.CommNone {
-				out = append(out, issued{Comm: c, what: "layer " + l.Name})
-			}
-		}
+	for _, c := range layers {
+		out = append(out, issued{Comm: c.Comm, group: c.Group, what: "layer " + w.Layers[c.Layer].Name})
 	}
 	return whyNotFold(m, cfg, out)
 }
@@ -441,23 +473,23 @@ func WhyNotFold(m *topology.Spec, cfg afi.Config, w *workload.Workload) (why, er
 // whyNotFold is WhyNotFold for the collectives listed (Options.issued).
 func whyNotFold(m *topology.Spec, cfg afi.Config, list []issued) (why, err error) {
 	shape := cfg.Machine
-	seen := map[[3]int64]bool{}
+	seen := map[string]bool{}
 	for _, c := range list {
 		op, err := commOf(c.Type)
 		if err != nil {
 			return nil, err
 		}
-		n := PaddedBytes(c.Bytes, shape.N())
+		n := PaddedBytes(c.Bytes, c.groupSize(shape.N()))
 		pc := cfg
 		if c.whole {
 			pc.ChunkBytes = n
 		}
-		key := [3]int64{int64(op), n, pc.ChunkBytes}
+		key := fmt.Sprint(op, n, pc.ChunkBytes, c.group)
 		if seen[key] {
 			continue
 		}
 		seen[key] = true
-		plan, err := pc.Plan(op, n)
+		plan, err := pc.PlanOn(op, n, c.group.Span, c.group.Groups)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.what, err)
 		}
@@ -494,15 +526,20 @@ func (c comm) Issue(now rtl.Cycle, t workload.CommType, bytes int64, done func(n
 	return c.IssueWith(now, t, bytes, train.IssueOptions{Done: done})
 }
 
-// IssueWith issues the collective padded (PaddedBytes), its progress
-// reported as the AFI reports it (afi.IssueOptions.Progress).
+// IssueWith issues the collective padded (PaddedBytes, to a whole element
+// per NPU of its group) over its group, its progress reported as the AFI
+// reports it (afi.IssueOptions.Progress).
 func (c comm) IssueWith(now rtl.Cycle, t workload.CommType, bytes int64, o train.IssueOptions) error {
 	op, err := commOf(t)
 	if err != nil {
 		return err
 	}
-	padded := PaddedBytes(bytes, c.npus)
-	ao := afi.IssueOptions{Done: o.Done, Progress: o.Progress}
+	npus := c.npus
+	if !o.Group.All() {
+		npus = o.Group.Size
+	}
+	padded := PaddedBytes(bytes, npus)
+	ao := afi.IssueOptions{Done: o.Done, Progress: o.Progress, Group: o.Group.Span, Groups: o.Group.Groups}
 	if o.OneShot && c.whole {
 		ao.ChunkBytes = padded
 	}
@@ -556,7 +593,8 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 			}
 		}))
 	}
-	tc := train.Config{DropLayers: !o.KeepMetrics, Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations, Schedule: o.scheduleOf(sys.Name), Policy: o.Memory, Comm: ep.Side(), MemBoundShare: o.MemBoundShare, ComputeSpeed: o.ComputeSpeed, Observer: trainObs}
+	tc := train.Config{DropLayers: !o.KeepMetrics, Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations, Schedule: o.scheduleOf(sys.Name), Policy: o.Memory, Comm: ep.Side(), MemBoundShare: o.MemBoundShare, ComputeSpeed: o.ComputeSpeed, Observer: trainObs,
+		Machine: o.Machine.Machine, Micro: o.Micro}
 	if p := o.Progress; p != nil {
 		tc.Progress = func(done, total int64) { p(sys.Name, done, total) }
 	}
@@ -597,6 +635,9 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 		r.ExposedShare = float64(m.ExposedCommCycles) / float64(m.TotalCycles)
 	}
 	r.Collectives, r.CollectiveBytes = m.Collectives, m.CollectiveBytes
+	for _, c := range m.Micro {
+		r.MicroCycles = append(r.MicroCycles, c.Cycles())
+	}
 	cycles := rtl.Cycle(m.TotalCycles)
 	em := ep.Metrics(cycles)
 	r.BytesSentPerNPU, r.MemReadPerNPU, r.MemWritePerNPU, r.CommSMBusy = em.BytesSent, em.MemRead, em.MemWrite, em.CommSMBusy

@@ -7,6 +7,7 @@ import (
 
 	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/systems"
+	"github.com/acemu/acemu/train"
 	"github.com/acemu/acemu/workload"
 )
 
@@ -18,7 +19,11 @@ func PlatformOptions(p platform.Platform) (Options, error) {
 	if err != nil {
 		return Options{}, err
 	}
-	return Options{Iterations: p.Iterations, Order: p.Order, ACE: p.ACE, Library: p.Library, Memory: p.Memory,
+	micro, err := train.ParseMicro(p.Micro)
+	if err != nil {
+		return Options{}, err
+	}
+	return Options{Micro: micro, Iterations: p.Iterations, Order: p.Order, ACE: p.ACE, Library: p.Library, Memory: p.Memory,
 		Links: links, ChunkBytes: p.ChunkBytes, MessageBytes: p.MessageBytes,
 		MemBoundShare: p.MemBoundShare, ComputeSpeed: p.ComputeSpeed, Algorithms: p.AlgorithmMap()}, nil
 }

@@ -141,7 +141,9 @@ func TestOneShotAllReduceDecidesTheFold(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, rep.Folded, "the layers' own all-reduces fold")
 	o.Schedules = map[string]train.Schedule{"ideal": train.ScheduleOneShot}
-	why, err := whyNotFold(m, o.afiConfig(), o.issued())
+	list, err := o.issued()
+	require.NoError(t, err)
+	why, err := whyNotFold(m, o.afiConfig(), list)
 	require.NoError(t, err)
 	require.ErrorContains(t, why, "the all-reduce of every layer's weight gradients at the end of back-prop")
 	rep, err = Run(o)

@@ -177,6 +177,8 @@ var baseParams = []Param{
 			}
 			return err
 		}}),
+	param("training.micro", "back-to-back", "mode", "[choice] docs/parallelism.md", "how a MICRO workload issues its collectives: back-to-back (one after another, each timed on its own) or concurrent (all at once, as ASTRA-sim 1.0 runs MICRO files)",
+		choice([]string{"back-to-back", "concurrent"}, func(p *Platform) *string { return &p.Micro })),
 	param("training.mem_bound_share", "derived", "fraction", "[choice] docs/astrasim-workloads.md", "memory-bound share of timed (ASTRA-sim) compute: derived from each layer's shape, or a fraction for every time",
 		value{func(p *Platform) string {
 			if p.MemBoundShare == nil {

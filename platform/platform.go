@@ -70,6 +70,9 @@ type Platform struct {
 	// value, and samples per NPU (0: the paper's).
 	Compute string
 	Batch   int64
+	// Micro is how a MICRO workload issues its collectives
+	// (train.Micro's names: back-to-back or concurrent).
+	Micro string
 	// ComputeSpeed is how many times faster than Table V's NPU compute
 	// runs (docs/sweeps.md, "Compute speed").
 	ComputeSpeed *big.Rat

@@ -342,6 +342,14 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		res.notes = append(res.notes, line)
 	}
 	res.notes = append(res.notes, fmt.Sprintf("%s on %s (%d NPUs), %s, %s priority, memory policy %s%s; cycles at 1245 MHz; %s", rep.Workload, rep.Topology, rep.NPUs, units.Count(p.Iterations, "iteration"), rep.Policy, rep.Memory, scheduleNote(rep.Schedule), how))
+	if line, err := train.Describe(w, machine.Machine, opts.Micro); err != nil {
+		return fail(err)
+	} else if line != "" {
+		res.notes = append(res.notes, line)
+	}
+	if line := microNote(rep.Systems); line != "" {
+		res.notes = append(res.notes, line)
+	}
 	if cc != nil {
 		as := "in the platform's chunks"
 		if cc.Whole {
@@ -370,6 +378,26 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	return 0
+}
+
+// microNote gives a MICRO run's collectives' times per system, "" for
+// other kinds.
+func microNote(rs []compare.SystemResult) string {
+	var parts []string
+	for _, r := range rs {
+		if len(r.MicroCycles) == 0 {
+			continue
+		}
+		var cs []string
+		for _, c := range r.MicroCycles {
+			cs = append(cs, strconv.FormatInt(c, 10))
+		}
+		parts = append(parts, r.Name+" "+strings.Join(cs, ", "))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Each collective, issue to completion, in cycles: " + strings.Join(parts, "; ") + "."
 }
 
 // unusedSchedule refuses a --schedule other than the default that would

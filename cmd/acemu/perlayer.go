@@ -13,6 +13,7 @@ import (
 	"github.com/acemu/acemu/compare"
 	"github.com/acemu/acemu/internal/outfile"
 	"github.com/acemu/acemu/rtl"
+	"github.com/acemu/acemu/train"
 	"github.com/acemu/acemu/workload"
 )
 
@@ -79,7 +80,7 @@ func perLayerRows(rep *compare.Report) ([]perLayerRow, error) {
 		}
 		for i, it := range s.Metrics.Iterations {
 			for _, lp := range it.Layers {
-				r := perLayerRow{System: s.Name, Iteration: i + 1, Layer: lp.Layer, LayerName: lp.LayerName, Pass: lp.Pass.String(),
+				r := perLayerRow{System: s.Name, Iteration: i + 1, Layer: lp.Layer, LayerName: lp.LayerName, Pass: passName(lp),
 					ComputeCycles: lp.ComputeCycles, ComputeUs: micros(lp.ComputeCycles),
 					ExposedCommCycles: lp.ExposedCommCycles, ExposedCommUs: micros(lp.ExposedCommCycles)}
 				if lp.Collective != workload.CommNone {
@@ -91,6 +92,19 @@ func perLayerRows(rep *compare.Report) ([]perLayerRow, error) {
 		}
 	}
 	return rows, nil
+}
+
+// passName names a row's pass: a forward pass run again by a
+// recomputation (train.LayerPass.Instance) as "forward (recomputed)", a
+// concurrent MICRO collective's repeat by its number.
+func passName(lp train.LayerPass) string {
+	switch {
+	case lp.Instance == 0:
+		return lp.Pass.String()
+	case lp.Pass == train.PassForward:
+		return lp.Pass.String() + " (recomputed)"
+	}
+	return fmt.Sprintf("%s (%d)", lp.Pass, lp.Instance+1)
 }
 
 // encodePerLayer is rep's per-layer results in format ("csv" or "json").

@@ -239,7 +239,7 @@ func TestPinnedComparator(t *testing.T) {
 	checkRunPins(t, []runPin{
 		{[]string{"--topo", "4x8x4", "--workload", "resnet50", "--format", "json", "--out", "@/out"}, []int64{5356944, 4647786, 7347868, 3432318, 3107874}, map[string]string{
 			"out/breakdown.svg":   "9faf8e9cf95921dd6710ce539eb7fd4b37a826758f5650677af9191b7219eb34",
-			"out/platform.yaml":   "85decfe94d9f8878e29d23bd05e5436a63ed888d719b744c9ee90c04b8df6c77",
+			"out/platform.yaml":   "70aa41d08b516b52af1fa4ca93508063678fd4729c73601a4d67cbbefad47548",
 			"out/result.csv":      "729e616bff667de73119914ec290f15e56a6c1c8838048f0bdc606d3ce52829e",
 			"out/summary.csv":     "7d049e953ade636af1ce6f060fe2dca7f8d90cc20b47101002d82e45cfe961a8",
 			"out/result.json":     "1cea76464291d11266b828333eab22bf31e9075ad2a5057be66f766eb8f57598",
@@ -509,20 +509,20 @@ func TestPinnedCommandOutputs(t *testing.T) {
 			"stdout": "1875983e92d16ea29b70172298999d22f7f8cb27f0fb010f8556e8ff520d8b70",
 		}},
 		{[]string{"config", "dump"}, nil, map[string]string{
-			"stdout": "6f8ed50efc82ac93861d8655692c1d95452ad0c7cab2f6882c6e4e7aa7fd7221",
+			"stdout": "f9a65dfd7f4ccedfd213886a71a19c1919d3f48ee8597fea8073f2f7cf06610b",
 		}},
 		{[]string{"sweep", "--workload", "dlrm,../../testdata/astrasim/DLRM_HybridParallel.txt", "--topo", "4x2x2,4x4x2", "--set", "ace.sram=1MiB,4MiB", "--format", "csv"}, nil, map[string]string{
 			"stdout": "9615a4122404d713f3aa0bdeaa8fca2a6dfd693ccdab81d2e73c13596b957d4c",
 		}},
 		{[]string{"sweep", "--workload", "dlrm", "--topo", "4x2x2", "--set", "ace.fsms=8,16", "--systems", "ace,ideal", "--format", "json", "--out", "@/sweep"}, nil, map[string]string{
-			"stdout":                   "a7843393e6b15cc4b94493f047f8d41b35252e20dcc04e44e2afd11893ac6ca2",
+			"stdout":                   "b2d4832b59f64c47145702e5f65d1ce7ac695ee51cc9594770c397b4f0889202",
 			"sweep/aggregate.csv":      "9e269c0a6ee5facb415b6d0b1f1f771e0d5319e6b35a6968be6b6f98ba9e13d2",
-			"sweep/points/000000.json": "c52e83ba4a496304483739c97b62875a5892649392216c674fc6e4b708075d5f",
-			"sweep/points/000001.json": "4d7f7a4e68894192a59b0f55f603082a64d2aa3f3415301b9ec47c5c5d0edad9",
+			"sweep/points/000000.json": "a27fd89b5c85c6a1a945f11d2d539d1fd176c3102d9ddd3401e0e962a8e803b4",
+			"sweep/points/000001.json": "6fd293c49e39da891552d7bf245cf20b76606df2546f6d6e5f461f850aaed7f4",
 			"sweep/result.csv":         "f99d73c51a19535fd85e91934487edb81d554dfabbec3c6fe1967adfc8367b44",
-			"sweep/result.json":        "a7843393e6b15cc4b94493f047f8d41b35252e20dcc04e44e2afd11893ac6ca2",
+			"sweep/result.json":        "b2d4832b59f64c47145702e5f65d1ce7ac695ee51cc9594770c397b4f0889202",
 			"sweep/result.txt":         "3d71f49aa252a687ca576a40d0a8a6db234dc77504b6051e6a366955237ef82d",
-			"sweep/sweep.json":         "eb5191d7ac285dc600fe3da5e2471728d56c4e8642d37110de21276364d3c2b3",
+			"sweep/sweep.json":         "22f87e808f3f6a3fdbb4ad96ce48fb9d64d92dcf59b3fc5d1fbe7e595e6de718",
 		}},
 		{[]string{"reproduce", "fig4", "--topos", "4x2x1", "--size", "8MB", "--format", "json"}, nil, map[string]string{
 			"stdout": "32ea5202384a3ad6f466a78182e198048152b286b7390c0e580a1ab6bb3a0c74",
@@ -544,14 +544,14 @@ func TestPinnedCommandOutputs(t *testing.T) {
 		}},
 		{[]string{"reproduce", "fig11", "--topos", "4x2x2,4x4x2", "--workloads", "dlrm", "--format", "json", "--out", "@/fig11"}, nil, map[string]string{
 			"fig11/fig11.svg":                "dbf26a3866bc9500b5f8fd1ba6cd71615ec7ec7d87ad1a8080809fb9b5cdf92d",
-			"fig11/platform.yaml":            "85decfe94d9f8878e29d23bd05e5436a63ed888d719b744c9ee90c04b8df6c77",
+			"fig11/platform.yaml":            "70aa41d08b516b52af1fa4ca93508063678fd4729c73601a4d67cbbefad47548",
 			"fig11/result.csv":               "1b61902285e4552f8f1147e4352f7a8aa46f4bae1de9d5ee2ea571e2f8fd63f3",
 			"fig11/result.json":              "1bd2847039fa8e2610f58ddd89a3b7eae119d3b4a4ec27da4405a02cd7426f3a",
 			"fig11/result.txt":               "faf197b1fcb7886e2876604e89fff6851601d80bb8c052a9fb25f0d3e3a302ab",
 			"fig11/summary.csv":              "b7d6b4a0cd1b3d425f1a0f5022b7589dc9366578a0e58dbdc4fbe73494eb1a21",
-			"fig11/sweep/points/000000.json": "3b2706267805a4a55773591a5af468fe28f3156929b4fa8254ea5df44447cb4e",
-			"fig11/sweep/points/000001.json": "0b5af5f2832b98a1849a22f5f5fb9591c898a87b176c92bfcfdd3646c3fc27e2",
-			"fig11/sweep/sweep.json":         "c4cb356b1228c4804a99590890887ee65aca4894de5723524de5fbc34b499a19",
+			"fig11/sweep/points/000000.json": "ec46ede8274434d8d50d421ffa6f3bf24a7f78bc93811b5017ac0b54ebbfd02d",
+			"fig11/sweep/points/000001.json": "bfe38bf33180cd4184f309b7e98829ee517a724fbd16a17f49f44532f3df3817",
+			"fig11/sweep/sweep.json":         "254d724e16f82d8b454eb6281b065d19f8ba395dd0049a9a11f0770b4c973c02",
 			"stdout":                         "1bd2847039fa8e2610f58ddd89a3b7eae119d3b4a4ec27da4405a02cd7426f3a",
 		}},
 		{[]string{"--workload", "dlrm", "--topo", "4x2x2", "--systems", "ace,baseline-commopt", "--iterations", "1", "--timeseries", "@/util.csv", "--per-layer", "@/layers.json", "--trace", "@/trace.json", "--pcap", "@/run.pcap", "--format", "json"}, []int64{76112, 142164}, map[string]string{
@@ -566,7 +566,7 @@ func TestPinnedCommandOutputs(t *testing.T) {
 		{[]string{"--workload", "dlrm", "--topo", "4x2x2", "--systems", "ace,ideal", "--iterations", "1", "--per-layer", "@/layers.csv", "--out", "@/out", "--format", "csv"}, nil, map[string]string{
 			"layers.csv":          "c33d3eff1df67ec3ca83fa03b90a1f21fae05bbf6cd6011e7ba4998545711475",
 			"out/breakdown.svg":   "c45e04763d10056e0f69736950834c00de8a240ca08380a16fcc2c2c0640f155",
-			"out/platform.yaml":   "975ddaa3f53d4e18f914c96397a374268f9261cc9128cc126c59e640b37d69be",
+			"out/platform.yaml":   "e59622a4a0d0e0a7c8441eec97d03c72922ac699b41c2b43757b1ae3a42fed27",
 			"out/result.csv":      "993ec444dc5c7e35b991ad73a1dc8fa2dd80d930313364d3b5d060d3e1b8c84a",
 			"out/result.json":     "7a576a89a37cc5db14c7745a632dfc5b5e6435b6d6489bda29e8c84e797888d6",
 			"out/result.txt":      "9190007e967be8c9778c5cfb19fc7b35fd5913db25acf953457458105895f73c",
@@ -584,7 +584,7 @@ func TestPinnedCommandOutputs(t *testing.T) {
 			"trace.json": "0d6d6fb6eef295ad9f9261332629c199b2af8deb380465e4dfcbfa37f56283c5",
 		}},
 		{[]string{"collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "baseline-commopt", "--full", "--trace", "@/trace.json", "--trace-npus", "all", "--pcap", "@/run.pcap", "--out", "@/out"}, nil, map[string]string{
-			"out/platform.yaml": "85decfe94d9f8878e29d23bd05e5436a63ed888d719b744c9ee90c04b8df6c77",
+			"out/platform.yaml": "70aa41d08b516b52af1fa4ca93508063678fd4729c73601a4d67cbbefad47548",
 			"out/result.csv":    "4f73230f2b69b7350b404a9be076c97a685332f51b0e138a443c2d5ad3305943",
 			"out/result.json":   "44e4ecb62ee996b6cd3fedcaf45dbd60efb74a0aca557bb30fc0368e03348780",
 			"out/result.txt":    "32a6b629471cd000427429eab54c904bc7255b4e98eb7567d0735223e56bcdfb",
