@@ -418,7 +418,7 @@ func (o Options) issued() ([]issued, error) {
 	w, m := o.Workload, o.Machine.Machine
 	layers, err := train.LayerCollectives(w, m)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("workload %s on %s: %w", w.Name, m.Name, err)
 	}
 	var out []issued
 	for _, c := range layers {

@@ -247,7 +247,7 @@ func breakDimension(m *machine.Machine, k int) (model, data Group, err error) {
 			for _, dd := range m.Dims {
 				sizes = append(sizes, fmt.Sprint(dd.Size))
 			}
-			return Group{}, Group{}, fmt.Errorf("model-parallel group of %d NPUs: the dimensions before %s have %d NPUs and it has %d, so the group would take %d/%d of it; give a group the machine's dimensions (%s NPUs) build up to: a product of whole dimensions times a divisor of the next", k, m.Dims[d].Name, p, size, k, p, strings.Join(sizes, " × "))
+			return Group{}, Group{}, fmt.Errorf("model-parallel group of %d NPUs: the dimensions before %s have %d NPUs, so the group would take %d/%d of %s's %d NPUs, which does not divide them; give a group the machine's dimensions (%s NPUs) build up to: a product of whole dimensions times a divisor of the next", k, m.Dims[d].Name, p, k, p, m.Dims[d].Name, size, strings.Join(sizes, " × "))
 		}
 		return splitGroups(m, d, s, true), splitGroups(m, d, s, false), nil
 	}

@@ -411,6 +411,9 @@ func unusedSchedule(s train.Schedule, ss []systems.System, w *workload.Workload)
 	if !slices.ContainsFunc(ss, func(s systems.System) bool { return s.Overlap }) {
 		return fmt.Errorf("--schedule %s: no system in --systems overlaps communication with compute, and baseline-nooverlap issues its own single all-reduce at the end of back-prop under every schedule (docs/training-loop.md); add an overlapping system or leave --schedule out", s)
 	}
+	if w.Parallelism != workload.ParallelismData && w.Parallelism != workload.ParallelismHybridDLRM {
+		return fmt.Errorf("--schedule %s: the one-shot schedules are data parallelism's (docs/training-loop.md), and workload %s is %s (docs/parallelism.md); leave --schedule out", s, w.Name, w.Parallelism)
+	}
 	if train.OneShotBytes(w) == 0 {
 		return fmt.Errorf("--schedule %s: workload %s has no weight-gradient all-reduce to issue in one shot, so the schedule changes nothing; leave --schedule out", s, w.Name)
 	}
