@@ -1,0 +1,55 @@
+package compare
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/acemu/acemu/platform"
+	"github.com/acemu/acemu/topology"
+	"github.com/acemu/acemu/workload"
+)
+
+// ASTRA-sim 1.0's model, hybrid and MICRO files run on the systems that
+// take every collective kind, and one NPU standing for all (folded) gives
+// exactly the numbers of every NPU simulated (--full): the groups' plans
+// are the same on every NPU up to a translation, as the fold requires
+// (docs/parallelism.md). On a switch fabric, which does not fold, they run
+// too.
+func TestParallelismFilesFoldExactly(t *testing.T) {
+	files := []string{"MLP_ModelParallel.txt", "MLP_HybridParallel_Data_Model.txt", "MLP_HybridParallel_Model_Data.txt",
+		"sample_per_layer_parallel_HybridCustomized.txt", "microAllReduce.txt", "microAllToAll.txt"}
+	p := platform.Default()
+	p.Iterations = 1
+	for _, f := range files {
+		t.Run(f, func(t *testing.T) {
+			w, err := workload.LoadAstraSim(filepath.Join("../testdata/astrasim", f))
+			require.NoError(t, err)
+			m, err := topology.Parse("4x2x2")
+			require.NoError(t, err)
+			o, err := PlatformOptions(p)
+			require.NoError(t, err)
+			o.Machine, o.Workload, o.Systems = m, w, presets(t, "ideal", "baseline-commopt", "baseline-nooverlap")
+			folded, err := Run(o)
+			require.NoError(t, err)
+			require.True(t, folded.Folded)
+			o.Full = true
+			full, err := Run(o)
+			require.NoError(t, err)
+			require.False(t, full.Folded)
+			for i, r := range folded.Systems {
+				require.Equal(t, full.Systems[i].PerIteration, r.PerIteration, r.Name)
+				require.Equal(t, full.Systems[i].BytesSentPerNPU, r.BytesSentPerNPU, r.Name)
+				require.Equal(t, r.TotalCycles, r.TotalCompute+r.TotalExposedComm, r.Name)
+				require.Positive(t, r.BytesSentPerNPU, r.Name)
+			}
+			sw, err := topology.Parse("switch:4x4")
+			require.NoError(t, err)
+			o.Machine, o.Full = sw, false
+			rep, err := Run(o)
+			require.NoError(t, err)
+			require.False(t, rep.Folded)
+		})
+	}
+}
