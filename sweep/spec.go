@@ -201,7 +201,7 @@ func (s *Spec) unused(ss []systems.System, what string) error {
 	// A built-in workload's compute follows training.compute: timed when
 	// it takes the paper's times. With that an axis, count it as timed.
 	regimeAxis := slices.ContainsFunc(s.Axes, func(a Axis) bool { return a.Key == "training.compute" || a.Key == "training.batch" })
-	timed := false
+	timed, micro := false, false
 	uses := compare.Uses{Systems: ss}
 	for _, name := range s.Workloads {
 		w := s.loaded[name]
@@ -223,6 +223,7 @@ func (s *Spec) unused(ss []systems.System, what string) error {
 			}
 		}
 		timed = timed || w.Timed()
+		micro = micro || w.Parallelism == workload.ParallelismMicro
 	}
 	keys := []string{}
 	d := platform.Default()
@@ -244,6 +245,8 @@ func (s *Spec) unused(ss []systems.System, what string) error {
 			return fmt.Errorf("%s %s, but the systems (%s: %s) include no ACE, so it would change nothing; add ace to the systems or drop it", k, role, what, strings.Join(s.Systems, ","))
 		case k == "training.mem_bound_share" && !timed:
 			return fmt.Errorf("%s %s, but no workload of the sweep (%s) gives a pass a time, and the share applies to timed compute only, so it would change nothing; drop it", k, role, strings.Join(s.Workloads, ","))
+		case k == "training.micro" && !micro:
+			return fmt.Errorf("%s %s, but no workload of the sweep (%s) is MICRO, and the mode says only how a MICRO workload issues its collectives, so it would change nothing; drop it", k, role, strings.Join(s.Workloads, ","))
 		}
 		if why := uses.Unused(k); why != "" {
 			return fmt.Errorf("%s %s, but %s, so it would change nothing; drop it", k, role, why)

@@ -132,6 +132,9 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if err := unusedMemBoundShare(p, w); err != nil {
 		return fail(err)
 	}
+	if err := unusedMicro(p, w); err != nil {
+		return fail(err)
+	}
 	opts, err := compare.PlatformOptions(p)
 	if err != nil {
 		return fail(err)

@@ -245,6 +245,15 @@ func unusedMemBoundShare(p platform.Platform, w *workload.Workload) error {
 	return fmt.Errorf("training.mem_bound_share = %s: workload %s gives no pass a time (its compute is FLOPs and bytes on the roofline), and the share applies to timed compute only, so it would change nothing; drop it", paramText(p, "training.mem_bound_share"), w.Name)
 }
 
+// unusedMicro refuses training.micro other than its default on a workload
+// that is not MICRO, where it would change nothing (docs/parallelism.md).
+func unusedMicro(p platform.Platform, w *workload.Workload) error {
+	if p.Micro == platform.Default().Micro || w.Parallelism == workload.ParallelismMicro {
+		return nil
+	}
+	return fmt.Errorf("training.micro = %s: workload %s is %s, not MICRO, and the mode says only how a MICRO workload issues its collectives, so it would change nothing; drop it", paramText(p, "training.micro"), w.Name, w.Parallelism)
+}
+
 // unusedLinkKeys refuses a link key the platform sets (links.CLASS.bandwidth
 // or .latency) that no link of a topology file reads: its links give their
 // own bandwidth and latency, or are of other classes (docs/topology.md,
