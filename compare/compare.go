@@ -416,6 +416,9 @@ func (o Options) issued() ([]issued, error) {
 		}
 	}
 	w, m := o.Workload, o.Machine.Machine
+	if w.Parallelism == workload.ParallelismMicro {
+		layerwise = true // every system issues MICRO's collectives as they are (docs/parallelism.md)
+	}
 	layers, err := train.LayerCollectives(w, m)
 	if err != nil {
 		return nil, fmt.Errorf("workload %s on %s: %w", w.Name, m.Name, err)

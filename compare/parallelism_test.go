@@ -53,3 +53,18 @@ func TestParallelismFilesFoldExactly(t *testing.T) {
 		})
 	}
 }
+
+// A MICRO workload's collectives are what every system issues, a system
+// without overlap too (it fuses nothing): the fold and size checks see
+// them (Options.issued).
+func TestMicroIssuedOnEverySystem(t *testing.T) {
+	w, err := workload.LoadAstraSim("../testdata/astrasim/microAllReduce.txt")
+	require.NoError(t, err)
+	m, err := topology.Parse("4x4x4")
+	require.NoError(t, err)
+	o := Options{Machine: m, Workload: w, Systems: presets(t, "baseline-nooverlap")}
+	list, err := o.issued()
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	require.Equal(t, workload.Comm{Type: workload.CommAllReduce, Bytes: 1 << 20}, list[0].Comm)
+}
