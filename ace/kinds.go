@@ -201,3 +201,44 @@ func (r *run) partsFor(plan *collectives.Plan) ([]int, error) {
 	r.parts[plan] = parts
 	return parts, nil
 }
+
+// averageTimes are, per partition for a phase, the average over the kinds
+// listed of the time a chunk alone spends in their phase that uses it
+// (alone, the FSM split's weight: footnote 9's average, applied to the
+// FSMs as to the room; docs/ace-model.md, "Several kinds of collective");
+// a partition that none of them uses takes the layout's phase's (prof).
+// A single-phase all-to-all is left out: it takes every FSM in turn, not
+// a partition's.
+func averageTimes(prof []phaseProfile, kinds []kindProfile) []*big.Rat {
+	n := len(prof)
+	sum, count := make([]*big.Rat, n), make([]int64, n)
+	for p := range sum {
+		sum[p] = new(big.Rat)
+	}
+	for _, k := range kinds {
+		if k.allToAll {
+			continue
+		}
+		for ph, p := range k.parts {
+			sum[p].Add(sum[p], alone(k.prof[ph]))
+			count[p]++
+		}
+	}
+	out := make([]*big.Rat, n)
+	for p := range out {
+		if count[p] == 0 {
+			out[p] = alone(prof[p])
+			continue
+		}
+		out[p] = sum[p].Quo(sum[p], big.NewRat(count[p], 1))
+	}
+	return out
+}
+
+// kindProfile is a listed kind's phases on one NPU (profile) and the
+// partition of each.
+type kindProfile struct {
+	prof     []phaseProfile
+	parts    []int
+	allToAll bool // a single-phase all-to-all
+}

@@ -352,3 +352,49 @@ func TestACERunsKindsOnOtherMachines(t *testing.T) {
 		})
 	}
 }
+
+// The FSM split follows footnote 9 too (docs/ace-model.md, "FSMs with
+// several kinds"): on 4x4x4 the all-reduce's phases alone take, in
+// cycles, local RS or AG 3 × (90 + 8192·249/37600) = 432.7506 and the
+// vertical or horizontal AR of a 16 KB view 6 × (500 + 2048·249/4700) =
+// 3651.0026; the all-reduce over v,h (RS v, AR h, AG v on partitions 1,
+// 3, 4) adds the vertical RS and AG of a 64 KB chunk, 3 × (500 +
+// 8192·249/4700) = 2802.0051. Partitions 1 and 4 average (432.7506 +
+// 2802.0051)/2 = 1617.3779, 2 and 3 stay 3651.0026; of 16 FSMs one each
+// and 12 by weight, 12 × 1617.3779/10536.7610 = 1.842 and 12 ×
+// 3651.0026/10536.7610 = 4.158: 1, 4, 4, 1 whole, the two left to the
+// largest remainders (0.842: partitions 1 and 4), so [3 5 5 3]. The
+// all-reduce alone: 12 × 432.7506/8167.5064 = 0.636 and 5.364, so 0, 5,
+// 5, 0 whole and two to partitions 1 and 4: [2 6 6 2]; an all-to-all
+// named beside it takes every FSM in turn and moves nothing. Its room
+// does not move either: the all-reduce over v,h's views (64, 16, 64 KB on
+// partitions 1, 3, 4) and result (64 KB) are the all-reduce's there.
+func TestFSMsAverageTheKinds(t *testing.T) {
+	s, err := torus.Parse("4x4x4")
+	require.NoError(t, err)
+	m := s.Machine()
+	ar := kindPlan(t, m, collectives.OpAllReduce, nil, nil, 65536)
+	vh := kindPlan(t, m, collectives.OpAllReduce, []string{"v", "h"}, nil, 65536)
+	a2a := kindPlan(t, m, collectives.OpAllToAll, nil, nil, 65536)
+	for _, tc := range []struct {
+		name  string
+		kinds []*collectives.Plan
+		want  []int
+	}{
+		{"none", nil, []int{2, 6, 6, 2}},
+		{"AR", []*collectives.Plan{ar}, []int{2, 6, 6, 2}},
+		{"AR and all-to-all", []*collectives.Plan{ar, a2a}, []int{2, 6, 6, 2}},
+		{"AR and AR over v,h", []*collectives.Plan{ar, vh}, []int{3, 5, 5, 3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k := rtl.NewKernel()
+			net, err := torus.Build(k, s, torus.DefaultLinks(), true)
+			require.NoError(t, err)
+			e, err := NewEngineFor(k, net, ar, tc.kinds, Default(), nil)
+			require.NoError(t, err)
+			st := e.Stats(1)
+			require.Equal(t, tc.want, st.FSMsPerPhase)
+			require.Equal(t, []int64{1131830, 965321, 965321, 457675, 674154}, st.Partitions)
+		})
+	}
+}

@@ -205,21 +205,35 @@ func partitions(sram int64, need []int64, w []*big.Rat) ([]int64, error) {
 // splitFSMs divides f FSMs among the phases: at least one each, the rest in
 // proportion to each phase's weight (largest remainders first, ties to the
 // earlier phase). With mode "latency" a phase's weight is the time a chunk
-// alone spends in it, steps × (latency + largest message / link rate);
-// with "even" all weigh the same.
+// alone spends in it, steps × (latency + largest message / link rate)
+// (alone); with "even" all weigh the same.
 func splitFSMs(f int, prof []phaseProfile, mode string) ([]int, error) {
-	n := len(prof)
+	times := make([]*big.Rat, len(prof))
+	for i, p := range prof {
+		times[i] = alone(p)
+	}
+	return splitFSMsBy(f, times, mode)
+}
+
+// alone is the time a chunk alone spends in phase p: steps × (latency +
+// largest message / link rate).
+func alone(p phaseProfile) *big.Rat {
+	t := new(big.Rat).Quo(big.NewRat(p.msg, 1), p.link)
+	t.Add(t, big.NewRat(p.latency, 1))
+	return t.Mul(t, big.NewRat(int64(max(p.steps, 1)), 1))
+}
+
+// splitFSMsBy is splitFSMs with each phase's time alone given (times).
+func splitFSMsBy(f int, times []*big.Rat, mode string) ([]int, error) {
+	n := len(times)
 	if f < n {
 		return nil, fmt.Errorf("%d FSMs for a %d-phase collective: each phase needs its own FSM; use at least %d", f, n, n)
 	}
 	w := make([]*big.Rat, n)
 	total := new(big.Rat)
-	for i, p := range prof {
+	for i, t := range times {
 		w[i] = big.NewRat(1, 1)
 		if mode == "latency" {
-			t := new(big.Rat).Quo(big.NewRat(p.msg, 1), p.link)
-			t.Add(t, big.NewRat(p.latency, 1))
-			t.Mul(t, big.NewRat(int64(max(p.steps, 1)), 1))
 			w[i] = t
 		}
 		total.Add(total, w[i])

@@ -159,12 +159,17 @@ func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 	}
 	lay := sizesOf(r.layout, src, identity)
 	var kinds []kindSizes
+	var kprofs []kindProfile
 	for i, kp := range r.kinds {
-		npu := id
+		ksrc, kpeer := id, func(p int32) int32 { return p }
 		if r.share && collectives.CheckEquivariant(kp) == nil {
-			npu = 0
+			ksrc, kpeer = 0, func(p int32) int32 { return int32(r.folder.Displace(int(p), id)) }
 		}
-		kinds = append(kinds, sizesOf(kp, npu, r.kindParts[i]))
+		kinds = append(kinds, sizesOf(kp, ksrc, r.kindParts[i]))
+		if cfg.FSMSplit == "latency" {
+			kprofs = append(kprofs, kindProfile{prof: profile(kp, r.shape, net, id, ksrc, kpeer, r.route), parts: r.kindParts[i],
+				allToAll: kp.Op == collectives.OpAllToAll && kp.NumPhases() == 1})
+		}
 	}
 	sizes := averageSizes(lay, kinds)
 	w := littleWeights(prof, sizes, lay.result, rt.dma(), cfg.Notice)
@@ -175,7 +180,7 @@ func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("NPU %d: %w", id, err)
 	}
-	split, err := splitFSMs(cfg.FSMs, prof, cfg.FSMSplit)
+	split, err := splitFSMsBy(cfg.FSMs, averageTimes(prof, kprofs), cfg.FSMSplit)
 	if err != nil {
 		return nil, err
 	}
