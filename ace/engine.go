@@ -52,9 +52,11 @@ func NewEngine(k *rtl.Kernel, net *fabric.Network, layout *collectives.Plan, cfg
 // NewEngineFor is NewEngine told, before the run, the kinds of collective
 // it will be given (each a plan of one chunk: its operation, algorithm and
 // communicator): its partitions are sized by the average over them of
-// their chunks' sizes in each partition (the ACE paper, Section IV-I,
+// their chunks' sizes in each partition, and its FSMs divided by the
+// average time their phases there take (the ACE paper, Section IV-I,
 // footnote 9; docs/ace-model.md, "Several kinds of collective"). None, or
-// only collectives like the layout, gives NewEngine's layout.
+// only collectives like the layout and all-to-alls, gives NewEngine's
+// layout.
 func NewEngineFor(k *rtl.Kernel, net *fabric.Network, layout *collectives.Plan, kinds []*collectives.Plan, cfg Config, hooks *Hooks) (*Engine, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err

@@ -78,7 +78,8 @@ type Config struct {
 	Algorithms map[collectives.CollectiveOp]string
 	// Kinds are the collectives a workload will issue, when known before
 	// the run: ACE sizes its SRAM partitions by the average of their
-	// chunks (the ACE paper, Section IV-I, footnote 9; docs/ace-model.md,
+	// chunks, and divides its FSMs by the average time of their phases
+	// (the ACE paper, Section IV-I, footnote 9; docs/ace-model.md,
 	// "Several kinds of collective"). Empty: ACE's layout alone. The
 	// other endpoints ignore it.
 	Kinds []Kind
