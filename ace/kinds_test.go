@@ -398,3 +398,50 @@ func TestFSMsAverageTheKinds(t *testing.T) {
 		})
 	}
 }
+
+// A collective whose chunk would not fit a partition it uses is refused
+// when it is issued (it would wait for room forever), naming the
+// partition and the fix; named to the layout, it fits. On 4x2x2 with a
+// 300 KiB SRAM under the paper's heuristic, the all-reduce's partitions
+// weigh 376·64 : 47·16 : 47·16 : 376·16 : 376·16 (of 37600), so partition
+// 2's share, 307200 × 752/37600 = 6144 B, falls short of its need, one
+// 16 KB view, and it gets exactly 16384 B. The all-gather over v,h (AG h,
+// then AG v on partition 2) needs there the vertical all-gather's view
+// of a 64 KB chunk, 65536 B: refused. Named, every partition holds at
+// least its largest view (64, 64, 16, 64 KB and a 64 KB result: 278528 B
+// of the 307200), and it runs with its exact result.
+func TestACERefusesAChunkThatCannotFit(t *testing.T) {
+	spec, err := topology.Parse("4x2x2")
+	require.NoError(t, err)
+	m := spec.Machine
+	ar := kindPlan(t, m, collectives.OpAllReduce, nil, nil, 65536)
+	ag := kindPlan(t, m, collectives.OpAllGather, []string{"v", "h"}, nil, 200_000)
+	one := kindPlan(t, m, collectives.OpAllGather, []string{"v", "h"}, nil, 65536)
+	cfg := Default()
+	cfg.SRAMBytes, cfg.Partition = 300<<10, PartitionPaper
+	for _, named := range []bool{false, true} {
+		t.Run(fmt.Sprintf("named=%v", named), func(t *testing.T) {
+			k := rtl.NewKernel()
+			net, err := spec.Build(k, topology.DefaultLinkSettings(), false)
+			require.NoError(t, err)
+			var kinds []*collectives.Plan
+			if named {
+				kinds = []*collectives.Plan{ar, one}
+			}
+			ds, err := verify.NewDataChecks(ag)
+			require.NoError(t, err)
+			e, err := NewEngineFor(k, net, ar, kinds, cfg, &Hooks{Init: ds.Hook, Observer: ds})
+			require.NoError(t, err)
+			err = e.Issue(0, ag, nil)
+			if !named {
+				require.Equal(t, int64(16384), e.Stats(1).Partitions[1])
+				require.ErrorContains(t, err, "its phase 2 needs 65536 B of room for a chunk in partition 2, which holds 16384 B on NPU 0; name it among the collectives ACE is laid out for (afi.Config.Kinds), or give a larger --sram or a smaller --chunk")
+				return
+			}
+			require.NoError(t, err)
+			k.Run()
+			require.NoError(t, e.Stuck())
+			require.NoError(t, ds.Result())
+		})
+	}
+}
