@@ -46,6 +46,18 @@ type Engine struct {
 // partitions by the paper's heuristic for the layout's phases and chunk
 // size, FSMs divided among its phases.
 func NewEngine(k *rtl.Kernel, net *fabric.Network, layout *collectives.Plan, cfg Config, hooks *Hooks) (*Engine, error) {
+	return NewEngineFor(k, net, layout, nil, cfg, hooks)
+}
+
+// NewEngineFor is NewEngine told, before the run, the kinds of collective
+// it will be given (each a plan of one chunk: its operation, algorithm and
+// communicator): its partitions are sized by the average over them of
+// their chunks' sizes in each partition, and its FSMs divided by the
+// average time their phases there take (the ACE paper, Section IV-I,
+// footnote 9; docs/ace-model.md, "Several kinds of collective"). None, or
+// only collectives like the layout and all-to-alls, gives NewEngine's
+// layout.
+func NewEngineFor(k *rtl.Kernel, net *fabric.Network, layout *collectives.Plan, kinds []*collectives.Plan, cfg Config, hooks *Hooks) (*Engine, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -66,7 +78,21 @@ func NewEngine(k *rtl.Kernel, net *fabric.Network, layout *collectives.Plan, cfg
 	}
 	r := &run{k: k, net: net, layout: layout, shape: top, cfg: cfg, hooks: hooks,
 		info: map[*collectives.Program]*progInfo{}, infos: xcore.Infos{}, colls: xcore.NewCollectives(k), phases: layout.NumPhases(),
-		fold: net.Folded(), gate: admit.New("ACE", k, layout.Machine, net.Folded()), quietDMA: quietDMAOn(net)}
+		fold: net.Folded(), gate: admit.New("ACE", k, layout.Machine, net.Folded()), quietDMA: quietDMAOn(net),
+		parts: map[*collectives.Plan][]int{}}
+	for _, kp := range kinds {
+		if !machine.Same(kp.Machine, layout.Machine) {
+			return nil, fmt.Errorf("ACE: %s, named among the collectives it is laid out for, is for %s and the layout for %s; name collectives of the layout's machine", describe(kp), kp.Machine, layout.Machine)
+		}
+		if kp.MessageBytes != layout.MessageBytes {
+			return nil, fmt.Errorf("ACE: %s, named among the collectives it is laid out for, is in messages of %d B and the layout in %d B; name collectives of the layout's message size", describe(kp), kp.MessageBytes, layout.MessageBytes)
+		}
+		parts, err := phaseParts(layout, kp)
+		if err != nil {
+			return nil, fmt.Errorf("ACE: %w", err)
+		}
+		r.kinds, r.kindParts = append(r.kinds, kp), append(r.kindParts, parts)
+	}
 	if f, folds := layout.Machine.Folder(); folds {
 		r.folder = f
 		r.share = !r.fold && hooks.Init == nil && !cfg.ownPrograms
@@ -119,9 +145,12 @@ func (e *Engine) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.
 func (e *Engine) IssueWith(now rtl.Cycle, plan *collectives.Plan, o afi.IssueOptions) error {
 	r := e.r
 	l := r.layout
-	if machine.Same(plan.Machine, l.Machine) && !r.serves(plan) {
-		return fmt.Errorf("ACE: a %s (%s, %d phases) on an engine laid out for %s (%s, %d phases): it serves collectives like its layout, and single-phase all-to-alls beside them",
-			plan.Op, plan.Algorithm, plan.NumPhases(), l.Op, l.Algorithm, l.NumPhases())
+	var parts []int
+	if machine.Same(plan.Machine, l.Machine) {
+		var err error
+		if parts, err = r.partsFor(plan); err != nil {
+			return err
+		}
 	}
 	if err := r.gate.Admit(now, plan); err != nil {
 		return err
@@ -131,24 +160,8 @@ func (e *Engine) IssueWith(now rtl.Cycle, plan *collectives.Plan, o afi.IssueOpt
 		co.Track(o.Progress) // chunk by chunk: ACE's data is final once written back
 	}
 	key := r.priority.Key(o.Priority, co.ID)
-	r.k.ScheduleClass(now, rtl.ClassSystem, rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) { r.create(now, co, key) }), 0, 0)
+	r.k.ScheduleClass(now, rtl.ClassSystem, rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) { r.create(now, co, key, parts) }), 0, 0)
 	return nil
-}
-
-// serves reports whether the engine can run plan: a collective like its
-// layout (same operation, algorithm, phases and message size; any size), or
-// a single-phase all-to-all beside it (docs/ace-model.md: every FSM can run the
-// all-to-all besides its phase). An all-to-all chunk's phase uses the first
-// partition, any FSM, and then the terminal partition (docs/ace-model.md).
-func (r *run) serves(plan *collectives.Plan) bool {
-	l := r.layout
-	if plan.MessageBytes != l.MessageBytes {
-		return false
-	}
-	if plan.Op == l.Op && plan.Algorithm == l.Algorithm && plan.NumPhases() == l.NumPhases() {
-		return true
-	}
-	return plan.Op == collectives.OpAllToAll && plan.NumPhases() == 1
 }
 
 // create makes co's chunks on every NPU and places them in the order in
@@ -158,7 +171,7 @@ func (r *run) serves(plan *collectives.Plan) bool {
 // last, under LIFO right after the loaded ones, when priorities are equal.
 // Either way the order is the same on every NPU, which keeps the chunk
 // flow deadlock-free (docs/ace-model.md).
-func (r *run) create(now rtl.Cycle, co *xcore.Collective, key int64) {
+func (r *run) create(now rtl.Cycle, co *xcore.Collective, key int64, parts []int) {
 	nc := co.Plan.NumChunks()
 	first := int32(len(r.rank))
 	co.First = first
@@ -191,7 +204,7 @@ func (r *run) create(now rtl.Cycle, co *xcore.Collective, key int64) {
 	shared := r.share && collectives.CheckEquivariant(co.Plan) == nil
 	for _, nd := range r.nodes {
 		for c := 0; c < nc; c++ {
-			nd.chunks = append(nd.chunks, &chunk{Chunk: xcore.NewChunk(co, int32(c)), id: first + int32(c), shared: shared,
+			nd.chunks = append(nd.chunks, &chunk{Chunk: xcore.NewChunk(co, int32(c)), id: first + int32(c), shared: shared, parts: parts,
 				reserved: make([]bool, r.phases+1), fsm: make([]int, r.phases), buffered: map[int64][]fabric.Packet{}})
 		}
 		nd.admitGen++ // new chunks, and new places in the loading order
@@ -250,6 +263,12 @@ type run struct {
 	phases   int
 	colls    *xcore.Collectives
 	priority afi.Order // which collective's chunks take SRAM room first
+	// parts is, per plan issued, the partition of each of its phases
+	// (phaseParts); kinds are the collectives the engine was told it will
+	// be given, and kindParts theirs (NewEngineFor).
+	parts     map[*collectives.Plan][]int
+	kinds     []*collectives.Plan
+	kindParts [][]int
 	// order is the global numbers of every chunk issued, in the order they
 	// take SRAM room; rank[id] is a chunk's place in it.
 	order []int32

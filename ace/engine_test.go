@@ -379,16 +379,6 @@ func smallAfterBig(t *testing.T, topo string, big, small int64, at rtl.Cycle, cf
 	return end
 }
 
-func TestEngineRefusesOtherCollectives(t *testing.T) {
-	k, net, plan := setup(t, "4x2x1", collectives.OpAllReduce, "hierarchical", 64<<10, 65536)
-	_, _, rs := setup(t, "4x2x1", collectives.OpReduceScatter, "hierarchical", 64<<10, 65536)
-	_, _, other := setup(t, "4x1x1", collectives.OpAllReduce, "hierarchical", 64<<10, 65536)
-	e, err := NewEngine(k, net, plan, Default(), nil)
-	require.NoError(t, err)
-	require.ErrorContains(t, e.Issue(0, rs, nil), "single-phase all-to-alls beside them")
-	require.ErrorContains(t, e.Issue(0, other, nil), "planned for 4x1x1")
-}
-
 // LIFO keeps its effect however large the SRAM: with --prefetch fsm the TX
 // DMA loads only while fewer chunks wait for an FSM than ACE has FSMs, so
 // the big collective's chunks are not all in SRAM (where nothing can

@@ -223,7 +223,7 @@ func (nd *node) complete(now rtl.Cycle, c *chunk, i int32) {
 func (nd *node) phaseDone(now rtl.Cycle, c *chunk) {
 	next := nd.nextPart(c)
 	f := c.fsm[c.Phase]
-	if next < nd.r.phases && !nd.mayQueue(c, next) || !nd.reserve(c, next) {
+	if next < nd.r.phases && !nd.mayQueue(c, int(c.Phase)+1) || !nd.reserve(c, next) {
 		if !c.blocked {
 			c.blocked = true
 			nd.blockedFrom[f] = now
@@ -233,7 +233,7 @@ func (nd *node) phaseDone(now rtl.Cycle, c *chunk) {
 	if c.blocked {
 		nd.blockedCycles += int64(now - nd.blockedFrom[f])
 	}
-	nd.release(c, int(c.Phase))
+	nd.release(c, c.parts[c.Phase])
 	nd.fsmQ[f] = nd.fsmQ[f][1:]
 	nd.fsmCycles += int64(now - nd.fsmFrom[f])
 	c.active = false
@@ -246,7 +246,7 @@ func (nd *node) phaseDone(now rtl.Cycle, c *chunk) {
 		c.dma, c.dmaDone = 0, 0
 		nd.rxq = append(nd.rxq, c)
 	} else {
-		nd.enterPhase(now, c, int32(next))
+		nd.enterPhase(now, c, c.Phase+1)
 	}
 	nd.scheduleKick(now)
 }

@@ -17,20 +17,26 @@ import (
 )
 
 // incRun is one random configuration of ACE: a layout, collectives like it
-// (and all-to-alls beside it) issued at random cycles, links of random
+// (and all-to-alls and, beside the hierarchical all-reduce, collectives
+// of other kinds over random dimensions) issued at random cycles, links of random
 // rates, latencies, buffers and credit latencies, and an ACE design point
 // of random SRAM, ports, ALUs, FSMs and policies.
 type incRun struct {
-	topo      string
-	links     torus.LinkConfig
-	folded    bool
-	lifo      bool
-	op        collectives.CollectiveOp
-	alg       string
-	msg       int64
-	chunk     int64
-	sizes     []int64
-	a2a       []bool // issue an all-to-all of that size instead
+	topo   string
+	links  torus.LinkConfig
+	folded bool
+	lifo   bool
+	op     collectives.CollectiveOp
+	alg    string
+	msg    int64
+	chunk  int64
+	sizes  []int64
+	a2a    []bool // issue an all-to-all of that size instead
+	// span, where not empty and the layout is the hierarchical
+	// all-reduce, issues a collective of spanOp over those dimensions
+	// instead (docs/ace-model.md, "Several kinds of collective").
+	span      [][]string
+	spanOp    []collectives.CollectiveOp
 	issueGaps []rtl.Cycle
 	cfg       Config
 }
@@ -75,6 +81,21 @@ func randomIncRun(r *rand.Rand) incRun {
 		c.a2a = append(c.a2a, r.IntN(4) == 0)
 		c.issueGaps = append(c.issueGaps, rtl.Cycle(r.IntN(5000)))
 	}
+	// The spans from a source of their own, seeded by the configuration,
+	// so that the configurations drawn from r stay those of before.
+	g := rand.New(rand.NewPCG(uint64(c.chunk), uint64(c.sizes[0])))
+	for range c.sizes {
+		var span []string
+		if g.IntN(2) == 0 {
+			for _, d := range []string{"l", "v", "h"} {
+				if g.IntN(2) == 0 {
+					span = append(span, d)
+				}
+			}
+		}
+		c.span = append(c.span, span)
+		c.spanOp = append(c.spanOp, []collectives.CollectiveOp{collectives.OpAllReduce, collectives.OpReduceScatter, collectives.OpAllGather}[g.IntN(3)])
+	}
 	return c
 }
 
@@ -114,6 +135,13 @@ func incTraceOn(t *testing.T, c incRun, reference, perPacket, packets bool) (res
 			pc.Op, alg = collectives.OpAllToAll, "direct"
 		}
 		plan, err := collectives.NewPlan(pc, alg, n, c.chunk)
+		if len(c.span[i]) > 0 && !c.a2a[i] && c.op == collectives.OpAllReduce && c.alg == "hierarchical" {
+			gc := pc
+			gc.Op, gc.Span = c.spanOp[i], c.span[i]
+			if gp, gerr := collectives.NewPlan(gc, alg, n, c.chunk); gerr == nil { // a span of size-1 dimensions only has no phases: the plain one
+				plan, err = gp, nil
+			}
+		}
 		if err != nil || c.folded && collectives.CheckEquivariant(plan) != nil {
 			return res, false
 		}

@@ -92,13 +92,22 @@ func profile(plan *collectives.Plan, top machine.Topology, net *fabric.Network, 
 // paperWeights are the paper's partition heuristic (Section IV-I,
 // footnote 9): phase i's share is proportional to its links' bandwidth × its
 // initial chunk size (what the previous phase hands it: 16 KB for the
-// vertical all-reduce and the local all-gather of a 64 KB chunk on 4x4x4);
-// the terminal partition equals the last phase's.
-func paperWeights(prof []phaseProfile) []*big.Rat {
+// vertical all-reduce and the local all-gather of a 64 KB chunk on 4x4x4),
+// the average of the initial chunk sizes of the collectives whose phases
+// use the partition (sizes.initial: "if for each phase, there are
+// different chunk sizes belonging to different collective operations, we
+// use average of such chunk sizes"); the terminal partition equals the
+// last phase's.
+func paperWeights(prof []phaseProfile, sizes chunkSizes) []*big.Rat {
 	n := len(prof)
 	w := make([]*big.Rat, n+1)
+	one := big.NewRat(1, 1)
 	for i, p := range prof {
-		w[i] = new(big.Rat).Mul(p.bw, big.NewRat(max(p.initial, 1), 1))
+		initial := sizes.initial[i]
+		if initial.Cmp(one) < 0 {
+			initial = one
+		}
+		w[i] = new(big.Rat).Mul(p.bw, initial)
 	}
 	w[n] = w[n-1]
 	return w
@@ -125,32 +134,31 @@ func residence(p phaseProfile, first bool, dma *big.Rat, notice string) *big.Rat
 // littleWeights size the partitions by Little's law for the chunk flow:
 // every phase passes the same chunk rate, so phase i needs room ∝ the time
 // a chunk holds it (residence) × the room it takes (its view); the terminal
-// partition holds a result of R bytes for R / DMA rate.
-func littleWeights(prof []phaseProfile, result int64, dma *big.Rat, notice string) []*big.Rat {
+// partition holds a result of R bytes for R / DMA rate. The time is the
+// layout's phase's; the room the average view of the collectives that use
+// the partition (sizes.view, footnote 9's average applied to the room; the
+// terminal partition: their average result).
+func littleWeights(prof []phaseProfile, sizes chunkSizes, result int64, dma *big.Rat, notice string) []*big.Rat {
 	n := len(prof)
 	w := make([]*big.Rat, n+1)
 	for i, p := range prof {
-		w[i] = new(big.Rat).Mul(residence(p, i == 0, dma, notice), big.NewRat(p.view, 1))
+		w[i] = new(big.Rat).Mul(residence(p, i == 0, dma, notice), sizes.view[i])
 	}
-	w[n] = new(big.Rat).Quo(big.NewRat(result*result, 1), dma)
+	w[n] = new(big.Rat).Quo(new(big.Rat).Mul(big.NewRat(result, 1), sizes.view[n]), dma)
 	return w
 }
 
 // partitions splits sram into the P+1 partitions in proportion to the
 // weights w (phases, then the terminal partition), except that no partition
-// gets less than it needs for one chunk (its view; the terminal partition
-// one chunk's result): a partition whose share falls short gets exactly its
-// need and the rest of the SRAM is split among the others by their weights,
-// until every share holds its need (docs/ace-model.md). It fails, naming
-// the smallest SRAM that would do, when the needs add up to more than sram.
-func partitions(sram int64, prof []phaseProfile, result int64, w []*big.Rat) ([]int64, error) {
-	n := len(prof)
-	need := make([]int64, n+1)
+// gets less than it needs for one chunk (need: the largest view of a chunk
+// that uses it; the terminal partition one chunk's result): a partition
+// whose share falls short gets exactly its need and the rest of the SRAM
+// is split among the others by their weights, until every share holds its
+// need (docs/ace-model.md). It fails, naming the smallest SRAM that would
+// do, when the needs add up to more than sram.
+func partitions(sram int64, need []int64, w []*big.Rat) ([]int64, error) {
+	n := len(need) - 1
 	total := int64(0)
-	for i, p := range prof {
-		need[i] = p.view
-	}
-	need[n] = result
 	for _, x := range need {
 		total += x
 	}
@@ -197,21 +205,35 @@ func partitions(sram int64, prof []phaseProfile, result int64, w []*big.Rat) ([]
 // splitFSMs divides f FSMs among the phases: at least one each, the rest in
 // proportion to each phase's weight (largest remainders first, ties to the
 // earlier phase). With mode "latency" a phase's weight is the time a chunk
-// alone spends in it, steps × (latency + largest message / link rate);
-// with "even" all weigh the same.
+// alone spends in it, steps × (latency + largest message / link rate)
+// (alone); with "even" all weigh the same.
 func splitFSMs(f int, prof []phaseProfile, mode string) ([]int, error) {
-	n := len(prof)
+	times := make([]*big.Rat, len(prof))
+	for i, p := range prof {
+		times[i] = alone(p)
+	}
+	return splitFSMsBy(f, times, mode)
+}
+
+// alone is the time a chunk alone spends in phase p: steps × (latency +
+// largest message / link rate).
+func alone(p phaseProfile) *big.Rat {
+	t := new(big.Rat).Quo(big.NewRat(p.msg, 1), p.link)
+	t.Add(t, big.NewRat(p.latency, 1))
+	return t.Mul(t, big.NewRat(int64(max(p.steps, 1)), 1))
+}
+
+// splitFSMsBy is splitFSMs with each phase's time alone given (times).
+func splitFSMsBy(f int, times []*big.Rat, mode string) ([]int, error) {
+	n := len(times)
 	if f < n {
 		return nil, fmt.Errorf("%d FSMs for a %d-phase collective: each phase needs its own FSM; use at least %d", f, n, n)
 	}
 	w := make([]*big.Rat, n)
 	total := new(big.Rat)
-	for i, p := range prof {
+	for i, t := range times {
 		w[i] = big.NewRat(1, 1)
 		if mode == "latency" {
-			t := new(big.Rat).Quo(big.NewRat(p.msg, 1), p.link)
-			t.Add(t, big.NewRat(p.latency, 1))
-			t.Mul(t, big.NewRat(int64(max(p.steps, 1)), 1))
 			w[i] = t
 		}
 		total.Add(total, w[i])

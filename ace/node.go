@@ -29,7 +29,8 @@ type chunk struct {
 	shared   bool    // runs NPU 0's programs, its peers displaced (run.share)
 	views    []int64 // viewOf's row for this chunk, once asked (its node's)
 	state    int
-	fsm      []int // assigned FSM per phase
+	fsm      []int // assigned FSM per phase of its plan
+	parts    []int // per phase of its plan, its partition (phaseParts)
 	active   bool  // heads its FSM's queue in its phase
 	blocked  bool  // phase done, waiting for room in the next partition
 	reserved []bool
@@ -152,21 +153,34 @@ func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 		src, peer = 0, func(p int32) int32 { return int32(r.folder.Displace(int(p), id)) }
 	}
 	prof := profile(r.layout, r.shape, net, id, src, peer, r.route)
-	result := int64(0)
-	clen := r.layout.ChunkLen(0)
-	last := r.layout.Program(src, r.phases-1, clen)
-	for _, o := range last.Out {
-		result += o.Len
+	identity := make([]int, r.phases)
+	for i := range identity {
+		identity[i] = i
 	}
-	w := littleWeights(prof, result, rt.dma(), cfg.Notice)
+	lay := sizesOf(r.layout, src, identity)
+	var kinds []kindSizes
+	var kprofs []kindProfile
+	for i, kp := range r.kinds {
+		ksrc, kpeer := id, func(p int32) int32 { return p }
+		if r.share && collectives.CheckEquivariant(kp) == nil {
+			ksrc, kpeer = 0, func(p int32) int32 { return int32(r.folder.Displace(int(p), id)) }
+		}
+		kinds = append(kinds, sizesOf(kp, ksrc, r.kindParts[i]))
+		if cfg.FSMSplit == "latency" {
+			kprofs = append(kprofs, kindProfile{prof: profile(kp, r.shape, net, id, ksrc, kpeer, r.route), parts: r.kindParts[i],
+				allToAll: kp.Op == collectives.OpAllToAll && kp.NumPhases() == 1})
+		}
+	}
+	sizes := averageSizes(lay, kinds)
+	w := littleWeights(prof, sizes, lay.result, rt.dma(), cfg.Notice)
 	if cfg.Partition == PartitionPaper {
-		w = paperWeights(prof)
+		w = paperWeights(prof, sizes)
 	}
-	part, err := partitions(cfg.SRAMBytes, prof, result, w)
+	part, err := partitions(cfg.SRAMBytes, sizes.need, w)
 	if err != nil {
 		return nil, fmt.Errorf("NPU %d: %w", id, err)
 	}
-	split, err := splitFSMs(cfg.FSMs, prof, cfg.FSMSplit)
+	split, err := splitFSMsBy(cfg.FSMs, averageTimes(prof, kprofs), cfg.FSMSplit)
 	if err != nil {
 		return nil, err
 	}

@@ -111,7 +111,7 @@ func (nd *node) takeInput(now rtl.Cycle, l *fabric.Link) rtl.Cycle {
 		// forward it from SRAM later.
 	}
 	// Not ready for it yet: absorb it into the phase's partition.
-	if !nd.reserve(c, int(m.Phase)) {
+	if !nd.reserve(c, c.parts[m.Phase]) {
 		return -1 // no room: it waits in the input buffer (back-pressure)
 	}
 	end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.sramWr, Bytes: b})

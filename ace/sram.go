@@ -24,16 +24,17 @@ func (nd *node) admit(now rtl.Cycle) {
 	for nd.nextAdmit < len(r.order) {
 		c := nd.chunks[r.order[nd.nextAdmit]]
 		// A chunk's FSMs follow its place in the loading order, so each FSM
-		// takes every split[ph]-th chunk of that order; an all-to-all
-		// chunk (one phase) takes every FSM in turn. Each FSM works on its
-		// chunks in that order.
+		// takes every split[ph]-th chunk of that order (of a collective of
+		// another kind, phase i takes the FSMs of the layout's phase whose
+		// partition it uses); an all-to-all chunk (one phase) takes every
+		// FSM in turn. Each FSM works on its chunks in that order.
 		rk := int(r.rank[c.id])
-		if c.Coll.Plan.NumPhases() == r.phases {
-			for ph, n := range nd.split {
-				c.fsm[ph] = nd.firstFSM[ph] + rk%n
-			}
-		} else {
+		if plan := c.Coll.Plan; plan.Op == collectives.OpAllToAll && plan.NumPhases() == 1 && r.phases > 1 {
 			c.fsm[0] = rk % len(nd.fsmQ)
+		} else {
+			for ph, p := range c.parts { // the FSMs of the layout's phase on the same partition
+				c.fsm[ph] = nd.firstFSM[p] + rk%nd.split[p]
+			}
 		}
 		if !nd.mayQueue(c, 0) || !nd.reserve(c, 0) {
 			nd.admitStopped = nd.admitGen
@@ -152,8 +153,9 @@ func (nd *node) checkAheadStopped() {
 }
 
 // skipUnused moves partition ph's next place in the loading order past the
-// loaded chunks that never use it: written back already, or an
-// all-to-all's, which go from the first partition to the terminal one.
+// loaded chunks that never use it: written back already, or of a
+// collective whose phases pass it by (an all-to-all's go from the first
+// partition to the terminal one).
 func (nd *node) skipUnused(ph int) { nd.nextIn[ph] = nd.nextUsed(ph) }
 
 // nextUsed is partition ph's next place in the loading order past the
@@ -162,7 +164,7 @@ func (nd *node) nextUsed(ph int) int32 {
 	r := nd.r
 	i := nd.nextIn[ph]
 	for ph > 0 && ph < r.phases && int(i) < nd.nextAdmit {
-		if x := nd.chunks[r.order[i]]; x != doneChunk && x.Coll.Plan.NumPhases() > ph {
+		if x := nd.chunks[r.order[i]]; x != doneChunk && x.phaseAt(ph) >= 0 {
 			break
 		}
 		i++
@@ -177,13 +179,13 @@ func (nd *node) viewOf(c *chunk, ph int) int64 {
 		return c.views[ph]
 	}
 	plan := c.Coll.Plan
-	key := viewKey{plan.Op, c.Len}
+	key := viewKey{plan, c.Len}
 	v, ok := nd.views[key]
 	if !ok {
 		np := plan.NumPhases()
-		v = make([]int64, nd.r.phases+1) // partitions of phases a plan lacks stay 0
+		v = make([]int64, nd.r.phases+1) // partitions a plan's phases pass by stay 0
 		for p := 0; p < np; p++ {
-			v[p] = plan.Program(nd.progNPU(c), p, c.Len).ViewLen()
+			v[c.parts[p]] = plan.Program(nd.progNPU(c), p, c.Len).ViewLen()
 		}
 		for _, o := range plan.Program(nd.progNPU(c), np-1, c.Len).Out {
 			v[nd.r.phases] += o.Len
@@ -194,18 +196,29 @@ func (nd *node) viewOf(c *chunk, ph int) int64 {
 	return v[ph]
 }
 
-// viewKey names the plans whose chunks of a length need the same room:
-// the engine serves one algorithm per operation.
+// viewKey names the chunks of a plan and a length, which need the same
+// room.
 type viewKey struct {
-	op  collectives.CollectiveOp
-	len int64
+	plan *collectives.Plan
+	len  int64
+}
+
+// phaseAt is the phase of c's plan that uses partition p, -1 if none does
+// (the terminal partition is no phase's).
+func (c *chunk) phaseAt(p int) int {
+	for ph, q := range c.parts {
+		if q == p {
+			return ph
+		}
+	}
+	return -1
 }
 
 // nextPart is the partition chunk c goes to after its current phase: the
 // next phase's, or the terminal one after its plan's last phase.
 func (nd *node) nextPart(c *chunk) int {
 	if next := int(c.Phase) + 1; next < c.Coll.Plan.NumPhases() {
-		return next
+		return c.parts[next]
 	}
 	return nd.r.phases
 }
@@ -231,8 +244,10 @@ func (nd *node) reserve(c *chunk, ph int) bool {
 	c.reserved[ph] = true
 	nd.nextIn[ph]++
 	nd.admitGen++
-	if r.cfg.Notice == NoticeRoom && ph < r.phases && ph < c.Coll.Plan.NumPhases() {
-		nd.announce(c, ph)
+	if r.cfg.Notice == NoticeRoom && ph < r.phases {
+		if q := c.phaseAt(ph); q >= 0 {
+			nd.announce(c, q)
+		}
 	}
 	return true
 }

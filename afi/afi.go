@@ -76,6 +76,35 @@ type Config struct {
 	// Algorithms names the algorithm per collective; missing ones use
 	// collectives.DefaultAlgorithm.
 	Algorithms map[collectives.CollectiveOp]string
+	// Kinds are the collectives a workload will issue, when known before
+	// the run: ACE sizes its SRAM partitions by the average of their
+	// chunks, and divides its FSMs by the average time of their phases
+	// (the ACE paper, Section IV-I, footnote 9; docs/ace-model.md,
+	// "Several kinds of collective"). Empty: ACE's layout alone. The
+	// other endpoints ignore it.
+	Kinds []Kind
+}
+
+// Kind is a collective a workload issues, as ACE's layout needs to know
+// it: its operation and communicator (IssueOptions.Group or Groups, at
+// most one of them; neither: every NPU).
+type Kind struct {
+	Op     collectives.CollectiveOp
+	Group  []string
+	Groups [][]int
+}
+
+// KindPlans are the plans of one chunk of each of c.Kinds, cut as c says.
+func (c Config) KindPlans() ([]*collectives.Plan, error) {
+	var out []*collectives.Plan
+	for _, k := range c.Kinds {
+		p, err := c.PlanOn(k.Op, c.ChunkBytes, k.Group, k.Groups)
+		if err != nil {
+			return nil, fmt.Errorf("a kind of collective named for ACE's layout: %w", err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 // DefaultConfig is Table III/V's chunk and message on machine m.

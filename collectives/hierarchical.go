@@ -586,3 +586,22 @@ func orList(names []string) string {
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
+
+// PhaseTier returns the tier whose groups phase ph of the plan combines,
+// and false for a plan whose algorithm is not hierarchical (it has no
+// tiers) or a phase it does not have.
+func (p *Plan) PhaseTier(ph int) (Tier, bool) {
+	h, ok := p.Algo.(*Hierarchical)
+	if !ok || ph < 0 || ph >= len(h.phases) {
+		return Tier{}, false
+	}
+	return h.phases[ph].Tier, true
+}
+
+// SameGroups reports whether tiers t and u cut the NPUs into the same
+// groups, each member at the same place (machine.SameGroups): a phase over
+// a group of dimensions and the whole machine's phase over the same
+// dimension use the same links.
+func (t Tier) SameGroups(u Tier) bool {
+	return t.dim != nil && u.dim != nil && machine.SameGroups(t.dim, u.dim)
+}

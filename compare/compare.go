@@ -550,6 +550,26 @@ func (c comm) IssueWith(now rtl.Cycle, t workload.CommType, bytes int64, o train
 	return err
 }
 
+// kindsOf lists the collectives w issues, each once in the order they
+// first appear, for ACE's layout (afi.Config.Kinds: its partitions are
+// sized by the average of their chunks).
+func kindsOf(w *workload.Workload) []afi.Kind {
+	var out []afi.Kind
+	seen := map[workload.CommType]bool{}
+	for _, l := range w.Layers {
+		for _, c := range []workload.Comm{l.FwdComm, l.InGradComm, l.WtGradComm} {
+			if c.Type == workload.CommNone || seen[c.Type] {
+				continue
+			}
+			seen[c.Type] = true
+			if op, err := commOf(c.Type); err == nil {
+				out = append(out, afi.Kind{Op: op})
+			}
+		}
+	}
+	return out
+}
+
 // runSystem runs the workload on one system.
 func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err error) {
 	defer rtl.RecoverOverflow(&err)
@@ -557,16 +577,11 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 	if s := o.scheduleOf(sys.Name); s != train.ScheduleLayerwise && sys.Overlap { // BaselineNoOverlap runs as under every schedule
 		r.Schedule = s.String()
 	}
+	cfg := o.afiConfig()
 	if sys.Kind == systems.ACE {
-		for _, l := range o.Workload.Layers {
-			for _, c := range []workload.Comm{l.FwdComm, l.InGradComm, l.WtGradComm} {
-				if c.Type == workload.CommReduceScatter || c.Type == workload.CommAllGather {
-					return r, fmt.Errorf("layer %s: ACE is laid out for the hierarchical all-reduce and runs all-to-alls beside it; a %s on it is not modelled (docs/ace-model.md)", l.Name, c.Type)
-				}
-			}
-		}
+		cfg.Kinds = kindsOf(o.Workload)
 	}
-	setup := sim.Setup{Machine: o.Machine, Links: o.Links, System: sys, AFI: o.afiConfig(), Fold: fold, ACE: o.ACE,
+	setup := sim.Setup{Machine: o.Machine, Links: o.Links, System: sys, AFI: cfg, Fold: fold, ACE: o.ACE,
 		Library: o.Library, Order: o.Order, Windows: WindowCycles, LinkWindows: o.LinkStats}
 	if o.Observe != nil {
 		setup.Observe = func(net *fabric.Network) (observe.Observers, error) { return o.Observe(sys.Name, net), nil }

@@ -33,6 +33,10 @@ type Options struct {
 	// Layout is the kind of plan ACE will be given (it lays out its SRAM
 	// and FSMs for it); ignored by the others.
 	Layout *collectives.Plan
+	// Kinds are the collectives ACE will be given, each a plan of one
+	// chunk (ace.NewEngineFor sizes its partitions by them); ignored by
+	// the others.
+	Kinds []*collectives.Plan
 	// Order is which collective in flight goes first (zero: afi.LIFO, the
 	// ACE paper's, Section V).
 	Order afi.Order
@@ -100,7 +104,7 @@ func init() {
 		if o.Data != nil {
 			h.Init = o.Data.Init
 		}
-		e, err := ace.NewEngine(k, net, o.Layout, cfg, h)
+		e, err := ace.NewEngineFor(k, net, o.Layout, o.Kinds, cfg, h)
 		if err != nil {
 			return nil, err
 		}

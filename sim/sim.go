@@ -33,7 +33,9 @@ type Setup struct {
 	// System is the endpoint and its resources (Table VI).
 	System systems.System
 	// AFI cuts the collectives (its Machine is set to Machine's; zero
-	// chunk and message: afi.DefaultConfig's).
+	// chunk and message: afi.DefaultConfig's, its Algorithms and Kinds
+	// kept); its Kinds, the collectives the run will issue, size ACE's
+	// partitions (afi.Config.Kinds).
 	AFI afi.Config
 	// Fold: one NPU stands for all (decide it with Foldable).
 	Fold bool
@@ -115,7 +117,7 @@ func New(s Setup) (*Run, error) {
 	cfg := s.AFI
 	if cfg.ChunkBytes == 0 && cfg.MessageBytes == 0 {
 		d := afi.DefaultConfig(s.Machine.Machine)
-		d.Algorithms = cfg.Algorithms
+		d.Algorithms, d.Kinds = cfg.Algorithms, cfg.Kinds
 		cfg = d
 	}
 	cfg.Machine = s.Machine.Machine
@@ -153,11 +155,17 @@ func New(s Setup) (*Run, error) {
 			return nil, err
 		}
 	}
+	var kinds []*collectives.Plan
+	if s.System.Kind == systems.ACE {
+		if kinds, err = cfg.KindPlans(); err != nil {
+			return nil, err
+		}
+	}
 	acfg := s.ACE
 	if acfg.SRAMBytes == 0 {
 		acfg = ace.Default()
 	}
-	ep, err := endpoint.New(k, net, s.Machine.Machine, s.System, endpoint.Options{ACE: acfg, Library: s.Library, Layout: layout,
+	ep, err := endpoint.New(k, net, s.Machine.Machine, s.System, endpoint.Options{ACE: acfg, Library: s.Library, Layout: layout, Kinds: kinds,
 		Order: s.Order, Data: s.Data, Observer: obs.Work})
 	if err != nil {
 		return nil, err
