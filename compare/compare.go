@@ -550,21 +550,22 @@ func (c comm) IssueWith(now rtl.Cycle, t workload.CommType, bytes int64, o train
 	return err
 }
 
-// kindsOf lists the collectives w issues, each once in the order they
-// first appear, for ACE's layout (afi.Config.Kinds: its partitions are
-// sized by the average of their chunks).
-func kindsOf(w *workload.Workload) []afi.Kind {
+// kindsOf lists the kinds of collective of list (Options.issued), each
+// kind and group once in the order they first appear, for ACE's layout
+// (afi.Config.Kinds: its partitions are sized by the average of their
+// chunks).
+func kindsOf(list []issued) []afi.Kind {
 	var out []afi.Kind
-	seen := map[workload.CommType]bool{}
-	for _, l := range w.Layers {
-		for _, c := range []workload.Comm{l.FwdComm, l.InGradComm, l.WtGradComm} {
-			if c.Type == workload.CommNone || seen[c.Type] {
-				continue
-			}
-			seen[c.Type] = true
-			if op, err := commOf(c.Type); err == nil {
-				out = append(out, afi.Kind{Op: op})
-			}
+	seen := map[string]bool{}
+	for _, c := range list {
+		op, err := commOf(c.Type)
+		if err != nil {
+			continue
+		}
+		k := afi.Kind{Op: op, Group: c.group.Span, Groups: c.group.Groups}
+		if key := fmt.Sprint(k); !seen[key] {
+			seen[key] = true
+			out = append(out, k)
 		}
 	}
 	return out
@@ -579,7 +580,11 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 	}
 	cfg := o.afiConfig()
 	if sys.Kind == systems.ACE {
-		cfg.Kinds = kindsOf(o.Workload)
+		list, err := o.issued()
+		if err != nil {
+			return r, err
+		}
+		cfg.Kinds = kindsOf(list)
 	}
 	setup := sim.Setup{Machine: o.Machine, Links: o.Links, System: sys, AFI: cfg, Fold: fold, ACE: o.ACE,
 		Library: o.Library, Order: o.Order, Windows: WindowCycles, LinkWindows: o.LinkStats}
