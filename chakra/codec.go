@@ -164,7 +164,7 @@ type field struct {
 }
 
 // eachField calls f with each field of b in order.
-func eachField(b []byte, f func(field) error) error {
+func eachField(b []byte, names map[protowire.Number]string, f func(field) error) error {
 	for len(b) > 0 {
 		num, typ, n := protowire.ConsumeTag(b)
 		if n < 0 {
@@ -187,7 +187,7 @@ func eachField(b []byte, f func(field) error) error {
 			n = protowire.ConsumeFieldValue(num, typ, b)
 		}
 		if n < 0 {
-			return fmt.Errorf("field %s: %w", fieldName(num), protowire.ParseError(n))
+			return fmt.Errorf("field %s: %w", fieldName(names, num), protowire.ParseError(n))
 		}
 		b = b[n:]
 		if err := f(fd); err != nil {
@@ -197,8 +197,8 @@ func eachField(b []byte, f func(field) error) error {
 	return nil
 }
 
-func fieldName(num protowire.Number) string {
-	if s, ok := fieldNames[num]; ok {
+func fieldName(names map[protowire.Number]string, num protowire.Number) string {
+	if s, ok := names[num]; ok {
 		return fmt.Sprintf("%d (%s)", num, s)
 	}
 	return fmt.Sprint(num)
@@ -228,7 +228,7 @@ func wireName(t protowire.Type) string {
 
 func decodeMetadata(b []byte) (Metadata, error) {
 	var m Metadata
-	err := eachField(b, func(fd field) error {
+	err := eachField(b, nil, func(fd field) error {
 		switch fd.num {
 		case fMetaVersion:
 			if err := wantType(fd, protowire.BytesType, "1 (version)"); err != nil {
@@ -252,8 +252,8 @@ func decodeMetadata(b []byte) (Metadata, error) {
 
 func decodeNode(b []byte) (Node, error) {
 	var n Node
-	err := eachField(b, func(fd field) error {
-		what := fieldName(fd.num)
+	err := eachField(b, fieldNames, func(fd field) error {
+		what := fieldName(fieldNames, fd.num)
 		switch fd.num {
 		case fID, fType, fStart, fDuration:
 			if err := wantType(fd, protowire.VarintType, what); err != nil {
@@ -322,7 +322,7 @@ func nodeErr(n Node, err error) error {
 
 func decodeAttr(b []byte) (Attr, error) {
 	var a Attr
-	err := eachField(b, func(fd field) error {
+	err := eachField(b, nil, func(fd field) error {
 		if fd.num == fAttrName {
 			if err := wantType(fd, protowire.BytesType, "1 (name)"); err != nil {
 				return err
@@ -371,7 +371,7 @@ func decodeAttr(b []byte) (Attr, error) {
 		case fBoolList:
 			a.Kind = BoolListValue
 			a.Bools = nil
-			if err := eachField(fd.b, func(v field) error {
+			if err := eachField(fd.b, nil, func(v field) error {
 				if v.num != 1 {
 					return nil
 				}
@@ -404,7 +404,9 @@ func decodeAttr(b []byte) (Attr, error) {
 }
 
 // Write writes t to w as a Chakra trace: its metadata, then its nodes,
-// each length-delimited. Dependences are written packed.
+// each length-delimited, fields in number order and those at their
+// default left out, as protobuf writes them. Dependences are written
+// packed.
 func Write(w io.Writer, t *Trace) error {
 	bw := bufio.NewWriter(w)
 	put := func(msg []byte) error {
@@ -453,8 +455,10 @@ func encodeMetadata(m Metadata) []byte {
 
 func encodeNode(n *Node) []byte {
 	var b []byte
-	b = protowire.AppendTag(b, fID, protowire.VarintType)
-	b = protowire.AppendVarint(b, n.ID)
+	if n.ID != 0 { // proto3 leaves out a field at its default
+		b = protowire.AppendTag(b, fID, protowire.VarintType)
+		b = protowire.AppendVarint(b, n.ID)
+	}
 	if n.Name != "" {
 		b = protowire.AppendTag(b, fName, protowire.BytesType)
 		b = protowire.AppendString(b, n.Name)
