@@ -190,7 +190,7 @@ func DataParallel(w *workload.Workload, npus, iterations int) (*chakra.Set, erro
 // builder writes a rank's nodes.
 type builder struct {
 	nodes []chakra.Node
-	last  int64 // the last compute node's id, -1 none
+	last  int64    // the last compute node's id, -1 none
 	carry []uint64 // the dependences of passes of no time, for the next
 }
 
