@@ -82,6 +82,11 @@ func ParseCollective(s string) (CollectiveType, error) {
 			return CollectiveType(i), nil
 		}
 	}
+	for i, n := range collNames {
+		if strings.EqualFold(strings.ReplaceAll(s, "_", ""), strings.ReplaceAll(n, "_", "")) {
+			return 0, fmt.Errorf("collective %q: did you mean %s? known: %s", s, collNames[i], strings.Join(collNames, ", "))
+		}
+	}
 	return 0, fmt.Errorf("collective %q: known: %s", s, strings.Join(collNames, ", "))
 }
 

@@ -104,6 +104,12 @@ func runTrace(o Options, sys systems.System, k *rtl.Kernel, ep *endpoint.Endpoin
 // (collectives.CheckSimulated).
 func checkTrace(o Options) error {
 	npus := o.Machine.Machine.N()
+	if len(o.Trace.Set.Ranks) != npus {
+		return fmt.Errorf("%s: the trace has %d ranks but the machine has %d NPUs; every NPU runs one rank", o.Trace.Set.Name, len(o.Trace.Set.Ranks), npus)
+	}
+	if err := runner.Check(o.Trace.Set, runner.Config{Units: o.Trace.Units, Groups: o.Trace.Groups}); err != nil {
+		return err
+	}
 	list, err := o.Trace.collectives(npus)
 	if err != nil {
 		return err

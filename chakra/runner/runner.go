@@ -17,6 +17,7 @@ import (
 
 	"github.com/acemu/acemu/chakra"
 	"github.com/acemu/acemu/contend"
+	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/train"
 	"github.com/acemu/acemu/workload"
@@ -192,20 +193,7 @@ func Run(k *rtl.Kernel, s *chakra.Set, cfg Config, comm Comm) (res *Result, err 
 		return nil, err
 	}
 	rn := &run{k: k, comm: comm, insts: map[*partition][]*instance{}}
-	var used []string
-	for _, t := range s.Ranks {
-		for i := range t.Nodes {
-			if t.Nodes[i].Type == chakra.CommCollNode {
-				pg, _, err := t.Nodes[i].Text("pg_name")
-				if err != nil {
-					return nil, fmt.Errorf("%s: %s: %w", t.Name, nodeName(&t.Nodes[i]), err)
-				}
-				used = append(used, pg)
-			}
-		}
-	}
-	slices.Sort(used)
-	if rn.parts, err = partitions(len(s.Ranks), slices.Compact(used), cfg.Groups); err != nil {
+	if rn.parts, err = partitions(len(s.Ranks), usedGroups(s), cfg.Groups); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Name, err)
 	}
 	for r, t := range s.Ranks {
@@ -251,6 +239,45 @@ func Run(k *rtl.Kernel, s *chakra.Set, cfg Config, comm Comm) (res *Result, err 
 		}
 	}
 	return &rn.res, nil
+}
+
+// Check refuses, before any run, a trace set that Run would refuse
+// before running (its structure: node types, collectives, dependences,
+// cycles, process groups; its compute timed on the whole NPU), so that a
+// caller running it on several systems says so once.
+func Check(s *chakra.Set, cfg Config) error {
+	cfg.Train.Compute, cfg.Train.MemBoundShare, cfg.Train.ComputeSpeed = npu.FullNPU(), nil, nil
+	timer, err := train.NewTimer(1e9, cfg.Train)
+	if err != nil {
+		return err
+	}
+	rn := &run{}
+	if rn.parts, err = partitions(len(s.Ranks), usedGroups(s), cfg.Groups); err != nil {
+		return fmt.Errorf("%s: %w", s.Name, err)
+	}
+	for r, t := range s.Ranks {
+		if _, err := rn.build(r, t, timer, cfg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// usedGroups lists the process groups the set's collectives name, once
+// each, sorted ("" for every NPU).
+func usedGroups(s *chakra.Set) []string {
+	var used []string
+	for _, t := range s.Ranks {
+		for i := range t.Nodes {
+			if t.Nodes[i].Type == chakra.CommCollNode {
+				if pg, _, err := t.Nodes[i].Text("pg_name"); err == nil {
+					used = append(used, pg)
+				}
+			}
+		}
+	}
+	slices.Sort(used)
+	return slices.Compact(used)
 }
 
 // nodeName names a node for messages: its id and name.
@@ -320,7 +347,10 @@ func (rn *run) build(r int, t *chakra.Trace, timer train.Timer, cfg Config) (*ra
 			if err != nil {
 				return nil, fail("%v", err)
 			}
-			pg, _, _ := n.Text("pg_name")
+			pg, _, err := n.Text("pg_name")
+			if err != nil {
+				return nil, fail("%v", err)
+			}
 			nd.kind, nd.coll, nd.pg, nd.part = kColl, c, pg, rn.parts[pg]
 			nd.coll.Groups = nd.part.groups
 			if nd.part.groups != nil && !slices.ContainsFunc(nd.part.groups[slices.IndexFunc(nd.part.names, func(s string) bool { return s == pg })], func(m int) bool { return m == r }) {
