@@ -1,8 +1,10 @@
 package compare
 
 import (
+	"runtime"
 	"testing"
 
+	"github.com/acemu/acemu/chakra"
 	"github.com/acemu/acemu/chakra/gen"
 	"github.com/acemu/acemu/chakra/runner"
 	"github.com/acemu/acemu/contend"
@@ -60,4 +62,50 @@ func TestTraceEqualsItsASTRASimFile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A trace's report is the same run after run and whatever GOMAXPROCS is.
+func TestTraceIsDeterministic(t *testing.T) {
+	shape, err := torus.Parse("2x2x1")
+	require.NoError(t, err)
+	w := resnetLayers(t, 3)
+	set, err := gen.DataParallel(w, 4, 2)
+	require.NoError(t, err)
+	o := Options{Machine: topology.Torus(shape), Trace: &Trace{Set: set, Units: runner.Nanos}, Systems: presets(t, "ideal", "baseline-compopt", "ace")}
+	var reps []*Report
+	for _, procs := range []int{1, 2, 1} {
+		old := runtime.GOMAXPROCS(procs)
+		rep, err := Run(o)
+		runtime.GOMAXPROCS(old)
+		require.NoError(t, err)
+		reps = append(reps, rep)
+	}
+	require.Equal(t, reps[0], reps[1])
+	require.Equal(t, reps[0], reps[2])
+	require.False(t, reps[0].Folded)
+	require.Equal(t, "Resnet50_DataParallel", reps[0].Workload)
+}
+
+// A collective on process groups runs on their partition through the
+// AFI's listed groups; a group of another size than its partition's
+// others is refused before any system runs.
+func TestTraceProcessGroups(t *testing.T) {
+	shape, err := torus.Parse("4x1x1")
+	require.NoError(t, err)
+	ar := func(pg string) []chakra.Node {
+		return []chakra.Node{{ID: 1, Name: "ar", Type: chakra.CommCollNode, Attrs: []chakra.Attr{chakra.IntAttr("comm_type", int64(chakra.AllReduce)), chakra.IntAttr("comm_size", 1<<20), chakra.StringAttr("pg_name", pg)}}}
+	}
+	set := &chakra.Set{Name: "pg"}
+	for _, pg := range []string{"a", "a", "b", "b"} {
+		set.Ranks = append(set.Ranks, &chakra.Trace{Name: "pg", Nodes: ar(pg)})
+	}
+	o := Options{Machine: topology.Torus(shape), Systems: presets(t, "ideal"),
+		Trace: &Trace{Set: set, Units: runner.Micros, Groups: map[string][]int{"a": {0, 1}, "b": {2, 3}}}}
+	rep, err := Run(o)
+	require.NoError(t, err)
+	require.Equal(t, 1, rep.Systems[0].Collectives)
+	require.Positive(t, rep.Systems[0].TotalCycles)
+	o.Trace.Groups = map[string][]int{"a": {0, 1}, "b": {2, 3, 1}}
+	_, err = Run(o)
+	require.ErrorContains(t, err, `process group "a" [0 1] does not fit the machine`)
 }
