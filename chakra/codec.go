@@ -236,14 +236,7 @@ func decodeMetadata(b []byte) (Metadata, error) {
 			}
 			m.Version = string(fd.b)
 		case fMetaAttr:
-			if err := wantType(fd, protowire.BytesType, "2 (attr)"); err != nil {
-				return err
-			}
-			a, err := decodeAttr(fd.b)
-			if err != nil {
-				return fmt.Errorf("field 2 (attr) %d: %w", len(m.Attrs), err)
-			}
-			m.Attrs = append(m.Attrs, a)
+			return addAttr(fd, "2 (attr)", &m.Attrs)
 		}
 		return nil
 	})
@@ -295,14 +288,7 @@ func decodeNode(b []byte) (Node, error) {
 				return wantType(fd, protowire.VarintType, what)
 			}
 		case fAttr:
-			if err := wantType(fd, protowire.BytesType, what); err != nil {
-				return err
-			}
-			a, err := decodeAttr(fd.b)
-			if err != nil {
-				return fmt.Errorf("field 10 (attr) %d: %w", len(n.Attrs), err)
-			}
-			n.Attrs = append(n.Attrs, a)
+			return addAttr(fd, what, &n.Attrs)
 		}
 		return nil
 	})
@@ -318,6 +304,20 @@ func nodeErr(n Node, err error) error {
 		return fmt.Errorf("node %d (%s): %w", n.ID, n.Name, err)
 	}
 	return fmt.Errorf("node %d: %w", n.ID, err)
+}
+
+// addAttr decodes field fd, an attribute (the field named what), onto
+// list.
+func addAttr(fd field, what string, list *[]Attr) error {
+	if err := wantType(fd, protowire.BytesType, what); err != nil {
+		return err
+	}
+	a, err := decodeAttr(fd.b)
+	if err != nil {
+		return fmt.Errorf("field %s %d: %w", what, len(*list), err)
+	}
+	*list = append(*list, a)
+	return nil
 }
 
 func decodeAttr(b []byte) (Attr, error) {
@@ -440,33 +440,40 @@ func Save(path string, t *Trace) error {
 	return f.Close()
 }
 
-func encodeMetadata(m Metadata) []byte {
-	var b []byte
-	if m.Version != "" {
-		b = protowire.AppendTag(b, fMetaVersion, protowire.BytesType)
-		b = protowire.AppendString(b, m.Version)
+// Fields at their default are left out, as proto3 writes them.
+
+func appendVarint(b []byte, num protowire.Number, v uint64) []byte {
+	if v == 0 {
+		return b
 	}
-	for _, a := range m.Attrs {
-		b = protowire.AppendTag(b, fMetaAttr, protowire.BytesType)
+	b = protowire.AppendTag(b, num, protowire.VarintType)
+	return protowire.AppendVarint(b, v)
+}
+
+func appendString(b []byte, num protowire.Number, s string) []byte {
+	if s == "" {
+		return b
+	}
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	return protowire.AppendString(b, s)
+}
+
+func appendAttrs(b []byte, num protowire.Number, attrs []Attr) []byte {
+	for _, a := range attrs {
+		b = protowire.AppendTag(b, num, protowire.BytesType)
 		b = protowire.AppendBytes(b, encodeAttr(a))
 	}
 	return b
 }
 
+func encodeMetadata(m Metadata) []byte {
+	return appendAttrs(appendString(nil, fMetaVersion, m.Version), fMetaAttr, m.Attrs)
+}
+
 func encodeNode(n *Node) []byte {
-	var b []byte
-	if n.ID != 0 { // proto3 leaves out a field at its default
-		b = protowire.AppendTag(b, fID, protowire.VarintType)
-		b = protowire.AppendVarint(b, n.ID)
-	}
-	if n.Name != "" {
-		b = protowire.AppendTag(b, fName, protowire.BytesType)
-		b = protowire.AppendString(b, n.Name)
-	}
-	if n.Type != 0 {
-		b = protowire.AppendTag(b, fType, protowire.VarintType)
-		b = protowire.AppendVarint(b, uint64(int64(n.Type)))
-	}
+	b := appendVarint(nil, fID, n.ID)
+	b = appendString(b, fName, n.Name)
+	b = appendVarint(b, fType, uint64(int64(n.Type)))
 	for _, d := range []struct {
 		num  protowire.Number
 		deps []uint64
@@ -481,82 +488,67 @@ func encodeNode(n *Node) []byte {
 		b = protowire.AppendTag(b, d.num, protowire.BytesType)
 		b = protowire.AppendBytes(b, p)
 	}
-	if n.StartMicros != 0 {
-		b = protowire.AppendTag(b, fStart, protowire.VarintType)
-		b = protowire.AppendVarint(b, n.StartMicros)
-	}
-	if n.DurationMicros != 0 {
-		b = protowire.AppendTag(b, fDuration, protowire.VarintType)
-		b = protowire.AppendVarint(b, n.DurationMicros)
-	}
-	for _, a := range n.Attrs {
-		b = protowire.AppendTag(b, fAttr, protowire.BytesType)
-		b = protowire.AppendBytes(b, encodeAttr(a))
-	}
-	return b
+	b = appendVarint(b, fStart, n.StartMicros)
+	b = appendVarint(b, fDuration, n.DurationMicros)
+	return appendAttrs(b, fAttr, n.Attrs)
 }
 
 // encodeAttr writes an attribute with its value in the field it was
 // given (Attr.Field), or the kind's default field (int64_val,
 // uint64_val, bool_val, string_val, double_val, bool_list) when none.
 func encodeAttr(a Attr) []byte {
-	var b []byte
-	b = protowire.AppendTag(b, fAttrName, protowire.BytesType)
-	b = protowire.AppendString(b, a.Name)
-	num := protowire.Number(a.Field)
+	b := appendString(nil, fAttrName, a.Name)
+	num, typ := protowire.Number(a.Field), protowire.VarintType
+	var v uint64
 	switch a.Kind {
 	case IntValue:
+		v = uint64(a.Int)
 		switch num {
 		case fInt32, fInt64:
-			b = protowire.AppendTag(b, num, protowire.VarintType)
-			b = protowire.AppendVarint(b, uint64(a.Int))
 		case fSint32, fSint64:
-			b = protowire.AppendTag(b, num, protowire.VarintType)
-			b = protowire.AppendVarint(b, protowire.EncodeZigZag(a.Int))
+			v = protowire.EncodeZigZag(a.Int)
 		case fSfixed32:
-			b = protowire.AppendTag(b, num, protowire.Fixed32Type)
-			b = protowire.AppendFixed32(b, uint32(a.Int))
+			typ, v = protowire.Fixed32Type, uint64(uint32(a.Int))
 		case fSfixed64:
-			b = protowire.AppendTag(b, num, protowire.Fixed64Type)
-			b = protowire.AppendFixed64(b, uint64(a.Int))
+			typ = protowire.Fixed64Type
 		default:
-			b = protowire.AppendTag(b, fInt64, protowire.VarintType)
-			b = protowire.AppendVarint(b, uint64(a.Int))
+			num = fInt64
 		}
 	case UintValue:
+		v = a.Uint
 		switch num {
-		case fUint32:
-			b = protowire.AppendTag(b, num, protowire.VarintType)
-			b = protowire.AppendVarint(b, a.Uint)
+		case fUint32, fUint64:
 		case fFixed32:
-			b = protowire.AppendTag(b, num, protowire.Fixed32Type)
-			b = protowire.AppendFixed32(b, uint32(a.Uint))
+			typ, v = protowire.Fixed32Type, uint64(uint32(a.Uint))
 		case fFixed64:
-			b = protowire.AppendTag(b, num, protowire.Fixed64Type)
-			b = protowire.AppendFixed64(b, a.Uint)
+			typ = protowire.Fixed64Type
 		default:
-			b = protowire.AppendTag(b, fUint64, protowire.VarintType)
-			b = protowire.AppendVarint(b, a.Uint)
+			num = fUint64
 		}
 	case BoolValue:
-		b = protowire.AppendTag(b, fBool, protowire.VarintType)
-		b = protowire.AppendVarint(b, protowire.EncodeBool(a.Bool))
+		num, v = fBool, protowire.EncodeBool(a.Bool)
+	case FloatValue:
+		num, typ, v = fDouble, protowire.Fixed64Type, math.Float64bits(a.Float)
 	case StringValue:
 		b = protowire.AppendTag(b, fString, protowire.BytesType)
-		b = protowire.AppendString(b, a.Str)
-	case FloatValue:
-		b = protowire.AppendTag(b, fDouble, protowire.Fixed64Type)
-		b = protowire.AppendFixed64(b, math.Float64bits(a.Float))
+		return protowire.AppendString(b, a.Str)
 	case BoolListValue:
 		var p []byte
-		for _, v := range a.Bools {
-			p = protowire.AppendVarint(p, protowire.EncodeBool(v))
+		for _, x := range a.Bools {
+			p = protowire.AppendVarint(p, protowire.EncodeBool(x))
 		}
-		var l []byte
-		l = protowire.AppendTag(l, 1, protowire.BytesType)
-		l = protowire.AppendBytes(l, p)
+		l := protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), p)
 		b = protowire.AppendTag(b, fBoolList, protowire.BytesType)
-		b = protowire.AppendBytes(b, l)
+		return protowire.AppendBytes(b, l)
+	default:
+		return b
 	}
-	return b
+	b = protowire.AppendTag(b, num, typ)
+	switch typ {
+	case protowire.Fixed32Type:
+		return protowire.AppendFixed32(b, uint32(v))
+	case protowire.Fixed64Type:
+		return protowire.AppendFixed64(b, v)
+	}
+	return protowire.AppendVarint(b, v)
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/acemu/acemu/chakra/runner"
 	"github.com/acemu/acemu/compare"
 	"github.com/acemu/acemu/systems"
-	"github.com/acemu/acemu/topology"
 	"github.com/acemu/acemu/units"
 	"github.com/acemu/acemu/workload"
 )
@@ -59,11 +58,8 @@ func runTraceCompare(fs *pflag.FlagSet, wl, topo, sysList, format string, worker
 	if err != nil {
 		return fail(fmt.Errorf("--chakra-time: %w", err))
 	}
-	machine, err := topology.Parse(topo)
+	machine, err := parseTopoFlag(topo)
 	if err != nil {
-		if !strings.Contains(err.Error(), "--topo") {
-			err = fmt.Errorf("--topo: %w", err)
-		}
 		return fail(err)
 	}
 	p, err := pf.build(fs)

@@ -110,11 +110,8 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		}
 		cc, sched = &c, c.Schedule
 	}
-	machine, err := topology.Parse(*topo)
+	machine, err := parseTopoFlag(*topo)
 	if err != nil {
-		if !strings.Contains(err.Error(), "--topo") {
-			err = fmt.Errorf("--topo: %w", err)
-		}
 		return fail(err)
 	}
 	// The platform: defaults, --config, --set, then the named flags given.
@@ -379,6 +376,16 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	return 0
+}
+
+// parseTopoFlag reads the machine --topo names, its errors naming the
+// flag.
+func parseTopoFlag(topo string) (*topology.Spec, error) {
+	machine, err := topology.Parse(topo)
+	if err != nil && !strings.Contains(err.Error(), "--topo") {
+		err = fmt.Errorf("--topo: %w", err)
+	}
+	return machine, err
 }
 
 // unusedSchedule refuses a --schedule other than the default that would
