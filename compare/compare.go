@@ -625,12 +625,17 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 	em := ep.Metrics(cycles)
 	r.BytesSentPerNPU, r.MemReadPerNPU, r.MemWritePerNPU, r.CommSMBusy = em.BytesSent, em.MemRead, em.MemWrite, em.CommSMBusy
 	fwd, back := m.Passes()
-	r.ForwardCycles, r.BackpropCycles = int64(rtl.TotalLen(fwd)), int64(rtl.TotalLen(back))
+	if o.Trace == nil { // a trace has no passes (docs/chakra.md, "In the comparator")
+		r.ForwardCycles, r.BackpropCycles = int64(rtl.TotalLen(fwd)), int64(rtl.TotalLen(back))
+	}
 	if em.ACE != nil {
 		u := em.ACE.Utilization
-		uf, _ := ep.ACEUtilizationWithin(fwd)
-		ub, _ := ep.ACEUtilizationWithin(back)
-		r.ACEUtilization, r.ACEForwardUtilization, r.ACEBackpropUtilization = &u, &uf, &ub
+		r.ACEUtilization = &u
+		if o.Trace == nil {
+			uf, _ := ep.ACEUtilizationWithin(fwd)
+			ub, _ := ep.ACEUtilizationWithin(back)
+			r.ACEForwardUtilization, r.ACEBackpropUtilization = &uf, &ub
+		}
 	}
 	r.NetworkGBps, r.CommMemGBps = em.NetworkGBps(), em.CommMemGBps()
 	if cycles > 0 && len(net.Links) > 0 {
