@@ -22,10 +22,10 @@ import (
 // a converted text file.
 const MaxMessageBytes = 64 << 20
 
-// MaxNodes bounds the nodes of one rank's trace: 10^6 (docs/chakra.md,
-// "Errors"), some 200 MB of nodes kept per rank at most; the bound of the
-// training loop's layers × iterations (train.MaxLayerIterations) for the
-// same reason: what a run keeps grows with it.
+// MaxNodes bounds the nodes of a trace set, all ranks together (and so
+// of one rank's file): 10^6, the training loop's bound on layers ×
+// iterations (train.MaxLayerIterations) for the same reason: what a run
+// keeps grows with it (docs/bad-input.md, "Limits").
 const MaxNodes = 1_000_000
 
 // Field numbers of et_def.proto.

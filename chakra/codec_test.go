@@ -171,3 +171,27 @@ func FuzzRead(f *testing.F) {
 		require.Equal(t, len(tr.Nodes), len(again.Nodes))
 	})
 }
+
+// A set of more than MaxNodes nodes over its ranks is refused as it is
+// read: at the edge it is read whole.
+func TestSetNodeBound(t *testing.T) {
+	dir := t.TempDir()
+	nodes := func(n int) []Node {
+		out := make([]Node, n)
+		for i := range out {
+			out[i].ID = uint64(i)
+		}
+		return out
+	}
+	s := &Set{Ranks: []*Trace{{Nodes: nodes(MaxNodes / 2)}, {Nodes: nodes(MaxNodes / 2)}}}
+	first, err := s.Save(filepath.Join(dir, "edge"))
+	require.NoError(t, err)
+	got, err := LoadSet(first, 2)
+	require.NoError(t, err)
+	require.Len(t, got.Ranks[1].Nodes, MaxNodes/2)
+	s.Ranks[1].Nodes = nodes(MaxNodes/2 + 1)
+	_, err = s.Save(filepath.Join(dir, "edge"))
+	require.NoError(t, err)
+	_, err = LoadSet(first, 2)
+	require.ErrorContains(t, err, "edge.1.et hold 1000001 nodes, more than the 1000000 a run keeps")
+}

@@ -49,6 +49,7 @@ func LoadSet(path string, npus int) (*Set, error) {
 		return nil, fmt.Errorf("%s: not a Chakra trace: name one rank's file, <prefix>.<rank>.et, or the prefix with <prefix>.0.et beside it", path)
 	}
 	s := &Set{Name: filepath.Base(prefix)}
+	total := 0
 	for r := 0; ; r++ {
 		name := prefix + "." + strconv.Itoa(r) + ".et"
 		if _, err := os.Stat(name); err != nil {
@@ -63,6 +64,9 @@ func LoadSet(path string, npus int) (*Set, error) {
 		t, err := Load(name)
 		if err != nil {
 			return nil, err
+		}
+		if total += len(t.Nodes); total > MaxNodes {
+			return nil, fmt.Errorf("%s: the trace's ranks up to %s hold %d nodes, more than the %d a run keeps (docs/chakra.md, \"Errors\"); run fewer ranks or iterations", path, name, total, MaxNodes)
 		}
 		s.Ranks = append(s.Ranks, t)
 	}

@@ -8,6 +8,7 @@ package runner
 
 import (
 	"cmp"
+	"container/heap"
 	"errors"
 	"fmt"
 	"maps"
@@ -145,7 +146,7 @@ type rank struct {
 	t       *chakra.Trace
 	nodes   []node
 	npu     *contend.NPU
-	queue   []int32 // compute nodes ready, lowest id first
+	queue   []int32 // compute nodes ready, a heap by id (readyQueue)
 	running int32   // -1: none
 	at      rtl.Cycle
 	left    int
@@ -171,6 +172,10 @@ type run struct {
 	res    Result
 	err    error
 	queued []doneAt // nodes done, to be handled
+	busy   int      // ranks with nodes left
+	// kernels holds the kernel of each work, made once for every node of
+	// that work.
+	kernels map[workload.Work]contend.Kernel
 }
 
 type doneAt struct {
@@ -192,7 +197,7 @@ func Run(k *rtl.Kernel, s *chakra.Set, cfg Config, comm Comm) (res *Result, err 
 	if err != nil {
 		return nil, err
 	}
-	rn := &run{k: k, comm: comm, insts: map[*partition][]*instance{}}
+	rn := &run{k: k, comm: comm, insts: map[*partition][]*instance{}, kernels: map[workload.Work]contend.Kernel{}}
 	if rn.parts, err = partitions(len(s.Ranks), usedGroups(s), cfg.Groups); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Name, err)
 	}
@@ -211,6 +216,11 @@ func Run(k *rtl.Kernel, s *chakra.Set, cfg Config, comm Comm) (res *Result, err 
 		rn.ranks = append(rn.ranks, rk)
 	}
 	rn.res = Result{Start: k.Now(), Ranks: make([]Rank, len(s.Ranks)), ByType: map[workload.CommType]train.CommStats{}}
+	for _, rk := range rn.ranks {
+		if rk.left > 0 {
+			rn.busy++
+		}
+	}
 	now := k.Now()
 	for _, rk := range rn.ranks { // the nodes with no dependences, rank by rank, in file order
 		for i := range rk.nodes {
@@ -251,7 +261,7 @@ func Check(s *chakra.Set, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	rn := &run{}
+	rn := &run{kernels: map[workload.Work]contend.Kernel{}}
 	if rn.parts, err = partitions(len(s.Ranks), usedGroups(s), cfg.Groups); err != nil {
 		return fmt.Errorf("%s: %w", s.Name, err)
 	}
@@ -339,7 +349,12 @@ func (rn *run) build(r int, t *chakra.Trace, timer train.Timer, cfg Config) (*ra
 				return nil, fail("the rank's compute reaches %d cycles, beyond the %d cycles (%s of simulated time) acemu simulates; shorten its durations (is --chakra-time right? now %s)", total, int64(rtl.MaxCycle), rtl.MaxCycleText, cfg.Units)
 			}
 			if c > 0 {
-				nd.kind, nd.kernel = kCompute, timer.Kernel(work)
+				kern, ok := rn.kernels[work]
+				if !ok { // nodes of the same work share one kernel: the NPU only reads it
+					kern = timer.Kernel(work)
+					rn.kernels[work] = kern
+				}
+				nd.kind, nd.kernel = kCompute, kern
 				rk.res.Compute++
 			}
 		case chakra.CommCollNode:
@@ -500,8 +515,7 @@ func (rn *run) ready(rk *rank, i int, now rtl.Cycle) {
 	nd.ready = true
 	switch nd.kind {
 	case kCompute:
-		at, _ := slices.BinarySearchFunc(rk.queue, nd.n.ID, func(j int32, id uint64) int { return cmp.Compare(rk.nodes[j].n.ID, id) })
-		rk.queue = slices.Insert(rk.queue, at, int32(i))
+		heap.Push(&readyQueue{rk}, int32(i))
 	case kColl:
 		rn.reach(rk, i, now)
 	default:
@@ -588,8 +602,12 @@ func (rn *run) drain(now rtl.Cycle) {
 		rk := rn.ranks[d.r]
 		nd := &rk.nodes[d.i]
 		nd.done = true
-		rk.left--
 		rk.res.End = now
+		if rk.left--; rk.left == 0 {
+			if rn.busy--; rn.busy == 0 { // the run is over: later events stay scheduled, as the training loop leaves them
+				rn.k.Halt()
+			}
+		}
 		for _, c := range nd.children {
 			if rk.nodes[c].deps--; rk.nodes[c].deps == 0 {
 				rn.ready(rk, int(c), now)
@@ -598,13 +616,28 @@ func (rn *run) drain(now rtl.Cycle) {
 	}
 }
 
+// readyQueue is rk's ready compute nodes as a heap, the lowest id on top.
+type readyQueue struct{ rk *rank }
+
+func (q *readyQueue) Len() int { return len(q.rk.queue) }
+func (q *readyQueue) Less(i, j int) bool {
+	return q.rk.nodes[q.rk.queue[i]].n.ID < q.rk.nodes[q.rk.queue[j]].n.ID
+}
+func (q *readyQueue) Swap(i, j int) { q.rk.queue[i], q.rk.queue[j] = q.rk.queue[j], q.rk.queue[i] }
+func (q *readyQueue) Push(x any)    { q.rk.queue = append(q.rk.queue, x.(int32)) }
+func (q *readyQueue) Pop() any {
+	n := len(q.rk.queue) - 1
+	x := q.rk.queue[n]
+	q.rk.queue = q.rk.queue[:n]
+	return x
+}
+
 // start runs rk's next compute node on its NPU if it is idle.
 func (rn *run) start(rk *rank, now rtl.Cycle) {
 	if rn.err != nil || rk.running >= 0 || len(rk.queue) == 0 {
 		return
 	}
-	i := rk.queue[0]
-	rk.queue = rk.queue[1:]
+	i := heap.Pop(&readyQueue{rk}).(int32)
 	rk.running, rk.at = i, now
 	if err := rk.npu.Run(now, rk.nodes[i].kernel, func(now rtl.Cycle) { rn.computed(rk, now) }); err != nil {
 		rn.fail(fmt.Errorf("rank %d %s: %w", rk.r, nodeName(rk.nodes[i].n), err))
