@@ -138,8 +138,7 @@ Flags:
 func runChakra(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] != "gen" {
 		if len(args) > 0 && (args[0] == "--help" || args[0] == "-h") {
-			fmt.Fprintf(stdout, chakraUsage, strings.Join(gen.Kinds(), ", "))
-			return runChakra([]string{"gen", "--help"}, io.Discard, stderr)
+			return runChakra([]string{"gen", "--help"}, stdout, stderr)
 		}
 		got := "nothing"
 		if len(args) > 0 {
@@ -156,7 +155,7 @@ func runChakra(args []string, stdout, stderr io.Writer) int {
 	size := fs.String("size", "64KiB", "each collective's comm_size (bytes per NPU)")
 	coll := fs.String("collective", "ALL_REDUCE", "each collective's comm_type: "+strings.Join(chakra.CollectiveNames(), ", ")+" (acemu runs ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL)")
 	steps := intFlag(fs, "steps", 4, "compute–collective pairs of comm-comp-chain")
-	wl := fs.String("workload", "", "data-parallel: the ASTRA-sim 1.0 DATA workload file (or a built-in with --compute paper times)")
+	wl := fs.String("workload", "", "data-parallel: the ASTRA-sim 1.0 DATA workload file")
 	iters := intFlag(fs, "iterations", 1, "data-parallel: training iterations in the trace")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), chakraUsage, strings.Join(gen.Kinds(), ", "))
