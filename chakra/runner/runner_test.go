@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/acemu/acemu/chakra"
@@ -241,4 +242,41 @@ func TestUnits(t *testing.T) {
 	}
 	_, err = ParseUnits("ms")
 	require.ErrorContains(t, err, `duration unit "ms"`)
+}
+
+// Random small traces (dependences that may be missing or cyclic,
+// collectives that ranks may not all reach) end in a result or an error,
+// never a panic or a hang; a result has every rank computing within its
+// time.
+func TestRandomTracesEnd(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 500; i++ {
+		ranks := 1 + rng.IntN(3)
+		var nodes [][]chakra.Node
+		for r := 0; r < ranks; r++ {
+			var ns []chakra.Node
+			for id := uint64(0); id < uint64(rng.IntN(7)); id++ {
+				var deps []uint64
+				for d := 0; d < rng.IntN(3); d++ {
+					deps = append(deps, uint64(rng.IntN(8)))
+				}
+				switch rng.IntN(3) {
+				case 0:
+					ns = append(ns, comp(id, uint64(rng.IntN(500)), deps...))
+				case 1:
+					ns = append(ns, coll(id, int64(1+rng.IntN(2)), "", deps...))
+				default:
+					ns = append(ns, chakra.Node{ID: id, Type: chakra.MetadataNode, CtrlDeps: deps})
+				}
+			}
+			nodes = append(nodes, ns)
+		}
+		res, _, err := runToy(t, set(nodes...), rtl.Cycle(1+rng.IntN(50)), nil)
+		if err != nil {
+			continue
+		}
+		for r, rk := range res.Ranks {
+			require.LessOrEqual(t, rk.ComputeCycles, int64(rk.End-res.Start), "case %d rank %d", i, r)
+		}
+	}
 }
