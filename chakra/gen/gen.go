@@ -115,7 +115,8 @@ func replicate(name string, npus int, md chakra.Metadata, nodes []chakra.Node) *
 // pass's shape as num_ops and tensor_size where the workload knows it;
 // each collective a COMM_COLL_NODE on every NPU. Every compute node
 // depends on the one the loop runs before it, so the NPU runs them in the
-// loop's order:
+// loop's order; every dependence is a data dependence, as Chakra's
+// converter writes them, so that a reader of data_deps alone keeps it:
 //
 //   - forward, layer 0 to L−1: from the second iteration, the layer's
 //     update (its update delay), after the layer's weight-gradient
@@ -207,11 +208,11 @@ func (b *builder) compute(it int, layer, pass string, work workload.Work, deps [
 	if work.FLOPs > 0 || work.Bytes > 0 {
 		n.Attrs = append(n.Attrs, chakra.UintAttr("num_ops", uint64(work.FLOPs)), chakra.UintAttr("tensor_size", uint64(work.Bytes)))
 	}
+	if b.last >= 0 {
+		n.DataDeps = []uint64{uint64(b.last)}
+	}
 	n.DataDeps = append(append(n.DataDeps, b.carry...), deps...)
 	b.carry = nil
-	if b.last >= 0 {
-		n.CtrlDeps = []uint64{uint64(b.last)}
-	}
 	b.nodes = append(b.nodes, n)
 	b.last = int64(id)
 }

@@ -97,21 +97,21 @@ func TestDataParallelFollowsTheLoop(t *testing.T) {
 	require.Len(t, s.Ranks, 3)
 	want := []node{
 		{ID: 0, Name: "COMP_NODE_a_FWD_0", Dur: 10},
-		{ID: 1, Name: "COMP_NODE_b_FWD_0", Dur: 20, Ctrl: []uint64{0}},
-		{ID: 2, Name: "COMP_NODE_b_BWD_WG_0", Dur: 22, Ctrl: []uint64{1}},
+		{ID: 1, Name: "COMP_NODE_b_FWD_0", Dur: 20, Data: []uint64{0}},
+		{ID: 2, Name: "COMP_NODE_b_BWD_WG_0", Dur: 22, Data: []uint64{1}},
 		{ID: 3, Name: "COMM_COLL_NODE_b_BWD_WG_ALLREDUCE_0", Data: []uint64{2}, Coll: "ALL_REDUCE", CollSize: 200},
-		{ID: 4, Name: "COMP_NODE_b_BWD_IG_0", Dur: 21, Ctrl: []uint64{2}},
-		{ID: 5, Name: "COMP_NODE_a_BWD_WG_0", Dur: 12, Ctrl: []uint64{4}},
+		{ID: 4, Name: "COMP_NODE_b_BWD_IG_0", Dur: 21, Data: []uint64{2}},
+		{ID: 5, Name: "COMP_NODE_a_BWD_WG_0", Dur: 12, Data: []uint64{4}},
 		{ID: 6, Name: "COMM_COLL_NODE_a_BWD_WG_ALLREDUCE_0", Data: []uint64{5}, Coll: "ALL_REDUCE", CollSize: 100},
 		// Iteration 2: a's update (13 ns) after a's all-reduce; b has
 		// no update delay, so its forward pass waits for b's all-reduce.
-		{ID: 7, Name: "COMP_NODE_a_UPDATE_1", Dur: 13, Data: []uint64{6}, Ctrl: []uint64{5}},
-		{ID: 8, Name: "COMP_NODE_a_FWD_1", Dur: 10, Ctrl: []uint64{7}},
-		{ID: 9, Name: "COMP_NODE_b_FWD_1", Dur: 20, Data: []uint64{3}, Ctrl: []uint64{8}},
-		{ID: 10, Name: "COMP_NODE_b_BWD_WG_1", Dur: 22, Ctrl: []uint64{9}},
+		{ID: 7, Name: "COMP_NODE_a_UPDATE_1", Dur: 13, Data: []uint64{5, 6}},
+		{ID: 8, Name: "COMP_NODE_a_FWD_1", Dur: 10, Data: []uint64{7}},
+		{ID: 9, Name: "COMP_NODE_b_FWD_1", Dur: 20, Data: []uint64{8, 3}},
+		{ID: 10, Name: "COMP_NODE_b_BWD_WG_1", Dur: 22, Data: []uint64{9}},
 		{ID: 11, Name: "COMM_COLL_NODE_b_BWD_WG_ALLREDUCE_1", Data: []uint64{10}, Coll: "ALL_REDUCE", CollSize: 200},
-		{ID: 12, Name: "COMP_NODE_b_BWD_IG_1", Dur: 21, Ctrl: []uint64{10}},
-		{ID: 13, Name: "COMP_NODE_a_BWD_WG_1", Dur: 12, Ctrl: []uint64{12}},
+		{ID: 12, Name: "COMP_NODE_b_BWD_IG_1", Dur: 21, Data: []uint64{10}},
+		{ID: 13, Name: "COMP_NODE_a_BWD_WG_1", Dur: 12, Data: []uint64{12}},
 		{ID: 14, Name: "COMM_COLL_NODE_a_BWD_WG_ALLREDUCE_1", Data: []uint64{13}, Coll: "ALL_REDUCE", CollSize: 100},
 	}
 	for _, tr := range s.Ranks {
