@@ -592,7 +592,7 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 	}
 	var m *train.Metrics
 	if o.Trace != nil {
-		m, err = runTrace(o, sys, k, ep, a, tc)
+		m, err = runTrace(o, k, ep, a, tc)
 	} else {
 		m, err = train.Run(k, o.Workload, tc, comm{a, o.Machine.Machine.N(), o.WholeOneShot[sys.Name]})
 	}

@@ -75,7 +75,7 @@ func (c traceComm) Issue(now rtl.Cycle, x runner.Collective, done func(now rtl.C
 // comparator"): one iteration from the start to the end of the last
 // rank, the compute of that rank (the critical one), the rest of the run
 // its exposed communication.
-func runTrace(o Options, sys systems.System, k *rtl.Kernel, ep *endpoint.Endpoint, a *afi.Interface, tc train.Config) (*train.Metrics, error) {
+func runTrace(o Options, k *rtl.Kernel, ep *endpoint.Endpoint, a *afi.Interface, tc train.Config) (*train.Metrics, error) {
 	npus := o.Machine.Machine.N()
 	sides := make([]contend.Comm, npus)
 	for r := range sides {
