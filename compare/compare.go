@@ -34,9 +34,13 @@ type Options struct {
 	// Machine is the machine the run is on (what --topo named: a torus,
 	// dgx1, a switch fabric, a file); Links are the platform's links it is
 	// built with (zero: the default platform's).
-	Machine    *topology.Spec
-	Links      topology.LinkSettings
-	Workload   *workload.Workload
+	Machine  *topology.Spec
+	Links    topology.LinkSettings
+	Workload *workload.Workload
+	// Trace, when set, is a Chakra execution trace run in place of
+	// Workload (docs/chakra.md), every NPU simulated; Workload is then
+	// not read.
+	Trace      *Trace
 	Systems    []systems.System
 	Iterations int       // 0: train.DefaultIterations
 	Order      afi.Order // which collective in flight goes first (zero: LIFO, the ACE paper, Section V)
@@ -249,7 +253,7 @@ type Report struct {
 
 // Run runs the comparison.
 func Run(o Options) (*Report, error) {
-	if o.Workload == nil || len(o.Systems) == 0 {
+	if (o.Workload == nil && o.Trace == nil) || len(o.Systems) == 0 {
 		return nil, fmt.Errorf("compare: need a workload and at least one system")
 	}
 	if o.Machine == nil {
@@ -267,7 +271,20 @@ func Run(o Options) (*Report, error) {
 	}
 	fold := false
 	var why error // why the workload's collectives do not let one NPU stand for all
-	if sim.Foldable(o.Machine, o.Full) == nil {
+	name := ""
+	if o.Trace != nil {
+		if o.Trace.Set == nil {
+			return nil, fmt.Errorf("compare: a trace with no ranks")
+		}
+		if err := checkTrace(o); err != nil {
+			return nil, err
+		}
+		name = o.Trace.Set.Name
+		why = fmt.Errorf("a Chakra trace runs every rank on its own NPU")
+	} else {
+		name = o.Workload.Name
+	}
+	if o.Trace == nil && sim.Foldable(o.Machine, o.Full) == nil {
 		var err error
 		list, err := o.issued()
 		if err != nil {
@@ -284,8 +301,10 @@ func Run(o Options) (*Report, error) {
 		}
 		fold = why == nil
 	}
-	if err := checkSimulated(o, fold); err != nil {
-		return nil, err
+	if o.Trace == nil {
+		if err := checkSimulated(o, fold); err != nil {
+			return nil, err
+		}
 	}
 	res := make([]SystemResult, len(o.Systems))
 	if i, err := par.Do(len(o.Systems), o.Workers, func(i int) (err error) {
@@ -300,7 +319,7 @@ func Run(o Options) (*Report, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", o.Systems[i].Name, err)
 	}
-	rep := &Report{Topology: o.Machine.Machine.Name, NPUs: o.Machine.Machine.N(), Workload: o.Workload.Name, Policy: o.Order.String(), Memory: o.Memory.String(), Folded: fold, Systems: res}
+	rep := &Report{Topology: o.Machine.Machine.Name, NPUs: o.Machine.Machine.N(), Workload: name, Policy: o.Order.String(), Memory: o.Memory.String(), Folded: fold, Systems: res}
 	if o.Schedule != train.ScheduleLayerwise {
 		rep.Schedule = o.Schedule.String()
 	}
@@ -579,7 +598,7 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 		r.Schedule = s.String()
 	}
 	cfg := o.afiConfig()
-	if sys.Kind == systems.ACE {
+	if sys.Kind == systems.ACE && o.Trace == nil {
 		list, err := o.issued()
 		if err != nil {
 			return r, err
@@ -632,7 +651,12 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 			stop(done)
 		}
 	}
-	m, err := train.Run(k, o.Workload, tc, comm{a, o.Machine.Machine.N(), o.WholeOneShot[sys.Name]})
+	var m *train.Metrics
+	if o.Trace != nil {
+		m, err = runTrace(o, k, ep, a, tc)
+	} else {
+		m, err = train.Run(k, o.Workload, tc, comm{a, o.Machine.Machine.N(), o.WholeOneShot[sys.Name]})
+	}
 	if tooLong != nil {
 		return r, tooLong
 	}
@@ -665,12 +689,17 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 	em := ep.Metrics(cycles)
 	r.BytesSentPerNPU, r.MemReadPerNPU, r.MemWritePerNPU, r.CommSMBusy = em.BytesSent, em.MemRead, em.MemWrite, em.CommSMBusy
 	fwd, back := m.Passes()
-	r.ForwardCycles, r.BackpropCycles = int64(rtl.TotalLen(fwd)), int64(rtl.TotalLen(back))
+	if o.Trace == nil { // a trace has no passes (docs/chakra.md, "In the comparator")
+		r.ForwardCycles, r.BackpropCycles = int64(rtl.TotalLen(fwd)), int64(rtl.TotalLen(back))
+	}
 	if em.ACE != nil {
 		u := em.ACE.Utilization
-		uf, _ := ep.ACEUtilizationWithin(fwd)
-		ub, _ := ep.ACEUtilizationWithin(back)
-		r.ACEUtilization, r.ACEForwardUtilization, r.ACEBackpropUtilization = &u, &uf, &ub
+		r.ACEUtilization = &u
+		if o.Trace == nil {
+			uf, _ := ep.ACEUtilizationWithin(fwd)
+			ub, _ := ep.ACEUtilizationWithin(back)
+			r.ACEForwardUtilization, r.ACEBackpropUtilization = &uf, &ub
+		}
 	}
 	r.NetworkGBps, r.CommMemGBps = em.NetworkGBps(), em.CommMemGBps()
 	if cycles > 0 && len(net.Links) > 0 {

@@ -214,3 +214,26 @@ func (e *Endpoint) Side() contend.Comm {
 	c.Memory, c.NPUs = e.npu.Memory()
 	return c
 }
+
+// SideOf is Side for NPU r of npus alone, on a run that simulates every NPU: the
+// memory of r's communication, and the rates compute leaves it set on r's
+// memory only, so that each NPU's compute shares with its own
+// communication (a Chakra trace's ranks, which may differ: package
+// chakra/runner). An error when the endpoint does not simulate NPU r on
+// its own (a folded run).
+func (e *Endpoint) SideOf(r, npus int) (contend.Comm, error) {
+	c := e.Side()
+	if c.Memory == nil {
+		return c, nil
+	}
+	if c.NPUs != npus || r < 0 || r >= c.NPUs || len(c.Memory) != 2*c.NPUs {
+		return c, fmt.Errorf("NPU %d's own memory: the endpoint simulates %d of the %d NPUs with %d memory ports, not each NPU's read and write", r, c.NPUs, npus, len(c.Memory))
+	}
+	rd, wr := c.Memory[2*r], c.Memory[2*r+1]
+	c.Memory, c.NPUs = []*rtl.Serializer{rd, wr}, 1
+	c.Apply = func(read, write rtl.Rate) {
+		rd.SetRate(read)
+		wr.SetRate(write)
+	}
+	return c, nil
+}

@@ -57,3 +57,43 @@ func TestOneObserverSeesEveryLayer(t *testing.T) {
 		require.Positive(t, count[tc.work], tc.system)
 	}
 }
+
+// SideOf gives NPU r its own read and write memory and sets rates on them
+// alone; the ideal endpoint has none; a folded run has no NPU of its own.
+func TestSideOfIsOneNPUs(t *testing.T) {
+	shape := torus.Shape{L: 4, V: 1, H: 1}
+	cfg := afi.DefaultConfig(shape.Machine())
+	plan, err := cfg.Plan(collectives.OpAllReduce, 4096)
+	require.NoError(t, err)
+	for _, name := range []string{"baseline-compopt", "ace", "ideal"} {
+		sys, err := systems.Lookup(name)
+		require.NoError(t, err)
+		for _, fold := range []bool{false, true} {
+			k := rtl.NewKernel()
+			net, err := torus.Build(k, shape, torus.DefaultLinks(), fold)
+			require.NoError(t, err)
+			ep, err := New(k, net, shape.Machine(), sys, Options{ACE: defaultACE(), Layout: plan})
+			require.NoError(t, err)
+			all := ep.Side()
+			c, err := ep.SideOf(2, 4)
+			if name == "ideal" {
+				require.NoError(t, err)
+				require.Nil(t, c.Memory)
+				continue
+			}
+			if fold {
+				require.ErrorContains(t, err, "NPU 2's own memory: the endpoint simulates 1 of the 4 NPUs", name)
+				continue
+			}
+			require.NoError(t, err, name)
+			require.Equal(t, 1, c.NPUs)
+			require.Equal(t, all.Memory[4:6], c.Memory, "NPU 2's read and write, in node order")
+			before := all.Memory[0].Rate()
+			r := rtl.Rate{Num: 1, Den: 7}
+			c.Apply(r, r)
+			require.Equal(t, r, all.Memory[4].Rate(), name)
+			require.Equal(t, r, all.Memory[5].Rate(), name)
+			require.Equal(t, before, all.Memory[0].Rate(), "NPU 0's memory is left alone")
+		}
+	}
+}

@@ -397,6 +397,11 @@ type timer struct {
 }
 
 func newTimer(w *workload.Workload, cfg Config) (timer, error) {
+	return newTimerAt(w.CycleHz, cfg)
+}
+
+// newTimerAt is newTimer for work timed in cycles of cycleHz (0: none).
+func newTimerAt(cycleHz int64, cfg Config) (timer, error) {
 	t := timer{compute: cfg.Compute}
 	if err := cfg.Compute.Validate(); err != nil {
 		return t, fmt.Errorf("compute resources: %w", err)
@@ -415,11 +420,35 @@ func newTimer(w *workload.Workload, cfg Config) (timer, error) {
 			t.speed = new(big.Rat).Set(s)
 		}
 	}
-	if w.CycleHz != 0 {
-		t.clock = big.NewRat(npu.ClockHz, w.CycleHz)
+	if cycleHz != 0 {
+		t.clock = big.NewRat(npu.ClockHz, cycleHz)
 	}
 	return t, nil
 }
+
+// Timer times a compute pass by the loop's rules (docs/training-loop.md,
+// "Compute time of a pass"), for a caller that runs passes of its own
+// (a Chakra trace's compute nodes, package chakra/runner): roofline work
+// by the roofline on Config.Compute, timed work stretched over its shape
+// or at the ridge, or split by Config.MemBoundShare, and
+// Config.ComputeSpeed, exactly as the loop runs its passes.
+type Timer struct{ t timer }
+
+// NewTimer returns the timer of cfg's Compute, MemBoundShare and
+// ComputeSpeed for work whose Cycles count cycles of cycleHz (0: work
+// has no cycles, only FLOPs and bytes).
+func NewTimer(cycleHz int64, cfg Config) (Timer, error) {
+	t, err := newTimerAt(cycleHz, cfg)
+	return Timer{t}, err
+}
+
+// Kernel is work as a kernel for the NPU (contend.NPU.Run); none for no
+// work.
+func (t Timer) Kernel(work workload.Work) contend.Kernel { return t.t.kernel(work) }
+
+// Cycles is what work takes alone on the compute resources, rounded up
+// once; 0 for no work, which the loop skips.
+func (t Timer) Cycles(work workload.Work) (int64, error) { return t.t.cycles(work) }
 
 // kernel returns work as a kernel for the NPU (contend): the roofline for
 // FLOPs/bytes alone; for a cycle count, the time stretched over the

@@ -35,7 +35,8 @@ const compareUsage = `Usage: acemu [--workload NAME|FILE] [--topo MACHINE] [flag
 Train a workload for --iterations iterations on Table VI's systems and compare
 them: compute, exposed communication, iteration time, %% of the ideal system,
 and ACE's speedup over each. Built-in workloads: %s; or an ASTRA-sim 1.0
-text workload file (docs/astrasim-workloads.md). Systems run in parallel;
+text workload file (docs/astrasim-workloads.md); or a Chakra execution trace,
+PREFIX.0.et with a file per rank (docs/chakra.md). Systems run in parallel;
 results do not depend on it.
 
 Flags:
@@ -66,6 +67,8 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs.String("ace-mem-bw", defaultOf("ace.mem_bw"), "memory bandwidth given to ACE's DMA, each way (Table VI); compute gets the rest of 900 GB/s")
 	var pf platformFlags
 	pf.register(fs)
+	var tf traceFlags
+	tf.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), compareUsage, strings.Join(workload.BuiltinNames(), ", "))
 		fmt.Fprint(fs.Output(), fs.FlagUsages())
@@ -86,6 +89,12 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if err := checkWorkers(*workers); err != nil {
 		return fail(err)
 	}
+	if isChakra(*wl) {
+		return runTraceCompare(fs, *wl, *topo, *sysList, *format, *workers, &pf, tf, of.wide, stdout, stderr)
+	}
+	if err := refuseFlags(fs, traceOnly, "is for a Chakra trace (--workload PREFIX.0.et; docs/chakra.md), not "+*wl); err != nil {
+		return fail(err)
+	}
 	sched, err := train.ParseSchedule(*schedule)
 	if err != nil {
 		return fail(fmt.Errorf("--schedule: %w", err))
@@ -101,11 +110,8 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		}
 		cc, sched = &c, c.Schedule
 	}
-	machine, err := topology.Parse(*topo)
+	machine, err := parseTopoFlag(*topo)
 	if err != nil {
-		if !strings.Contains(err.Error(), "--topo") {
-			err = fmt.Errorf("--topo: %w", err)
-		}
 		return fail(err)
 	}
 	// The platform: defaults, --config, --set, then the named flags given.
@@ -401,6 +407,16 @@ func microNote(rs []compare.SystemResult) string {
 		return ""
 	}
 	return "Each collective, issue to completion, in cycles: " + strings.Join(parts, "; ") + "."
+}
+
+// parseTopoFlag reads the machine --topo names, its errors naming the
+// flag.
+func parseTopoFlag(topo string) (*topology.Spec, error) {
+	machine, err := topology.Parse(topo)
+	if err != nil && !strings.Contains(err.Error(), "--topo") {
+		err = fmt.Errorf("--topo: %w", err)
+	}
+	return machine, err
 }
 
 // unusedSchedule refuses a --schedule other than the default that would

@@ -113,6 +113,9 @@ Usage:
   acemu [--workload W] [--topo MACHINE] [--systems …] [--iterations N] [--format json]
                              train workload W (default resnet50) on Table VI's systems and compare
                              them; MACHINE is a torus LxVxH (default 4x8x4), dgx1, switch:P0xP1… or a file
+  acemu --workload PREFIX.0.et [--chakra-time us|ns] [--comm-groups FILE]
+                             run a Chakra execution trace (a file per rank) on the systems (docs/chakra.md)
+  acemu chakra gen [flags]   write a Chakra trace: Chakra's microbenchmarks, or an ASTRA-sim DATA file's
   acemu collective [flags]   simulate one collective on any machine
   acemu microcode [flags]    print the microcode one NPU's FSMs run for a collective
   acemu reproduce FIGURE     rerun one of the paper's figures: fig4, fig5, fig6, fig9a, fig9b, fig11;
@@ -174,6 +177,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // commands are acemu's subcommands by name.
 var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
+	"chakra":     runChakra,
 	"collective": runCollective,
 	"microcode":  runMicrocode,
 	"reproduce":  runReproduce,

@@ -1,0 +1,136 @@
+package compare
+
+import (
+	"fmt"
+
+	"github.com/acemu/acemu/afi"
+	"github.com/acemu/acemu/chakra"
+	"github.com/acemu/acemu/chakra/runner"
+	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/contend"
+	"github.com/acemu/acemu/endpoint"
+	"github.com/acemu/acemu/rtl"
+	"github.com/acemu/acemu/systems"
+	"github.com/acemu/acemu/train"
+	"github.com/acemu/acemu/workload"
+)
+
+// Trace is a Chakra execution trace to compare the systems on, in place
+// of Options.Workload (docs/chakra.md): every rank runs its own graph on
+// its own NPU, every NPU simulated.
+type Trace struct {
+	Set *chakra.Set
+	// Units is how the nodes' duration_micros is read.
+	Units runner.Units
+	// Groups maps the trace's process groups (pg_name) to their ranks.
+	Groups map[string][]int
+}
+
+// traceCollectives lists the distinct collectives of the trace, for the
+// bounds checked before the run (checkSimulated) and ACE's refusals.
+func (t *Trace) collectives(npus int) ([]issued, error) {
+	seen := map[[2]int64]bool{}
+	var out []issued
+	for _, rk := range t.Set.Ranks {
+		for i := range rk.Nodes {
+			n := &rk.Nodes[i]
+			c, err := runner.CollectiveOf(n)
+			if err != nil || c == nil {
+				continue // the runner names it
+			}
+			key := [2]int64{int64(c.Type), c.Bytes}
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			out = append(out, issued{Comm: workload.Comm{Type: c.Type, Bytes: c.Bytes}, what: fmt.Sprintf("%s node %d (%s)", rk.Name, n.ID, n.Name)})
+		}
+	}
+	return out, nil
+}
+
+// traceComm is the runner's view of the AFI: each collective padded to a
+// whole FP16 element per member (PaddedBytes, on its group's size),
+// issued on its communicator.
+type traceComm struct {
+	a    *afi.Interface
+	npus int
+}
+
+func (c traceComm) Issue(now rtl.Cycle, x runner.Collective, done func(now rtl.Cycle)) error {
+	op, err := commOf(x.Type)
+	if err != nil {
+		return err
+	}
+	members := c.npus
+	if x.Groups != nil {
+		members = len(x.Groups[0])
+	}
+	_, err = c.a.IssueWith(now, op, PaddedBytes(x.Bytes, members), afi.IssueOptions{Done: done, Groups: x.Groups})
+	return err
+}
+
+// runTrace runs o.Trace on one system's assembled run, and gives its
+// account in the training loop's shape (docs/chakra.md, "In the
+// comparator"): one iteration from the start to the end of the last
+// rank, the compute of that rank (the critical one), the rest of the run
+// its exposed communication.
+func runTrace(o Options, k *rtl.Kernel, ep *endpoint.Endpoint, a *afi.Interface, tc train.Config) (*train.Metrics, error) {
+	npus := o.Machine.Machine.N()
+	sides := make([]contend.Comm, npus)
+	for r := range sides {
+		s, err := ep.SideOf(r, npus)
+		if err != nil {
+			return nil, err
+		}
+		sides[r] = s
+	}
+	res, err := runner.Run(k, o.Trace.Set, runner.Config{Units: o.Trace.Units, Train: tc, Groups: o.Trace.Groups, Side: func(r int) contend.Comm { return sides[r] }}, traceComm{a, npus})
+	if err != nil {
+		return nil, err
+	}
+	crit := res.Ranks[res.Critical]
+	total := int64(res.End - res.Start)
+	it := train.Iteration{Start: res.Start, End: res.End, BackStart: res.End, ComputeCycles: crit.ComputeCycles, ExposedCommCycles: total - crit.ComputeCycles,
+		IterationCycles: total, Collectives: res.Collectives, CollectiveBytes: res.CollectiveBytes, ByType: res.ByType}
+	return &train.Metrics{Workload: o.Trace.Set.Name, Iterations: []train.Iteration{it}, Start: res.Start, End: res.End,
+		ComputeCycles: it.ComputeCycles, ExposedCommCycles: it.ExposedCommCycles, TotalCycles: total,
+		Collectives: res.Collectives, CollectiveBytes: res.CollectiveBytes, ByType: res.ByType}, nil
+}
+
+// checkTrace refuses, before the run, what the systems cannot run of
+// o.Trace: ACE's collectives other than all-reduce and all-to-all, and a
+// collective too large to simulate on every NPU
+// (collectives.CheckSimulated).
+func checkTrace(o Options) error {
+	npus := o.Machine.Machine.N()
+	if len(o.Trace.Set.Ranks) != npus {
+		return fmt.Errorf("%s: the trace has %d ranks but the machine has %d NPUs; every NPU runs one rank", o.Trace.Set.Name, len(o.Trace.Set.Ranks), npus)
+	}
+	if err := runner.Check(o.Trace.Set, runner.Config{Units: o.Trace.Units, Groups: o.Trace.Groups}); err != nil {
+		return err
+	}
+	list, err := o.Trace.collectives(npus)
+	if err != nil {
+		return err
+	}
+	cfg := o.afiConfig()
+	for _, s := range o.Systems {
+		if s.Kind != systems.ACE {
+			continue
+		}
+		for _, c := range list {
+			if c.Type == workload.CommReduceScatter || c.Type == workload.CommAllGather {
+				return fmt.Errorf("%s: %s: ACE is laid out for the hierarchical all-reduce and runs all-to-alls beside it; a %s on it is not modelled (docs/ace-model.md)", s.Name, c.what, c.Type)
+			}
+		}
+	}
+	for _, c := range list {
+		n := PaddedBytes(c.Bytes, npus)
+		what := fmt.Sprintf("%s: a %s of %d bytes in chunks of %d", c.what, c.Type, n, cfg.ChunkBytes)
+		if err := collectives.CheckSimulated(what, (n+cfg.ChunkBytes-1)/cfg.ChunkBytes, npus); err != nil {
+			return err
+		}
+	}
+	return nil
+}
