@@ -598,8 +598,14 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 		r.Schedule = s.String()
 	}
 	cfg := o.afiConfig()
-	if sys.Kind == systems.ACE && o.Trace == nil {
-		list, err := o.issued()
+	if sys.Kind == systems.ACE {
+		var list []issued
+		var err error
+		if o.Trace != nil { // its kinds over every NPU: its groups are packed as it runs
+			list, err = o.Trace.collectives(o.Machine.Machine.N())
+		} else {
+			list, err = o.issued()
+		}
 		if err != nil {
 			return r, err
 		}

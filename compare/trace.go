@@ -10,7 +10,6 @@ import (
 	"github.com/acemu/acemu/contend"
 	"github.com/acemu/acemu/endpoint"
 	"github.com/acemu/acemu/rtl"
-	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/train"
 	"github.com/acemu/acemu/workload"
 )
@@ -26,8 +25,8 @@ type Trace struct {
 	Groups map[string][]int
 }
 
-// traceCollectives lists the distinct collectives of the trace, for the
-// bounds checked before the run (checkSimulated) and ACE's refusals.
+// collectives lists the distinct collectives of the trace, for the bounds
+// checked before the run (checkSimulated) and ACE's layout (kindsOf).
 func (t *Trace) collectives(npus int) ([]issued, error) {
 	seen := map[[2]int64]bool{}
 	var out []issued
@@ -99,9 +98,8 @@ func runTrace(o Options, k *rtl.Kernel, ep *endpoint.Endpoint, a *afi.Interface,
 }
 
 // checkTrace refuses, before the run, what the systems cannot run of
-// o.Trace: ACE's collectives other than all-reduce and all-to-all, and a
-// collective too large to simulate on every NPU
-// (collectives.CheckSimulated).
+// o.Trace: a graph the runner refuses (runner.Check), and a collective too
+// large to simulate on every NPU (collectives.CheckSimulated).
 func checkTrace(o Options) error {
 	npus := o.Machine.Machine.N()
 	if len(o.Trace.Set.Ranks) != npus {
@@ -115,16 +113,6 @@ func checkTrace(o Options) error {
 		return err
 	}
 	cfg := o.afiConfig()
-	for _, s := range o.Systems {
-		if s.Kind != systems.ACE {
-			continue
-		}
-		for _, c := range list {
-			if c.Type == workload.CommReduceScatter || c.Type == workload.CommAllGather {
-				return fmt.Errorf("%s: %s: ACE is laid out for the hierarchical all-reduce and runs all-to-alls beside it; a %s on it is not modelled (docs/ace-model.md)", s.Name, c.what, c.Type)
-			}
-		}
-	}
 	for _, c := range list {
 		n := PaddedBytes(c.Bytes, npus)
 		what := fmt.Sprintf("%s: a %s of %d bytes in chunks of %d", c.what, c.Type, n, cfg.ChunkBytes)

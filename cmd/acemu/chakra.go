@@ -14,6 +14,7 @@ import (
 	"github.com/acemu/acemu/chakra/gen"
 	"github.com/acemu/acemu/chakra/runner"
 	"github.com/acemu/acemu/compare"
+	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/units"
 	"github.com/acemu/acemu/workload"
@@ -65,6 +66,9 @@ func runTraceCompare(fs *pflag.FlagSet, wl, topo, sysList, format string, worker
 	p, err := pf.build(fs)
 	if err != nil {
 		return fail(err)
+	}
+	if p.Micro != platform.Default().Micro {
+		return fail(fmt.Errorf("training.micro = %s: a Chakra trace is not a MICRO workload, and the mode says only how a MICRO workload issues its collectives, so it would change nothing; drop it", paramText(p, "training.micro")))
 	}
 	ss, err := compare.PlatformSystems(splitList(sysList), p)
 	if err != nil {
