@@ -30,6 +30,7 @@ if [ "${1:-}" = full ]; then
 		row "all-reduce 1 MiB, switch:32x32 (1024 NPUs), $s" collective --topo switch:32x32 --system $s --size 1MiB
 	done
 	row "ResNet-50, dgx1, five systems" --topo dgx1 --other-regime=false
+	row "ASTRA-sim Transformer (hybrid), 4x2x2, ideal, --full, 1 iteration" --workload $astra/Transformer_HybridParallel.txt --topo 4x2x2 --systems ideal --full --iterations 1
 	exit 0
 fi
 if [ "${1:-}" != folded ]; then

@@ -32,7 +32,8 @@ func BenchmarkMainJob(b *testing.B) {
 // every NPU's endpoint and links are simulated: ASTRA-sim 1.0's
 // ResNet-50 file on 4x8x4 with --full on each endpoint (one iteration),
 // an all-reduce on a 1024-NPU two-tier switch fabric on each endpoint,
-// and ResNet-50 training on the DGX-1 with the five systems. Each
+// ResNet-50 training on the DGX-1 with the five systems, and ASTRA-sim's
+// hybrid-parallel Transformer file on 4x2x2 with --full. Each
 // reports the simulator's events per run and per second, as the command
 // prints them; peak memory is scripts/performance.sh's (its "full" rows),
 // since a benchmark's process holds every run before it. One at a time,
@@ -58,6 +59,10 @@ func BenchmarkNonFoldable(b *testing.B) {
 			[]string{"collective", "--topo", "switch:32x32", "--system", sys, "--size", "1MiB"}})
 	}
 	cases = append(cases, bench{"dgx1-resnet50-five-systems", []string{"--topo", "dgx1", "--other-regime=false"}})
+	// Hybrid parallelism: ASTRA-sim's Transformer, model group the local
+	// ring, every NPU simulated (docs/parallelism.md).
+	cases = append(cases, bench{"transformer-4x2x2-full-ideal",
+		[]string{"--workload", "../../testdata/astrasim/Transformer_HybridParallel.txt", "--topo", "4x2x2", "--systems", "ideal", "--full", "--iterations", "1"}})
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()
