@@ -40,6 +40,12 @@ func (g Group) String() string {
 	return "all NPUs"
 }
 
+// Same reports whether g and h are the same communicator: the same
+// dimensions, or the same listed groups.
+func (g Group) Same(h Group) bool {
+	return slices.Equal(g.Span, h.Span) && slices.EqualFunc(g.Groups, h.Groups, slices.Equal[[]int]) && (g.Groups == nil) == (h.Groups == nil)
+}
+
 // role is which of a layer's communicators a collective runs over.
 type role uint8
 
@@ -372,7 +378,7 @@ func FusedAllReduces(w *workload.Workload, m *machine.Machine) ([]Issued, error)
 		if c.Pass != PassWtGrad || c.Comm.Type != workload.CommAllReduce {
 			continue
 		}
-		i := slices.IndexFunc(out, func(f Issued) bool { return f.Group.String() == c.Group.String() })
+		i := slices.IndexFunc(out, func(f Issued) bool { return f.Group.Same(c.Group) })
 		if i < 0 {
 			out = append(out, Issued{Layer: -1, Pass: PassEndOfBackProp, Comm: workload.Comm{Type: workload.CommAllReduce}, Group: c.Group})
 			i = len(out) - 1

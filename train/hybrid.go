@@ -186,7 +186,7 @@ func (b *builder) hybridBack(it int) error {
 			case c.Type == workload.CommAllReduce:
 				var f *fusedGroup
 				for _, x := range fused {
-					if x.g.String() == g.String() {
+					if x.g.Same(g) {
 						f = x
 					}
 				}

@@ -254,3 +254,18 @@ func TestBreakDimension(t *testing.T) {
 	assert.Len(t, data.Groups[0], 32)
 	assert.Equal(t, []int{0, 2, 4, 6}, data.Groups[0][:4])
 }
+
+// Two listed partitions of the same shape are not the same communicator
+// (a Transformer's model and data groups of 8 on 4x4x4 are both 8 groups
+// of 8 NPUs).
+func TestGroupSame(t *testing.T) {
+	s, err := torus.Parse("4x4x4")
+	require.NoError(t, err)
+	model, data, err := breakDimension(s.Machine(), 8)
+	require.NoError(t, err)
+	require.Equal(t, model.String(), data.String())
+	require.False(t, model.Same(data))
+	require.True(t, model.Same(model))
+	require.True(t, Group{Span: []string{"local"}}.Same(Group{Span: []string{"local"}, Size: 4}))
+	require.False(t, Group{}.Same(Group{Groups: [][]int{}}))
+}
