@@ -416,8 +416,11 @@ func Describe(w *workload.Workload, m *machine.Machine, micro Micro) (string, er
 				continue
 			}
 			name := fmt.Sprintf("%s (%d NPUs)", g, g.Size)
-			if g.All() {
+			switch {
+			case g.All():
 				name = fmt.Sprintf("all %d NPUs", g.Size)
+			case g.Groups != nil:
+				name = g.String()
 			}
 			if k := fmt.Sprint(i, name); !seen[k] {
 				seen[k] = true
