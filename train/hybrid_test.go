@@ -269,3 +269,30 @@ func TestGroupSame(t *testing.T) {
 	require.True(t, Group{Span: []string{"local"}}.Same(Group{Span: []string{"local"}, Size: 4}))
 	require.False(t, Group{}.Same(Group{Groups: [][]int{}}))
 }
+
+// The run's notes name each kind's groups on the machine.
+func TestDescribe(t *testing.T) {
+	s, err := torus.Parse("4x4x4")
+	require.NoError(t, err)
+	m := s.Machine()
+	for _, tt := range []struct {
+		kind string
+		args []string
+		want string
+	}{
+		{workload.ParallelismData, nil, ""},
+		{workload.ParallelismModel, nil, "MODEL (docs/parallelism.md): forward collectives over all 64 NPUs, input-gradient over all 64 NPUs, weight-gradient over none"},
+		{workload.ParallelismHybridDataModel, nil, "forward collectives over local (4 NPUs), input-gradient over local (4 NPUs), weight-gradient over vertical,horizontal (16 NPUs)"},
+		{workload.ParallelismHybridTransformer, []string{"model_parallel_NPU_group:", "8"}, "forward collectives over 8 groups of 8 NPUs, input-gradient over 8 groups of 8 NPUs, weight-gradient over 8 groups of 8 NPUs; model-parallel group 8"},
+	} {
+		w := twoLayerToy(tt.kind)
+		w.ParallelismArgs = tt.args
+		got, err := Describe(w, m, MicroBackToBack)
+		require.NoError(t, err, tt.kind)
+		if tt.want == "" {
+			require.Empty(t, got)
+			continue
+		}
+		require.Contains(t, got, tt.want, tt.kind)
+	}
+}
