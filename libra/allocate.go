@@ -92,6 +92,35 @@ func (c chunks) table(m *Model, grad int64, threads []int, t *stageTable) error 
 	return nil
 }
 
+// relax folds one all-reduce's stages into a row of a programme's table:
+// for every end edge z ≥ zmin, cur[z] becomes the best of itself and
+// prev[z'] + h(z − z', j) over z' = zmin..z and j, in that order, the
+// first minimum winning (better); log[z] records the winner as
+// tag + z'·J + j.
+func (t *stageTable) relax(prev, cur []float64, log []int32, zmin int, tag int32) {
+	z := len(cur) - 1
+	j := len(t.mid) / len(cur)
+	for q := zmin; q <= z; q++ {
+		h := t.mid
+		if q == z {
+			h = t.last
+		}
+		best, arg := cur[q], log[q]
+		for p := zmin; p <= q; p++ {
+			base := prev[p]
+			if math.IsInf(base, 1) {
+				continue
+			}
+			for x, hv := range h[(q-p)*j : (q-p+1)*j] {
+				if v := base + hv; better(v, best) {
+					best, arg = v, tag+int32(p*j+x)
+				}
+			}
+		}
+		cur[q], log[q] = best, arg
+	}
+}
+
 // better is the programmes' comparison: t replaces best only when shorter
 // by more than Eps of best, so the first minimum wins.
 func better(t, best float64) bool {
@@ -99,6 +128,31 @@ func better(t, best float64) bool {
 		return t < best
 	}
 	return t < best-Eps*best
+}
+
+// setup checks the set R of thread counts and the sizes, and cuts the
+// computation into z chunks.
+func setup(layers []Layer, threads []int, z int) (chunks, error) {
+	if err := checkThreads(threads); err != nil {
+		return chunks{}, err
+	}
+	total, _, err := sums(layers)
+	if err != nil {
+		return chunks{}, err
+	}
+	return newChunks(total, z)
+}
+
+// start returns a programme's table of n entries: T = z·w for the first
+// Z+1 (stage 0, computation alone: T(0, z), or T(0, 0, z) in Algorithm 1),
+// +Inf elsewhere.
+func (c chunks) start(n int) []float64 {
+	t := make([]float64, n)
+	for i := range t {
+		t[i] = math.Inf(1)
+	}
+	copy(t, c.size)
+	return t
 }
 
 // checkThreads checks the set R of thread counts.
@@ -127,14 +181,7 @@ func Allocate(m *Model, groups []Layer, threads []int, z int) (Allocation, error
 	if len(groups) == 0 {
 		return Allocation{}, fmt.Errorf("no tensor groups: give at least one")
 	}
-	if err := checkThreads(threads); err != nil {
-		return Allocation{}, err
-	}
-	total, _, err := sums(groups)
-	if err != nil {
-		return Allocation{}, err
-	}
-	ch, err := newChunks(total, z)
+	ch, err := setup(groups, threads, z)
 	if err != nil {
 		return Allocation{}, err
 	}
@@ -143,14 +190,8 @@ func Allocate(m *Model, groups []Layer, threads []int, z int) (Allocation, error
 		return Allocation{}, fmt.Errorf("K = %d groups × Z = %d chunks × J = %d thread counts is too large a table; use a smaller Z", k, z, j)
 	}
 	row := z + 1
-	tt := make([]float64, (k+1)*row) // T(i, z) at tt[i*row+z]
+	tt := ch.start((k + 1) * row)    // T(i, z) at tt[i*row+z]
 	from := make([]int32, (k+1)*row) // z'*J + j of the best candidate
-	for i := range tt {
-		tt[i] = math.Inf(1)
-	}
-	for q := 0; q <= z; q++ {
-		tt[q] = ch.size[q] // stage 0: computation alone
-	}
 	var tab stageTable
 	var done int64
 	for i := 1; i <= k; i++ {
@@ -158,28 +199,8 @@ func Allocate(m *Model, groups []Layer, threads []int, z int) (Allocation, error
 		if err := ch.table(m, groups[i-1].Grad, threads, &tab); err != nil {
 			return Allocation{}, fmt.Errorf("tensor group %d: %w", i, err)
 		}
-		zmin := ch.minChunk(done)
 		prev, cur := tt[(i-1)*row:i*row], tt[i*row:(i+1)*row]
-		for q := zmin; q <= z; q++ {
-			h := tab.mid
-			if q == z {
-				h = tab.last
-			}
-			best, arg := math.Inf(1), int32(-1)
-			for p := zmin; p <= q; p++ {
-				base := prev[p]
-				if math.IsInf(base, 1) {
-					continue
-				}
-				hs := h[(q-p)*j : (q-p+1)*j]
-				for x, hv := range hs {
-					if t := base + hv; better(t, best) {
-						best, arg = t, int32(p*j+x)
-					}
-				}
-			}
-			cur[q], from[i*row+q] = best, arg
-		}
+		tab.relax(prev, cur, from[i*row:(i+1)*row], ch.minChunk(done), 0)
 	}
 	a := Allocation{Time: tt[k*row+z], Threads: make([]int, k), Starts: make([]int, k)}
 	if math.IsInf(a.Time, 1) {

@@ -98,6 +98,15 @@ func bruteForce(t *testing.T, m *Model, groups []Layer, threads []int) float64 {
 	return best
 }
 
+// randomInstance draws a model (randomModel), 1 to 4 layers or groups, R a
+// prefix of {1, 2, 4} and Z from zs.
+func randomInstance(rng *rand.Rand, zs []int) (*Model, []Layer, []int, int) {
+	threads := []int{1, 2, 4}
+	m := randomModel(rng, threads)
+	layers := randomGroups(rng, 1+rng.IntN(4))
+	return m, layers, threads[:1+rng.IntN(len(threads))], zs[rng.IntN(len(zs))]
+}
+
 func randomGroups(rng *rand.Rand, k int) []Layer {
 	for {
 		g := make([]Layer, k)
@@ -117,13 +126,9 @@ func randomGroups(rng *rand.Rand, k int) []Layer {
 // so T-hat ≤ (1 + (K−1)/Z)·T*.
 func TestAllocateTheorem1(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 2021))
-	threads := []int{1, 2, 4}
 	for n := 0; n < 400; n++ {
-		m := randomModel(rng, threads)
-		k := 1 + rng.IntN(4)
-		groups := randomGroups(rng, k)
-		z := []int{1, 2, 3, 4, 6, 10}[rng.IntN(6)]
-		r := threads[:1+rng.IntN(3)]
+		m, groups, r, z := randomInstance(rng, []int{1, 2, 3, 4, 6, 10})
+		k := len(groups)
 		got, err := Allocate(m, groups, r, z)
 		require.NoError(t, err)
 		opt := bruteForce(t, m, groups, r)

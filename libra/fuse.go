@@ -42,14 +42,7 @@ func Fuse(m *Model, layers []Layer, threads []int, k, z int) (Plan, error) {
 	if k < 1 {
 		return Plan{}, fmt.Errorf("K = %d tensor groups: allow at least one (the paper uses 10)", k)
 	}
-	if err := checkThreads(threads); err != nil {
-		return Plan{}, err
-	}
-	total, _, err := sums(layers)
-	if err != nil {
-		return Plan{}, err
-	}
-	ch, err := newChunks(total, z)
+	ch, err := setup(layers, threads, z)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -65,14 +58,8 @@ func Fuse(m *Model, layers []Layer, threads []int, k, z int) (Plan, error) {
 		done[l] = done[l-1] + layers[l-1].Compute
 		grad[l] = grad[l-1] + layers[l-1].Grad
 	}
-	tt := make([]float64, (k+1)*plane) // T(i, l, z) at tt[i*plane+l*row+z]
+	tt := ch.start((k + 1) * plane)    // T(i, l, z) at tt[i*plane+l*row+z]
 	from := make([]int32, (k+1)*plane) // l'·(Z+1)·J + z'·J + j of the best candidate
-	for i := range tt {
-		tt[i] = math.Inf(1)
-	}
-	for q := 0; q <= z; q++ {
-		tt[q] = ch.size[q] // T[0][0][z] = z·w
-	}
 	var tab stageTable
 	for l := 1; l <= nl; l++ {
 		zmin := ch.minChunk(done[l])
@@ -86,27 +73,7 @@ func Fuse(m *Model, layers []Layer, threads []int, k, z int) (Plan, error) {
 			for i := 1; i <= k; i++ {
 				prev := tt[(i-1)*plane+lp*row : (i-1)*plane+(lp+1)*row]
 				cur := tt[i*plane+l*row : i*plane+(l+1)*row]
-				log := from[i*plane+l*row : i*plane+(l+1)*row]
-				for q := zmin; q <= z; q++ {
-					h := tab.mid
-					if q == z {
-						h = tab.last
-					}
-					best, arg := cur[q], log[q]
-					for p := zmin; p <= q; p++ {
-						base := prev[p]
-						if math.IsInf(base, 1) {
-							continue
-						}
-						hs := h[(q-p)*j : (q-p+1)*j]
-						for x, hv := range hs {
-							if t := base + hv; better(t, best) {
-								best, arg = t, int32((lp*row+p)*j+x)
-							}
-						}
-					}
-					cur[q], log[q] = best, arg
-				}
+				tab.relax(prev, cur, from[i*plane+l*row:i*plane+(l+1)*row], zmin, int32(lp*row*j))
 			}
 		}
 	}

@@ -97,14 +97,9 @@ func partitions(n, k int, f func(ends []int)) {
 // applied to the best plan with at most K groups.
 func TestFuseBound(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 23))
-	threads := []int{1, 2, 4}
 	for n := 0; n < 250; n++ {
-		m := randomModel(rng, threads)
-		nl := 1 + rng.IntN(4)
-		layers := randomGroups(rng, nl)
-		k := 1 + rng.IntN(4)
-		z := []int{1, 2, 3, 5, 8}[rng.IntN(5)]
-		r := threads[:1+rng.IntN(3)]
+		m, layers, r, z := randomInstance(rng, []int{1, 2, 3, 5, 8})
+		nl, k := len(layers), 1+rng.IntN(4)
 		got, err := Fuse(m, layers, r, k, z)
 		require.NoError(t, err)
 		opt := math.Inf(1)
