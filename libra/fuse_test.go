@@ -70,6 +70,8 @@ func TestFuseOrdering(t *testing.T) {
 	require.Less(t, alloc.Hat.Total, most.Total)
 	require.InDelta(t, 0.0387, 1-co.Hat.Total/alloc.Hat.Total, 5e-5)
 	require.InDelta(t, 0.0478, 1-co.Hat.Total/(47.0/4), 5e-5)
+	// And 1 − (2193/196)/(51/4) = 12.2 % below most threads on per-layer groups.
+	require.InDelta(t, 0.1224, 1-co.Hat.Total/most.Total, 5e-5)
 }
 
 // partitions calls f with every contiguous partition of n layers into at
