@@ -25,7 +25,9 @@ func seedFiles(f *testing.F, paths ...string) {
 // FuzzParseAstraSim: no file panics or takes memory beyond its size's
 // worth; a file that parses is a valid workload.
 func FuzzParseAstraSim(f *testing.F) {
-	seedFiles(f, "../testdata/astrasim/DLRM_HybridParallel.txt", "../testdata/astrasim/Resnet50_DataParallel.txt")
+	seedFiles(f, "../testdata/astrasim/DLRM_HybridParallel.txt", "../testdata/astrasim/Resnet50_DataParallel.txt",
+		"../testdata/astrasim/Transformer_HybridParallel_Fwd_In_Bckwd.txt", "../testdata/astrasim/sample_per_layer_parallel_HybridCustomized.txt",
+		"../testdata/astrasim/microAllToAll.txt")
 	f.Add([]byte("DATA\n1000000000\n"))
 	f.Add([]byte("DATA\n1\nl -1 1 ALLREDUCE 99999999999999999999 1 NONE 0 1 NONE 0 1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
