@@ -2,11 +2,13 @@ package compare
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/acemu/acemu/platform"
+	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/topology"
 	"github.com/acemu/acemu/workload"
 )
@@ -67,4 +69,39 @@ func TestMicroIssuedOnEverySystem(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, list, 1)
 	require.Equal(t, workload.Comm{Type: workload.CommAllReduce, Bytes: 1 << 20}, list[0].Comm)
+}
+
+// Each of ASTRA-sim 1.0's files but the two Transformers (minutes each:
+// scripts/astrasim-files.sh runs them) trains on the ACE paper's tori on
+// the five systems, one iteration: each run adds up (compute plus exposed
+// communication), and each exposes some communication.
+func TestASTRASimFilesOnThePapersTori(t *testing.T) {
+	files, err := filepath.Glob("../testdata/astrasim/*.txt")
+	require.NoError(t, err)
+	require.Len(t, files, 10)
+	p := platform.Default()
+	p.Iterations = 1
+	for _, f := range files {
+		if strings.HasPrefix(filepath.Base(f), "Transformer") {
+			continue
+		}
+		for _, topo := range []string{"4x4x4", "4x8x4"} {
+			t.Run(filepath.Base(f)+"/"+topo, func(t *testing.T) {
+				w, err := workload.LoadAstraSim(f)
+				require.NoError(t, err)
+				m, err := topology.Parse(topo)
+				require.NoError(t, err)
+				o, err := PlatformOptions(p)
+				require.NoError(t, err)
+				o.Machine, o.Workload, o.Systems = m, w, presets(t, systems.Names()[:5]...)
+				rep, err := Run(o)
+				require.NoError(t, err)
+				require.Len(t, rep.Systems, 5)
+				for _, r := range rep.Systems {
+					require.Equal(t, r.TotalCycles, r.TotalCompute+r.TotalExposedComm, r.Name)
+					require.Positive(t, r.TotalExposedComm, r.Name)
+				}
+			})
+		}
+	}
 }
