@@ -390,13 +390,14 @@ func (k *Kernel) RunUntil(limit Cycle) Cycle {
 				k.stalled = true
 				return k.now
 			}
-			ev := k.wheel[i][j]
-			k.wheel[i][j].h = nil
+			ev := &k.wheel[i][j]
+			h, kind, arg := ev.h, ev.kind, ev.arg
+			ev.h = nil
 			k.ran++
 			k.near--
 			k.runPos = j + 1
 			k.cur = ev.key
-			ev.h.Handle(t, ev.kind, ev.arg)
+			h.Handle(t, kind, arg)
 		}
 		k.runPos = 0
 		if b := k.wheel[i]; cap(b) <= minBucket {
