@@ -112,10 +112,10 @@ const (
 // Its memory is sized by the events in flight, not by the run: a bucket
 // holds a larger array only while it has events, and gives it back to a
 // pool of arrays by size (bucketPool) when its cycle has run; it keeps
-// the smallest (minBucket events, 320 bytes; 320 KiB for the wheel), which
-// most cycles fill, for its next cycle. (Before, every bucket kept the
-// largest array it ever needed: a full run on 64 NPUs held room for
-// 408 840 events in its wheel with never more than 1 153 pending.)
+// the smallest (minBucket events, 320 bytes; 320 KiB for the wheel),
+// room enough for most cycles, for its next cycle. (Before, every bucket
+// kept the largest array it ever needed: a full run on 64 NPUs held room
+// for 408 840 events in its wheel with never more than 1 153 pending.)
 //
 // Events due less than wheelSize cycles ahead go into a timing wheel: one
 // bucket per cycle, kept in (class, seq) order. The usual event, scheduled
