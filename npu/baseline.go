@@ -134,8 +134,10 @@ type basePath struct {
 	reduces       *rtl.FIFO[reduceJob]
 	reduceWaiting bool      // an evReduceRetry is scheduled
 	step          rtl.Cycle // Library.StepCycles
-	// perPacket: every packet the RX DMA writes ends by an event
-	// (fabric.Network.PerPacket), even one whose end does nothing.
+	// perPacket: the reference path (fabric.Network.PerPacket): every
+	// packet the RX DMA writes ends by an event, even one whose end does
+	// nothing, and a port's retry runs the pump even when its claim
+	// would find the resources taken.
 	perPacket bool
 }
 
@@ -174,7 +176,17 @@ func (b *basePath) handle(now rtl.Cycle, kind int32, arg int64) {
 		st.busy, st.ready = false, true
 		nd.pump(now, int(arg))
 	case evPortRetry:
-		nd.ports[arg].stage.waiting = false
+		st := &nd.ports[arg].stage
+		st.waiting = false
+		if retry, busy := b.portBusy(now); busy && !b.perPacket { // perPacket: the pump, the reference
+			// The pump would reach its claim (a waiting port has a packet,
+			// is neither busy nor ready, and has had room in its link
+			// since, as only it fills the link) and find these taken: it
+			// would schedule this retry, and nothing before it.
+			st.waiting = true
+			nd.r.k.Schedule(retry, nd, evPortRetry, arg)
+			return
+		}
 		nd.pump(now, int(arg))
 	case evRxDone:
 		pkt, _ := b.rxFlight.Pop()
@@ -267,6 +279,20 @@ func (b *basePath) pump(now rtl.Cycle, pt *port) {
 		nd.r.k.Schedule(end, nd, evStaged, int64(pt.idx))
 		return
 	}
+}
+
+// portBusy reports whether a port's claim at cycle now would find the
+// memory's read side, the SMs or the bus out busy beyond the cycle, and
+// the cycle all three are free (rtl.StartAll's retry, which does not
+// depend on the bytes claimed).
+func (b *basePath) portBusy(now rtl.Cycle) (retry rtl.Cycle, busy bool) {
+	retry = now
+	for _, s := range [...]*rtl.Serializer{b.memRd, b.sm, b.busOut} {
+		if !s.FreeWithin(now) {
+			retry = max(retry, s.FreeCycle())
+		}
+	}
+	return retry, retry > now
 }
 
 // arrived notes a packet in link l's receive buffer for the RX DMA.

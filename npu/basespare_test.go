@@ -67,13 +67,15 @@ func baseTrace(t *testing.T, c baseRun, perPacket bool) (res absorbResult, event
 	return res, k.Events(), true
 }
 
-// The baseline's spared events change nothing: on random configurations
-// (an absorbRun's shapes, algorithms, links and collectives in flight, the
-// baseline's SMs, memory, bus and library, and its memory rates changing
-// as compute beside it changes them) every packet is sent and received at
-// the same cycle on every link, every op event comes in the same order at
-// the same cycle on every NPU, and every collective ends at the same
-// cycle, with fewer events.
+// The baseline's spared events and work change nothing (the RX DMA's
+// writes that end without an event; a port's retry that finds its
+// resources taken, scheduled again without the pump): on random
+// configurations (an absorbRun's shapes, algorithms, links and
+// collectives in flight, the baseline's SMs, memory, bus and library,
+// and its memory rates changing as compute beside it changes them) every
+// packet is sent and received at the same cycle on every link, every op
+// event comes in the same order at the same cycle on every NPU, and
+// every collective ends at the same cycle, with fewer events.
 func TestBaselineSparedEventsChangeNothing(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 3))
 	ran, refEvents, gotEvents := 0, uint64(0), uint64(0)

@@ -110,11 +110,12 @@ const (
 // Kernel is a single-threaded discrete-event scheduler with integer time.
 //
 // Its memory is sized by the events in flight, not by the run: a bucket
-// holds an array only while it has events, and gives it back to a pool of
-// arrays by size (bucketPool) when its cycle has run. (Before, every
-// bucket kept the largest array it ever needed: a full run on 64 NPUs held
-// room for 408 840 events in its wheel with never more than 1 153
-// pending.)
+// holds a larger array only while it has events, and gives it back to a
+// pool of arrays by size (bucketPool) when its cycle has run; it keeps
+// the smallest (minBucket events, 320 bytes; 320 KiB for the wheel),
+// room enough for most cycles, for its next cycle. (Before, every bucket
+// kept the largest array it ever needed: a full run on 64 NPUs held room
+// for 408 840 events in its wheel with never more than 1 153 pending.)
 //
 // Events due less than wheelSize cycles ahead go into a timing wheel: one
 // bucket per cycle, kept in (class, seq) order. The usual event, scheduled
@@ -262,7 +263,13 @@ func (k *Kernel) ScheduleClass(at Cycle, c Class, h Handler, kind int32, arg int
 		b := k.wheel[i]
 		switch n := len(b); {
 		case n == 0 || b[n-1].key < ev.key:
-			k.wheel[i] = k.pool.append(b, ev)
+			if n < cap(b) { // the usual case, without a call
+				b = b[:n+1]
+				b[n] = ev
+				k.wheel[i] = b
+			} else {
+				k.wheel[i] = k.pool.append(b, ev)
+			}
 		case at == k.now:
 			k.wheel[i] = k.insertEvent(b, ev, k.runPos) // among the events not yet run
 		case n < lateFrom:
@@ -383,17 +390,22 @@ func (k *Kernel) RunUntil(limit Cycle) Cycle {
 				k.stalled = true
 				return k.now
 			}
-			ev := k.wheel[i][j]
-			k.wheel[i][j].h = nil
+			ev := &k.wheel[i][j]
+			h, kind, arg := ev.h, ev.kind, ev.arg
+			ev.h = nil
 			k.ran++
 			k.near--
 			k.runPos = j + 1
 			k.cur = ev.key
-			ev.h.Handle(t, ev.kind, ev.arg)
+			h.Handle(t, kind, arg)
 		}
 		k.runPos = 0
-		k.pool.put(k.wheel[i])
-		k.wheel[i] = nil
+		if b := k.wheel[i]; cap(b) <= minBucket {
+			k.wheel[i] = b[:0] // kept for the bucket's next cycle: no trip through the pool
+		} else {
+			k.pool.put(b)
+			k.wheel[i] = nil
+		}
 		k.occ[i>>6] &^= 1 << (uint(i) & 63)
 	}
 	return k.now

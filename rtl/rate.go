@@ -174,10 +174,10 @@ type Serializer struct {
 	lastStart int64 // when the last transfer started, in 1/Num cycle units from base
 	// freeAt as whole cycles, kept without division on the hot path:
 	// endCycle = ⌈freeAt / Num⌉ and slack = endCycle×Num − freeAt, in
-	// [0, Num). Start moves them on by a transfer's n × Den units as a
-	// Stride (worked out once per transfer size, lastN).
+	// [0, Num). Start moves them on by a transfer's n × Den units, lastD,
+	// as a Stride (both worked out once per transfer size, lastN).
 	endCycle, slack int64
-	lastN           int64
+	lastN, lastD    int64
 	stride          Stride
 	busyPast        *big.Rat // transfer time at earlier rates or bases, in cycles (nil: none)
 	watch           func(base Cycle, start, end int64, r Rate, n int64)
@@ -272,10 +272,11 @@ func (s *Serializer) Start(ready Cycle, n int64) Cycle {
 	} else {
 		s.endCycle, s.slack = int64(ready), 0
 	}
-	d := s.units(n, 1)
 	if n != s.lastN {
-		s.lastN, s.stride = n, NewStride(d, s.rate.Num)
+		d := s.units(n, 1)
+		s.lastN, s.lastD, s.stride = n, d, NewStride(d, s.rate.Num)
 	}
+	d := s.lastD
 	s.endCycle, s.slack = s.stride.Add(s.endCycle, s.slack)
 	s.lastStart = start
 	s.freeAt = start + d
@@ -466,7 +467,7 @@ func (s *Serializer) SetRate(r Rate) {
 	s.rate, s.limit = r, rebaseUnits/r.Num
 	s.endCycle, s.slack = RoundUp(s.freeAt, r.Num)
 	s.endCycle += s.base
-	s.lastN = 0
+	s.lastN, s.lastD = 0, 0
 }
 
 // rescaleWithin returns ⌈t × to / from⌉ for t ≥ 0 (an instant in units of

@@ -96,6 +96,22 @@ func TestSerializerSetRateKeepsTheTransferUnderWay(t *testing.T) {
 	require.Zero(t, s.BusyCycles().Cmp(big.NewRat(21, 2)))
 }
 
+// A transfer's time is worked out again after a rate change, for the
+// size of the one before it too: 4 B at 2 B/cycle end at 2; at 1/3
+// B/cycle (Num 1, Den 3) 4 B take 12 cycles, to 14; at 2 B/cycle again,
+// 2 cycles, to 16. A transfer of nothing ready at 2 after the first
+// change ends, exactly, where it starts: 2 cycles, 2 units of 1/1.
+func TestSerializerTimesASizeAfreshAfterARateChange(t *testing.T) {
+	s := NewSerializer(Rate{Num: 2, Den: 1})
+	require.Equal(t, Cycle(2), s.Start(0, 4))
+	s.SetRate(Rate{Num: 1, Den: 3})
+	s.Start(2, 0)
+	require.Equal(t, int64(2), s.FreeExact())
+	require.Equal(t, Cycle(14), s.Start(2, 4))
+	s.SetRate(Rate{Num: 2, Den: 1})
+	require.Equal(t, Cycle(16), s.Start(14, 4))
+}
+
 // An end that the new unit cannot express is rounded up within its cycle:
 // 1 B at 3 B/cycle ends at 1/3; at 2 B/cycle (unit 1/2) it is free at
 // 1/2, still in cycle 0, so the next 1 B ends at 1.
