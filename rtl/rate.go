@@ -467,7 +467,7 @@ func (s *Serializer) SetRate(r Rate) {
 	s.rate, s.limit = r, rebaseUnits/r.Num
 	s.endCycle, s.slack = RoundUp(s.freeAt, r.Num)
 	s.endCycle += s.base
-	s.lastN, s.lastD = 0, 0
+	s.lastN, s.lastD = -1, 0 // no size's stride at the new rate yet, 0 bytes included
 }
 
 // rescaleWithin returns ⌈t × to / from⌉ for t ≥ 0 (an instant in units of

@@ -105,7 +105,9 @@ func TestSerializerTimesASizeAfreshAfterARateChange(t *testing.T) {
 	s := NewSerializer(Rate{Num: 2, Den: 1})
 	require.Equal(t, Cycle(2), s.Start(0, 4))
 	s.SetRate(Rate{Num: 1, Den: 3})
-	s.Start(2, 0)
+	// 0 bytes take no time at any rate: ready at 2, free at 2, done at 2
+	// (not 2 plus the stride of 4 B at the old rate).
+	require.Equal(t, Cycle(2), s.Start(2, 0))
 	require.Equal(t, int64(2), s.FreeExact())
 	require.Equal(t, Cycle(14), s.Start(2, 4))
 	s.SetRate(Rate{Num: 2, Den: 1})
