@@ -12,7 +12,8 @@ import (
 // Group is the communicator a collective runs over (docs/parallelism.md,
 // "Groups"): every NPU when Span and Groups are both empty; else each
 // NPU's group of the machine's dimensions named in Span, or the listed
-// Groups (an equal partition of the NPUs, each in ring order). Every group
+// Groups (an equal partition of the NPUs, each in NPU order, the ring
+// order the collective runs). Every group
 // combines its own data; all groups run at once.
 type Group struct {
 	// Span names machine dimensions (machine.Dim.Name), in the machine's
@@ -222,8 +223,9 @@ func spanOf(m *machine.Machine, ds []int) Group {
 // reaches k, split into a first part of k/P NPUs (P the NPUs of the
 // dimensions before it) and a second when it overshoots. A split
 // dimension's first part is consecutive places in its groups (place p =
-// a + (k/P)·b, a its first part's digit, as ASTRA-sim numbers a split
-// dimension); the groups are then listed (docs/parallelism.md, "Groups").
+// a + (k/P)·b, a its first part's digit: a [choice] taken from
+// ASTRA-sim's mixed-radix numbering, innermost first, not checked against
+// its topology code); the groups are then listed (docs/parallelism.md).
 // k = 1 is no model parallelism.
 func breakDimension(m *machine.Machine, k int) (model, data Group, err error) {
 	n := m.N()
@@ -325,9 +327,9 @@ func dataLike(kind string) bool {
 
 // LayerCollectives lists the collectives of w's layers the loop issues on
 // m when every system issues them layer by layer, in layer and pass
-// order, each with its group: DATA and HYBRID_DLRM every collective the
-// file gives; the other kinds those their parallelism reads
-// (docs/parallelism.md).
+// order, each with its group: DATA every collective the file gives but
+// layer 0's input-gradient one, HYBRID_DLRM every one; the other kinds
+// those their parallelism reads (docs/parallelism.md).
 func LayerCollectives(w *workload.Workload, m *machine.Machine) ([]Issued, error) {
 	comms, err := NewCommunicators(w, m)
 	if err != nil {
@@ -343,6 +345,8 @@ func LayerCollectives(w *workload.Workload, m *machine.Machine) ([]Issued, error
 			}
 			g, ok := comms.Of(l, p)
 			switch {
+			case w.Parallelism == workload.ParallelismData && p == PassInGrad && l == 0:
+				continue // layer 0 has no input gradient to send (docs/training-loop.md)
 			case dataLike(w.Parallelism):
 				g = Group{}
 			case !ok, p == PassInGrad && l == 0 && !w.Transformer():

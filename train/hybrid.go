@@ -45,7 +45,9 @@ func ParseMicro(s string) (Micro, error) {
 
 // MicroCollective is one collective of a MICRO run (Metrics.Micro).
 type MicroCollective struct {
-	// Iteration and Layer are the iteration and layer it belongs to.
+	// Iteration and Layer are the iteration and layer it belongs to;
+	// under MicroConcurrent, Iteration is the repeat (the iteration it
+	// stands for), all of them run in the one iteration.
 	Iteration, Layer int
 	// LayerName is the layer's name.
 	LayerName string
@@ -206,13 +208,15 @@ func (b *builder) hybridBack(it int) error {
 	}
 	if !b.overlap {
 		var ids []int
-		for _, f := range fused {
+		for i, f := range fused {
+			b.inst = i // each group's fused all-reduce its own row (LayerPass.Instance)
 			id := b.issueOn(it, -1, -1, PassEndOfBackProp, workload.Comm{Type: workload.CommAllReduce, Bytes: f.bytes}, f.g)
 			if !b.dry {
 				b.lp.colls[id].fusedLayers = f.layers
 			}
 			ids = append(ids, id)
 		}
+		b.inst = 0
 		for _, l := range deferred {
 			ids = append(ids, b.issue(it, -1, l, PassWtGrad, w.Layers[l].WtGradComm))
 		}

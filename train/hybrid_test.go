@@ -203,6 +203,7 @@ func TestMicroModes(t *testing.T) {
 			for i, c := range m.Micro {
 				assert.Equal(t, tt.done[i], c.Done)
 				assert.Equal(t, int64(300), c.Cycles())
+				assert.Equal(t, i, c.Iteration, "the iteration it stands for, in either mode")
 			}
 		})
 	}
@@ -294,5 +295,38 @@ func TestDescribe(t *testing.T) {
 			continue
 		}
 		require.Contains(t, got, tt.want, tt.kind)
+	}
+}
+
+func TestCustomizedNoOverlapFusesEachGroup(t *testing.T) {
+	// HYBRID_CUSTOMIZED on 2x2x1, no overlap, one iteration: layer a is
+	// HYBRID_DATA_MODEL (model group local, data group vertical), b
+	// HYBRID_MODEL_DATA (model vertical, data local). All-gathers 40 on
+	// either group, all-reduces 60 on local and 500 on vertical.
+	//   0-100 forward a; all-gather (local) 100-140; 140-340 forward b;
+	//   all-gather (vertical) 340-380.                    back-prop at 380
+	//   b: input gradient 380-430; its all-reduce (vertical) 430-930,
+	//      waited; weight gradient 930-950
+	//   a: input gradient 950-1020 (layer 0: no all-reduce); weight
+	//      gradient 1020-1050
+	//   fused, one per data group, in order of first appearance: b's
+	//   (local, 1000 B) 1050-1110 and a's (vertical, 1000 B) 1050-1550.
+	//                                                            end 1550
+	// compute 100+200+50+20+70+30 = 470, exposed 40+40+500+500 = 1080.
+	w := twoLayerToy(workload.ParallelismHybridCustomized)
+	w.Layers[0].Parallelism = workload.ParallelismHybridDataModel
+	w.Layers[1].Parallelism = workload.ParallelismHybridModelData
+	m, f := runOn2x2x1(t, w, false, 1, map[string]rtl.Cycle{"ALLGATHER@local": 40, "ALLGATHER@vertical": 40, "ALLREDUCE@local": 60, "ALLREDUCE@vertical": 500})
+	assert.Equal(t, rtl.Cycle(1550), m.End)
+	assert.Equal(t, int64(470), m.ComputeCycles)
+	require.Len(t, f.issued, 5)
+	var names []string
+	for _, g := range f.groups {
+		names = append(names, g.String())
+	}
+	assert.Equal(t, []string{"local", "vertical", "vertical", "local", "vertical"}, names)
+	for _, c := range f.issued[3:] {
+		assert.Equal(t, rtl.Cycle(1050), c.at)
+		assert.Equal(t, int64(1000), c.bytes)
 	}
 }

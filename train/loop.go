@@ -289,7 +289,8 @@ type LayerPass struct {
 	// Instance is 0, or for a pass a layer runs again in the iteration
 	// which time it is: 1 for a FWD_IN_BCKWD recomputation of its forward
 	// pass, the repeat for a concurrent MICRO collective
-	// (docs/parallelism.md).
+	// (docs/parallelism.md), the group for BaselineNoOverlap's fused
+	// all-reduces of a hybrid kind, one per data-parallel group.
 	Instance int
 }
 
@@ -552,6 +553,7 @@ type collective struct {
 	bytes        int64
 	group        Group
 	iter, layer  int  // layer -1 for the fused all-reduce
+	inst         int  // its cell's LayerPass.Instance
 	pass         Pass // the pass whose collective it is; PassEndOfBackProp for the fused all-reduce
 	cell         int  // its LayerPass in iteration iter's Layers
 	fusedLayers  int
@@ -838,7 +840,7 @@ func (b *builder) issueOn(it, at, l int, p Pass, c workload.Comm, g Group) int {
 		return -1
 	}
 	id := len(b.lp.colls)
-	b.lp.colls = append(b.lp.colls, collective{typ: c.Type, bytes: c.Bytes, group: g, iter: it, layer: l, pass: p, cell: b.cell(it, l, p)})
+	b.lp.colls = append(b.lp.colls, collective{typ: c.Type, bytes: c.Bytes, group: g, iter: it, inst: b.inst, layer: l, pass: p, cell: b.cell(it, l, p)})
 	b.emit(op{kind: opIssue, iter: it, layer: at, colls: []int{id}})
 	return id
 }
@@ -1428,7 +1430,7 @@ func (lp *loop) metrics() (*Metrics, error) {
 	if lp.w.Parallelism == workload.ParallelismMicro {
 		for i := range lp.colls {
 			c := &lp.colls[i]
-			m.Micro = append(m.Micro, MicroCollective{Iteration: c.iter, Layer: c.layer, LayerName: lp.w.Layers[c.layer].Name, Type: c.typ, Bytes: c.bytes, Issued: c.issuedAt, Done: c.doneAt})
+			m.Micro = append(m.Micro, MicroCollective{Iteration: c.iter + c.inst, Layer: c.layer, LayerName: lp.w.Layers[c.layer].Name, Type: c.typ, Bytes: c.bytes, Issued: c.issuedAt, Done: c.doneAt})
 		}
 	}
 	if m.TotalCycles != int64(m.End-m.Start) || m.TotalCycles != m.ComputeCycles+m.ExposedCommCycles {
