@@ -435,22 +435,22 @@ func (o Options) issued() ([]issued, error) {
 		}
 	}
 	w, m := o.Workload, o.Machine.Machine
-	if w.Parallelism == workload.ParallelismMicro {
-		layerwise = true // every system issues MICRO's collectives as they are (docs/parallelism.md)
-	}
 	layers, err := train.LayerCollectives(w, m)
 	if err != nil {
 		return nil, fmt.Errorf("workload %s on %s: %w", w.Name, m.Name, err)
+	}
+	fusedARs, err := train.FusedAllReduces(w, m)
+	if err != nil {
+		return nil, err
+	}
+	if len(fusedARs) == 0 { // a kind that fuses nothing (MICRO) issues them layer by layer on every system
+		layerwise = true
 	}
 	var out []issued
 	for _, c := range layers {
 		if c.Pass != train.PassWtGrad || c.Comm.Type != workload.CommAllReduce || layerwise {
 			out = append(out, issued{Comm: c.Comm, group: c.Group, what: "layer " + w.Layers[c.Layer].Name})
 		}
-	}
-	fusedARs, err := train.FusedAllReduces(w, m)
-	if err != nil {
-		return nil, err
 	}
 	const what = "the all-reduce of every layer's weight gradients at the end of back-prop"
 	for _, f := range fusedARs {

@@ -318,6 +318,23 @@ type Issued struct {
 	Pass  Pass
 	Comm  workload.Comm
 	Group Group
+	// Fused is how many layers' all-reduces a fused one holds.
+	Fused int
+}
+
+// issues returns the group of the collective a model, hybrid or MICRO
+// kind issues for layer l's pass p, and whether it issues one: the pass
+// has a collective, its kind reads it, its group is more than one NPU,
+// and it is not layer 0's input-gradient collective outside the
+// Transformer kinds (docs/parallelism.md).
+func (c *Communicators) issues(w *workload.Workload, l int, p Pass) (Group, bool) {
+	layer := &w.Layers[l]
+	comm := [...]workload.Comm{layer.FwdComm, layer.InGradComm, layer.WtGradComm}[passIndex(p)]
+	g, ok := c.Of(l, p)
+	if !ok || comm.Type == workload.CommNone || p == PassInGrad && l == 0 && !w.Transformer() {
+		return Group{}, false
+	}
+	return g, true
 }
 
 // dataLike reports whether kind runs the data-parallel program.
@@ -343,14 +360,16 @@ func LayerCollectives(w *workload.Workload, m *machine.Machine) ([]Issued, error
 			if c.Type == workload.CommNone {
 				continue
 			}
-			g, ok := comms.Of(l, p)
+			var g Group
 			switch {
 			case w.Parallelism == workload.ParallelismData && p == PassInGrad && l == 0:
 				continue // layer 0 has no input gradient to send (docs/training-loop.md)
-			case dataLike(w.Parallelism):
-				g = Group{}
-			case !ok, p == PassInGrad && l == 0 && !w.Transformer():
-				continue
+			case dataLike(w.Parallelism): // every NPU
+			default:
+				var ok bool
+				if g, ok = comms.issues(w, l, p); !ok {
+					continue
+				}
 			}
 			out = append(out, Issued{Layer: l, Pass: p, Comm: c, Group: g})
 		}
@@ -366,7 +385,13 @@ func LayerCollectives(w *workload.Workload, m *machine.Machine) ([]Issued, error
 func FusedAllReduces(w *workload.Workload, m *machine.Machine) ([]Issued, error) {
 	if dataLike(w.Parallelism) {
 		if b := OneShotBytes(w); b > 0 {
-			return []Issued{{Layer: -1, Pass: PassEndOfBackProp, Comm: workload.Comm{Type: workload.CommAllReduce, Bytes: b}}}, nil
+			n := 0
+			for l := range w.Layers {
+				if w.Layers[l].WtGradComm.Type == workload.CommAllReduce {
+					n++
+				}
+			}
+			return []Issued{{Layer: -1, Pass: PassEndOfBackProp, Comm: workload.Comm{Type: workload.CommAllReduce, Bytes: b}, Fused: n}}, nil
 		}
 		return nil, nil
 	}
@@ -388,6 +413,7 @@ func FusedAllReduces(w *workload.Workload, m *machine.Machine) ([]Issued, error)
 			i = len(out) - 1
 		}
 		out[i].Comm.Bytes += c.Comm.Bytes
+		out[i].Fused++
 	}
 	return out, nil
 }

@@ -87,20 +87,12 @@ func (b *builder) forward(it, l int, phase string) error {
 	if err := b.compute(it, l, PassForward, layer.Fwd); err != nil {
 		return err
 	}
-	if _, ok := b.comms.Of(l, PassForward); ok && layer.FwdComm.Type != workload.CommNone {
+	if _, ok := b.comms.issues(b.lp.w, l, PassForward); ok {
 		if id := b.issue(it, l, l, PassForward, layer.FwdComm); id >= 0 {
 			b.block(it, l, PassForward, phase, id)
 		}
 	}
 	return nil
-}
-
-// fusedGroup is BaselineNoOverlap's fused weight-gradient all-reduce of
-// one group (hybrid kinds: a group per layer kind).
-type fusedGroup struct {
-	g      Group
-	bytes  int64
-	layers int
 }
 
 // hybridIteration writes iteration it of the model and hybrid kinds'
@@ -114,7 +106,7 @@ type fusedGroup struct {
 // computes its weight gradient, issues its weight-gradient collective,
 // and waits for the input-gradient collective. Without overlap every
 // collective is waited for when issued and the weight-gradient all-reduces
-// are fused, one per group, at the end of back-prop.
+// are fused, one per group (FusedAllReduces), at the end of back-prop.
 func (b *builder) hybridIteration(it int) error {
 	w := b.lp.w
 	L := len(w.Layers)
@@ -151,7 +143,6 @@ func (b *builder) hybridIteration(it int) error {
 func (b *builder) hybridBack(it int) error {
 	w := b.lp.w
 	b.emit(op{kind: opBackStart, iter: it, layer: -1})
-	var fused []*fusedGroup
 	var deferred []int // no overlap: weight-gradient collectives other than all-reduces
 	for l := len(w.Layers) - 1; l >= 0; l-- {
 		if from, ok := b.recompute[l]; ok {
@@ -168,9 +159,7 @@ func (b *builder) hybridBack(it int) error {
 			return err
 		}
 		ig := -1
-		// ASTRA-sim 1.0 issues layer 0's input-gradient collective only in
-		// the Transformer loops.
-		if _, ok := b.comms.Of(l, PassInGrad); ok && layer.InGradComm.Type != workload.CommNone && (l > 0 || w.Transformer()) {
+		if _, ok := b.comms.issues(w, l, PassInGrad); ok {
 			ig = b.issue(it, l, l, PassInGrad, layer.InGradComm)
 			if !b.overlap && ig >= 0 {
 				b.block(it, l, PassInGrad, phaseBack, ig)
@@ -180,25 +169,11 @@ func (b *builder) hybridBack(it int) error {
 		if err := b.compute(it, l, PassWtGrad, layer.WtGrad); err != nil {
 			return err
 		}
-		if g, ok := b.comms.Of(l, PassWtGrad); ok && layer.WtGradComm.Type != workload.CommNone {
-			c := layer.WtGradComm
-			switch {
+		if _, ok := b.comms.issues(w, l, PassWtGrad); ok {
+			switch c := layer.WtGradComm; {
 			case b.overlap:
 				b.prevWt[l] = b.issue(it, l, l, PassWtGrad, c)
-			case c.Type == workload.CommAllReduce:
-				var f *fusedGroup
-				for _, x := range fused {
-					if x.g.Same(g) {
-						f = x
-					}
-				}
-				if f == nil {
-					f = &fusedGroup{g: g}
-					fused = append(fused, f)
-				}
-				f.bytes += c.Bytes
-				f.layers++
-			default:
+			case c.Type != workload.CommAllReduce: // the all-reduces are fused below
 				deferred = append(deferred, l)
 			}
 		}
@@ -208,11 +183,11 @@ func (b *builder) hybridBack(it int) error {
 	}
 	if !b.overlap {
 		var ids []int
-		for i, f := range fused {
+		for i, f := range b.fused {
 			b.inst = i // each group's fused all-reduce its own row (LayerPass.Instance)
-			id := b.issueOn(it, -1, -1, PassEndOfBackProp, workload.Comm{Type: workload.CommAllReduce, Bytes: f.bytes}, f.g)
+			id := b.issueOn(it, -1, -1, PassEndOfBackProp, f.Comm, f.Group)
 			if !b.dry {
-				b.lp.colls[id].fusedLayers = f.layers
+				b.lp.colls[id].fusedLayers = f.Fused
 			}
 			ids = append(ids, id)
 		}
@@ -239,11 +214,10 @@ func (b *builder) microIteration(it int) error {
 	for rep := 0; rep < b.micro; rep++ {
 		b.inst = rep
 		for l := range w.Layers {
-			c := w.Layers[l].WtGradComm
-			if _, ok := b.comms.Of(l, PassWtGrad); !ok || c.Type == workload.CommNone {
+			if _, ok := b.comms.issues(w, l, PassWtGrad); !ok {
 				continue
 			}
-			id := b.issue(it, -1, l, PassWtGrad, c)
+			id := b.issue(it, -1, l, PassWtGrad, w.Layers[l].WtGradComm)
 			if b.micro == 1 {
 				b.wait(it, -1, PassEndOfRun, phaseEndRun, []int{id})
 			} else {

@@ -309,8 +309,8 @@ func TestCustomizedNoOverlapFusesEachGroup(t *testing.T) {
 	//      waited; weight gradient 930-950
 	//   a: input gradient 950-1020 (layer 0: no all-reduce); weight
 	//      gradient 1020-1050
-	//   fused, one per data group, in order of first appearance: b's
-	//   (local, 1000 B) 1050-1110 and a's (vertical, 1000 B) 1050-1550.
+	//   fused, one per data group, in layer order: a's (vertical, 1000 B)
+	//   1050-1550 and b's (local, 1000 B) 1050-1110.
 	//                                                            end 1550
 	// compute 100+200+50+20+70+30 = 470, exposed 40+40+500+500 = 1080.
 	w := twoLayerToy(workload.ParallelismHybridCustomized)
@@ -324,7 +324,7 @@ func TestCustomizedNoOverlapFusesEachGroup(t *testing.T) {
 	for _, g := range f.groups {
 		names = append(names, g.String())
 	}
-	assert.Equal(t, []string{"local", "vertical", "vertical", "local", "vertical"}, names)
+	assert.Equal(t, []string{"local", "vertical", "vertical", "vertical", "local"}, names)
 	for _, c := range f.issued[3:] {
 		assert.Equal(t, rtl.Cycle(1050), c.at)
 		assert.Equal(t, int64(1000), c.bytes)

@@ -646,8 +646,7 @@ func newLoop(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*loop,
 	if err != nil {
 		return nil, err
 	}
-	dataLike := w.Parallelism == workload.ParallelismData || w.Parallelism == workload.ParallelismHybridDLRM
-	if !dataLike && cfg.Schedule != ScheduleLayerwise && cfg.Schedule.valid() {
+	if !dataLike(w.Parallelism) && cfg.Schedule != ScheduleLayerwise && cfg.Schedule.valid() {
 		return nil, fmt.Errorf("schedule %s: the one-shot schedules are data parallelism's (the C-Cube paper, Section II-B), and %s is not: run it under %s", cfg.Schedule, w.Parallelism, ScheduleLayerwise)
 	}
 	if cfg.Micro != MicroBackToBack && cfg.Micro != MicroConcurrent {
@@ -676,7 +675,12 @@ func newLoop(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*loop,
 	}
 	lp.npu = sh
 	b := builder{lp: lp, t: t, overlap: cfg.Overlap, oneShot: oneShot, upto: upto, dlrm: lastBottom >= 0, lastBottom: lastBottom, kernels: map[workload.Work]contend.Kernel{},
-		comms: comms, dataLike: dataLike, recompute: map[int]int{}, micro: 1}
+		comms: comms, dataLike: dataLike(w.Parallelism), recompute: map[int]int{}, micro: 1}
+	if !b.dataLike {
+		if b.fused, err = FusedAllReduces(w, cfg.Machine); err != nil {
+			return nil, err
+		}
+	}
 	if iters != n {
 		b.micro = n
 	}
@@ -771,6 +775,7 @@ type builder struct {
 	// run concurrently.
 	comms     *Communicators
 	dataLike  bool
+	fused     []Issued // the hybrid kinds' fused all-reduces without overlap (FusedAllReduces)
 	recompute map[int]int
 	micro     int
 }

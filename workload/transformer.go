@@ -31,7 +31,7 @@ func (w *Workload) ModelGroup() (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("workload %s: %s model-parallel group %q: not a whole number: %w", w.Name, w.Parallelism, s, err)
 	}
-	if k < 1 || k > 1<<20 {
+	if k < 1 || k > 1<<20 { // 2^20: beyond any machine acemu builds, and safe as an int
 		return 0, fmt.Errorf("workload %s: %s model-parallel group %d: give a number of NPUs from 1 (no model parallelism) to the machine's NPUs", w.Name, w.Parallelism, k)
 	}
 	if w.Parallelism == ParallelismHybridTransformer && len(w.ParallelismArgs) > 2 {
