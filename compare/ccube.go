@@ -59,7 +59,7 @@ func (c CCubeConfig) Apply(o *Options) {
 	}
 	o.WholeOneShot = map[string]bool{}
 	for _, s := range o.Systems {
-		if s.Kind != systems.ACE {
+		if s.Kind != systems.ACE && s.Overlap { // BaselineNoOverlap fuses its own, in the platform's chunks
 			o.WholeOneShot[s.Name] = true
 		}
 	}

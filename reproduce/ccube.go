@@ -140,20 +140,28 @@ func dgx1TreeDepth() (int64, error) {
 		return 0, err
 	}
 	m := spec.Machine
-	hops := func(a, b int) int64 {
+	hops := func(a, b int) (int64, error) {
 		n := int64(0)
 		for cur := a; cur != b; n++ {
-			port, _ := m.Topology.NextPort(cur, b)
-			cur, _, _ = m.Ports.Neighbor(cur, port)
+			port, ok := m.Topology.NextPort(cur, b)
+			next, linked, _ := m.Ports.Neighbor(cur, port)
+			if !ok || !linked || n > int64(m.N()) {
+				return 0, fmt.Errorf("dgx1: no route from GPU %d to GPU %d", a, b)
+			}
+			cur = next
 		}
-		return n
+		return n, nil
 	}
 	var depth int64
 	for _, parent := range m.Trees {
 		for n := range parent {
 			var d int64
 			for x := n; parent[x] >= 0; x = parent[x] {
-				d += hops(parent[x], x)
+				h, err := hops(parent[x], x)
+				if err != nil {
+					return 0, err
+				}
+				d += h
 			}
 			depth = max(depth, d)
 		}
@@ -248,6 +256,9 @@ func CCubeTraining(o CCubeTrainingOptions) ([]CCubeTrainingRow, error) {
 		return nil
 	}, nil); err != nil {
 		return nil, fmt.Errorf("ccube %s on %s, %s: %w", jobs[i].wl, jobs[i].sys, jobs[i].cfg.Name, err)
+	}
+	if compare.CCubeConfigs[0].Name != "B" {
+		return nil, fmt.Errorf("ccube: the configurations start with %s, not the baseline B the gains are over", compare.CCubeConfigs[0].Name)
 	}
 	for i := range rows {
 		b := rows[i-i%len(compare.CCubeConfigs)] // the same workload and system's B, the first configuration
