@@ -284,12 +284,11 @@ func Run(o Options) (*Report, error) {
 	} else {
 		name = o.Workload.Name
 	}
+	list, err := o.collectives()
+	if err != nil {
+		return nil, err
+	}
 	if o.Trace == nil && sim.Foldable(o.Machine, o.Full) == nil {
-		var err error
-		list, err := o.issued()
-		if err != nil {
-			return nil, err
-		}
 		if why, err = whyNotFold(o.Machine, o.afiConfig(), list); err != nil {
 			return nil, err
 		}
@@ -301,10 +300,8 @@ func Run(o Options) (*Report, error) {
 		}
 		fold = why == nil
 	}
-	if o.Trace == nil {
-		if err := checkSimulated(o, fold); err != nil {
-			return nil, err
-		}
+	if err := checkSimulated(o, list, fold); err != nil {
+		return nil, err
 	}
 	res := make([]SystemResult, len(o.Systems))
 	if i, err := par.Do(len(o.Systems), o.Workers, func(i int) (err error) {
@@ -368,7 +365,7 @@ func commOf(t workload.CommType) (collectives.CollectiveOp, error) {
 // collective would hold more chunk×NPU pairs than a run keeps within
 // acemu's memory bound (collectives.CheckSimulated): its chunks times the
 // NPUs simulated one by one (1 when folded).
-func checkSimulated(o Options, fold bool) error {
+func checkSimulated(o Options, list []issued, fold bool) error {
 	cfg := o.afiConfig()
 	npus := cfg.Machine.N()
 	simulated := npus
@@ -377,10 +374,6 @@ func checkSimulated(o Options, fold bool) error {
 	}
 	if simulated > machine.MaxFullNPUs {
 		return nil // refused by the run, saying why it is not folded
-	}
-	list, err := o.issued()
-	if err != nil {
-		return err
 	}
 	for _, c := range list {
 		n := PaddedBytes(c.Bytes, c.groupSize(npus))
@@ -394,6 +387,16 @@ func checkSimulated(o Options, fold bool) error {
 		}
 	}
 	return nil
+}
+
+// collectives lists what the run issues: a trace's collectives (over
+// every NPU: its groups are packed as it runs), else the training loop's
+// (issued).
+func (o Options) collectives() ([]issued, error) {
+	if o.Trace != nil {
+		return o.Trace.collectives(), nil
+	}
+	return o.issued()
 }
 
 // issued is a collective the training loop issues, whose it is for
@@ -599,13 +602,7 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 	}
 	cfg := o.afiConfig()
 	if sys.Kind == systems.ACE {
-		var list []issued
-		var err error
-		if o.Trace != nil { // its kinds over every NPU: its groups are packed as it runs
-			list, err = o.Trace.collectives(o.Machine.Machine.N())
-		} else {
-			list, err = o.issued()
-		}
+		list, err := o.collectives()
 		if err != nil {
 			return r, err
 		}

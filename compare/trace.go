@@ -6,7 +6,6 @@ import (
 	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/chakra"
 	"github.com/acemu/acemu/chakra/runner"
-	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/contend"
 	"github.com/acemu/acemu/endpoint"
 	"github.com/acemu/acemu/rtl"
@@ -27,7 +26,7 @@ type Trace struct {
 
 // collectives lists the distinct collectives of the trace, for the bounds
 // checked before the run (checkSimulated) and ACE's layout (kindsOf).
-func (t *Trace) collectives(npus int) ([]issued, error) {
+func (t *Trace) collectives() []issued {
 	seen := map[[2]int64]bool{}
 	var out []issued
 	for _, rk := range t.Set.Ranks {
@@ -45,28 +44,20 @@ func (t *Trace) collectives(npus int) ([]issued, error) {
 			out = append(out, issued{Comm: workload.Comm{Type: c.Type, Bytes: c.Bytes}, what: fmt.Sprintf("%s node %d (%s)", rk.Name, n.ID, n.Name)})
 		}
 	}
-	return out, nil
+	return out
 }
 
-// traceComm is the runner's view of the AFI: each collective padded to a
-// whole FP16 element per member (PaddedBytes, on its group's size),
-// issued on its communicator.
-type traceComm struct {
-	a    *afi.Interface
-	npus int
-}
+// traceComm is the runner's view of the AFI: the training loop's
+// (comm.IssueWith: padded per member of its communicator), on the
+// collective's listed groups.
+type traceComm struct{ comm }
 
 func (c traceComm) Issue(now rtl.Cycle, x runner.Collective, done func(now rtl.Cycle)) error {
-	op, err := commOf(x.Type)
-	if err != nil {
-		return err
-	}
-	members := c.npus
+	o := train.IssueOptions{Done: done}
 	if x.Groups != nil {
-		members = len(x.Groups[0])
+		o.Group = train.Group{Groups: x.Groups, Size: len(x.Groups[0])}
 	}
-	_, err = c.a.IssueWith(now, op, PaddedBytes(x.Bytes, members), afi.IssueOptions{Done: done, Groups: x.Groups})
-	return err
+	return c.IssueWith(now, x.Type, x.Bytes, o)
 }
 
 // runTrace runs o.Trace on one system's assembled run, and gives its
@@ -84,7 +75,7 @@ func runTrace(o Options, k *rtl.Kernel, ep *endpoint.Endpoint, a *afi.Interface,
 		}
 		sides[r] = s
 	}
-	res, err := runner.Run(k, o.Trace.Set, runner.Config{Units: o.Trace.Units, Train: tc, Groups: o.Trace.Groups, Side: func(r int) contend.Comm { return sides[r] }}, traceComm{a, npus})
+	res, err := runner.Run(k, o.Trace.Set, runner.Config{Units: o.Trace.Units, Train: tc, Groups: o.Trace.Groups, Side: func(r int) contend.Comm { return sides[r] }}, traceComm{comm{a: a, npus: npus}})
 	if err != nil {
 		return nil, err
 	}
@@ -98,8 +89,9 @@ func runTrace(o Options, k *rtl.Kernel, ep *endpoint.Endpoint, a *afi.Interface,
 }
 
 // checkTrace refuses, before the run, what the systems cannot run of
-// o.Trace: a graph the runner refuses (runner.Check), and a collective too
-// large to simulate on every NPU (collectives.CheckSimulated).
+// o.Trace: a rank count other than the NPUs', and a graph the runner
+// refuses (runner.Check); Run then checks its collectives' sizes as a
+// workload's (checkSimulated).
 func checkTrace(o Options) error {
 	npus := o.Machine.Machine.N()
 	if len(o.Trace.Set.Ranks) != npus {
@@ -107,18 +99,6 @@ func checkTrace(o Options) error {
 	}
 	if err := runner.Check(o.Trace.Set, runner.Config{Units: o.Trace.Units, Groups: o.Trace.Groups}); err != nil {
 		return err
-	}
-	list, err := o.Trace.collectives(npus)
-	if err != nil {
-		return err
-	}
-	cfg := o.afiConfig()
-	for _, c := range list {
-		n := PaddedBytes(c.Bytes, npus)
-		what := fmt.Sprintf("%s: a %s of %d bytes in chunks of %d", c.what, c.Type, n, cfg.ChunkBytes)
-		if err := collectives.CheckSimulated(what, (n+cfg.ChunkBytes-1)/cfg.ChunkBytes, npus); err != nil {
-			return err
-		}
 	}
 	return nil
 }

@@ -93,16 +93,21 @@ func Micro(o MicroOptions) (*chakra.Set, error) {
 	default:
 		return nil, fmt.Errorf("microbenchmark %q: known: %s", o.Kind, strings.Join(Kinds(), ", "))
 	}
-	return replicate(o.Kind, o.NPUs, chakra.Metadata{Version: Version}, nodes), nil
+	return replicate(o.Kind, o.NPUs, chakra.Metadata{Version: Version}, nodes)
 }
 
-// replicate is a set whose every rank has nodes.
-func replicate(name string, npus int, md chakra.Metadata, nodes []chakra.Node) *chakra.Set {
+// replicate is a set whose every rank has nodes; a set of more than
+// chakra.MaxNodes nodes over its ranks, which the reader refuses, is
+// refused here first.
+func replicate(name string, npus int, md chakra.Metadata, nodes []chakra.Node) (*chakra.Set, error) {
+	if total := int64(npus) * int64(len(nodes)); total > chakra.MaxNodes {
+		return nil, fmt.Errorf("%s: %d ranks of %d nodes each is %d nodes, more than the %d a trace set may hold (docs/chakra.md); give fewer ranks, steps or iterations", name, npus, len(nodes), total, chakra.MaxNodes)
+	}
 	s := &chakra.Set{Name: name}
 	for r := 0; r < npus; r++ {
 		s.Ranks = append(s.Ranks, &chakra.Trace{Name: fmt.Sprintf("%s.%d.et", name, r), Metadata: md, Nodes: slices.Clone(nodes)})
 	}
-	return s
+	return s, nil
 }
 
 // DataParallel makes the trace of w, a DATA workload (an ASTRA-sim 1.0
@@ -185,7 +190,7 @@ func DataParallel(w *workload.Workload, npus, iterations int) (*chakra.Set, erro
 		}
 	}
 	md := chakra.Metadata{Version: Version, Attrs: []chakra.Attr{chakra.StringAttr("acemu_source", w.Source), chakra.StringAttr("acemu_time_unit", "ns")}}
-	return replicate(w.Name, npus, md, b.nodes), nil
+	return replicate(w.Name, npus, md, b.nodes)
 }
 
 // builder writes a rank's nodes.

@@ -122,3 +122,14 @@ func TestDataParallelFollowsTheLoop(t *testing.T) {
 	_, err = DataParallel(&workload.Workload{Name: "r", Parallelism: workload.ParallelismData}, 2, 1)
 	require.ErrorContains(t, err, "not timed in nanoseconds")
 }
+
+// A set the reader would refuse for its size over all ranks is refused
+// when made: 16 ranks of a 40000-step chain are 16 × 80000 = 1.28 × 10^6
+// nodes, over 10^6; 12 ranks (960000) are made.
+func TestSetTooLargeOverItsRanks(t *testing.T) {
+	_, err := Micro(MicroOptions{Kind: "comm-comp-chain", NPUs: 16, Steps: 40000, Collective: chakra.AllReduce, Bytes: 1024, Duration: 1})
+	require.ErrorContains(t, err, "16 ranks of 80000 nodes each is 1280000 nodes, more than the 1000000")
+	s, err := Micro(MicroOptions{Kind: "comm-comp-chain", NPUs: 12, Steps: 40000, Collective: chakra.AllReduce, Bytes: 1024, Duration: 1})
+	require.NoError(t, err)
+	require.Len(t, s.Ranks, 12)
+}

@@ -134,7 +134,6 @@ type node struct {
 	deps     int32 // left
 	// a collective's
 	part  *partition
-	pg    string
 	coll  Collective
 	seq   int // its place among the rank's collectives on its partition
 	ready bool
@@ -143,7 +142,6 @@ type node struct {
 
 type rank struct {
 	r       int
-	t       *chakra.Trace
 	nodes   []node
 	npu     *contend.NPU
 	queue   []int32 // compute nodes ready, a heap by id (readyQueue)
@@ -300,7 +298,7 @@ func nodeName(n *chakra.Node) string {
 
 // build checks rank r's trace and makes its graph.
 func (rn *run) build(r int, t *chakra.Trace, timer train.Timer, cfg Config) (*rank, error) {
-	rk := &rank{r: r, t: t, nodes: make([]node, len(t.Nodes)), running: -1, left: len(t.Nodes), seqs: map[*partition]int{}}
+	rk := &rank{r: r, nodes: make([]node, len(t.Nodes)), running: -1, left: len(t.Nodes), seqs: map[*partition]int{}}
 	rk.res.Nodes = len(t.Nodes)
 	at := make(map[uint64]int, len(t.Nodes))
 	for i := range t.Nodes {
@@ -366,7 +364,7 @@ func (rn *run) build(r int, t *chakra.Trace, timer train.Timer, cfg Config) (*ra
 			if err != nil {
 				return nil, fail("%v", err)
 			}
-			nd.kind, nd.coll, nd.pg, nd.part = kColl, c, pg, rn.parts[pg]
+			nd.kind, nd.coll, nd.part = kColl, c, rn.parts[pg]
 			nd.coll.Groups = nd.part.groups
 			if nd.part.groups != nil && !slices.ContainsFunc(nd.part.groups[slices.IndexFunc(nd.part.names, func(s string) bool { return s == pg })], func(m int) bool { return m == r }) {
 				return nil, fail("a collective on process group %q %v, of which rank %d is not a member; a rank issues collectives only on its own groups", pg, cfg.Groups[pg], r)
