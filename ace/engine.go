@@ -139,7 +139,7 @@ func (e *Engine) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.
 	return e.IssueWith(now, plan, afi.IssueOptions{Done: done})
 }
 
-// IssueWith is Issue with per-chunk completion and a priority
+// IssueWith is Issue with progress reported chunk by chunk and a priority
 // (afi.IssueOptions): a collective of lower priority value takes SRAM room
 // before any of higher value that no NPU has loaded yet.
 func (e *Engine) IssueWith(now rtl.Cycle, plan *collectives.Plan, o afi.IssueOptions) error {

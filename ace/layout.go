@@ -15,7 +15,6 @@ import (
 // phase on one NPU, read off its program for a full chunk.
 type phaseProfile struct {
 	view    int64    // bytes of the phase's view: the room a chunk needs in its partition
-	initial int64    // the phase's initial chunk size: what the previous phase hands it
 	steps   int      // algorithm steps
 	msg     int64    // largest message
 	bw      *big.Rat // B/cycle of the distinct links its sends leave by
@@ -39,13 +38,7 @@ func profile(plan *collectives.Plan, top machine.Topology, net *fabric.Network, 
 	out := make([]phaseProfile, plan.NumPhases())
 	for ph := range out {
 		prog := plan.Program(src, ph, clen)
-		p := phaseProfile{view: prog.ViewLen(), initial: prog.ViewLen(), steps: prog.Steps, bw: new(big.Rat)}
-		if ph > 0 {
-			p.initial = 0
-			for _, o := range plan.Program(src, ph-1, clen).Out {
-				p.initial += o.Len
-			}
-		}
+		p := phaseProfile{view: prog.ViewLen(), steps: prog.Steps, bw: new(big.Rat)}
 		used := map[int]bool{}
 		for _, op := range prog.Ops {
 			if op.Kind != collectives.Send {

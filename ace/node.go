@@ -99,7 +99,7 @@ type node struct {
 	txDue                   int
 	freed                   bool                // a partition released room since the last kick
 	startedAt               rtl.Cycle           // the last cycle a sub-step was started
-	views                   map[viewKey][]int64 // per operation and chunk length, each partition's room for a chunk
+	views                   map[viewKey][]int64 // per plan and chunk length, each partition's room for a chunk
 	nextIn                  []int32             // per partition, the next chunk allowed to take room
 	fsmNext                 []*rtl.FIFO[int32]  // per FSM, the places in the loading order of the chunks it works on, in order
 	sent, memRead, memWrite int64

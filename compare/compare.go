@@ -376,7 +376,7 @@ func checkSimulated(o Options, list []issued, fold bool) error {
 		return nil // refused by the run, saying why it is not folded
 	}
 	for _, c := range list {
-		n := PaddedBytes(c.Bytes, c.groupSize(npus))
+		n := PaddedBytes(c.Bytes, c.group.NPUs(npus))
 		chunk := cfg.ChunkBytes
 		if c.whole {
 			chunk = n
@@ -467,14 +467,6 @@ func (o Options) issued() ([]issued, error) {
 	return out, nil
 }
 
-// groupSize is the NPUs of c's group on a machine of npus NPUs.
-func (c issued) groupSize(npus int) int {
-	if c.group.All() {
-		return npus
-	}
-	return c.group.Size
-}
-
 // WhyNotFold reports whether one NPU can stand for every NPU of
 // cfg.Machine when w runs there: nil when every collective of w, padded
 // (PaddedBytes) and cut as the AFI cuts it, runs the same program on every
@@ -504,7 +496,7 @@ func whyNotFold(m *topology.Spec, cfg afi.Config, list []issued) (why, err error
 		if err != nil {
 			return nil, err
 		}
-		n := PaddedBytes(c.Bytes, c.groupSize(shape.N()))
+		n := PaddedBytes(c.Bytes, c.group.NPUs(shape.N()))
 		pc := cfg
 		if c.whole {
 			pc.ChunkBytes = n
@@ -559,11 +551,7 @@ func (c comm) IssueWith(now rtl.Cycle, t workload.CommType, bytes int64, o train
 	if err != nil {
 		return err
 	}
-	npus := c.npus
-	if !o.Group.All() {
-		npus = o.Group.Size
-	}
-	padded := PaddedBytes(bytes, npus)
+	padded := PaddedBytes(bytes, o.Group.NPUs(c.npus))
 	ao := afi.IssueOptions{Done: o.Done, Progress: o.Progress, Group: o.Group.Span, Groups: o.Group.Groups}
 	if o.OneShot && c.whole {
 		ao.ChunkBytes = padded

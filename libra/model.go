@@ -209,10 +209,7 @@ func (m *Model) Overlap(c int64, b float64, r int) (Overlap, error) {
 		if err != nil {
 			return Overlap{}, fmt.Errorf("q(%d, %d): %w", c, r, err)
 		}
-		pa, qa = p+m.Startup, q+m.Startup
-		if pa <= 0 {
-			return Overlap{}, fmt.Errorf("p(%d, %d) + a = 0: an all-reduce of %d bytes must take time", c, r, c)
-		}
+		pa, qa = p+m.Startup, q+m.Startup // > 0: finite gives p > 0, and the start-up is ≥ 0
 	}
 	var o Overlap
 	if b > 0 && c > 0 {

@@ -29,6 +29,15 @@ type Group struct {
 // All reports whether the group is every NPU.
 func (g Group) All() bool { return len(g.Span) == 0 && g.Groups == nil }
 
+// NPUs is how many NPUs one of the group's groups has on a machine of all
+// NPUs.
+func (g Group) NPUs(all int) int {
+	if g.All() {
+		return all
+	}
+	return g.Size
+}
+
 // String names the group for messages: "all NPUs", "local", "vertical,
 // horizontal", "4 groups of 2 NPUs".
 func (g Group) String() string {
