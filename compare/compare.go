@@ -449,12 +449,7 @@ func (o Options) issued() ([]issued, error) {
 	if len(fusedARs) == 0 { // a kind that fuses nothing (MICRO) issues them layer by layer on every system
 		layerwise = true
 	}
-	var out []issued
-	for _, c := range layers {
-		if c.Pass != train.PassWtGrad || c.Comm.Type != workload.CommAllReduce || layerwise {
-			out = append(out, issued{Comm: c.Comm, group: c.Group, what: "layer " + w.Layers[c.Layer].Name})
-		}
-	}
+	out := layerIssued(w, layers, layerwise)
 	const what = "the all-reduce of every layer's weight gradients at the end of back-prop"
 	for _, f := range fusedARs {
 		if fused {
@@ -480,11 +475,20 @@ func WhyNotFold(m *topology.Spec, cfg afi.Config, w *workload.Workload) (why, er
 	if err != nil {
 		return nil, err
 	}
+	return whyNotFold(m, cfg, layerIssued(w, layers, true))
+}
+
+// layerIssued is the loop's layer collectives as the checks list them,
+// the weight-gradient all-reduces only with wtAR (a system issues them
+// layer by layer).
+func layerIssued(w *workload.Workload, layers []train.Issued, wtAR bool) []issued {
 	var out []issued
 	for _, c := range layers {
-		out = append(out, issued{Comm: c.Comm, group: c.Group, what: "layer " + w.Layers[c.Layer].Name})
+		if c.Pass != train.PassWtGrad || c.Comm.Type != workload.CommAllReduce || wtAR {
+			out = append(out, issued{Comm: c.Comm, group: c.Group, what: "layer " + w.Layers[c.Layer].Name})
+		}
 	}
-	return whyNotFold(m, cfg, out)
+	return out
 }
 
 // whyNotFold is WhyNotFold for the collectives listed (Options.issued).

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/acemu/acemu/chakra"
+	"github.com/acemu/acemu/chakra/runner"
 	"github.com/acemu/acemu/workload"
 )
 
@@ -226,7 +227,7 @@ func (b *builder) compute(it int, layer, pass string, work workload.Work, deps [
 func (b *builder) coll(it int, layer, pass string, c workload.Comm) uint64 {
 	id := uint64(len(b.nodes))
 	n := chakra.Node{ID: id, Name: fmt.Sprintf("COMM_COLL_NODE_%s_%s_%s_%d", layer, pass, c.Type, it), Type: chakra.CommCollNode,
-		Attrs: []chakra.Attr{chakra.BoolAttr("is_cpu_op", false), chakra.IntAttr("comm_type", int64(collectiveOf(c.Type))), chakra.IntAttr("comm_size", c.Bytes)}}
+		Attrs: []chakra.Attr{chakra.BoolAttr("is_cpu_op", false), chakra.IntAttr("comm_type", int64(schemaCollective(c.Type))), chakra.IntAttr("comm_size", c.Bytes)}}
 	if b.last >= 0 {
 		n.DataDeps = []uint64{uint64(b.last)}
 	}
@@ -234,15 +235,9 @@ func (b *builder) coll(it int, layer, pass string, c workload.Comm) uint64 {
 	return id
 }
 
-// collectiveOf is the schema's collective of a workload's.
-func collectiveOf(t workload.CommType) chakra.CollectiveType {
-	switch t {
-	case workload.CommAllGather:
-		return chakra.AllGather
-	case workload.CommReduceScatter:
-		return chakra.ReduceScatter
-	case workload.CommAllToAll:
-		return chakra.AllToAll
-	}
-	return chakra.AllReduce
+// schemaCollective is the schema's comm_type of a workload's collective
+// (runner.SchemaCollective; the builder is given none that has none).
+func schemaCollective(t workload.CommType) chakra.CollectiveType {
+	c, _ := runner.SchemaCollective(t)
+	return c
 }

@@ -433,16 +433,10 @@ func collectiveOf(n *chakra.Node) (Collective, error) {
 		return c, fmt.Errorf("no comm_type attribute: a COMM_COLL_NODE names its collective (%s)", strings.Join(chakra.CollectiveNames(), ", "))
 	}
 	ct := chakra.CollectiveType(min(t, math.MaxInt64))
-	switch ct {
-	case chakra.AllReduce:
-		c.Type = workload.CommAllReduce
-	case chakra.AllGather:
-		c.Type = workload.CommAllGather
-	case chakra.ReduceScatter:
-		c.Type = workload.CommReduceScatter
-	case chakra.AllToAll:
-		c.Type = workload.CommAllToAll
-	default:
+	i := slices.IndexFunc(modelled, func(m modelledType) bool { return m.c == ct })
+	if i >= 0 {
+		c.Type = modelled[i].t
+	} else {
 		return c, fmt.Errorf("comm_type %s: acemu runs ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER and ALL_TO_ALL (docs/collectives.md); %s is not modelled", ct, ct)
 	}
 	size, ok, err := n.Integer("comm_size")
@@ -743,6 +737,31 @@ func CollectiveOf(n *chakra.Node) (*Collective, error) {
 		return nil, err
 	}
 	return &c, nil
+}
+
+// modelledType pairs a collective of the schema acemu runs with the
+// workload's kind it runs as.
+type modelledType struct {
+	c chakra.CollectiveType
+	t workload.CommType
+}
+
+// modelled are the schema's collectives acemu runs (docs/chakra.md).
+var modelled = []modelledType{
+	{chakra.AllReduce, workload.CommAllReduce},
+	{chakra.AllGather, workload.CommAllGather},
+	{chakra.ReduceScatter, workload.CommReduceScatter},
+	{chakra.AllToAll, workload.CommAllToAll},
+}
+
+// SchemaCollective is the schema's comm_type a workload's collective is
+// written with; ok is false for one acemu does not run (CommNone).
+func SchemaCollective(t workload.CommType) (c chakra.CollectiveType, ok bool) {
+	i := slices.IndexFunc(modelled, func(m modelledType) bool { return m.t == t })
+	if i < 0 {
+		return 0, false
+	}
+	return modelled[i].c, true
 }
 
 // article is the collective's name with its article: "an ALLREDUCE".
