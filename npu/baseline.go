@@ -178,14 +178,17 @@ func (b *basePath) handle(now rtl.Cycle, kind int32, arg int64) {
 	case evPortRetry:
 		st := &nd.ports[arg].stage
 		st.waiting = false
-		if retry, busy := b.portBusy(now); busy && !b.perPacket { // perPacket: the pump, the reference
-			// The pump would reach its claim (a waiting port has a packet,
-			// is neither busy nor ready, and has had room in its link
-			// since, as only it fills the link) and find these taken: it
-			// would schedule this retry, and nothing before it.
-			st.waiting = true
-			nd.r.k.Schedule(retry, nd, evPortRetry, arg)
-			return
+		if !b.perPacket { // perPacket: the pump, the reference
+			if retry, busy := b.portBusy(now); busy {
+				// The pump would reach its claim (a waiting port has a
+				// packet, is neither busy nor ready, and has had room in
+				// its link since, as only it fills the link) and find
+				// these taken: it would schedule this retry, and nothing
+				// before it.
+				st.waiting = true
+				nd.r.k.Schedule(retry, nd, evPortRetry, arg)
+				return
+			}
 		}
 		nd.pump(now, int(arg))
 	case evRxDone:
@@ -257,15 +260,14 @@ func (b *basePath) pump(now rtl.Cycle, pt *port) {
 			pt.link.WantSpace()
 			return
 		}
-		n := int64(pkt.Bytes)
-		end, ok, retry := rtl.StartAll(now, rtl.Need{S: b.memRd, Bytes: reads * n}, rtl.Need{S: b.sm, Bytes: reads * n},
-			rtl.Need{S: b.busOut, Bytes: n})
+		needs := b.portNeeds(reads, int64(pkt.Bytes))
+		end, ok, retry := rtl.StartAll(now, needs[:]...)
 		if !ok {
 			st.waiting = true
 			nd.r.k.Schedule(retry, nd, evPortRetry, int64(pt.idx))
 			return
 		}
-		b.memRead += reads * n
+		b.memRead += needs[0].Bytes
 		if fwd {
 			pt.forward.Pop()
 		} else {
@@ -281,17 +283,19 @@ func (b *basePath) pump(now rtl.Cycle, pt *port) {
 	}
 }
 
-// portBusy reports whether a port's claim at cycle now would find the
-// memory's read side, the SMs or the bus out busy beyond the cycle, and
-// the cycle all three are free (rtl.StartAll's retry, which does not
-// depend on the bytes claimed).
+// portNeeds is a port's claim for a packet of n bytes it reads reads
+// times: the memory's read side and the SMs for the reads, the bus out
+// for the packet.
+func (b *basePath) portNeeds(reads, n int64) [3]rtl.Need {
+	return [3]rtl.Need{{S: b.memRd, Bytes: reads * n}, {S: b.sm, Bytes: reads * n}, {S: b.busOut, Bytes: n}}
+}
+
+// portBusy reports whether a port's claim at cycle now would find its
+// resources (portNeeds) busy beyond the cycle, and the cycle all are free
+// (rtl.RetryOf, which does not depend on the bytes claimed).
 func (b *basePath) portBusy(now rtl.Cycle) (retry rtl.Cycle, busy bool) {
-	retry = now
-	for _, s := range [...]*rtl.Serializer{b.memRd, b.sm, b.busOut} {
-		if !s.FreeWithin(now) {
-			retry = max(retry, s.FreeCycle())
-		}
-	}
+	needs := b.portNeeds(0, 0)
+	retry = rtl.RetryOf(now, needs[:]...)
 	return retry, retry > now
 }
 

@@ -14,15 +14,7 @@ type Need struct {
 // returns ok=false with the cycle during which all of them will be free (a
 // sub-step that needs several resources stalls until all are free).
 func StartAll(now Cycle, needs ...Need) (end Cycle, ok bool, retry Cycle) {
-	retry = now
-	for _, n := range needs {
-		if !n.S.FreeWithin(now) {
-			if f := n.S.FreeCycle(); f > retry {
-				retry = f
-			}
-		}
-	}
-	if retry > now {
+	if retry = RetryOf(now, needs...); retry > now {
 		return 0, false, retry
 	}
 	end = now
@@ -59,4 +51,17 @@ func (p Pool) Free(now Cycle) (*Serializer, Cycle) {
 		}
 	}
 	return nil, next
+}
+
+// RetryOf is the cycle during which every need's resource will be free:
+// now when each is free by the end of it (StartAll's retry, which does not
+// depend on the bytes needed).
+func RetryOf(now Cycle, needs ...Need) Cycle {
+	retry := now
+	for _, n := range needs {
+		if !n.S.FreeWithin(now) {
+			retry = max(retry, n.S.FreeCycle())
+		}
+	}
+	return retry
 }
