@@ -112,8 +112,7 @@ func paperWeights(prof []phaseProfile, sizes chunkSizes) []*big.Rat {
 // chunk up (one link latency; granted ahead, it costs nothing to a chunk
 // alone), then steps × (latency + largest message at the link's rate).
 func residence(p phaseProfile, first bool, dma *big.Rat, notice string) *big.Rat {
-	t := new(big.Rat).Quo(big.NewRat(p.msg, 1), p.link)
-	t.Add(t, big.NewRat(p.latency, 1))
+	t := stepTime(p)
 	t.Mul(t, big.NewRat(int64(p.steps), 1))
 	if notice == NoticeFSM {
 		t.Add(t, big.NewRat(p.latency, 1))
@@ -211,9 +210,15 @@ func splitFSMs(f int, prof []phaseProfile, mode string) ([]int, error) {
 // alone is the time a chunk alone spends in phase p: steps × (latency +
 // largest message / link rate).
 func alone(p phaseProfile) *big.Rat {
-	t := new(big.Rat).Quo(big.NewRat(p.msg, 1), p.link)
-	t.Add(t, big.NewRat(p.latency, 1))
+	t := stepTime(p)
 	return t.Mul(t, big.NewRat(int64(max(p.steps, 1)), 1))
+}
+
+// stepTime is one step of phase p for a chunk alone: latency + largest
+// message / link rate.
+func stepTime(p phaseProfile) *big.Rat {
+	t := new(big.Rat).Quo(big.NewRat(p.msg, 1), p.link)
+	return t.Add(t, big.NewRat(p.latency, 1))
 }
 
 // splitFSMsBy is splitFSMs with each phase's time alone given (times).
