@@ -143,6 +143,9 @@ func (e *Engine) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.
 // (afi.IssueOptions): a collective of lower priority value takes SRAM room
 // before any of higher value that no NPU has loaded yet.
 func (e *Engine) IssueWith(now rtl.Cycle, plan *collectives.Plan, o afi.IssueOptions) error {
+	if o.SMs != 0 {
+		return fmt.Errorf("a collective with %d communication SMs on ACE, which runs collectives on its own engine and uses no SMs (Table VI); per-collective SMs are the SM-driven baseline's (docs/libra.md)", o.SMs)
+	}
 	r := e.r
 	l := r.layout
 	var parts []int

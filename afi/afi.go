@@ -54,6 +54,14 @@ type IssueOptions struct {
 	// priorities follow the engine's Order. Zero for every collective:
 	// the Order alone.
 	Priority int32
+	// SMs, when positive, is the number of communication SMs this
+	// collective runs with in place of the system's: a thread allocation
+	// per collective, as LIBRA launches each all-reduce with its own
+	// ("LIBRA: Contention-Aware GPU Thread Allocation for Data Parallel
+	// Training in High Speed Networks", §III-B; docs/libra.md). Only the
+	// SM-driven baseline has SMs to give, and it changes them only while
+	// no other collective is in flight on it; 0: the system's.
+	SMs int
 }
 
 // Key is the order in which a collective's work goes, lower first: its

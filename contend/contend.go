@@ -159,6 +159,18 @@ type Comm struct {
 	// NPUs.
 	Memory []*rtl.Serializer
 	NPUs   int
+	// Follow, when set, is called by New with a function that makes
+	// communication hold sms SMs from cycle now, with read and write
+	// limits Limits gives: the endpoint calls it when a collective runs on
+	// SMs of its own (afi.IssueOptions.SMs, LIBRA's per-collective thread
+	// allocation, docs/libra.md), before it starts. Under Share compute
+	// then has the rest while a collective is in flight; under Partition
+	// compute keeps its SMs whatever communication does, so a change is
+	// refused.
+	Follow func(set func(now rtl.Cycle, sms int) error)
+	// Limits is ReadLimit and WriteLimit with sms communication SMs (nil:
+	// the same for any number).
+	Limits func(sms int) (read, write *big.Rat)
 }
 
 // Config is one NPU's sharing.
@@ -226,7 +238,35 @@ func New(k *rtl.Kernel, cfg Config) (*NPU, error) {
 			n.watched = append(n.watched, w)
 		}
 	}
+	if cfg.Comm.Follow != nil {
+		cfg.Comm.Follow(n.SetCommSMs)
+	}
 	return n, nil
+}
+
+// SetCommSMs makes communication hold sms SMs from cycle now (Comm.Follow):
+// under Share, compute runs on the rest while a collective is in flight,
+// its progress up to now at the SMs it had. Under Partition compute keeps
+// its SMs (Config.Compute), so another number than the configuration's is
+// refused: 80 SMs would be shared by more than 80.
+func (n *NPU) SetCommSMs(now rtl.Cycle, sms int) error {
+	if sms < 0 || sms > npu.SMs {
+		return fmt.Errorf("communication SMs %d: the NPU has %d", sms, npu.SMs)
+	}
+	if sms == n.cfg.Comm.SMs {
+		return nil
+	}
+	if n.cfg.Policy == Partition {
+		return fmt.Errorf("communication on %d SMs under the partition memory policy, where compute keeps its %d SMs whatever communication does: a collective's own SMs (LIBRA's thread allocation, docs/libra.md) need --memory-policy share",
+			sms, n.cfg.Compute.SMs)
+	}
+	n.advance(now)
+	n.cfg.Comm.SMs = sms
+	if l := n.cfg.Comm.Limits; l != nil {
+		n.cfg.Comm.ReadLimit, n.cfg.Comm.WriteLimit = l(sms)
+	}
+	n.settle(now)
+	return nil
 }
 
 // ComputeSMs is the SMs compute runs on now.

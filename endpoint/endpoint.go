@@ -192,7 +192,9 @@ func (e *Endpoint) ACEUtilizationWithin(spans []rtl.Span) (u float64, ok bool) {
 // flight, its memory allotment, and the most its reads and writes can
 // use: the baseline's loads by its SMs (CommSMs × 64 B/cycle, Table V) and
 // its writes by the RX DMA over the NPU–AFI bus plus the SMs' stores; ACE's
-// TX and RX DMA at their rate. The ideal endpoint uses no memory.
+// TX and RX DMA at their rate. The ideal endpoint uses no memory. On the
+// baseline the NPU follows the SMs a collective runs on when it has its own
+// (afi.IssueOptions.SMs; contend.Comm.Follow).
 func (e *Endpoint) Side() contend.Comm {
 	sys := e.sys
 	c := contend.Comm{SMs: sys.CommSMs, GBps: new(big.Rat)}
@@ -207,11 +209,14 @@ func (e *Endpoint) Side() contend.Comm {
 		return c
 	}
 	b := npu.DefaultBaseline(sys.CommSMs, sys.CommMemGBps)
-	sms := big.NewRat(int64(sys.CommSMs)*b.SMBytes, 1)
-	c.ReadLimit = sms
-	c.WriteLimit = new(big.Rat).Add(npu.MemBytesPerCycle(b.BusGBps), sms)
+	c.Limits = func(n int) (read, write *big.Rat) {
+		sms := big.NewRat(int64(n)*b.SMBytes, 1)
+		return sms, new(big.Rat).Add(npu.MemBytesPerCycle(b.BusGBps), sms)
+	}
+	c.ReadLimit, c.WriteLimit = c.Limits(sys.CommSMs)
 	c.Apply = e.npu.SetMemoryRates
 	c.Memory, c.NPUs = e.npu.Memory()
+	c.Follow = func(set func(now rtl.Cycle, sms int) error) { e.npu.OnCommSMs(set) }
 	return c
 }
 

@@ -92,6 +92,8 @@ func (c BaselineConfig) Validate() error {
 type baseRates struct {
 	mem, bus, sm rtl.Rate
 	lib          Library
+	sms          int   // the configuration's communication SMs
+	smBytes      int64 // what one SM moves per cycle
 }
 
 // RunBaseline executes plan on every NPU of net with SM-driven baseline

@@ -21,6 +21,12 @@ import (
 // interrupt at its end).
 type Engine struct {
 	r *run
+	// base is the baseline's rates (nil: the ideal endpoint); sms the
+	// communication SMs its collectives run on now, and follow what hears
+	// them change (OnCommSMs).
+	base   *baseRates
+	sms    int
+	follow []func(now rtl.Cycle, sms int) error
 }
 
 // NewIdealEngine returns an engine of ideal endpoints on net, which must be
@@ -81,7 +87,11 @@ func newEngine(k *rtl.Kernel, net *fabric.Network, m *machine.Machine, cfg Ideal
 		eps[i] = nd
 	}
 	net.Attach(eps)
-	return &Engine{r: r}, nil
+	e := &Engine{r: r, base: base}
+	if base != nil {
+		e.sms = base.sms
+	}
+	return e, nil
 }
 
 // SetOrder chooses how collectives in flight share the ports (default
@@ -99,7 +109,14 @@ func (e *Engine) Issue(now rtl.Cycle, plan *collectives.Plan, done func(now rtl.
 // IssueWith is Issue with progress and a priority (afi.IssueOptions).
 func (e *Engine) IssueWith(now rtl.Cycle, plan *collectives.Plan, o afi.IssueOptions) error {
 	r := e.r
+	sms, err := e.smsFor(o.SMs)
+	if err != nil {
+		return err
+	}
 	if err := r.gate.Admit(now, plan); err != nil {
+		return err
+	}
+	if err := e.setCommSMs(now, sms); err != nil {
 		return err
 	}
 	nc := plan.NumChunks()
@@ -130,6 +147,63 @@ func (e *Engine) IssueWith(now rtl.Cycle, plan *collectives.Plan, o afi.IssueOpt
 		}
 	}), 0, 0)
 	return nil
+}
+
+// smsFor is the communication SMs a collective asking for asked SMs
+// (afi.IssueOptions.SMs; 0: the system's) runs on, or why it cannot.
+func (e *Engine) smsFor(asked int) (int, error) {
+	switch {
+	case asked == 0:
+		if e.base == nil {
+			return 0, nil
+		}
+		asked = e.base.sms
+	case e.base == nil:
+		return 0, fmt.Errorf("a collective with %d communication SMs on the ideal endpoint, which uses no SMs (Table VI); per-collective SMs are the SM-driven baseline's (docs/libra.md)", asked)
+	case asked < 0 || asked > SMs:
+		return 0, fmt.Errorf("a collective with %d communication SMs: the NPU has %d SMs (Table V); give 1..%d, or 0 for the system's", asked, SMs, SMs)
+	}
+	if asked != e.sms {
+		if n := e.r.colls.Unfinished(); n > 0 {
+			return 0, fmt.Errorf("a collective with %d communication SMs issued while %d collective(s) run on %d: the baseline's SMs change only between collectives, one in flight at a time as LIBRA launches them (\"LIBRA: Contention-Aware GPU Thread Allocation for Data Parallel Training in High Speed Networks\", §III-B); chain the collectives or give every one the same SMs",
+				asked, n, e.sms)
+		}
+	}
+	return asked, nil
+}
+
+// setCommSMs makes the communication SMs sms from cycle now (nothing in
+// flight when they change: smsFor), on every NPU, and tells those that
+// follow them (OnCommSMs).
+func (e *Engine) setCommSMs(now rtl.Cycle, sms int) error {
+	if e.base == nil || sms == e.sms {
+		return nil
+	}
+	for _, f := range e.follow {
+		if err := f(now, sms); err != nil {
+			return err
+		}
+	}
+	e.sms = sms
+	rate := e.base.smRate(sms)
+	for _, nd := range e.r.nodes {
+		nd.dp.(*basePath).sm.SetRate(rate)
+	}
+	return nil
+}
+
+// CommSMs returns the SMs the baseline's collectives run on now: the
+// system's, or the last collective's own (afi.IssueOptions.SMs); 0 on the
+// ideal endpoint.
+func (e *Engine) CommSMs() int { return e.sms }
+
+// OnCommSMs adds f, called at the cycle a collective is issued on other
+// communication SMs than the one before it (afi.IssueOptions.SMs), before
+// they change, with their new number: how the NPU's compute follows the
+// SMs communication holds (contend.Comm.Follow). An error from f refuses
+// the collective.
+func (e *Engine) OnCommSMs(f func(now rtl.Cycle, sms int) error) {
+	e.follow = append(e.follow, f)
 }
 
 // Unfinished returns how many issued collectives have not finished.
@@ -175,8 +249,12 @@ func (c BaselineConfig) rates() (*baseRates, error) {
 	if err != nil {
 		return nil, fmt.Errorf("baseline NPU–AFI bus: %w", err)
 	}
-	return &baseRates{mem: mem, bus: bus, sm: rtl.Rate{Num: int64(c.CommSMs) * c.SMBytes, Den: 1}, lib: c.Library}, nil
+	return &baseRates{mem: mem, bus: bus, sm: rtl.Rate{Num: int64(c.CommSMs) * c.SMBytes, Den: 1}, lib: c.Library,
+		sms: c.CommSMs, smBytes: c.SMBytes}, nil
 }
+
+// smRate is the SMs' rate with sms of them: sms × SMBytes bytes per cycle.
+func (r *baseRates) smRate(sms int) rtl.Rate { return rtl.Rate{Num: int64(sms) * r.smBytes, Den: 1} }
 
 // SetMemoryRates gives the baseline's communication the memory rates read
 // and write from now on, on every NPU (a shared memory,
