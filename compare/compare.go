@@ -222,6 +222,10 @@ type SystemResult struct {
 	// each from its issue to its completion, in issue order
 	// (train.Metrics.Micro); absent for other kinds.
 	MicroCycles []int64 `json:"micro_collective_cycles,omitempty"`
+	// Libra is a LIBRA system's plan (systems.Libra): its measured
+	// curves, groups and SMs, and the backward time its model predicts;
+	// nil for the others.
+	Libra *LibraPlan `json:"libra,omitempty"`
 	// Metrics is the training loop's account of the run, per iteration,
 	// layer and pass, with Options.KeepMetrics; nil without. It is not
 	// part of the report's JSON.
@@ -268,6 +272,9 @@ func Run(o Options) (*Report, error) {
 		if !slices.ContainsFunc(o.Systems, func(s systems.System) bool { return s.Name == name && s.Overlap && o.scheduleOf(name).OneShot() }) {
 			return nil, fmt.Errorf("compare: a whole one-shot all-reduce for system %s, which is not among the systems compared that overlap under a one-shot schedule (baseline-nooverlap fuses its own all-reduce in the platform's chunks)", name)
 		}
+	}
+	if err := checkLibra(o); err != nil {
+		return nil, err
 	}
 	fold := false
 	var why error // why the workload's collectives do not let one NPU stand for all
@@ -429,6 +436,8 @@ func (o Options) issued() ([]issued, error) {
 	var layerwise, fused, whole bool
 	for _, s := range o.Systems {
 		switch {
+		case s.Libra != systems.LibraNone: // its groups, up to all of them fused
+			layerwise, fused = true, true
 		case s.Overlap && !o.scheduleOf(s.Name).OneShot():
 			layerwise = true
 		case s.Overlap && o.WholeOneShot[s.Name]:
@@ -632,6 +641,14 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 	}
 	tc := train.Config{DropLayers: !o.KeepMetrics, Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations, Schedule: o.scheduleOf(sys.Name), Policy: o.Memory, Comm: ep.Side(), MemBoundShare: o.MemBoundShare, ComputeSpeed: o.ComputeSpeed, Observer: trainObs,
 		Machine: o.Machine.Machine, Micro: o.Micro}
+	if sys.Libra != systems.LibraNone {
+		if r.Libra, err = libraPlan(o, sys); err != nil {
+			return r, err
+		}
+		if err := r.Libra.apply(&tc); err != nil {
+			return r, err
+		}
+	}
 	if p := o.Progress; p != nil {
 		tc.Progress = func(done, total int64) { p(sys.Name, done, total) }
 	}

@@ -16,7 +16,10 @@
 //	ideal                ideal     0         0          80           900           yes
 //
 // and baseline, a baseline with no defaults whose communication SMs and
-// memory bandwidth must be given. Bandwidths are per direction, in GB/s
+// memory bandwidth must be given; then LIBRA's baselines, baseline-libra
+// (LIBRA-M) and baseline-libra-fusion (LIBRA), on 450 GB/s, whose
+// weight-gradient all-reduces run one at a time on the SMs LIBRA's
+// programmes choose (docs/libra.md). Bandwidths are per direction, in GB/s
 // (10^9 B/s), held exactly as big.Rat. When communication overlaps compute,
 // compute gets the NPU's 80 SMs and 900 GB/s minus communication's share;
 // BaselineNoOverlap runs communication after compute, so each gets the

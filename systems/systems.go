@@ -59,8 +59,39 @@ type System struct {
 	// only for baseline-nooverlap, which issues all collectives as one
 	// operation at the end of back-prop.
 	Overlap bool
+	// Libra is how LIBRA's baseline chooses the SMs (and the fusion) of
+	// this system's weight-gradient all-reduces (LibraNone: every
+	// collective runs on CommSMs).
+	Libra Libra
 	// Help is a one-line description for the command's help.
 	Help string
+}
+
+// Libra is which of LIBRA's programmes plans a system's collectives
+// ("LIBRA: Contention-Aware GPU Thread Allocation for Data Parallel
+// Training in High Speed Networks", §IV; docs/libra.md).
+type Libra int
+
+const (
+	// LibraNone: not LIBRA's; every collective on the system's SMs.
+	LibraNone Libra = iota
+	// LibraAllocate is LIBRA-M: thread allocation for a fixed fusion plan
+	// (§IV-A, libra.Allocate), every layer its own group.
+	LibraAllocate
+	// LibraFuse is LIBRA: thread allocation co-optimised with tensor
+	// fusion (§IV-B, libra.Fuse).
+	LibraFuse
+)
+
+// String names the programme: "", "LIBRA-M" or "LIBRA".
+func (l Libra) String() string {
+	switch l {
+	case LibraAllocate:
+		return "LIBRA-M"
+	case LibraFuse:
+		return "LIBRA"
+	}
+	return ""
 }
 
 func gb(n int64) *big.Rat { return big.NewRat(n, 1) }
@@ -109,12 +140,22 @@ func presets() []System {
 			Overlap: true,
 			Help:    "baseline with your own split: give --comm-sms and --comm-mem-bw; compute keeps the rest of the 80 SMs and 900 GB/s",
 		},
+		libra("baseline-libra", LibraAllocate, "LIBRA-M: the baseline, each layer's all-reduce chained, one at a time, on the SMs (1, 2, 4 or 8) LIBRA's programme gives it from contention measured on this run's platform; 450 GB/s; --memory-policy share"),
+		libra("baseline-libra-fusion", LibraFuse, "LIBRA: as baseline-libra, layers fused into at most 10 groups with their SMs by LIBRA's co-optimisation; 450 GB/s; --memory-policy share"),
 	}
+}
+
+// libra is a LIBRA baseline (docs/libra.md, "Connected to acemu"): its
+// own SMs 8, R's largest, and baseline-commopt's memory share, 450 GB/s.
+func libra(name string, l Libra, help string) System {
+	return System{Name: name, Kind: Baseline, CommSMs: 8, CommMemGBps: gb(450), ComputeSMs: npu.SMs - 8, ComputeMemGBps: gb(npu.MemoryGBps - 450),
+		Overlap: true, Libra: l, Help: help}
 }
 
 // Names returns the systems' names: Table VI's five in the paper's order
 // (baseline-nooverlap, baseline-commopt, baseline-compopt, ace, ideal),
-// then baseline.
+// then baseline, then LIBRA's baselines (baseline-libra,
+// baseline-libra-fusion).
 func Names() []string {
 	ps := presets()
 	names := make([]string, len(ps))

@@ -58,7 +58,7 @@ func TestPresetsMatchTableVI(t *testing.T) {
 }
 
 func TestNames(t *testing.T) {
-	require.Equal(t, []string{"baseline-nooverlap", "baseline-commopt", "baseline-compopt", "ace", "ideal", "baseline"}, Names())
+	require.Equal(t, []string{"baseline-nooverlap", "baseline-commopt", "baseline-compopt", "ace", "ideal", "baseline", "baseline-libra", "baseline-libra-fusion"}, Names())
 	for _, n := range Names() {
 		s, err := Lookup(n)
 		require.NoError(t, err)

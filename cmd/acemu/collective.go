@@ -456,6 +456,9 @@ func (o collectiveOpts) systemSpec() (systems.System, error) {
 	if err != nil {
 		return sys, fmt.Errorf("--system: %w", err)
 	}
+	if sys.Libra != systems.LibraNone {
+		return sys, fmt.Errorf("--system %s: LIBRA plans the SMs of a training run's all-reduces (acemu --workload W --systems %s --memory-policy share); for one collective on r SMs use --system baseline --comm-sms r --comm-mem-bw 450GB/s (docs/libra.md)", o.system, o.system)
+	}
 	var bw *big.Rat
 	if o.commMemBW != "" {
 		if bw, err = units.ParseBandwidth(o.commMemBW); err != nil {

@@ -60,25 +60,26 @@ type Setup struct {
 
 // Point is what was measured at one allocation, in cycles.
 type Point struct {
-	SMs int
+	SMs int `json:"sms"`
 	// Overlapped is g: the computation beside all-reduces on SMs SMs.
-	Overlapped rtl.Cycle
+	Overlapped rtl.Cycle `json:"compute_overlapped_cycles"`
 	// CommOverlapped is p + a: the reference all-reduce beside
 	// computation; CommAlone is q + a: alone.
-	CommOverlapped, CommAlone rtl.Cycle
+	CommOverlapped rtl.Cycle `json:"allreduce_overlapped_cycles"`
+	CommAlone      rtl.Cycle `json:"allreduce_alone_cycles"`
 }
 
 // Curves are the measured points and the model they give.
 type Curves struct {
 	// Alone is b_0: the computation with the whole NPU, communication
 	// idle.
-	Alone rtl.Cycle
+	Alone rtl.Cycle `json:"compute_alone_cycles"`
 	// Startup is a: the start-up all-reduce's time alone on R's largest
 	// allocation.
-	Startup rtl.Cycle
+	Startup rtl.Cycle `json:"startup_cycles"`
 	// Bytes is the reference all-reduce's size per NPU.
-	Bytes  int64
-	Points []Point
+	Bytes  int64   `json:"bytes"`
+	Points []Point `json:"points"`
 }
 
 // Measure measures the curves of s.

@@ -1,0 +1,159 @@
+package compare
+
+import (
+	"fmt"
+	"math/big"
+
+	"github.com/acemu/acemu/contend"
+	"github.com/acemu/acemu/libra"
+	"github.com/acemu/acemu/libra/measure"
+	"github.com/acemu/acemu/npu"
+	"github.com/acemu/acemu/sim"
+	"github.com/acemu/acemu/systems"
+	"github.com/acemu/acemu/train"
+	"github.com/acemu/acemu/workload"
+)
+
+// LIBRA's settings (§V-A of "LIBRA: Contention-Aware GPU Thread
+// Allocation for Data Parallel Training in High Speed Networks"): at most
+// LibraGroups tensor groups, the backward computation cut into
+// LibraChunks chunks.
+const (
+	LibraGroups = 10
+	LibraChunks = 150
+)
+
+// LibraPlan is a LIBRA system's plan for a run (docs/libra.md): the
+// contention curves measured on the run's platform, the groups of layers
+// whose weight-gradient all-reduces are fused, each on its SMs, and the
+// backward time the model predicts for it.
+type LibraPlan struct {
+	// Programme is "LIBRA-M" (libra.Allocate, every layer its own group)
+	// or "LIBRA" (libra.Fuse).
+	Programme string          `json:"programme"`
+	Curves    *measure.Curves `json:"curves"`
+	// Layers are LIBRA's layers in backward order: b in cycles, c in
+	// bytes (measure.Backward).
+	Layers []libra.Layer `json:"-"`
+	Groups []LibraGroup  `json:"groups"`
+	// Predicted is the model's backward time of the plan in cycles (T-hat
+	// of Theorem 1, libra.Evaluate); Bound the programme's T(K, Z).
+	Predicted float64 `json:"predicted_backward_cycles"`
+	Bound     float64 `json:"programme_backward_cycles"`
+}
+
+// LibraGroup is one group: the workload's layers (forward indices, in
+// backward order) whose weight-gradient all-reduces are fused into one,
+// its bytes per NPU and its SMs.
+type LibraGroup struct {
+	Layers []int `json:"layers"`
+	Bytes  int64 `json:"bytes"`
+	SMs    int   `json:"sms"`
+}
+
+// checkLibra refuses, before any run, a LIBRA system where its plan has
+// no meaning: LIBRA schedules the weight-gradient all-reduces of data
+// parallelism, chained, one in flight, with SMs taken from compute.
+func checkLibra(o Options) error {
+	for _, s := range o.Systems {
+		if s.Libra == systems.LibraNone {
+			continue
+		}
+		switch {
+		case s.Kind != systems.Baseline:
+			return fmt.Errorf("%s: LIBRA's plan gives SMs to the SM-driven baseline's collectives, and this system is %s", s.Name, s.Kind)
+		case o.Trace != nil:
+			return fmt.Errorf("%s: a Chakra trace issues its own collectives; LIBRA's plan is for a workload's weight-gradient all-reduces (--workload)", s.Name)
+		case o.Memory != contend.Share:
+			return fmt.Errorf("%s: under --memory-policy %s compute keeps its SMs whatever communication does, so there is no contention for LIBRA to plan; use --memory-policy share (docs/libra.md)", s.Name, o.Memory)
+		case o.scheduleOf(s.Name) != train.ScheduleLayerwise:
+			return fmt.Errorf("%s: LIBRA issues its groups' all-reduces chained, one at a time, in its own fusion; drop the %s schedule for it", s.Name, o.scheduleOf(s.Name))
+		}
+		w := o.Workload
+		any := false
+		for _, l := range w.Layers {
+			if l.FwdComm.Type != workload.CommNone || l.InGradComm.Type != workload.CommNone ||
+				(l.WtGradComm.Type != workload.CommNone && l.WtGradComm.Type != workload.CommAllReduce) {
+				return fmt.Errorf("%s: layer %s of %s has collectives other than a weight-gradient all-reduce; LIBRA plans data parallelism's all-reduces, one in flight at a time, so run it on a data-parallel workload", s.Name, l.Name, w.Name)
+			}
+			any = any || (l.WtGradComm.Type == workload.CommAllReduce && l.WtGradComm.Bytes > 0)
+		}
+		if !any {
+			return fmt.Errorf("%s: %s has no weight-gradient all-reduce for LIBRA to plan", s.Name, w.Name)
+		}
+	}
+	return nil
+}
+
+// libraPlan measures the curves on o's machine and platform and runs
+// sys's programme on them.
+func libraPlan(o Options, sys systems.System) (*LibraPlan, error) {
+	w, m := o.Workload, o.Machine.Machine
+	timer, err := train.NewTimer(w.CycleHz, train.Config{Compute: npu.FullNPU(), MemBoundShare: o.MemBoundShare, ComputeSpeed: o.ComputeSpeed})
+	if err != nil {
+		return nil, err
+	}
+	kernels, layers, err := measure.Backward(w, timer)
+	if err != nil {
+		return nil, err
+	}
+	curves, err := measure.Measure(measure.Setup{
+		Sim:     sim.Setup{Machine: o.Machine, Links: o.Links, AFI: o.afiConfig(), Library: o.Library, Order: o.Order},
+		Full:    o.Full,
+		MemGBps: new(big.Rat).Set(sys.CommMemGBps),
+		Compute: kernels, Bytes: PaddedBytes(train.OneShotBytes(w), m.N()), StartupBytes: PaddedBytes(1, m.N()),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("LIBRA's contention curves: %w", err)
+	}
+	model := curves.Model()
+	p := &LibraPlan{Programme: sys.Libra.String(), Curves: curves, Layers: layers}
+	L := len(w.Layers)
+	var groups [][2]int // first and last of LIBRA's layers, 0-based
+	var threads []int
+	switch sys.Libra {
+	case systems.LibraAllocate:
+		a, err := libra.Allocate(model, layers, curves.SMs(), LibraChunks)
+		if err != nil {
+			return nil, fmt.Errorf("LIBRA-M's allocation: %w", err)
+		}
+		for i := range layers {
+			groups = append(groups, [2]int{i, i})
+		}
+		threads, p.Bound, p.Predicted = a.Threads, a.Time, a.Hat.Total
+	case systems.LibraFuse:
+		f, err := libra.Fuse(model, layers, curves.SMs(), LibraGroups, LibraChunks)
+		if err != nil {
+			return nil, fmt.Errorf("LIBRA's fusion and allocation: %w", err)
+		}
+		for _, g := range f.Groups {
+			groups = append(groups, [2]int{g.First - 1, g.Last - 1})
+			threads = append(threads, g.Threads)
+		}
+		p.Bound, p.Predicted = f.Time, f.Hat.Total
+	default:
+		return nil, fmt.Errorf("%s: not a LIBRA system", sys.Name)
+	}
+	for i, g := range groups { // a group without an all-reduce has nothing to issue
+		var lg LibraGroup
+		for j := g[0]; j <= g[1]; j++ {
+			if layers[j].Grad > 0 {
+				lg.Layers = append(lg.Layers, L-1-j)
+				lg.Bytes += layers[j].Grad
+			}
+		}
+		if lg.Bytes > 0 {
+			lg.SMs = threads[i]
+			p.Groups = append(p.Groups, lg)
+		}
+	}
+	return p, nil
+}
+
+// apply makes the training loop run the plan: the weight-gradient
+// all-reduces chained in key order, one in flight (LIBRA's "communication
+// tasks launched sequentially", §III-B), fused in the plan's groups, each
+// on its SMs.
+func (p *LibraPlan) apply(tc *train.Config) error {
+	return fmt.Errorf("LIBRA's plan needs the training loop's chained issue and explicit fusion (train.Config.Issue, train.Config.Fusion)")
+}
