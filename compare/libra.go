@@ -32,6 +32,9 @@ type LibraPlan struct {
 	// or "LIBRA" (libra.Fuse).
 	Programme string          `json:"programme"`
 	Curves    *measure.Curves `json:"curves"`
+	// Fit is Eq (5) and (6) fitted to the curves, beside them (the
+	// programmes use the measured points).
+	Fit measure.Fit `json:"fit"`
 	// Layers are LIBRA's layers in backward order: b in cycles, c in
 	// bytes (measure.Backward).
 	Layers []libra.Layer `json:"-"`
@@ -98,7 +101,7 @@ func libraPlan(o Options, sys systems.System) (*LibraPlan, error) {
 		return nil, err
 	}
 	curves, err := measure.Measure(measure.Setup{
-		Sim:     sim.Setup{Machine: o.Machine, Links: o.Links, AFI: o.afiConfig(), Library: o.Library, Order: o.Order},
+		Sim:     simSetup(o),
 		Full:    o.Full,
 		MemGBps: new(big.Rat).Set(sys.CommMemGBps),
 		Compute: kernels, Bytes: PaddedBytes(train.OneShotBytes(w), m.N()), StartupBytes: PaddedBytes(1, m.N()),
@@ -108,6 +111,9 @@ func libraPlan(o Options, sys systems.System) (*LibraPlan, error) {
 	}
 	model := curves.Model()
 	p := &LibraPlan{Programme: sys.Libra.String(), Curves: curves, Layers: layers}
+	if p.Fit, err = curves.Fit(); err != nil {
+		return nil, err
+	}
 	L := len(w.Layers)
 	var groups [][2]int // first and last of LIBRA's layers, 0-based
 	var threads []int
@@ -156,4 +162,10 @@ func libraPlan(o Options, sys systems.System) (*LibraPlan, error) {
 // on its SMs.
 func (p *LibraPlan) apply(tc *train.Config) error {
 	return fmt.Errorf("LIBRA's plan needs the training loop's chained issue and explicit fusion (train.Config.Issue, train.Config.Fusion)")
+}
+
+// simSetup is the assembly of o's runs, its system left to set: the
+// machine, links, AFI, library and order the comparison runs with.
+func simSetup(o Options) sim.Setup {
+	return sim.Setup{Machine: o.Machine, Links: o.Links, AFI: o.afiConfig(), Library: o.Library, Order: o.Order}
 }

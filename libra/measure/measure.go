@@ -78,7 +78,11 @@ type Curves struct {
 	// allocation.
 	Startup rtl.Cycle `json:"startup_cycles"`
 	// Bytes is the reference all-reduce's size per NPU.
-	Bytes  int64   `json:"bytes"`
+	Bytes int64 `json:"bytes"`
+	// Sent is what an NPU sent for it (alone, on R's largest allocation):
+	// ĉ of Eq (3) for the run's algorithm, measured; Eq (4)'s ring would
+	// send 2(N−1)/N of Bytes.
+	Sent   int64   `json:"sent_bytes"`
 	Points []Point `json:"points"`
 }
 
@@ -115,21 +119,21 @@ func Measure(s Setup) (*Curves, error) {
 	c := &Curves{Bytes: s.Bytes}
 	var err error
 	top := s.SMs[len(s.SMs)-1]
-	if c.Alone, _, err = s.run(top, false, 0); err != nil {
+	if c.Alone, _, _, err = s.run(top, false, 0); err != nil {
 		return nil, fmt.Errorf("the computation alone: %w", err)
 	}
-	if _, c.Startup, err = s.run(top, false, s.StartupBytes); err != nil {
+	if _, c.Startup, _, err = s.run(top, false, s.StartupBytes); err != nil {
 		return nil, fmt.Errorf("the start-up all-reduce of %d bytes: %w", s.StartupBytes, err)
 	}
 	for _, r := range s.SMs {
 		p := Point{SMs: r}
-		if p.Overlapped, _, err = s.run(r, true, -s.Bytes); err != nil {
+		if p.Overlapped, _, _, err = s.run(r, true, -s.Bytes); err != nil {
 			return nil, fmt.Errorf("the computation beside all-reduces on %d SMs: %w", r, err)
 		}
-		if _, p.CommOverlapped, err = s.run(r, true, s.Bytes); err != nil {
+		if _, p.CommOverlapped, _, err = s.run(r, true, s.Bytes); err != nil {
 			return nil, fmt.Errorf("an all-reduce on %d SMs beside the computation: %w", r, err)
 		}
-		if _, p.CommAlone, err = s.run(r, false, s.Bytes); err != nil {
+		if _, p.CommAlone, c.Sent, err = s.run(r, false, s.Bytes); err != nil {
 			return nil, fmt.Errorf("an all-reduce on %d SMs alone: %w", r, err)
 		}
 		if p.CommOverlapped <= c.Startup || p.CommAlone <= c.Startup {
@@ -146,17 +150,17 @@ func Measure(s Setup) (*Curves, error) {
 // back for as long as they run, when bytes < 0; over and over for as long
 // as the all-reduce of bytes runs, when bytes > 0); without, the
 // kernels alone (bytes 0) or the all-reduce alone. It returns when the
-// kernels ended (their first pass) and how long the all-reduce of bytes
-// > 0 took.
-func (s Setup) run(sms int, compute bool, bytes int64) (kernels, comm rtl.Cycle, err error) {
+// kernels ended (their first pass), how long the all-reduce of bytes > 0
+// took, and the bytes an NPU sent.
+func (s Setup) run(sms int, compute bool, bytes int64) (kernels, comm rtl.Cycle, sent int64, err error) {
 	defer rtl.RecoverOverflow(&err)
 	base, err := systems.Lookup("baseline")
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	sys, err := base.With(&sms, s.MemGBps)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	sys.Name = fmt.Sprintf("baseline on %d SMs", sms)
 	st := s.Sim
@@ -165,7 +169,7 @@ func (s Setup) run(sms int, compute bool, bytes int64) (kernels, comm rtl.Cycle,
 	if size > 0 {
 		plan, err := st.AFI.Plan(collectives.OpAllReduce, size)
 		if err != nil {
-			return 0, 0, fmt.Errorf("an all-reduce of %d bytes: %w", size, err)
+			return 0, 0, 0, fmt.Errorf("an all-reduce of %d bytes: %w", size, err)
 		}
 		st.Fold = sim.Foldable(st.Machine, s.Full, plan) == nil
 	} else {
@@ -173,12 +177,12 @@ func (s Setup) run(sms int, compute bool, bytes int64) (kernels, comm rtl.Cycle,
 	}
 	rn, err := sim.New(st)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	k := rn.Kernel
 	n, err := contend.New(k, contend.Config{Policy: contend.Share, Compute: sys.Compute(), Comm: rn.Endpoint.Side()})
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	var fail error
 	kernelsDone, commDone := false, false
@@ -230,15 +234,15 @@ func (s Setup) run(sms int, compute bool, bytes int64) (kernels, comm rtl.Cycle,
 	}
 	k.Run()
 	if fail != nil {
-		return 0, 0, fail
+		return 0, 0, 0, fail
 	}
 	if err := rn.Endpoint.Stuck(); err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	if err := k.StallError(); err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
-	return kernels, comm, nil
+	return kernels, comm, rn.Endpoint.Metrics(k.Now()).BytesSent, nil
 }
 
 // point returns the point measured at r SMs.

@@ -1,0 +1,133 @@
+package compare
+
+import (
+	"fmt"
+	"math/big"
+	"os"
+	"testing"
+
+	"github.com/acemu/acemu/contend"
+	"github.com/acemu/acemu/libra"
+	"github.com/acemu/acemu/libra/measure"
+	"github.com/acemu/acemu/npu"
+	"github.com/acemu/acemu/systems"
+	"github.com/acemu/acemu/topology"
+	"github.com/acemu/acemu/torus"
+	"github.com/acemu/acemu/train"
+	"github.com/acemu/acemu/workload"
+	"github.com/stretchr/testify/require"
+)
+
+// threeLayers is a data-parallel workload of three layers, each pass of
+// k × 8,000,000 FLOPs and k × 120,000 bytes (memory-bound: 166k cycles on
+// the whole NPU, as 900 GB/s is 60000/83 B a cycle), weight-gradient
+// all-reduces of 1, 2 and 4 MiB.
+func threeLayers() *workload.Workload {
+	work := func(k int64) workload.Work { return workload.Work{FLOPs: k * 8_000_000, Bytes: k * 120_000} }
+	ar := func(b int64) workload.Comm { return workload.Comm{Type: workload.CommAllReduce, Bytes: b} }
+	return &workload.Workload{Name: "three", Parallelism: workload.ParallelismData, Layers: []workload.Layer{
+		{Name: "a", Fwd: work(10), InGrad: work(10), WtGrad: work(20), WtGradComm: ar(1 << 20)},
+		{Name: "b", Fwd: work(10), InGrad: work(30), WtGrad: work(40), WtGradComm: ar(2 << 20)},
+		{Name: "c", Fwd: work(10), InGrad: work(50), WtGrad: work(60), WtGradComm: ar(4 << 20)},
+	}}
+}
+
+// The plan a LIBRA system runs is the programme's on the curves measured
+// on the run's platform: LIBRA-M's allocation (libra.Allocate, every layer
+// its own group) and LIBRA's fusion (libra.Fuse, K = 10, Z = 150), with
+// LIBRA's layers in backward order:
+//
+//	c: b = Wt_c = 166·60 = 9960,                  c = 4 MiB (layer 2)
+//	b: b = In_c + Wt_b = 166·(50 + 40) = 14940,   c = 2 MiB (layer 1)
+//	a: b = In_b + Wt_a = 166·(30 + 20) = 8300,    c = 1 MiB (layer 0)
+func TestLibraPlanIsTheProgrammesOnTheMeasuredCurves(t *testing.T) {
+	w := threeLayers()
+	shape, err := torus.Parse("2x2x1")
+	require.NoError(t, err)
+	m := topology.Torus(shape)
+	o := Options{Machine: m, Workload: w, Memory: contend.Share, Library: npu.NCCLSimple()}
+	want := []libra.Layer{{Compute: 9960, Grad: 4 << 20}, {Compute: 14940, Grad: 2 << 20}, {Compute: 8300, Grad: 1 << 20}}
+
+	tm, err := train.NewTimer(w.CycleHz, train.Config{Compute: npu.FullNPU()})
+	require.NoError(t, err)
+	kernels, layers, err := measure.Backward(w, tm)
+	require.NoError(t, err)
+	require.Equal(t, want, layers)
+	curves, err := measure.Measure(measure.Setup{Sim: simSetup(o), Compute: kernels, Bytes: PaddedBytes(7<<20, 4), StartupBytes: PaddedBytes(1, 4)})
+	require.NoError(t, err)
+	model := curves.Model()
+
+	for _, name := range []string{"baseline-libra", "baseline-libra-fusion"} {
+		sys, err := systems.Lookup(name)
+		require.NoError(t, err)
+		p, err := libraPlan(o, sys)
+		require.NoError(t, err)
+		require.Equal(t, curves, p.Curves, "measured on the run's platform")
+		require.Equal(t, want, p.Layers)
+		if sys.Libra == systems.LibraAllocate {
+			a, err := libra.Allocate(model, want, measure.SMs, LibraChunks)
+			require.NoError(t, err)
+			require.Equal(t, "LIBRA-M", p.Programme)
+			require.Len(t, p.Groups, 3)
+			for i, g := range p.Groups {
+				require.Equal(t, []int{2 - i}, g.Layers)
+				require.Equal(t, want[i].Grad, g.Bytes)
+				require.Equal(t, a.Threads[i], g.SMs)
+			}
+			require.Equal(t, a.Time, p.Bound)
+			require.Equal(t, a.Hat.Total, p.Predicted)
+			continue
+		}
+		f, err := libra.Fuse(model, want, measure.SMs, LibraGroups, LibraChunks)
+		require.NoError(t, err)
+		require.Equal(t, "LIBRA", p.Programme)
+		require.Len(t, p.Groups, len(f.Groups))
+		for i, g := range f.Groups {
+			var ls []int
+			var bytes int64
+			for j := g.First; j <= g.Last; j++ {
+				ls = append(ls, 3-j)
+				bytes += want[j-1].Grad
+			}
+			require.Equal(t, LibraGroup{Layers: ls, Bytes: bytes, SMs: g.Threads}, p.Groups[i])
+		}
+		require.Equal(t, f.Time, p.Bound)
+		require.Equal(t, f.Hat.Total, p.Predicted)
+	}
+}
+
+// TestE2BalanceSignFlip is E2 of docs/validation.md ("LIBRA's
+// baseline"): ResNet-50 on the roofline at 8 and at 64 samples per NPU on
+// 8 NPUs (2x2x2), its all-reduces on the baseline with a low (1 SM, 128
+// threads) and a high (4 SMs, 2048 threads) fixed allocation, 450 GB/s,
+// the shared memory policy, the default layer-wise schedule. It prints
+// the backward pass's cycles per iteration; it takes a few minutes, so it
+// runs only with ACEMU_LIBRA_E2=1:
+//
+//	ACEMU_LIBRA_E2=1 go test ./compare -run TestE2BalanceSignFlip -v
+func TestE2BalanceSignFlip(t *testing.T) {
+	if os.Getenv("ACEMU_LIBRA_E2") == "" {
+		t.Skip("E2 takes a few minutes: set ACEMU_LIBRA_E2=1")
+	}
+	shape, err := torus.Parse("2x2x2")
+	require.NoError(t, err)
+	base, err := systems.Lookup("baseline")
+	require.NoError(t, err)
+	var ss []systems.System
+	for _, sms := range []int{1, 4} {
+		s, err := base.With(&sms, big.NewRat(450, 1))
+		require.NoError(t, err)
+		s.Name = fmt.Sprintf("baseline-%dsm", sms)
+		ss = append(ss, s)
+	}
+	for _, batch := range []int64{8, 64} {
+		w, err := workload.BuiltinAt("resnet50", batch)
+		require.NoError(t, err)
+		rep, err := Run(Options{Machine: topology.Torus(shape), Workload: w, Systems: ss, Memory: contend.Share, Library: npu.NCCLSimple(), Iterations: 2})
+		require.NoError(t, err)
+		low, high := rep.Systems[0], rep.Systems[1]
+		fmt.Printf("E2 batch %d: backward %d cycles on 1 SM, %d on 4 SMs (%+.1f%%); iteration %.0f and %.0f\n", batch,
+			low.BackpropCycles/int64(low.Iterations), high.BackpropCycles/int64(high.Iterations),
+			100*(float64(high.BackpropCycles)/float64(low.BackpropCycles)-1), low.IterationCycles, high.IterationCycles)
+	}
+}
