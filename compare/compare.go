@@ -645,6 +645,9 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 		if r.Libra, err = libraPlan(o, sys); err != nil {
 			return r, err
 		}
+		if err := r.Libra.check(o, fold); err != nil {
+			return r, err
+		}
 		if err := r.Libra.apply(&tc); err != nil {
 			return r, err
 		}

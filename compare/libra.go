@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 
+	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/contend"
 	"github.com/acemu/acemu/libra"
 	"github.com/acemu/acemu/libra/measure"
@@ -43,6 +44,16 @@ type LibraPlan struct {
 	// of Theorem 1, libra.Evaluate); Bound the programme's T(K, Z).
 	Predicted float64 `json:"predicted_backward_cycles"`
 	Bound     float64 `json:"programme_backward_cycles"`
+	// Fixed is the model's backward time, every layer its own group, with
+	// one allocation for all, for each allocation of R (libra.Evaluate):
+	// the fixed allocations the programmes are to beat.
+	Fixed []LibraFixed `json:"fixed"`
+}
+
+// LibraFixed is the model's backward time with every all-reduce on SMs.
+type LibraFixed struct {
+	SMs       int     `json:"sms"`
+	Predicted float64 `json:"predicted_backward_cycles"`
 }
 
 // LibraGroup is one group: the workload's layers (forward indices, in
@@ -114,6 +125,17 @@ func libraPlan(o Options, sys systems.System) (*LibraPlan, error) {
 	if p.Fit, err = curves.Fit(); err != nil {
 		return nil, err
 	}
+	for _, r := range curves.SMs() {
+		all := make([]int, len(layers))
+		for i := range all {
+			all[i] = r
+		}
+		b, err := libra.Evaluate(model, layers, all)
+		if err != nil {
+			return nil, fmt.Errorf("every all-reduce on %d SMs: %w", r, err)
+		}
+		p.Fixed = append(p.Fixed, LibraFixed{SMs: r, Predicted: b.Total})
+	}
 	L := len(w.Layers)
 	var groups [][2]int // first and last of LIBRA's layers, 0-based
 	var threads []int
@@ -168,4 +190,24 @@ func (p *LibraPlan) apply(tc *train.Config) error {
 // machine, links, AFI, library and order the comparison runs with.
 func simSetup(o Options) sim.Setup {
 	return sim.Setup{Machine: o.Machine, Links: o.Links, AFI: o.afiConfig(), Library: o.Library, Order: o.Order}
+}
+
+// check refuses a plan whose fused all-reduces would not let one NPU
+// stand for all on a folded run (the comparison decided to fold on the
+// layers' all-reduces and all of them fused, not on the groups between).
+func (p *LibraPlan) check(o Options, fold bool) error {
+	if !fold {
+		return nil
+	}
+	cfg := o.afiConfig()
+	for _, g := range p.Groups {
+		plan, err := cfg.Plan(collectives.OpAllReduce, PaddedBytes(g.Bytes, cfg.Machine.N()))
+		if err != nil {
+			return fmt.Errorf("LIBRA's group of layers %v: %w", g.Layers, err)
+		}
+		if why := sim.Foldable(o.Machine, false, plan); why != nil {
+			return fmt.Errorf("LIBRA's group of layers %v (%d bytes) does not let one NPU stand for all (%v); run with --full", g.Layers, g.Bytes, why)
+		}
+	}
+	return nil
 }

@@ -64,6 +64,14 @@ func TestLibraPlanIsTheProgrammesOnTheMeasuredCurves(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, curves, p.Curves, "measured on the run's platform")
 		require.Equal(t, want, p.Layers)
+		for i, r := range measure.SMs {
+			b, err := libra.Evaluate(model, want, []int{r, r, r})
+			require.NoError(t, err)
+			require.Equal(t, LibraFixed{SMs: r, Predicted: b.Total}, p.Fixed[i])
+			// Theorem 1's chain, T-hat ≤ T(K, Z) ≤ T* + (K−1)·w, T* no more
+			// than any fixed allocation's, w = Σb/Z = 33200/150.
+			require.LessOrEqual(t, p.Predicted, b.Total+2*33200.0/150+1e-6, "%d SMs", r)
+		}
 		if sys.Libra == systems.LibraAllocate {
 			a, err := libra.Allocate(model, want, measure.SMs, LibraChunks)
 			require.NoError(t, err)
