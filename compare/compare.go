@@ -26,6 +26,7 @@ import (
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/topology"
 	"github.com/acemu/acemu/train"
+	"github.com/acemu/acemu/units"
 	"github.com/acemu/acemu/workload"
 )
 
@@ -86,6 +87,11 @@ type Options struct {
 	// Micro is how a MICRO workload issues its collectives
 	// (train.Config.Micro).
 	Micro train.Micro
+	// Issue and Fusion are how the overlapping systems issue and fuse
+	// data parallelism's weight-gradient all-reduces (train.Config.Issue,
+	// train.Config.Fusion; zero: each when its gradients exist, unfused).
+	Issue  train.IssuePolicy
+	Fusion train.Fusion
 	// Observe, when set, gives each system's run its observers (systems
 	// run in parallel, each its own), given the system's network: Packets
 	// sees the links' packets, Work the endpoint's work, the collectives
@@ -243,6 +249,11 @@ type Report struct {
 	// Schedule is the training loop's schedule (train.Schedule) when it is
 	// not the default, layer-wise, which leaves it out.
 	Schedule string `json:"schedule,omitempty"`
+	// IssuePolicy and Fusion are the issue policy (train.IssuePolicy, with
+	// its key order and copies) and tensor fusion when they are not the
+	// defaults (eager, none), which leave them out.
+	IssuePolicy string `json:"issue_policy,omitempty"`
+	Fusion      string `json:"fusion,omitempty"`
 	// Folded is true when one NPU stood for all (Fold); the numbers are
 	// those of the full simulation.
 	Folded  bool           `json:"folded"`
@@ -320,6 +331,7 @@ func Run(o Options) (*Report, error) {
 	if o.Schedule != train.ScheduleLayerwise {
 		rep.Schedule = o.Schedule.String()
 	}
+	rep.IssuePolicy, rep.Fusion = IssueText(o.Issue), FusionText(o.Fusion)
 	var ideal, aceT int64
 	for _, r := range res {
 		switch r.Name {
@@ -409,6 +421,31 @@ type issued struct {
 	whole bool
 }
 
+// IssueText names an issue policy for the report and the screen, with
+// its key order and copies: "funnel, keys in backward order, copies at
+// 16 GB/s"; "" for the default, eager.
+func IssueText(p train.IssuePolicy) string {
+	if p.Kind == train.IssueEager && p.CopyGBps == nil {
+		return ""
+	}
+	s := p.String()
+	if p.Kind != train.IssueEager {
+		s += ", keys in " + p.Keys.String() + " order"
+	}
+	if p.CopyGBps != nil {
+		s += ", gradient copies at " + units.FormatBandwidth(p.CopyGBps)
+	}
+	return s
+}
+
+// FusionText names tensor fusion for the report: "" for none.
+func FusionText(f train.Fusion) string {
+	if !f.On() {
+		return ""
+	}
+	return f.String()
+}
+
 // scheduleOf is the schedule system runs under.
 func (o Options) scheduleOf(system string) train.Schedule {
 	if s, ok := o.Schedules[system]; ok {
@@ -449,7 +486,20 @@ func (o Options) issued() ([]issued, error) {
 	if len(fusedARs) == 0 { // a kind that fuses nothing (MICRO) issues them layer by layer on every system
 		layerwise = true
 	}
-	out := layerIssued(w, layers, layerwise)
+	out := layerIssued(w, layers, layerwise && !o.Fusion.On())
+	if layerwise && o.Fusion.On() {
+		buckets, err := train.WtGradBuckets(w, o.Fusion)
+		if err != nil {
+			return nil, err
+		}
+		for _, b := range buckets {
+			c := workload.Comm{Type: workload.CommAllReduce}
+			for _, l := range b.Layers {
+				c.Bytes += w.Layers[l].WtGradComm.Bytes
+			}
+			out = append(out, issued{Comm: c, what: fmt.Sprintf("the fused all-reduce of layers %s to %s", w.Layers[b.Layers[0]].Name, w.Layers[b.Layers[len(b.Layers)-1]].Name)})
+		}
+	}
 	const what = "the all-reduce of every layer's weight gradients at the end of back-prop"
 	for _, f := range fusedARs {
 		if fused {
@@ -631,7 +681,7 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 		}))
 	}
 	tc := train.Config{DropLayers: !o.KeepMetrics, Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations, Schedule: o.scheduleOf(sys.Name), Policy: o.Memory, Comm: ep.Side(), MemBoundShare: o.MemBoundShare, ComputeSpeed: o.ComputeSpeed, Observer: trainObs,
-		Machine: o.Machine.Machine, Micro: o.Micro}
+		Machine: o.Machine.Machine, Micro: o.Micro, Issue: o.Issue, Fusion: o.Fusion}
 	if p := o.Progress; p != nil {
 		tc.Progress = func(done, total int64) { p(sys.Name, done, total) }
 	}
