@@ -26,6 +26,7 @@ import (
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/topology"
 	"github.com/acemu/acemu/train"
+	"github.com/acemu/acemu/units"
 	"github.com/acemu/acemu/workload"
 )
 
@@ -86,6 +87,11 @@ type Options struct {
 	// Micro is how a MICRO workload issues its collectives
 	// (train.Config.Micro).
 	Micro train.Micro
+	// Issue and Fusion are how the overlapping systems issue and fuse
+	// data parallelism's weight-gradient all-reduces (train.Config.Issue,
+	// train.Config.Fusion; zero: each when its gradients exist, unfused).
+	Issue  train.IssuePolicy
+	Fusion train.Fusion
 	// Observe, when set, gives each system's run its observers (systems
 	// run in parallel, each its own), given the system's network: Packets
 	// sees the links' packets, Work the endpoint's work, the collectives
@@ -247,6 +253,11 @@ type Report struct {
 	// Schedule is the training loop's schedule (train.Schedule) when it is
 	// not the default, layer-wise, which leaves it out.
 	Schedule string `json:"schedule,omitempty"`
+	// IssuePolicy and Fusion are the issue policy (train.IssuePolicy, with
+	// its key order and copies) and tensor fusion when they are not the
+	// defaults (eager, none), which leave them out.
+	IssuePolicy string `json:"issue_policy,omitempty"`
+	Fusion      string `json:"fusion,omitempty"`
 	// Folded is true when one NPU stood for all (Fold); the numbers are
 	// those of the full simulation.
 	Folded  bool           `json:"folded"`
@@ -327,6 +338,7 @@ func Run(o Options) (*Report, error) {
 	if o.Schedule != train.ScheduleLayerwise {
 		rep.Schedule = o.Schedule.String()
 	}
+	rep.IssuePolicy, rep.Fusion = IssueText(o.Issue), FusionText(o.Fusion)
 	var ideal, aceT int64
 	for _, r := range res {
 		switch r.Name {
@@ -416,6 +428,31 @@ type issued struct {
 	whole bool
 }
 
+// IssueText names an issue policy for the report and the screen, with
+// its key order and copies: "funnel, keys in backward order, copies at
+// 16 GB/s"; "" for the default, eager.
+func IssueText(p train.IssuePolicy) string {
+	if p.Kind == train.IssueEager && p.CopyGBps == nil {
+		return ""
+	}
+	s := p.String()
+	if p.Kind != train.IssueEager {
+		s += ", keys in " + p.Keys.String() + " order"
+	}
+	if p.CopyGBps != nil {
+		s += ", gradient copies at " + units.FormatBandwidth(p.CopyGBps)
+	}
+	return s
+}
+
+// FusionText names tensor fusion for the report: "" for none.
+func FusionText(f train.Fusion) string {
+	if !f.On() {
+		return ""
+	}
+	return f.String()
+}
+
 // scheduleOf is the schedule system runs under.
 func (o Options) scheduleOf(system string) train.Schedule {
 	if s, ok := o.Schedules[system]; ok {
@@ -458,7 +495,20 @@ func (o Options) issued() ([]issued, error) {
 	if len(fusedARs) == 0 { // a kind that fuses nothing (MICRO) issues them layer by layer on every system
 		layerwise = true
 	}
-	out := layerIssued(w, layers, layerwise)
+	out := layerIssued(w, layers, layerwise && !o.Fusion.On())
+	if layerwise && o.Fusion.On() {
+		buckets, err := train.WtGradBuckets(w, o.Fusion)
+		if err != nil {
+			return nil, err
+		}
+		for _, b := range buckets {
+			c := workload.Comm{Type: workload.CommAllReduce}
+			for _, l := range b.Layers {
+				c.Bytes += w.Layers[l].WtGradComm.Bytes
+			}
+			out = append(out, issued{Comm: c, what: fmt.Sprintf("the fused all-reduce of layers %s to %s", w.Layers[b.Layers[0]].Name, w.Layers[b.Layers[len(b.Layers)-1]].Name)})
+		}
+	}
 	const what = "the all-reduce of every layer's weight gradients at the end of back-prop"
 	for _, f := range fusedARs {
 		if fused {
@@ -565,7 +615,7 @@ func (c comm) IssueWith(now rtl.Cycle, t workload.CommType, bytes int64, o train
 		return err
 	}
 	padded := PaddedBytes(bytes, o.Group.NPUs(c.npus))
-	ao := afi.IssueOptions{Done: o.Done, Progress: o.Progress, Group: o.Group.Span, Groups: o.Group.Groups}
+	ao := afi.IssueOptions{Done: o.Done, Progress: o.Progress, Group: o.Group.Span, Groups: o.Group.Groups, SMs: o.SMs}
 	if o.OneShot && c.whole {
 		ao.ChunkBytes = padded
 	}
@@ -640,7 +690,7 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 		}))
 	}
 	tc := train.Config{DropLayers: !o.KeepMetrics, Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations, Schedule: o.scheduleOf(sys.Name), Policy: o.Memory, Comm: ep.Side(), MemBoundShare: o.MemBoundShare, ComputeSpeed: o.ComputeSpeed, Observer: trainObs,
-		Machine: o.Machine.Machine, Micro: o.Micro}
+		Machine: o.Machine.Machine, Micro: o.Micro, Issue: o.Issue, Fusion: o.Fusion}
 	if sys.Libra != systems.LibraNone {
 		if r.Libra, err = libraPlan(o, sys); err != nil {
 			return r, err
@@ -648,9 +698,7 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 		if err := r.Libra.check(o, fold); err != nil {
 			return r, err
 		}
-		if err := r.Libra.apply(&tc); err != nil {
-			return r, err
-		}
+		r.Libra.apply(&tc)
 	}
 	if p := o.Progress; p != nil {
 		tc.Progress = func(done, total int64) { p(sys.Name, done, total) }

@@ -179,11 +179,17 @@ func libraPlan(o Options, sys systems.System) (*LibraPlan, error) {
 }
 
 // apply makes the training loop run the plan: the weight-gradient
-// all-reduces chained in key order, one in flight (LIBRA's "communication
-// tasks launched sequentially", §III-B), fused in the plan's groups, each
-// on its SMs.
-func (p *LibraPlan) apply(tc *train.Config) error {
-	return fmt.Errorf("LIBRA's plan needs the training loop's chained issue and explicit fusion (train.Config.Issue, train.Config.Fusion)")
+// all-reduces chained in the order back-prop produces them, one in flight
+// (LIBRA's "communication tasks launched sequentially", §III-B: the
+// MXNet-MPI paper's DepCha, train.IssueDepCha, with no gradient copies),
+// fused in the plan's groups, each on its SMs (train.Bucket.SMs). It
+// replaces any --policy and --fusion, which the other systems keep.
+func (p *LibraPlan) apply(tc *train.Config) {
+	tc.Issue = train.IssuePolicy{Kind: train.IssueDepCha, Keys: train.KeysBackward}
+	tc.Fusion = train.Fusion{}
+	for _, g := range p.Groups {
+		tc.Fusion.Buckets = append(tc.Fusion.Buckets, train.Bucket{Layers: g.Layers, SMs: g.SMs})
+	}
 }
 
 // simSetup is the assembly of o's runs, its system left to set: the

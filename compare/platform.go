@@ -25,7 +25,7 @@ func PlatformOptions(p platform.Platform) (Options, error) {
 	}
 	return Options{Micro: micro, Iterations: p.Iterations, Order: p.Order, ACE: p.ACE, Library: p.Library, Memory: p.Memory,
 		Links: links, ChunkBytes: p.ChunkBytes, MessageBytes: p.MessageBytes,
-		MemBoundShare: p.MemBoundShare, ComputeSpeed: p.ComputeSpeed, Algorithms: p.AlgorithmMap()}, nil
+		MemBoundShare: p.MemBoundShare, ComputeSpeed: p.ComputeSpeed, Algorithms: p.AlgorithmMap(), Issue: p.Issue, Fusion: p.Fusion}, nil
 }
 
 // PlatformWorkload is the workload name (a built-in or an ASTRA-sim file)

@@ -12,8 +12,9 @@
 // curves measured on acemu's own contention model can be plugged in; the
 // parametric forms of Eq (5) and (6) are Slowdown and Diminishing. Times
 // are in one unit of the caller's choosing. docs/libra.md describes the
-// model, the programmes, their cost and bound, and what remains to connect
-// them to the simulator.
+// model, the programmes, their cost and bound, and how they run in acemu:
+// curves measured by package libra/measure, the systems baseline-libra and
+// baseline-libra-fusion of the comparator.
 //
 // The choices the paper leaves open, each with its reason:
 //

@@ -13,6 +13,7 @@ import (
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/topology"
+	"github.com/acemu/acemu/train"
 	"github.com/acemu/acemu/units"
 	"github.com/acemu/acemu/workload"
 	"github.com/acemu/acemu/workload/models"
@@ -179,6 +180,45 @@ var baseParams = []Param{
 		}}),
 	param("training.micro", "back-to-back", "mode", "[choice] docs/parallelism.md", "how a MICRO workload issues its collectives: back-to-back (one after another, each timed on its own) or concurrent (all at once, as ASTRA-sim 1.0 runs MICRO files)",
 		choice([]string{"back-to-back", "concurrent"}, func(p *Platform) *string { return &p.Micro })),
+	param("training.issue_policy", "eager", "policy", "[choice] docs/training-loop.md; the MXNet-MPI paper, Section 4", "how data parallelism's weight-gradient all-reduces are issued: eager (each when its gradients exist, the ACE paper's), funnel, concum (concum:K, K in flight) or depcha",
+		value{func(p *Platform) string { return p.Issue.String() }, func(p *Platform, s string) error {
+			q, err := train.ParseIssuePolicy(s)
+			if err == nil {
+				p.Issue.Kind, p.Issue.Outstanding = q.Kind, q.Outstanding
+			}
+			return err
+		}}),
+	param("training.key_order", "backward", "order", "[choice] docs/training-loop.md", "the keys funnel, concum and depcha issue all-reduces by: backward (key 0 the first gradient back-prop produces) or forward (key 0 the first layer's)",
+		value{func(p *Platform) string { return p.Issue.Keys.String() }, func(p *Platform, s string) (err error) {
+			p.Issue.Keys, err = train.ParseKeyOrder(s)
+			return err
+		}}),
+	param("training.copy", "none", "GB/s", "[choice] docs/training-loop.md", "rate of each gradient's copy into its communication buffer under funnel, concum and depcha, one at a time: none (all-reduced in place) or a bandwidth",
+		value{func(p *Platform) string {
+			if p.Issue.CopyGBps == nil {
+				return "none"
+			}
+			return units.FormatBandwidth(p.Issue.CopyGBps)
+		}, func(p *Platform, s string) error {
+			if strings.EqualFold(strings.TrimSpace(s), "none") {
+				p.Issue.CopyGBps = nil
+				return nil
+			}
+			return bandwidth(1, 100000, func(p *Platform) **big.Rat { return &p.Issue.CopyGBps }).set(p, s)
+		}}),
+	param("training.fusion", "none", "bytes", "[choice] docs/training-loop.md", "tensor fusion: none (one all-reduce a layer) or a bucket size, layers' weight-gradient all-reduces fused in back-prop order until a bucket holds that many bytes",
+		value{func(p *Platform) string {
+			if p.Fusion.BucketBytes == 0 {
+				return "none"
+			}
+			return units.FormatSize(p.Fusion.BucketBytes)
+		}, func(p *Platform, s string) error {
+			if strings.EqualFold(strings.TrimSpace(s), "none") {
+				p.Fusion = train.Fusion{}
+				return nil
+			}
+			return size(1, workload.MaxCommBytes, func(p *Platform) *int64 { return &p.Fusion.BucketBytes }).set(p, s)
+		}}),
 	param("training.mem_bound_share", "derived", "fraction", "[choice] docs/astrasim-workloads.md", "memory-bound share of timed (ASTRA-sim) compute: derived from each layer's shape, or a fraction for every time",
 		value{func(p *Platform) string {
 			if p.MemBoundShare == nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/topology"
+	"github.com/acemu/acemu/train"
 	"github.com/acemu/acemu/units"
 )
 
@@ -76,6 +77,12 @@ type Platform struct {
 	// ComputeSpeed is how many times faster than Table V's NPU compute
 	// runs (docs/sweeps.md, "Compute speed").
 	ComputeSpeed *big.Rat
+	// Issue is how data parallelism's weight-gradient all-reduces are
+	// issued (training.issue_policy, training.key_order, training.copy)
+	// and Fusion how they are fused (training.fusion; docs/training-loop.md,
+	// "Issue policies", "Tensor fusion").
+	Issue  train.IssuePolicy
+	Fusion train.Fusion
 }
 
 // Default is the platform of the ACE paper (Tables III–VI) with acemu's

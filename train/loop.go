@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/acemu/acemu/contend"
@@ -59,6 +60,13 @@ type Config struct {
 	// ScheduleLayerwise, is the ACE paper's. It applies only with
 	// Overlap; ScheduleOneShotChained needs a ProgressComm.
 	Schedule Schedule
+	// Issue is how data parallelism's weight-gradient all-reduces reach
+	// the Comm (IssuePolicy, docs/training-loop.md "Issue policies"); the
+	// zero value issues each as soon as its gradients exist. Fusion fuses
+	// them into buckets (zero: none). Both apply only with Overlap and
+	// ScheduleLayerwise: without overlap BaselineNoOverlap fuses them all.
+	Issue  IssuePolicy
+	Fusion Fusion
 	// MemBoundShare, when set, is the memory-bound share m ∈ [0, 1] of
 	// every timed pass (ASTRA-sim compute times): cycles = ⌈t ×
 	// ClockHz/CycleHz × ((1−m)·80/SMs + m·900/MemGBps)⌉. Nil derives it
@@ -530,6 +538,8 @@ const (
 	opWait
 	opWaitAll
 	opWaitFinal
+	opPush     // a keyed all-reduce's gradients exist (IssuePolicy)
+	opWaitMain // the keyed policy's issuing thread has passed upto keys
 	opIterEnd
 )
 
@@ -543,7 +553,7 @@ type op struct {
 	pass   Pass           // compute
 	kernel contend.Kernel // compute
 	colls  []int          // issue: one; wait: those to wait for
-	upto   int64          // opWaitFinal: the bytes of colls[0] to wait for, from its start
+	upto   int64          // opWaitFinal: the bytes of colls[0] to wait for, from its start; opWaitMain: the keys
 	cell   int            // compute, waits: its LayerPass in the iteration's Layers
 }
 
@@ -565,6 +575,13 @@ type collective struct {
 	// on every NPU (IssueOptions.Progress: the one-shot all-reduce under
 	// gradient queuing).
 	final int64
+	// key is its number in its iteration under a keyed policy, -1
+	// otherwise; pushed, copyAsked and copied are how far its gradients
+	// and their copy have got (dispatcher); sms the communication SMs its
+	// bucket asks for (Bucket.SMs).
+	key                       int
+	pushed, copyAsked, copied bool
+	sms                       int
 }
 
 // what names the collective's kind for messages: its pass, "fused
@@ -573,7 +590,7 @@ func (c *collective) what() string {
 	if c.oneShot {
 		return "one-shot weight-gradient"
 	}
-	if c.pass == PassEndOfBackProp {
+	if c.pass == PassEndOfBackProp || c.fusedLayers > 1 {
 		return "fused weight-gradient"
 	}
 	return c.pass.String()
@@ -596,7 +613,8 @@ type loop struct {
 	start rtl.Cycle
 
 	npu       *contend.NPU
-	inflight  int // collectives issued and not done
+	d         *dispatcher // the keyed issue policy's, or nil
+	inflight  int         // collectives issued and not done
 	computing bool
 	computeAt rtl.Cycle // when the current kernel started
 	waiting   bool
@@ -649,6 +667,9 @@ func newLoop(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*loop,
 	if !dataLike(w.Parallelism) && cfg.Schedule != ScheduleLayerwise && cfg.Schedule.valid() {
 		return nil, fmt.Errorf("schedule %s: the one-shot schedules are data parallelism's (the C-Cube paper, Section II-B), and %s is not: run it under %s", cfg.Schedule, w.Parallelism, ScheduleLayerwise)
 	}
+	if err := checkIssue(w, cfg); err != nil {
+		return nil, err
+	}
 	if cfg.Micro != MicroBackToBack && cfg.Micro != MicroConcurrent {
 		return nil, fmt.Errorf("micro %d: use MicroBackToBack or MicroConcurrent", cfg.Micro)
 	}
@@ -684,6 +705,20 @@ func newLoop(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*loop,
 	if iters != n {
 		b.micro = n
 	}
+	if cfg.Overlap && cfg.Fusion.On() {
+		if b.buckets, err = WtGradBuckets(w, cfg.Fusion); err != nil {
+			return nil, err
+		}
+		b.bucketOf = make([]int, len(w.Layers))
+		for i, bk := range b.buckets {
+			for _, l := range bk.Layers {
+				b.bucketOf[l] = i
+			}
+		}
+	}
+	if cfg.Overlap && cfg.Issue.keyed() {
+		lp.d, b.keyed = newDispatcher(lp, cfg.Issue), true
+	}
 	for _, r := range recompute {
 		b.recompute[r.At] = r.From
 	}
@@ -693,6 +728,33 @@ func newLoop(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*loop,
 	lp.estimate = b.total
 	lp.b = &b
 	return lp, nil
+}
+
+// checkIssue checks cfg.Issue and cfg.Fusion against w and the schedule:
+// they are data parallelism's, under the layer-wise schedule.
+func checkIssue(w *workload.Workload, cfg Config) error {
+	if err := cfg.Issue.check(); err != nil {
+		return err
+	}
+	if _, err := WtGradBuckets(w, cfg.Fusion); err != nil {
+		return err
+	}
+	if !cfg.Issue.keyed() && !cfg.Fusion.On() {
+		return nil
+	}
+	what := "issue policy " + cfg.Issue.String()
+	if !cfg.Issue.keyed() {
+		what = "tensor fusion (" + cfg.Fusion.String() + ")"
+	}
+	switch {
+	case !dataLike(w.Parallelism):
+		return fmt.Errorf("%s: it orders data parallelism's weight-gradient all-reduces, and %s is %s; run it with issue policy %s and no fusion (docs/training-loop.md, \"Issue policies\")",
+			what, w.Name, w.Parallelism, IssueEager)
+	case cfg.Schedule != ScheduleLayerwise:
+		return fmt.Errorf("%s: schedule %s already fuses every weight-gradient all-reduce into one; use schedule %s, or issue policy %s and no fusion",
+			what, cfg.Schedule, ScheduleLayerwise, IssueEager)
+	}
+	return nil
 }
 
 // scheduleOf checks cfg.Schedule and says whether the loop issues the
@@ -778,6 +840,16 @@ type builder struct {
 	fused     []Issued // the hybrid kinds' fused all-reduces without overlap (FusedAllReduces)
 	recompute map[int]int
 	micro     int
+	// keyed is whether a keyed policy issues the weight-gradient
+	// all-reduces (lp.d); buckets are the fusion plan (WtGradBuckets, nil:
+	// one a layer), bucketOf each layer's bucket or -1; iterKeys the
+	// iteration's keyed collectives in the order back-prop pushes them,
+	// keys how many keys the program has so far.
+	keyed    bool
+	keys     int
+	buckets  []Bucket
+	bucketOf []int
+	iterKeys []int
 }
 
 func (b *builder) emit(o op) {
@@ -844,10 +916,69 @@ func (b *builder) issueOn(it, at, l int, p Pass, c workload.Comm, g Group) int {
 	if b.dry {
 		return -1
 	}
-	id := len(b.lp.colls)
-	b.lp.colls = append(b.lp.colls, collective{typ: c.Type, bytes: c.Bytes, group: g, iter: it, inst: b.inst, layer: l, pass: p, cell: b.cell(it, l, p)})
+	id := b.newCollective(it, l, p, c, g)
 	b.emit(op{kind: opIssue, iter: it, layer: at, colls: []int{id}})
 	return id
+}
+
+// newCollective adds a collective of layer l's pass p and returns its id.
+func (b *builder) newCollective(it, l int, p Pass, c workload.Comm, g Group) int {
+	id := len(b.lp.colls)
+	b.lp.colls = append(b.lp.colls, collective{typ: c.Type, bytes: c.Bytes, group: g, iter: it, inst: b.inst, layer: l, pass: p, cell: b.cell(it, l, p), key: -1})
+	return id
+}
+
+// wtGradAllReduce emits what layer l's weight-gradient all-reduce takes
+// under a fusion plan or a keyed policy, once its compute has ended: the
+// issue, or the push to the dispatcher, of its own all-reduce or, when l
+// closes a bucket, of the bucket's; nothing when l's bucket closes
+// further down. Each layer's collective (for its update's wait) is set in
+// prevWt.
+func (b *builder) wtGradAllReduce(it, l int) {
+	layers, sms := []int{l}, 0
+	if b.buckets != nil {
+		bk := &b.buckets[b.bucketOf[l]]
+		if bk.Layers[len(bk.Layers)-1] != l {
+			return
+		}
+		layers, sms = bk.Layers, bk.SMs
+	}
+	if b.dry {
+		return
+	}
+	c := workload.Comm{Type: workload.CommAllReduce}
+	for _, f := range layers {
+		c.Bytes += b.lp.w.Layers[f].WtGradComm.Bytes
+	}
+	id := b.newCollective(it, l, PassWtGrad, c, Group{})
+	col := &b.lp.colls[id]
+	col.fusedLayers, col.sms = len(layers), sms
+	for _, f := range layers {
+		b.prevWt[f] = id
+	}
+	if !b.keyed {
+		b.emit(op{kind: opIssue, iter: it, layer: l, colls: []int{id}})
+		return
+	}
+	b.iterKeys = append(b.iterKeys, id)
+	b.emit(op{kind: opPush, iter: it, layer: l, colls: []int{id}})
+}
+
+// numberKeys gives the iteration's keyed collectives their keys, in the
+// policy's key order, and hands them to the dispatcher.
+func (b *builder) numberKeys() {
+	if b.dry || !b.keyed {
+		return
+	}
+	if b.lp.d.pol.Keys == KeysForward {
+		slices.Reverse(b.iterKeys)
+	}
+	for k, id := range b.iterKeys {
+		b.lp.colls[id].key = k
+	}
+	b.lp.d.keys = append(b.lp.d.keys, b.iterKeys...)
+	b.keys += len(b.iterKeys)
+	b.iterKeys = b.iterKeys[:0]
 }
 
 // wait emits a wait for ids (none: nothing) before layer l's pass p.
@@ -954,6 +1085,11 @@ func (b *builder) dataIteration(it int) error {
 	{
 		b.emit(op{kind: opIterStart, iter: it, layer: -1})
 		b.cells = map[[3]int]int{}
+		if k := b.lp.d; it > 0 && !b.dry && k != nil && k.pol.Kind != IssueDepCha && b.keys > 0 {
+			// The issuing thread pushes the forward pass once it has
+			// passed the last iteration's keys (Funnel, ConCum).
+			b.emit(op{kind: opWaitMain, iter: it, layer: 0, phase: phaseForward, upto: int64(b.keys), cell: b.cell(it, 0, PassUpdate)})
+		}
 
 		// Forward pass, layer 0 to L-1.
 		var pending, dlrmPending []int // forward collectives still to wait for
@@ -1010,6 +1146,8 @@ func (b *builder) dataIteration(it int) error {
 					fused.Type = workload.CommAllReduce
 					fused.Bytes += c.Bytes
 					fusedLayers++
+				case b.overlap && c.Type == workload.CommAllReduce && (b.keyed || b.buckets != nil):
+					b.wtGradAllReduce(it, l)
 				case b.overlap:
 					prevWt[l] = b.issue(it, l, l, PassWtGrad, c)
 				case c.Type == workload.CommAllReduce:
@@ -1044,6 +1182,7 @@ func (b *builder) dataIteration(it int) error {
 			}
 		}
 
+		b.numberKeys()
 		if b.oneShot {
 			b.prevShot = -1
 			if fusedLayers > 0 { // issued now, waited for by the next forward pass
@@ -1132,28 +1271,19 @@ func (lp *loop) step(now rtl.Cycle) {
 			}
 			return
 		case opIssue:
-			id := o.colls[0]
-			c := &lp.colls[id]
-			c.issued, c.issuedAt = true, now
-			it.Collectives++
-			it.CollectiveBytes += c.bytes
-			lc := &it.Layers[c.cell]
-			lc.Collective, lc.CollectiveBytes = c.typ, c.bytes
-			s := it.ByType[c.typ]
-			s.Count++
-			s.Bytes += c.bytes
-			it.ByType[c.typ] = s
-			if lp.inflight++; lp.inflight == 1 {
-				lp.npu.SetCommBusy(now, true)
-			}
-			if err := lp.issue(now, id); err != nil {
-				lp.fail(fmt.Errorf("%s: issue the %s: %w", lp.where(o), lp.describe(id), err))
+			if err := lp.issueNow(now, o.colls[0]); err != nil {
+				lp.fail(fmt.Errorf("%s: issue the %s: %w", lp.where(o), lp.describe(o.colls[0]), err))
 				return
 			}
-		case opWait, opWaitAll, opWaitFinal:
+		case opPush:
+			lp.d.push(now, o.colls[0])
+		case opWait, opWaitAll, opWaitFinal, opWaitMain:
 			ids := o.colls
-			if o.kind == opWaitAll {
+			switch o.kind {
+			case opWaitAll:
 				ids = lp.undone()
+			case opWaitMain:
+				ids = lp.d.keys[min(lp.d.passed(), int(o.upto)):o.upto]
 			}
 			if !lp.ready(o, ids) {
 				if !lp.waiting {
@@ -1210,6 +1340,27 @@ func (lp *loop) step(now rtl.Cycle) {
 	}
 }
 
+// issueNow counts collective id in its iteration and issues it at now.
+func (lp *loop) issueNow(now rtl.Cycle, id int) error {
+	c := &lp.colls[id]
+	it := &lp.iters[c.iter]
+	c.issued, c.issuedAt = true, now
+	it.Collectives++
+	it.CollectiveBytes += c.bytes
+	if it.Layers != nil { // nil: dropped (Config.DropLayers)
+		lc := &it.Layers[c.cell]
+		lc.Collective, lc.CollectiveBytes = c.typ, c.bytes
+	}
+	s := it.ByType[c.typ]
+	s.Count++
+	s.Bytes += c.bytes
+	it.ByType[c.typ] = s
+	if lp.inflight++; lp.inflight == 1 {
+		lp.npu.SetCommBusy(now, true)
+	}
+	return lp.issue(now, id)
+}
+
 // issue issues collective id at now through the Comm: the one-shot
 // all-reduce, where the Comm is a ProgressComm, marked as the one-shot
 // and under gradient queuing with its progress reported, and a collective
@@ -1217,10 +1368,10 @@ func (lp *loop) step(now rtl.Cycle) {
 func (lp *loop) issue(now rtl.Cycle, id int) error {
 	c := &lp.colls[id]
 	pc, ok := lp.comm.(ProgressComm)
-	if !ok || !c.oneShot && c.group.All() {
+	if !ok || !c.oneShot && c.group.All() && c.sms == 0 {
 		return lp.comm.Issue(now, c.typ, c.bytes, lp.doneFunc(id))
 	}
-	o := IssueOptions{Done: lp.doneFunc(id), OneShot: c.oneShot, Group: c.group}
+	o := IssueOptions{Done: lp.doneFunc(id), OneShot: c.oneShot, Group: c.group, SMs: c.sms}
 	if c.oneShot && lp.b.upto != nil {
 		o.Progress = lp.progressFunc(id)
 	}
@@ -1230,8 +1381,11 @@ func (lp *loop) issue(now rtl.Cycle, id int) error {
 // ready reports whether wait o, for the collectives ids, is over: all
 // of them done, or for opWaitFinal its bytes reported final.
 func (lp *loop) ready(o *op, ids []int) bool {
-	if o.kind == opWaitFinal {
+	switch o.kind {
+	case opWaitFinal:
 		return lp.colls[o.colls[0]].final >= o.upto
+	case opWaitMain:
+		return int64(lp.d.passed()) >= o.upto
 	}
 	return lp.allDone(ids)
 }
@@ -1293,6 +1447,9 @@ func (lp *loop) doneFunc(id int) func(now rtl.Cycle) {
 		if lp.inflight--; lp.inflight == 0 {
 			lp.npu.SetCommBusy(now, false)
 		}
+		if c.key >= 0 {
+			lp.d.done(now)
+		}
 		lp.wake(now)
 	}
 }
@@ -1306,11 +1463,12 @@ func (lp *loop) allDone(ids []int) bool {
 	return true
 }
 
-// undone returns the issued collectives not yet done.
+// undone returns the collectives issued, or pushed to a keyed policy's
+// dispatcher, and not yet done.
 func (lp *loop) undone() []int {
 	var ids []int
 	for id := range lp.colls {
-		if lp.colls[id].issued && !lp.colls[id].done {
+		if c := &lp.colls[id]; (c.issued || c.pushed) && !c.done {
 			ids = append(ids, id)
 		}
 	}
@@ -1349,6 +1507,9 @@ func (lp *loop) describe(id int) string {
 			layers = "layer"
 		}
 		return fmt.Sprintf("%s %s of %d B (%d %s) of iteration %d", c.what(), c.typ, c.bytes, c.fusedLayers, layers, c.iter+1)
+	}
+	if c.fusedLayers > 1 { // a bucket (Fusion)
+		return fmt.Sprintf("%s %s of %d B (%d layers, the last layer %d (%s)) of iteration %d", c.what(), c.typ, c.bytes, c.fusedLayers, c.layer, lp.w.Layers[c.layer].Name, c.iter+1)
 	}
 	return fmt.Sprintf("%s %s of %d B of layer %d (%s) of iteration %d", c.what(), c.typ, c.bytes, c.layer, lp.w.Layers[c.layer].Name, c.iter+1)
 }

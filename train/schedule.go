@@ -89,6 +89,10 @@ type IssueOptions struct {
 	// Group is the communicator the collective runs over (Group.All:
 	// every NPU); bytes are per NPU, as for Issue.
 	Group Group
+	// SMs, when more than 0, is the communication SMs the collective asks
+	// for (a tensor-fusion plan's Bucket.SMs: LIBRA's allocation); 0 is
+	// the system's own.
+	SMs int
 }
 
 // ProgressComm is a Comm that can also report how much of a collective is

@@ -62,6 +62,16 @@ type partition struct {
 	names  []string
 }
 
+// groupOf returns the index of the group rank r is in (0 for every NPU).
+func (p *partition) groupOf(r int) int {
+	for i, g := range p.groups {
+		if slices.Contains(g, r) {
+			return i
+		}
+	}
+	return 0
+}
+
 // describe names the partition's groups for messages.
 func (p *partition) describe() string {
 	if p.groups == nil {

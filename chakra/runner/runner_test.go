@@ -47,6 +47,12 @@ func coll(id uint64, b int64, pg string, deps ...uint64) chakra.Node {
 	return n
 }
 
+// named is n named name.
+func named(n chakra.Node, name string) chakra.Node {
+	n.Name = name
+	return n
+}
+
 func set(ranks ...[]chakra.Node) *chakra.Set {
 	s := &chakra.Set{Name: "toy"}
 	for r, nodes := range ranks {
@@ -164,7 +170,7 @@ func TestProcessGroupsIssueOnTheirPartition(t *testing.T) {
 	s := set(
 		[]chakra.Node{coll(0, 64, "0")},
 		[]chakra.Node{coll(0, 64, "0")},
-		[]chakra.Node{comp(0, 200), coll(1, 64, "1", 0)},
+		[]chakra.Node{comp(0, 200), named(coll(1, 64, "1", 0), "ar0")}, // the same collective as rank 3's
 		[]chakra.Node{coll(0, 64, "1")},
 	)
 	res, c, err := runToy(t, s, 1000, g)
@@ -279,4 +285,22 @@ func TestRandomTracesEnd(t *testing.T) {
 			require.LessOrEqual(t, rk.ComputeCycles, int64(rk.End-res.Start), "case %d rank %d", i, r)
 		}
 	}
+}
+
+// The deadlock of the MXNet-MPI paper's Section 2.3 (Fig. 1): a layer
+// with two operators in parallel, whose gradients g2 and g3 (the same
+// size) are ready in different orders on two workers, each all-reducing
+// whichever is ready first on one communicator. Matched by order alone
+// they would pass (the same kind and size); their names tell them apart,
+// and the run stops naming both. Chained in one order on both (DepCha's
+// write chain) the same trace runs.
+func TestMismatchedOrderIsCaught(t *testing.T) {
+	worker := func(first, second string) []chakra.Node {
+		return []chakra.Node{comp(0, 10), named(coll(1, 64, "", 0), first), comp(2, 20), named(coll(3, 64, "", 2), second)}
+	}
+	_, _, err := runToy(t, set(worker("ar_g2", "ar_g3"), worker("ar_g3", "ar_g2")), 100, nil)
+	require.ErrorContains(t, err, "collective 1 on every NPU: rank 0 reaches node 1 (ar_g2) (an ALLREDUCE of 64 bytes), rank 1 node 1 (ar_g3) (an ALLREDUCE of 64 bytes): the ranks of a communicator must issue the same collectives in the same order")
+
+	_, _, err = runToy(t, set(worker("ar_g2", "ar_g3"), worker("ar_g2", "ar_g3")), 100, nil)
+	require.NoError(t, err)
 }

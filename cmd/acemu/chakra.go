@@ -70,6 +70,9 @@ func runTraceCompare(fs *pflag.FlagSet, wl, topo, sysList, format string, worker
 	if p.Micro != platform.Default().Micro {
 		return fail(fmt.Errorf("training.micro = %s: a Chakra trace is not a MICRO workload, and the mode says only how a MICRO workload issues its collectives, so it would change nothing; drop it", paramText(p, "training.micro")))
 	}
+	if set := changedIssueKeys(p); len(set) > 0 {
+		return fail(fmt.Errorf("%s: a Chakra trace fixes when each collective is issued and what it holds (docs/chakra.md), so issue policies and tensor fusion do not apply; drop it", strings.Join(set, ", ")))
+	}
 	ss, err := compare.PlatformSystems(splitList(sysList), p)
 	if err != nil {
 		return fail(fmt.Errorf("--systems: %w", err))

@@ -51,6 +51,10 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs.String("priority", defaultOf("training.priority"), "order of collectives competing for the network: lifo or fifo")
 	ccube := fs.String("ccube", "", "the C-Cube paper's configuration B, C1, C2, CC or R (its Section 6): sets the all-reduce's algorithm (double-tree, double-tree-overlapped or the ring), --schedule (oneshot or oneshot-chained) and, for the trees, the one-shot all-reduce as one chunk on every system but ACE (docs/training-loop.md, \"The one-shot as one chunk\"); for dgx1, the paper's machine")
 	schedule := fs.String("schedule", train.ScheduleLayerwise.String(), "when the overlapping systems all-reduce their weight gradients: "+strings.Join(train.Schedules(), ", ")+" (layerwise: each layer's after its back-prop, the ACE paper's; oneshot: one after back-prop, which the next forward pass waits for; oneshot-chained: the same with gradient queuing, each layer's forward waiting only for its own chunks; docs/training-loop.md)")
+	fs.String("policy", defaultOf("training.issue_policy"), "how the overlapping systems issue their weight-gradient all-reduces: eager (each when its gradients exist, the ACE paper's), funnel, concum (concum:K for K in flight; 2 by default) or depcha, the designs of the MXNet-MPI paper's Section 4 (docs/training-loop.md, \"Issue policies\")")
+	fs.String("key-order", defaultOf("training.key_order"), "the keys funnel, concum and depcha issue by: backward (key 0 is the first gradient back-prop produces) or forward (key 0 is the first layer's)")
+	fs.String("copy-bw", defaultOf("training.copy"), "under funnel, concum and depcha, the rate of each gradient's copy into its communication buffer, one copy at a time: none (all-reduced in place) or a bandwidth such as 16GB/s")
+	fs.String("fusion", defaultOf("training.fusion"), "tensor fusion: none, or a bucket size (e.g. 25MB): weight-gradient all-reduces fused in back-prop order until a bucket holds that many bytes")
 	format := fs.String("format", "table", "output: "+formats)
 	workers := intFlag(fs, "workers", 0, "systems simulated at once (default GOMAXPROCS)")
 	full := fs.Bool("full", false, "simulate every NPU even where one can stand for all (same results, slower; for checking)")
@@ -158,6 +162,9 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if err := unusedSchedule(sched, ss, w); err != nil {
+		return fail(err)
+	}
+	if err := unusedIssue(p, ss, w, sched); err != nil {
 		return fail(err)
 	}
 	uses := compare.Uses{Systems: ss, Workloads: []*workload.Workload{w}, Builtin: slices.Contains(workload.BuiltinNames(), *wl)}
@@ -350,7 +357,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if line := aceByPass(rep.Systems); line != "" {
 		res.notes = append(res.notes, line)
 	}
-	res.notes = append(res.notes, fmt.Sprintf("%s on %s (%d NPUs), %s, %s priority, memory policy %s%s; cycles at 1245 MHz; %s", rep.Workload, rep.Topology, rep.NPUs, units.Count(p.Iterations, "iteration"), rep.Policy, rep.Memory, scheduleNote(rep.Schedule), how))
+	res.notes = append(res.notes, fmt.Sprintf("%s on %s (%d NPUs), %s, %s priority, memory policy %s%s; cycles at 1245 MHz; %s", rep.Workload, rep.Topology, rep.NPUs, units.Count(p.Iterations, "iteration"), rep.Policy, rep.Memory, scheduleNote(rep.Schedule)+issueNote(rep), how))
 	if line, err := train.Describe(w, machine.Machine, opts.Micro); err != nil {
 		return fail(err)
 	} else if line != "" {
@@ -447,6 +454,20 @@ func scheduleNote(schedule string) string {
 		return ""
 	}
 	return ", schedule " + schedule
+}
+
+// issueNote names the issue policy and tensor fusion, when not the
+// defaults, for the run's settings line (", issue policy depcha, keys in
+// backward order, tensor fusion buckets of 25000000 B"); "" otherwise.
+func issueNote(rep *compare.Report) string {
+	s := ""
+	if rep.IssuePolicy != "" {
+		s += ", issue policy " + rep.IssuePolicy
+	}
+	if rep.Fusion != "" {
+		s += ", tensor fusion " + rep.Fusion
+	}
+	return s
 }
 
 // commandReport is the comparator's --format json document: the report,

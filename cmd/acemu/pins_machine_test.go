@@ -239,7 +239,7 @@ func TestPinnedComparator(t *testing.T) {
 	checkRunPins(t, []runPin{
 		{[]string{"--topo", "4x8x4", "--workload", "resnet50", "--format", "json", "--out", "@/out"}, []int64{5356944, 4647786, 7347868, 3432318, 3107874}, map[string]string{
 			"out/breakdown.svg":   "9faf8e9cf95921dd6710ce539eb7fd4b37a826758f5650677af9191b7219eb34",
-			"out/platform.yaml":   "70aa41d08b516b52af1fa4ca93508063678fd4729c73601a4d67cbbefad47548",
+			"out/platform.yaml":   "33d9bfec0908a6309a04edede627a94c761e28288adcd45add72494c179c20b4",
 			"out/result.csv":      "729e616bff667de73119914ec290f15e56a6c1c8838048f0bdc606d3ce52829e",
 			"out/summary.csv":     "7d049e953ade636af1ce6f060fe2dca7f8d90cc20b47101002d82e45cfe961a8",
 			"out/result.json":     "1cea76464291d11266b828333eab22bf31e9075ad2a5057be66f766eb8f57598",
@@ -509,20 +509,20 @@ func TestPinnedCommandOutputs(t *testing.T) {
 			"stdout": "1875983e92d16ea29b70172298999d22f7f8cb27f0fb010f8556e8ff520d8b70",
 		}},
 		{[]string{"config", "dump"}, nil, map[string]string{
-			"stdout": "f9a65dfd7f4ccedfd213886a71a19c1919d3f48ee8597fea8073f2f7cf06610b",
+			"stdout": "4eb4a1c1603c93acb5ee7e37c1860c4eb216d81cb87d6b80ce3154db81de4cb7",
 		}},
 		{[]string{"sweep", "--workload", "dlrm,../../testdata/astrasim/DLRM_HybridParallel.txt", "--topo", "4x2x2,4x4x2", "--set", "ace.sram=1MiB,4MiB", "--format", "csv"}, nil, map[string]string{
 			"stdout": "9615a4122404d713f3aa0bdeaa8fca2a6dfd693ccdab81d2e73c13596b957d4c",
 		}},
 		{[]string{"sweep", "--workload", "dlrm", "--topo", "4x2x2", "--set", "ace.fsms=8,16", "--systems", "ace,ideal", "--format", "json", "--out", "@/sweep"}, nil, map[string]string{
-			"stdout":                   "b2d4832b59f64c47145702e5f65d1ce7ac695ee51cc9594770c397b4f0889202",
+			"stdout":                   "d1abf08462e2f844b0d5941469a84042fc26c762b412cf858fb248e93119f0c6",
 			"sweep/aggregate.csv":      "9e269c0a6ee5facb415b6d0b1f1f771e0d5319e6b35a6968be6b6f98ba9e13d2",
-			"sweep/points/000000.json": "a27fd89b5c85c6a1a945f11d2d539d1fd176c3102d9ddd3401e0e962a8e803b4",
-			"sweep/points/000001.json": "6fd293c49e39da891552d7bf245cf20b76606df2546f6d6e5f461f850aaed7f4",
+			"sweep/points/000000.json": "2cdb9db1f35ec221031abccf0845f0fd7a804b2b8e8b2ed04784c6d96cf3810c",
+			"sweep/points/000001.json": "5d059381fdf0d6e9bf67717cdd6c6f220d2290c9afd4d929d4b73303953b2940",
 			"sweep/result.csv":         "f99d73c51a19535fd85e91934487edb81d554dfabbec3c6fe1967adfc8367b44",
-			"sweep/result.json":        "b2d4832b59f64c47145702e5f65d1ce7ac695ee51cc9594770c397b4f0889202",
+			"sweep/result.json":        "d1abf08462e2f844b0d5941469a84042fc26c762b412cf858fb248e93119f0c6",
 			"sweep/result.txt":         "3d71f49aa252a687ca576a40d0a8a6db234dc77504b6051e6a366955237ef82d",
-			"sweep/sweep.json":         "22f87e808f3f6a3fdbb4ad96ce48fb9d64d92dcf59b3fc5d1fbe7e595e6de718",
+			"sweep/sweep.json":         "e436aa2c8e1af5fc013feb9b7d7b47761ded00a5fb1e3e3003b9a616ef55c4b0",
 		}},
 		{[]string{"reproduce", "fig4", "--topos", "4x2x1", "--size", "8MB", "--format", "json"}, nil, map[string]string{
 			"stdout": "32ea5202384a3ad6f466a78182e198048152b286b7390c0e580a1ab6bb3a0c74",
@@ -544,14 +544,14 @@ func TestPinnedCommandOutputs(t *testing.T) {
 		}},
 		{[]string{"reproduce", "fig11", "--topos", "4x2x2,4x4x2", "--workloads", "dlrm", "--format", "json", "--out", "@/fig11"}, nil, map[string]string{
 			"fig11/fig11.svg":                "dbf26a3866bc9500b5f8fd1ba6cd71615ec7ec7d87ad1a8080809fb9b5cdf92d",
-			"fig11/platform.yaml":            "70aa41d08b516b52af1fa4ca93508063678fd4729c73601a4d67cbbefad47548",
+			"fig11/platform.yaml":            "33d9bfec0908a6309a04edede627a94c761e28288adcd45add72494c179c20b4",
 			"fig11/result.csv":               "1b61902285e4552f8f1147e4352f7a8aa46f4bae1de9d5ee2ea571e2f8fd63f3",
 			"fig11/result.json":              "1bd2847039fa8e2610f58ddd89a3b7eae119d3b4a4ec27da4405a02cd7426f3a",
 			"fig11/result.txt":               "faf197b1fcb7886e2876604e89fff6851601d80bb8c052a9fb25f0d3e3a302ab",
 			"fig11/summary.csv":              "b7d6b4a0cd1b3d425f1a0f5022b7589dc9366578a0e58dbdc4fbe73494eb1a21",
-			"fig11/sweep/points/000000.json": "ec46ede8274434d8d50d421ffa6f3bf24a7f78bc93811b5017ac0b54ebbfd02d",
-			"fig11/sweep/points/000001.json": "bfe38bf33180cd4184f309b7e98829ee517a724fbd16a17f49f44532f3df3817",
-			"fig11/sweep/sweep.json":         "254d724e16f82d8b454eb6281b065d19f8ba395dd0049a9a11f0770b4c973c02",
+			"fig11/sweep/points/000000.json": "5eb4c0d81b8287673e67cced81f7e7ffe46f56f74439ec35d250ac4420c88e59",
+			"fig11/sweep/points/000001.json": "2710a2457b01831bde8785a570db09d5826f524e1030c82b5dcbcea20b293d04",
+			"fig11/sweep/sweep.json":         "4583f26b1c61bba80f87bcbaeb5473e2e0c623ac90f6fd7f41c09696c08b30c6",
 			"stdout":                         "1bd2847039fa8e2610f58ddd89a3b7eae119d3b4a4ec27da4405a02cd7426f3a",
 		}},
 		{[]string{"--workload", "dlrm", "--topo", "4x2x2", "--systems", "ace,baseline-commopt", "--iterations", "1", "--timeseries", "@/util.csv", "--per-layer", "@/layers.json", "--trace", "@/trace.json", "--pcap", "@/run.pcap", "--format", "json"}, []int64{76112, 142164}, map[string]string{
@@ -566,7 +566,7 @@ func TestPinnedCommandOutputs(t *testing.T) {
 		{[]string{"--workload", "dlrm", "--topo", "4x2x2", "--systems", "ace,ideal", "--iterations", "1", "--per-layer", "@/layers.csv", "--out", "@/out", "--format", "csv"}, nil, map[string]string{
 			"layers.csv":          "c33d3eff1df67ec3ca83fa03b90a1f21fae05bbf6cd6011e7ba4998545711475",
 			"out/breakdown.svg":   "c45e04763d10056e0f69736950834c00de8a240ca08380a16fcc2c2c0640f155",
-			"out/platform.yaml":   "e59622a4a0d0e0a7c8441eec97d03c72922ac699b41c2b43757b1ae3a42fed27",
+			"out/platform.yaml":   "efcffa4a4c05c14f2c75ddbefdf006d63a338b79d9e29479aec87057266c9aee",
 			"out/result.csv":      "993ec444dc5c7e35b991ad73a1dc8fa2dd80d930313364d3b5d060d3e1b8c84a",
 			"out/result.json":     "7a576a89a37cc5db14c7745a632dfc5b5e6435b6d6489bda29e8c84e797888d6",
 			"out/result.txt":      "9190007e967be8c9778c5cfb19fc7b35fd5913db25acf953457458105895f73c",
@@ -584,7 +584,7 @@ func TestPinnedCommandOutputs(t *testing.T) {
 			"trace.json": "0d6d6fb6eef295ad9f9261332629c199b2af8deb380465e4dfcbfa37f56283c5",
 		}},
 		{[]string{"collective", "--topo", "4x2x2", "--size", "1MiB", "--system", "baseline-commopt", "--full", "--trace", "@/trace.json", "--trace-npus", "all", "--pcap", "@/run.pcap", "--out", "@/out"}, nil, map[string]string{
-			"out/platform.yaml": "70aa41d08b516b52af1fa4ca93508063678fd4729c73601a4d67cbbefad47548",
+			"out/platform.yaml": "33d9bfec0908a6309a04edede627a94c761e28288adcd45add72494c179c20b4",
 			"out/result.csv":    "4f73230f2b69b7350b404a9be076c97a685332f51b0e138a443c2d5ad3305943",
 			"out/result.json":   "44e4ecb62ee996b6cd3fedcaf45dbd60efb74a0aca557bb30fc0368e03348780",
 			"out/result.txt":    "32a6b629471cd000427429eab54c904bc7255b4e98eb7567d0735223e56bcdfb",

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -10,7 +11,9 @@ import (
 	"github.com/acemu/acemu/compare"
 	"github.com/acemu/acemu/internal/limited"
 	"github.com/acemu/acemu/platform"
+	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/topology"
+	"github.com/acemu/acemu/train"
 	"github.com/acemu/acemu/workload"
 )
 
@@ -33,6 +36,7 @@ var flagKeys = map[string]string{
 	"ace-mem-bw": "ace.mem_bw", "iterations": "training.iterations", "priority": "training.priority",
 	"memory-policy": "training.memory_policy", "chunk": "afi.chunk", "message": "afi.message",
 	"compute": "training.compute", "batch": "training.batch",
+	"policy": "training.issue_policy", "key-order": "training.key_order", "copy-bw": "training.copy", "fusion": "training.fusion",
 }
 
 // build is the platform of a run: the defaults, then the file, then each
@@ -252,6 +256,57 @@ func unusedMicro(p platform.Platform, w *workload.Workload) error {
 		return nil
 	}
 	return fmt.Errorf("training.micro = %s: workload %s is %s, not MICRO, and the mode says only how a MICRO workload issues its collectives, so it would change nothing; drop it", paramText(p, "training.micro"), w.Name, w.Parallelism)
+}
+
+// issueKeys are the parameters of how the training loop issues and fuses
+// data parallelism's weight-gradient all-reduces (docs/training-loop.md,
+// "Issue policies", "Tensor fusion").
+var issueKeys = []string{"training.issue_policy", "training.key_order", "training.copy", "training.fusion"}
+
+// changedIssueKeys returns the issue keys p sets otherwise than the
+// defaults, as "key = value".
+func changedIssueKeys(p platform.Platform) []string {
+	d := platform.Default()
+	var out []string
+	for _, k := range issueKeys {
+		if v := paramText(p, k); v != paramText(d, k) {
+			out = append(out, k+" = "+v)
+		}
+	}
+	return out
+}
+
+// unusedIssue refuses an issue policy, key order, copy rate or fusion that
+// would change nothing, or that the workload cannot take: no system in ss
+// overlaps communication with compute (BaselineNoOverlap fuses every
+// weight-gradient all-reduce into one), w is not data-parallel or has no
+// weight-gradient all-reduce, a one-shot schedule (which fuses them all),
+// a key order or copies without a keyed policy.
+func unusedIssue(p platform.Platform, ss []systems.System, w *workload.Workload, sched train.Schedule) error {
+	set := changedIssueKeys(p)
+	if len(set) == 0 {
+		return nil
+	}
+	what := strings.Join(set, ", ")
+	keyed := p.Issue.Kind != train.IssueEager
+	switch {
+	case slices.ContainsFunc(ss, func(s systems.System) bool { return s.Libra != systems.LibraNone }) &&
+		!slices.ContainsFunc(ss, func(s systems.System) bool { return s.Overlap && s.Libra == systems.LibraNone }):
+		return fmt.Errorf("%s: LIBRA's systems issue their all-reduces by their own plan (chained in their groups, docs/libra.md), and no other system in --systems overlaps communication with compute; add one or drop it", what)
+	case !slices.ContainsFunc(ss, func(s systems.System) bool { return s.Overlap }):
+		return fmt.Errorf("%s: no system in --systems overlaps communication with compute, and baseline-nooverlap fuses every weight-gradient all-reduce into one at the end of back-prop whatever the policy (docs/training-loop.md); add an overlapping system or drop it", what)
+	case w.Parallelism != workload.ParallelismData && w.Parallelism != workload.ParallelismHybridDLRM:
+		return fmt.Errorf("%s: issue policies and tensor fusion order data parallelism's weight-gradient all-reduces (docs/training-loop.md, \"Issue policies\"), and workload %s is %s (docs/parallelism.md); drop it", what, w.Name, w.Parallelism)
+	case train.OneShotBytes(w) == 0:
+		return fmt.Errorf("%s: workload %s has no weight-gradient all-reduce, so it would change nothing; drop it", what, w.Name)
+	case sched.OneShot():
+		return fmt.Errorf("%s: --schedule %s already fuses every weight-gradient all-reduce into one, issued at the end of back-prop; drop it or use --schedule %s", what, sched, train.ScheduleLayerwise)
+	case !keyed && p.Issue.Keys != train.KeysBackward:
+		return fmt.Errorf("training.key_order = %s: only funnel, concum and depcha issue by key, and training.issue_policy is eager; set the policy too, or drop the key order", p.Issue.Keys)
+	case !keyed && p.Issue.CopyGBps != nil:
+		return fmt.Errorf("training.copy = %s: only funnel, concum and depcha copy gradients into communication buffers, and training.issue_policy is eager; set the policy too, or drop the copy", paramText(p, "training.copy"))
+	}
+	return nil
 }
 
 // unusedLinkKeys refuses a link key the platform sets (links.CLASS.bandwidth
