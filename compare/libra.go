@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"math/big"
+	"slices"
 
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/contend"
@@ -141,12 +142,19 @@ func libraPlan(o Options, sys systems.System) (*LibraPlan, error) {
 	var threads []int
 	switch sys.Libra {
 	case systems.LibraAllocate:
-		a, err := libra.Allocate(model, layers, curves.SMs(), LibraChunks)
+		if groups, err = fixedGroups(w, o.Fusion); err != nil {
+			return nil, err
+		}
+		fused := make([]libra.Layer, len(groups))
+		for i, g := range groups {
+			for j := g[0]; j <= g[1]; j++ {
+				fused[i].Compute += layers[j].Compute
+				fused[i].Grad += layers[j].Grad
+			}
+		}
+		a, err := libra.Allocate(model, fused, curves.SMs(), LibraChunks)
 		if err != nil {
 			return nil, fmt.Errorf("LIBRA-M's allocation: %w", err)
-		}
-		for i := range layers {
-			groups = append(groups, [2]int{i, i})
 		}
 		threads, p.Bound, p.Predicted = a.Threads, a.Time, a.Hat.Total
 	case systems.LibraFuse:
@@ -162,15 +170,16 @@ func libraPlan(o Options, sys systems.System) (*LibraPlan, error) {
 	default:
 		return nil, fmt.Errorf("%s: not a LIBRA system", sys.Name)
 	}
+	hasAR := func(l int) bool { return w.Layers[l].WtGradComm.Type == workload.CommAllReduce }
 	for i, g := range groups { // a group without an all-reduce has nothing to issue
 		var lg LibraGroup
 		for j := g[0]; j <= g[1]; j++ {
-			if layers[j].Grad > 0 {
+			if hasAR(L - 1 - j) {
 				lg.Layers = append(lg.Layers, L-1-j)
 				lg.Bytes += layers[j].Grad
 			}
 		}
-		if lg.Bytes > 0 {
+		if len(lg.Layers) > 0 {
 			lg.SMs = threads[i]
 			p.Groups = append(p.Groups, lg)
 		}
@@ -216,4 +225,43 @@ func (p *LibraPlan) check(o Options, fold bool) error {
 		}
 	}
 	return nil
+}
+
+// fixedGroups is LIBRA-M's fixed fusion plan, as ranges of LIBRA's
+// layers (0-based, in backward order): the buckets fusion makes of w's
+// weight-gradient all-reduces (--fusion, train.WtGradBuckets), each with
+// the layers without one before it in back-prop, the layers after the
+// last bucket a group of compute alone; without fusion, every layer its
+// own group.
+func fixedGroups(w *workload.Workload, f train.Fusion) ([][2]int, error) {
+	L := len(w.Layers)
+	buckets, err := train.WtGradBuckets(w, f)
+	if err != nil {
+		return nil, err
+	}
+	var groups [][2]int
+	if buckets == nil {
+		for i := range L {
+			groups = append(groups, [2]int{i, i})
+		}
+		return groups, nil
+	}
+	next := 0 // the first of LIBRA's layers not in a group yet
+	for _, b := range buckets {
+		end := next
+		for _, l := range b.Layers {
+			end = max(end, L-1-l)
+		}
+		for j := next; j <= end; j++ {
+			if l := L - 1 - j; w.Layers[l].WtGradComm.Type == workload.CommAllReduce && !slices.Contains(b.Layers, l) {
+				return nil, fmt.Errorf("LIBRA-M's fixed plan: the fusion's bucket of layers %v leaves out layer %s between them; LIBRA fuses consecutive layers", b.Layers, w.Layers[l].Name)
+			}
+		}
+		groups = append(groups, [2]int{next, end})
+		next = end + 1
+	}
+	if next < L {
+		groups = append(groups, [2]int{next, L - 1})
+	}
+	return groups, nil
 }

@@ -233,3 +233,37 @@ func TestLibraOneGroupIsExact(t *testing.T) {
 	require.Equal(t, want, r.BackpropCycles)
 	require.InDelta(t, float64(want), p.Predicted, 1e-6)
 }
+
+// LIBRA-M's fixed plan from the fusion setting: layers l0 (all-reduce of
+// 100 B), l1 (none), l2 and l3 (100 B each); LIBRA's layers in backward
+// order are l3, l2, l1, l0 (0 to 3). Buckets of 150 B: l3 (100), l2 (200,
+// closes), then l0, the last: groups {l3, l2} = [0, 1] and {l1, l0} =
+// [2, 3] (l1's compute before l0's gradients). One bucket of them all:
+// [0, 3]. The explicit plan {l3}, {l2, l0}: [0, 0], [1, 3]; {l3, l0},
+// {l2} are not consecutive (the plan is taken in back-prop's order, {l2} first).
+func TestLibraMFixedGroups(t *testing.T) {
+	ar := workload.Comm{Type: workload.CommAllReduce, Bytes: 100}
+	w := &workload.Workload{Name: "four", Layers: []workload.Layer{{Name: "l0", WtGradComm: ar}, {Name: "l1"}, {Name: "l2", WtGradComm: ar}, {Name: "l3", WtGradComm: ar}}}
+	for _, tc := range []struct {
+		name string
+		f    train.Fusion
+		want [][2]int
+		err  string
+	}{
+		{"none", train.Fusion{}, [][2]int{{0, 0}, {1, 1}, {2, 2}, {3, 3}}, ""},
+		{"150 B", train.Fusion{BucketBytes: 150}, [][2]int{{0, 1}, {2, 3}}, ""},
+		{"all", train.Fusion{BucketBytes: 1000}, [][2]int{{0, 3}}, ""},
+		{"plan", train.Fusion{Buckets: []train.Bucket{{Layers: []int{3}}, {Layers: []int{2, 0}}}}, [][2]int{{0, 0}, {1, 3}}, ""},
+		{"not consecutive", train.Fusion{Buckets: []train.Bucket{{Layers: []int{3, 0}}, {Layers: []int{2}}}}, nil, "leaves out layer l3 between them"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := fixedGroups(w, tc.f)
+			if tc.err != "" {
+				require.ErrorContains(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.want, got)
+		})
+	}
+}

@@ -2,8 +2,10 @@
 # Reruns the LIBRA experiments of docs/validation.md ("LIBRA's baseline"):
 # E1 and E2 (opt-in tests), E3 (the built-in data-parallel workloads and
 # ASTRA-sim's ResNet-50 on 8 NPUs) and E4 (ResNet-50 from 16 to 1024 NPUs),
-# printing each comparison as JSON lines of name, backward and iteration
-# cycles. Needs jq. Runs one thing at a time; about an hour on a shared
+# printing each comparison as JSON lines of name, back-propagation cycles
+# (one iteration: from its start to the last all-reduce's end, LIBRA's
+# backward time), iteration cycles and, for LIBRA's systems, the model's
+# prediction and the groups (layers, SMs). Needs jq. Runs one thing at a time; about an hour on a shared
 # 2-core machine.
 #
 #   bash scripts/libra-experiments.sh [e1|e2|e3|e4]…   (none: all four)
@@ -13,7 +15,7 @@ export GOFLAGS=-buildvcs=false
 go build -o /tmp/acemu-libra ./cmd/acemu
 what=("$@")
 [ ${#what[@]} -gt 0 ] || what=(e1 e2 e3 e4)
-row='.systems[] | {name, backprop: (.backprop_pass_cycles / .iterations), iteration: .iteration_cycles, predicted: .libra.predicted_backward_cycles, groups: (.libra.groups // [] | map({layers: (.layers | length), sms}))}'
+row='.systems[] | {name, backprop: .backprop_pass_cycles, iteration: .iteration_cycles, predicted: .libra.predicted_backward_cycles, groups: (.libra.groups // [] | map([(.layers | length), .sms]))}'
 for e in "${what[@]}"; do
 	case $e in
 	e1) ACEMU_LIBRA_E1=1 go test ./libra/measure -run TestE1ContentionSweep -v -count=1 -timeout 60m ;;
@@ -21,17 +23,17 @@ for e in "${what[@]}"; do
 	e3)
 		for w in resnet50 gnmt testdata/astrasim/Resnet50_DataParallel.txt; do
 			echo "E3 $w, shared memory"
-			/tmp/acemu-libra --topo 2x2x2 --workload "$w" --format json \
+			/tmp/acemu-libra --topo 2x2x2 --workload "$w" --iterations 1 --format json \
 				--systems baseline-nooverlap,baseline-commopt,baseline-compopt,baseline-libra,baseline-libra-fusion,ace,ideal | jq -c "$row"
 			echo "E3 $w, partition (contention-free baseline)"
-			/tmp/acemu-libra --topo 2x2x2 --workload "$w" --format json --memory-policy partition \
+			/tmp/acemu-libra --topo 2x2x2 --workload "$w" --iterations 1 --format json --memory-policy partition \
 				--systems baseline-commopt,baseline-compopt | jq -c "$row"
 		done
 		;;
 	e4)
 		for t in 4x2x2 4x4x4 4x8x4 8x8x8 8x16x8; do
 			echo "E4 resnet50 on $t"
-			/tmp/acemu-libra --topo "$t" --workload resnet50 --format json \
+			/tmp/acemu-libra --topo "$t" --workload resnet50 --iterations 1 --format json \
 				--systems baseline-commopt,baseline-libra,baseline-libra-fusion,ace,ideal | jq -c "$row"
 		done
 		;;

@@ -291,8 +291,9 @@ func unusedIssue(p platform.Platform, ss []systems.System, w *workload.Workload,
 	keyed := p.Issue.Kind != train.IssueEager
 	switch {
 	case slices.ContainsFunc(ss, func(s systems.System) bool { return s.Libra != systems.LibraNone }) &&
-		!slices.ContainsFunc(ss, func(s systems.System) bool { return s.Overlap && s.Libra == systems.LibraNone }):
-		return fmt.Errorf("%s: LIBRA's systems issue their all-reduces by their own plan (chained in their groups, docs/libra.md), and no other system in --systems overlaps communication with compute; add one or drop it", what)
+		!slices.ContainsFunc(ss, func(s systems.System) bool { return s.Overlap && s.Libra == systems.LibraNone }) &&
+		(len(set) > 1 || !p.Fusion.On() || !slices.ContainsFunc(ss, func(s systems.System) bool { return s.Libra == systems.LibraAllocate })):
+		return fmt.Errorf("%s: LIBRA's systems issue their all-reduces by their own plan (chained in their groups; baseline-libra takes only the fusion, as its fixed plan: docs/libra.md), and no other system in --systems overlaps communication with compute; add one or drop it", what)
 	case !slices.ContainsFunc(ss, func(s systems.System) bool { return s.Overlap }):
 		return fmt.Errorf("%s: no system in --systems overlaps communication with compute, and baseline-nooverlap fuses every weight-gradient all-reduce into one at the end of back-prop whatever the policy (docs/training-loop.md); add an overlapping system or drop it", what)
 	case w.Parallelism != workload.ParallelismData && w.Parallelism != workload.ParallelismHybridDLRM:
