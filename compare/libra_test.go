@@ -267,3 +267,32 @@ func TestLibraMFixedGroups(t *testing.T) {
 		})
 	}
 }
+
+// A LIBRA system is refused before any run where its plan has no meaning.
+func TestLibraRefused(t *testing.T) {
+	shape, err := torus.Parse("2x2x1")
+	require.NoError(t, err)
+	w := timedWorkload([4]int64{1000, 1000, 1000, 64 << 10})
+	libraOn := func(kind systems.Kind) systems.System {
+		s := presets(t, "baseline-libra")[0]
+		s.Kind = kind
+		return s
+	}
+	for _, tc := range []struct {
+		name string
+		o    Options
+		want string
+	}{
+		{"on the ideal endpoint", Options{Systems: []systems.System{libraOn(systems.Ideal)}, Memory: contend.Share}, "baseline-libra: LIBRA's plan gives SMs to the SM-driven baseline's collectives, and this system is ideal"},
+		{"on ACE", Options{Systems: []systems.System{libraOn(systems.ACE)}, Memory: contend.Share}, "this system is ace"},
+		{"under partition", Options{Systems: presets(t, "baseline-libra-fusion"), Memory: contend.Partition}, "under --memory-policy partition compute keeps its SMs"},
+		{"one-shot", Options{Systems: presets(t, "baseline-libra"), Memory: contend.Share, Schedule: train.ScheduleOneShot}, "drop the oneshot schedule for it"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := tc.o
+			o.Machine, o.Workload = topology.Torus(shape), w
+			_, err := Run(o)
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+}
