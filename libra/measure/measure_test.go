@@ -74,7 +74,7 @@ func setup(t *testing.T, sms []int) Setup {
 // beside it and a faster all-reduce; an all-reduce beside computation no
 // faster than alone; and the model's curves are the points, scaled. (At
 // a reference of 1 MiB the all-reduce alone is not: 62,050 cycles on 4
-// SMs, 64,398 on 8; docs/libra.md, "Measured".)
+// SMs, 64,398 on 8; docs/libra.md, "Measured curves".)
 func TestCurvesAreMonotone(t *testing.T) {
 	c, err := Measure(setup(t, nil))
 	require.NoError(t, err)
