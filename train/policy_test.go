@@ -1,7 +1,9 @@
 package train
 
 import (
+	"fmt"
 	"math/big"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -349,5 +351,82 @@ func TestIssuePolicyRefusals(t *testing.T) {
 			_, err := Run(rtl.NewKernel(), tc.w, cfg, &psComm{})
 			require.ErrorContains(t, err, tc.err)
 		})
+	}
+}
+
+// The ordering rules of each design (the MXNet-MPI paper, Section 4), on
+// random one-iteration jobs: back-prop's gradients come at known cycles
+// (no forward compute; each layer's weight- and input-gradient compute
+// in turn), copies take their bytes at 20 B a cycle. Funnel: issued in
+// key order, each at least a copy after the one before ended, one in
+// flight. ConCum(K): in key order, at most K in flight, and after each
+// key k with k % K = 0 nothing issued before every earlier one ended.
+// DepCha: in key order, each after the one before ended and a copy after
+// its gradient. Every design: each issued at least a copy after its
+// gradient exists.
+func TestIssuePolicyRules(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 33))
+	for trial := 0; trial < 60; trial++ {
+		n := 2 + rng.IntN(7)
+		var layers []workload.Layer
+		for l := 0; l < n; l++ {
+			layers = append(layers, workload.Layer{Name: fmt.Sprintf("l%d", l), InGrad: work(int64(rng.IntN(200))), WtGrad: work(int64(1 + rng.IntN(300))),
+				WtGradComm: ar(int64(20 * (1 + rng.IntN(100))))})
+		}
+		w := dataWorkload(layers...)
+		// Gradient of layer l: back-prop runs wt(L-1), in(L-1), …, wt(0).
+		ready := make([]rtl.Cycle, n)
+		var at rtl.Cycle
+		for l := n - 1; l >= 0; l-- {
+			at += rtl.Cycle(layers[l].WtGrad.Cycles)
+			ready[l] = at
+			if l > 0 {
+				at += rtl.Cycle(layers[l].InGrad.Cycles)
+			}
+		}
+		pol := IssuePolicy{Kind: IssueKind(1 + rng.IntN(3)), CopyGBps: copy50}
+		if pol.Kind == IssueConCum {
+			pol.Outstanding = 1 + rng.IntN(3)
+		}
+		if rng.IntN(2) == 1 {
+			pol.Keys = KeysForward
+		}
+		keys := make([]int, n) // key k's layer
+		for k := range keys {
+			keys[k] = n - 1 - k
+			if pol.Keys == KeysForward {
+				keys[k] = k
+			}
+		}
+		_, c := runPolicy(t, w, 1, pol, Fusion{})
+		require.Len(t, c.issued, n, "trial %d", trial)
+		name := fmt.Sprintf("trial %d, %s, %d layers", trial, pol, n)
+		for k, j := range c.issued {
+			l := keys[k]
+			copyCycles := rtl.Cycle(layers[l].WtGradComm.Bytes / 20)
+			require.Equal(t, layers[l].WtGradComm.Bytes, j.bytes, "%s: key %d issued in key order", name, k)
+			require.GreaterOrEqual(t, j.at, ready[l]+copyCycles, "%s: key %d after its gradient and its copy", name, k)
+			if k == 0 {
+				continue
+			}
+			prev := c.issued[k-1]
+			switch pol.Kind {
+			case IssueFunnel:
+				require.GreaterOrEqual(t, j.at, prev.end+copyCycles, "%s: key %d's copy starts once key %d returned", name, k, k-1)
+			case IssueDepCha:
+				require.GreaterOrEqual(t, j.at, prev.end, "%s: key %d chained after key %d", name, k, k-1)
+			case IssueConCum:
+				if (k-1)%pol.Outstanding == 0 { // the barrier after key k-1
+					for _, e := range c.issued[:k] {
+						require.GreaterOrEqual(t, j.at, e.end, "%s: key %d after the barrier", name, k)
+					}
+				}
+			}
+		}
+		most := 1
+		if pol.Kind == IssueConCum {
+			most = pol.Outstanding
+		}
+		require.LessOrEqual(t, inFlight(c.issued), most, name)
 	}
 }
