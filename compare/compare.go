@@ -605,6 +605,9 @@ func (c comm) IssueWith(now rtl.Cycle, t workload.CommType, bytes int64, o train
 	if err != nil {
 		return err
 	}
+	if o.SMs > 0 {
+		return fmt.Errorf("a collective asking for %d communication SMs of its own: the comparator's systems run every collective with their own SMs (Table VI); drop the fusion plan's SMs", o.SMs)
+	}
 	padded := PaddedBytes(bytes, o.Group.NPUs(c.npus))
 	ao := afi.IssueOptions{Done: o.Done, Progress: o.Progress, Group: o.Group.Span, Groups: o.Group.Groups}
 	if o.OneShot && c.whole {
