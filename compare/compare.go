@@ -608,7 +608,9 @@ func (c comm) Issue(now rtl.Cycle, t workload.CommType, bytes int64, done func(n
 
 // IssueWith issues the collective padded (PaddedBytes, to a whole element
 // per NPU of its group) over its group, its progress reported as the AFI
-// reports it (afi.IssueOptions.Progress).
+// reports it (afi.IssueOptions.Progress), on the communication SMs it asks
+// for (a fusion plan's Bucket.SMs, LIBRA's allocation: the baseline runs
+// it on them, ACE and the ideal endpoint refuse; afi.IssueOptions.SMs).
 func (c comm) IssueWith(now rtl.Cycle, t workload.CommType, bytes int64, o train.IssueOptions) error {
 	op, err := commOf(t)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/topology"
+	"github.com/acemu/acemu/train"
 	"github.com/acemu/acemu/workload"
 )
 
@@ -38,7 +39,9 @@ var algorithmComm = map[string]workload.CommType{
 // (baseline.*) without a baseline system; a collective's algorithm
 // (collectives.*) that no workload issues; the compute regime and batch
 // (training.compute, training.batch) of the built-in workloads with none
-// of them. The caller names the key and the fix. (ACE's keys, ace.*, and
+// of them; the issue policy and fusion (training.issue_policy, key_order,
+// copy, fusion) with no overlapping system or data-parallel workload with
+// weight-gradient all-reduces. The caller names the key and the fix. (ACE's keys, ace.*, and
 // training.mem_bound_share have their own checks, whose messages say
 // more.)
 func (r Uses) Unused(key string) string {
@@ -56,6 +59,15 @@ func (r Uses) Unused(key string) string {
 				article = "an"
 			}
 			return fmt.Sprintf("no workload (%s) issues %s %s", workloadNames(r.Workloads), article, op)
+		}
+	case key == "training.issue_policy" || key == "training.key_order" || key == "training.copy" || key == "training.fusion":
+		if !slices.ContainsFunc(r.Systems, func(s systems.System) bool { return s.Overlap }) {
+			return fmt.Sprintf("it orders the weight-gradient all-reduces of systems that overlap them with compute (docs/training-loop.md, \"Issue policies\"), and the systems (%s) include none", systemNames(r.Systems))
+		}
+		if !slices.ContainsFunc(r.Workloads, func(w *workload.Workload) bool {
+			return (w.Parallelism == workload.ParallelismData || w.Parallelism == workload.ParallelismHybridDLRM) && train.OneShotBytes(w) > 0
+		}) {
+			return fmt.Sprintf("it orders data parallelism's weight-gradient all-reduces, and no workload (%s) is data-parallel with any", workloadNames(r.Workloads))
 		}
 	case key == "training.compute" || key == "training.batch":
 		if !r.Builtin {

@@ -842,7 +842,8 @@ type builder struct {
 	micro     int
 	// keyed is whether a keyed policy issues the weight-gradient
 	// all-reduces (lp.d); buckets are the fusion plan (WtGradBuckets, nil:
-	// one a layer), bucketOf each layer's bucket or -1; iterKeys the
+	// one a layer), bucketOf each layer's bucket (read only for layers
+	// with a weight-gradient all-reduce); iterKeys the
 	// iteration's keyed collectives in the order back-prop pushes them,
 	// keys how many keys the program has so far.
 	keyed    bool
@@ -1283,7 +1284,7 @@ func (lp *loop) step(now rtl.Cycle) {
 			case opWaitAll:
 				ids = lp.undone()
 			case opWaitMain:
-				ids = lp.d.keys[min(lp.d.passed(), int(o.upto)):o.upto]
+				ids = lp.d.keys[min(lp.d.firstUndone(), int(o.upto)):o.upto] // those in flight, and those the thread has yet to pass
 			}
 			if !lp.ready(o, ids) {
 				if !lp.waiting {
@@ -1368,6 +1369,9 @@ func (lp *loop) issueNow(now rtl.Cycle, id int) error {
 func (lp *loop) issue(now rtl.Cycle, id int) error {
 	c := &lp.colls[id]
 	pc, ok := lp.comm.(ProgressComm)
+	if !ok && c.sms > 0 {
+		return fmt.Errorf("the collective asks for %d communication SMs of its own (a fusion plan's Bucket.SMs), and this Comm (%T) takes no options (train.ProgressComm); drop the plan's SMs", c.sms, lp.comm)
+	}
 	if !ok || !c.oneShot && c.group.All() && c.sms == 0 {
 		return lp.comm.Issue(now, c.typ, c.bytes, lp.doneFunc(id))
 	}
@@ -1552,6 +1556,9 @@ func (lp *loop) stuck() error {
 			if !lp.colls[id].done {
 				c := &lp.colls[id]
 				what := fmt.Sprintf("the %s, issued at cycle %d", lp.describe(id), c.issuedAt)
+				if !c.issued { // held by the keyed policy
+					what = fmt.Sprintf("the %s, not issued: %s", lp.describe(id), lp.d.why(id))
+				}
 				if lp.waitUpto >= 0 {
 					what = fmt.Sprintf("%s%s, issued at cycle %d, of which %d B were reported final", lp.finalOf(), lp.describe(id), c.issuedAt, c.final)
 				}

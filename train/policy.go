@@ -161,7 +161,7 @@ func ParseIssuePolicy(s string) (IssuePolicy, error) {
 			return p, fmt.Errorf("issue policy %q: only concum takes a limit (concum:K)", s)
 		}
 		k, err := strconv.Atoi(arg)
-		if err != nil || k < 1 || k > MaxOutstanding {
+		if err != nil || k < 1 || k > MaxOutstanding || strings.TrimLeft(arg, "0123456789") != "" || arg[0] == '0' {
 			return p, fmt.Errorf("issue policy %q: concum's limit must be a whole number from 1 to %d", s, MaxOutstanding)
 		}
 		p.Outstanding = k
@@ -183,6 +183,8 @@ func (p IssuePolicy) check() error {
 		return fmt.Errorf("key order %d: use KeysBackward or KeysForward", p.Keys)
 	case p.CopyGBps != nil && p.CopyGBps.Sign() <= 0:
 		return fmt.Errorf("gradient copy rate %s GB/s: must be more than 0 (or none)", p.CopyGBps.RatString())
+	case p.Keys != KeysBackward && !p.keyed():
+		return fmt.Errorf("key order %s: only the keyed policies (funnel, concum, depcha) issue by key; drop the key order or choose one", p.Keys)
 	case p.CopyGBps != nil && !p.keyed():
 		return fmt.Errorf("gradient copies at %s GB/s: only the keyed policies (funnel, concum, depcha) copy gradients; drop the copy rate or choose one", p.CopyGBps.RatString())
 	}
@@ -327,6 +329,13 @@ type dispatcher struct {
 	copying int
 	// inflight is how many of its all-reduces are issued and not done.
 	inflight int
+	// running is set while run runs; again, that something it waits for
+	// changed meanwhile (a Comm that reports an all-reduce done within
+	// Issue), so run goes round once more instead of running inside
+	// itself.
+	running, again bool
+	// doneUpTo is how many keys from the first are all done.
+	doneUpTo int
 }
 
 // evCopy is the copy engine's event: collective arg's copy is done.
@@ -396,12 +405,42 @@ func (d *dispatcher) done(now rtl.Cycle) {
 	d.run(now)
 }
 
+// firstUndone returns the index in keys of the first key not done (every
+// key before it is), or len(keys).
+func (d *dispatcher) firstUndone() int {
+	for d.doneUpTo < len(d.keys) && d.lp.colls[d.keys[d.doneUpTo]].done {
+		d.doneUpTo++
+	}
+	return d.doneUpTo
+}
+
 // passed is how many keys the issuing thread is done with (Funnel,
 // ConCum): what the next forward pass waits for.
 func (d *dispatcher) passed() int { return d.next }
 
 // run moves the issuing thread, or the chain, as far as it can at now.
 func (d *dispatcher) run(now rtl.Cycle) {
+	if d.running {
+		d.again = true
+		return
+	}
+	d.running = true
+	moved := false
+	for again := true; again; {
+		d.again = false
+		moved = d.step(now) || moved
+		again = d.again
+	}
+	d.running = false
+	if moved {
+		d.lp.wake(now)
+	}
+}
+
+// step is one round of run; it reports whether the issuing thread passed
+// a key. The key's place is taken before its all-reduce is issued, so
+// that a round run again from within the issue finds it.
+func (d *dispatcher) step(now rtl.Cycle) bool {
 	lp := d.lp
 	moved := false
 	for d.next < len(d.keys) && lp.err == nil {
@@ -411,8 +450,8 @@ func (d *dispatcher) run(now rtl.Cycle) {
 			if !c.copied || d.next > 0 && !lp.colls[d.keys[d.next-1]].done {
 				break
 			}
-			d.issue(now, id)
 			d.next++
+			d.issue(now, id)
 			continue
 		}
 		if !c.pushed { // the thread waits for the gradient (WaitToRead)
@@ -436,9 +475,24 @@ func (d *dispatcher) run(now rtl.Cycle) {
 		d.next++
 		moved = true
 	}
-	if moved {
-		lp.wake(now)
+	return moved
+}
+
+// why says what keeps collective id, pushed or not, from being issued.
+func (d *dispatcher) why(id int) string {
+	c := &d.lp.colls[id]
+	switch {
+	case !c.pushed:
+		return "its gradients do not exist yet"
+	case c.copyAsked && !c.copied:
+		return "its gradients' copy is not done"
+	case d.next < len(d.keys) && d.keys[d.next] != id:
+		at := d.keys[d.next]
+		return fmt.Sprintf("%s issues by key, and is at key %d, the %s", d.pol, d.lp.colls[at].key, d.lp.describe(at))
+	case d.pol.Kind == IssueDepCha && d.next > 0:
+		return fmt.Sprintf("depcha chains it after the %s", d.lp.describe(d.keys[d.next-1]))
 	}
+	return fmt.Sprintf("%s has not issued it", d.pol)
 }
 
 // issue hands collective id to the Comm.

@@ -1,7 +1,9 @@
 package train
 
 import (
+	"fmt"
 	"math/big"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -349,5 +351,159 @@ func TestIssuePolicyRefusals(t *testing.T) {
 			_, err := Run(rtl.NewKernel(), tc.w, cfg, &psComm{})
 			require.ErrorContains(t, err, tc.err)
 		})
+	}
+}
+
+// The ordering rules of each design (the MXNet-MPI paper, Section 4), on
+// random one-iteration jobs: back-prop's gradients come at known cycles
+// (no forward compute; each layer's weight- and input-gradient compute
+// in turn), copies take their bytes at 20 B a cycle. Every all-reduce is
+// issued in key order at exactly the cycle its design gives, from the
+// gradients' cycles and the ends the Comm reported: Funnel one copy
+// after both the one before ended and its gradient exists; ConCum(K) one
+// copy after its thread is free (the copy before done, or after keys 0,
+// K, 2K, … every earlier one ended); DepCha once its copy, in the order
+// the gradients come, and the one before are done. Funnel and DepCha
+// never have two in flight, ConCum at most K.
+func TestIssuePolicyRules(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 33))
+	for trial := 0; trial < 60; trial++ {
+		n := 2 + rng.IntN(7)
+		var layers []workload.Layer
+		for l := 0; l < n; l++ {
+			layers = append(layers, workload.Layer{Name: fmt.Sprintf("l%d", l), InGrad: work(int64(rng.IntN(200))), WtGrad: work(int64(1 + rng.IntN(300))),
+				WtGradComm: ar(int64(20 * (1 + rng.IntN(100))))})
+		}
+		w := dataWorkload(layers...)
+		// Gradient of layer l: back-prop runs wt(L-1), in(L-1), …, wt(0).
+		ready := make([]rtl.Cycle, n)
+		var at rtl.Cycle
+		for l := n - 1; l >= 0; l-- {
+			at += rtl.Cycle(layers[l].WtGrad.Cycles)
+			ready[l] = at
+			if l > 0 {
+				at += rtl.Cycle(layers[l].InGrad.Cycles)
+			}
+		}
+		pol := IssuePolicy{Kind: IssueKind(1 + rng.IntN(3)), CopyGBps: copy50}
+		if pol.Kind == IssueConCum {
+			pol.Outstanding = 1 + rng.IntN(3)
+		}
+		if rng.IntN(2) == 1 {
+			pol.Keys = KeysForward
+		}
+		keys := make([]int, n) // key k's layer
+		for k := range keys {
+			keys[k] = n - 1 - k
+			if pol.Keys == KeysForward {
+				keys[k] = k
+			}
+		}
+		_, c := runPolicy(t, w, 1, pol, Fusion{})
+		require.Len(t, c.issued, n, "trial %d", trial)
+		name := fmt.Sprintf("trial %d, %s, %d layers", trial, pol, n)
+		// Each key's issue worked out from the rules and the ends the
+		// Comm gave: Funnel copies key k once key k−1 returned and its
+		// gradient exists; ConCum once its thread is free (after the copy
+		// before, or the barrier); DepCha's copies run in the order the
+		// gradients come, and each all-reduce follows its copy and the
+		// one before.
+		copyOf := func(k int) rtl.Cycle { return rtl.Cycle(layers[keys[k]].WtGradComm.Bytes / 20) }
+		copyEnd := make([]rtl.Cycle, n) // DepCha: by layer
+		var engine rtl.Cycle
+		for l := n - 1; l >= 0; l-- {
+			engine = max(engine, ready[l]) + rtl.Cycle(layers[l].WtGradComm.Bytes/20)
+			copyEnd[l] = engine
+		}
+		var free, want rtl.Cycle
+		for k, j := range c.issued {
+			l := keys[k]
+			require.Equal(t, layers[l].WtGradComm.Bytes, j.bytes, "%s: key %d issued in key order", name, k)
+			var prevEnd rtl.Cycle
+			if k > 0 {
+				prevEnd = c.issued[k-1].end
+			}
+			switch pol.Kind {
+			case IssueFunnel:
+				want = max(prevEnd, ready[l]) + copyOf(k)
+			case IssueConCum:
+				want = max(free, ready[l]) + copyOf(k)
+				free = want
+				if k%pol.Outstanding == 0 { // the barrier
+					for _, e := range c.issued[:k+1] {
+						free = max(free, e.end)
+					}
+				}
+			case IssueDepCha:
+				want = max(prevEnd, copyEnd[l])
+			}
+			require.Equal(t, want, j.at, "%s: key %d", name, k)
+		}
+		most := 1
+		if pol.Kind == IssueConCum {
+			most = pol.Outstanding
+		}
+		require.LessOrEqual(t, inFlight(c.issued), most, name)
+	}
+}
+
+// syncComm completes every collective within Issue, at the cycle it is
+// issued: the Comm contract allows done at the cycle of the issue.
+type syncComm struct{ issued []rtl.Cycle }
+
+func (s *syncComm) Issue(now rtl.Cycle, _ workload.CommType, _ int64, done func(rtl.Cycle)) error {
+	s.issued = append(s.issued, now)
+	done(now)
+	return nil
+}
+
+// A Comm that reports an all-reduce done within Issue: the keyed policies
+// neither skip nor repeat a key. threeKeys(10), two iterations, copies of
+// 50 cycles, all-reduces of no time. Iteration 1: forward [0, 30],
+// gradients at 130, 230, 330, each issued once its copy ends: 180, 280,
+// 380. Iteration 2 starts at 330 and waits until 380 (Funnel's and
+// ConCum's thread; DepCha's layer a all-reduce, the last key), forward
+// [380, 410], gradients at 510, 610, 710, issued at 560, 660, 760: the
+// run ends at 760. Eager, with no copies: everything at once, 330 a
+// iteration, 660.
+func TestIssuePoliciesWithACommDoneWithinIssue(t *testing.T) {
+	for _, pol := range []IssuePolicy{
+		{Kind: IssueFunnel, CopyGBps: copy50}, {Kind: IssueConCum, CopyGBps: copy50},
+		{Kind: IssueDepCha, CopyGBps: copy50}, {},
+	} {
+		t.Run(pol.String(), func(t *testing.T) {
+			k := rtl.NewKernel()
+			c := &syncComm{}
+			cfg := fullNPU(true, 2)
+			cfg.Issue = pol
+			m, err := Run(k, threeKeys(10), cfg, c)
+			require.NoError(t, err)
+			assert.Equal(t, m.TotalCycles, m.ComputeCycles+m.ExposedCommCycles) // collectives of no time: checkInvariants wants them positive
+			if pol.Kind == IssueEager {
+				assert.Equal(t, int64(660), m.TotalCycles)
+				assert.Equal(t, []rtl.Cycle{130, 230, 330, 460, 560, 660}, c.issued)
+				return
+			}
+			assert.Equal(t, int64(760), m.TotalCycles)
+			assert.Equal(t, []rtl.Cycle{180, 280, 380, 560, 660, 760}, c.issued)
+		})
+	}
+}
+
+// A Comm that never completes: the run stops naming the all-reduce in
+// flight and, for those the policy holds back, why.
+func TestIssuePolicyStuckReport(t *testing.T) {
+	k := rtl.NewKernel()
+	c := newFake(k, 100, 100)
+	c.never = true
+	cfg := fullNPU(true, 1)
+	cfg.Issue = IssuePolicy{Kind: IssueFunnel, CopyGBps: copy50}
+	_, err := Run(k, threeKeys(0), cfg, c)
+	require.Error(t, err)
+	for _, want := range []string{
+		"weight-gradient ALLREDUCE of 1000 B of layer 2 (c) of iteration 1, issued at cycle 150",
+		"weight-gradient ALLREDUCE of 1000 B of layer 1 (b) of iteration 1, not issued: funnel issues by key, and is at key 0, the weight-gradient ALLREDUCE of 1000 B of layer 2 (c)",
+	} {
+		assert.Contains(t, err.Error(), want)
 	}
 }

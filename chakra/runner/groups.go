@@ -60,14 +60,27 @@ func ParseGroups(b []byte) (map[string][]int, error) {
 type partition struct {
 	groups [][]int // nil: every NPU
 	names  []string
+	of     []int // each rank's group (groupOf), made when first asked
 }
 
 // groupOf returns the index of the group rank r is in (0 for every NPU).
 func (p *partition) groupOf(r int) int {
-	for i, g := range p.groups {
-		if slices.Contains(g, r) {
-			return i
+	if p.of == nil {
+		n := 0
+		for _, g := range p.groups {
+			n += len(g)
 		}
+		p.of = make([]int, n)
+		for i, g := range p.groups {
+			for _, m := range g {
+				if m < n {
+					p.of[m] = i
+				}
+			}
+		}
+	}
+	if r < len(p.of) {
+		return p.of[r]
 	}
 	return 0
 }

@@ -539,22 +539,25 @@ func (rn *run) reach(rk *rank, i int, now rtl.Cycle) {
 		return
 	}
 	first := rn.ranks[0].nodes[in.reached[0]].coll
-	lead := map[int]int{} // a group's first rank
 	for r, j := range in.reached {
 		c := rn.ranks[r].nodes[j].coll
-		g := p.groupOf(r)
-		f, ok := lead[g]
-		if !ok {
-			lead[g], f = r, r
-		}
-		if a, b := rn.ranks[f].nodes[in.reached[f]].n, rn.ranks[r].nodes[j].n; a.Name != b.Name && a.Name != "" && b.Name != "" {
-			rn.fail(fmt.Errorf("collective %d on %s: rank %d reaches %s (%s of %d bytes), rank %d %s (%s of %d bytes): the ranks of a communicator must issue the same collectives in the same order, and these two differ by name, so they are reached in different orders, which would deadlock or mix tensors (the MXNet-MPI paper, Section 2.3; docs/chakra.md, \"Errors\")",
-				nd.seq+1, p.describe(), f, nodeName(a), article(rn.ranks[f].nodes[in.reached[f]].coll.Type), rn.ranks[f].nodes[in.reached[f]].coll.Bytes, r, nodeName(b), article(c.Type), c.Bytes))
-			return
-		}
 		if c.Type != first.Type || c.Bytes != first.Bytes {
 			rn.fail(fmt.Errorf("collective %d on %s: rank 0 reaches %s of %d bytes (%s), rank %d %s of %d bytes (%s): the ranks of a communicator must issue the same collectives in the same order",
 				nd.seq+1, p.describe(), article(first.Type), first.Bytes, nodeName(rn.ranks[0].nodes[in.reached[0]].n), r, article(c.Type), c.Bytes, nodeName(rn.ranks[r].nodes[j].n)))
+			return
+		}
+	}
+	lead := make([]int, max(1, len(p.groups))) // each group's first rank, + 1
+	for r, j := range in.reached {
+		g := p.groupOf(r)
+		if lead[g] == 0 {
+			lead[g] = r + 1
+			continue
+		}
+		f := lead[g] - 1
+		if a, b := rn.ranks[f].nodes[in.reached[f]].n, rn.ranks[r].nodes[j].n; a.Name != b.Name && a.Name != "" && b.Name != "" {
+			rn.fail(fmt.Errorf("collective %d on %s: rank %d reaches %s, rank %d %s, both %s of %d bytes: the ranks of a communicator must issue the same collectives in the same order, and these two differ by name, so they are reached in different orders, which would deadlock or mix tensors (the MXNet-MPI paper, Section 2.3; docs/chakra.md, \"Errors\")",
+				nd.seq+1, p.describe(), f, nodeName(a), r, nodeName(b), article(first.Type), first.Bytes))
 			return
 		}
 	}

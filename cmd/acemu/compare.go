@@ -333,7 +333,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	// The paper's figures sit beside the paper's experiment (its compute)
 	// or its stated setup (the roofline at its batch), on its torus.
 	paperBatch, _ := models.Batch(w.Name)
-	withPaper = withPaper && rep.Topology == compare.PaperTopology &&
+	withPaper = withPaper && rep.Topology == compare.PaperTopology && rep.IssuePolicy == "" && rep.Fusion == "" &&
 		(w.Compute == workload.ComputePaper || w.Compute == workload.ComputeRoofline && w.Batch == paperBatch)
 	doc := commandReport{Report: rep, Compute: regimeLine(w)}
 	// The paper's figures: columns of their own in the wide table and CSV,

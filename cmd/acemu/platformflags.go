@@ -300,6 +300,8 @@ func unusedIssue(p platform.Platform, ss []systems.System, w *workload.Workload,
 		return fmt.Errorf("%s: issue policies and tensor fusion order data parallelism's weight-gradient all-reduces (docs/training-loop.md, \"Issue policies\"), and workload %s is %s (docs/parallelism.md); drop it", what, w.Name, w.Parallelism)
 	case train.OneShotBytes(w) == 0:
 		return fmt.Errorf("%s: workload %s has no weight-gradient all-reduce, so it would change nothing; drop it", what, w.Name)
+	case p.Fusion.On() && fusesNothing(w, p.Fusion):
+		return fmt.Errorf("training.fusion = %s: every bucket holds one layer's all-reduce, as without fusion, so it would change nothing; give a bucket size above the smallest layer's weight gradients, or drop it", paramText(p, "training.fusion"))
 	case sched.OneShot():
 		return fmt.Errorf("%s: --schedule %s already fuses every weight-gradient all-reduce into one, issued at the end of back-prop; drop it or use --schedule %s", what, sched, train.ScheduleLayerwise)
 	case !keyed && p.Issue.Keys != train.KeysBackward:
@@ -308,6 +310,13 @@ func unusedIssue(p platform.Platform, ss []systems.System, w *workload.Workload,
 		return fmt.Errorf("training.copy = %s: only funnel, concum and depcha copy gradients into communication buffers, and training.issue_policy is eager; set the policy too, or drop the copy", paramText(p, "training.copy"))
 	}
 	return nil
+}
+
+// fusesNothing reports whether fusion f leaves every weight-gradient
+// all-reduce of w in a bucket of its own.
+func fusesNothing(w *workload.Workload, f train.Fusion) bool {
+	buckets, err := train.WtGradBuckets(w, f)
+	return err == nil && !slices.ContainsFunc(buckets, func(b train.Bucket) bool { return len(b.Layers) > 1 })
 }
 
 // unusedLinkKeys refuses a link key the platform sets (links.CLASS.bandwidth
