@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -366,6 +367,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if line := microNote(rep.Systems); line != "" {
 		res.notes = append(res.notes, line)
 	}
+	res.notes = append(res.notes, libraNotes(rep.Systems)...)
 	if cc != nil {
 		as := "in the platform's chunks"
 		if cc.Whole {
@@ -454,6 +456,30 @@ func scheduleNote(schedule string) string {
 		return ""
 	}
 	return ", schedule " + schedule
+}
+
+// libraNotes says, for each LIBRA system of rs, the plan its programme
+// chose on the curves measured before the run: how many groups on how
+// many SMs, and the model's back-prop time.
+func libraNotes(rs []compare.SystemResult) []string {
+	var out []string
+	for _, r := range rs {
+		p := r.Libra
+		if p == nil {
+			continue
+		}
+		count := map[int]int{}
+		for _, g := range p.Groups {
+			count[g.SMs]++
+		}
+		var parts []string
+		for _, sms := range slices.Sorted(maps.Keys(count)) {
+			parts = append(parts, fmt.Sprintf("%d on %d SMs", count[sms], sms))
+		}
+		out = append(out, fmt.Sprintf("%s: %s's plan on contention curves measured on this platform (docs/libra.md): %s (%s), the model's back-prop %.3f ms.",
+			r.Name, p.Programme, units.Count(len(p.Groups), "group"), strings.Join(parts, ", "), p.Predicted/1245e3))
+	}
+	return out
 }
 
 // issueNote names the issue policy and tensor fusion, when not the
