@@ -1,7 +1,12 @@
 package fabric
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
+
+	"github.com/acemu/acemu/observe"
 
 	"github.com/acemu/acemu/rtl"
 	"github.com/stretchr/testify/require"
@@ -125,4 +130,93 @@ func TestSwitchLatencyBeyondTheWakeWindow(t *testing.T) {
 	s.run()
 	require.Equal(t, []got{{2276, 0, 0}}, s.npus[1].got)
 	s.drained(t)
+}
+
+// swTrainRun is one random trainRun whose link goes into a switch, with a
+// second sender competing for the switch's one output, and the links
+// beyond: the switch takes the train's packets as its output frees.
+type swTrainRun struct {
+	trainRun
+	latency     rtl.Cycle  // the switch's
+	other, down LinkParams // the second sender's link in, the output link
+	rival       []int64    // the second sender's messages, from cycle 0
+}
+
+func randomSwTrainRun(r *rand.Rand) swTrainRun {
+	c := swTrainRun{trainRun: randomTrainRun(r), latency: rtl.Cycle(r.IntN(3) * r.IntN(30))}
+	c.p.CreditLatency = max(c.p.CreditLatency, 1) // the switch collects
+	link := func() LinkParams {
+		q := randomTrainRun(r).p
+		q.CreditLatency = max(q.CreditLatency, 1)
+		return q
+	}
+	c.other, c.down = link(), link()
+	for i := r.IntN(4); i > 0; i-- {
+		c.rival = append(c.rival, 1+r.Int64N(50000))
+	}
+	return c
+}
+
+// swTrainTrace runs c with per-packet events or with trains into the
+// switch: the packets sent and received on the output link (sorted), when
+// each message was all in the train's link, the receiver's arrivals and
+// what the probes read of the train's link, in order, its counts at the
+// end, and its trains.
+func swTrainTrace(t *testing.T, c swTrainRun, perPacket bool) ([]string, []string, TrainCounts) {
+	k := rtl.NewKernel()
+	net := NewNetwork(3, 4)
+	sw, err := net.AddSwitch(k, SwitchParams{Name: "s", Ports: 2, Latency: c.latency}, []int{0, 0, 0})
+	require.NoError(t, err)
+	l, err := NewLink(k, 0, 0, sw.Node, 3, c.p)
+	require.NoError(t, err)
+	require.NoError(t, net.AddToSwitch(l, 0))
+	o, err := NewLink(k, 1, 2, sw.Node, 0, c.other)
+	require.NoError(t, err)
+	require.NoError(t, net.AddToSwitch(o, 1))
+	down, err := NewSwitchLink(k, 2, sw.Node, 1, 0, c.down)
+	require.NoError(t, err)
+	require.NoError(t, net.Add(down))
+	net.SetPerPacket(perPacket)
+	f, rx, rival := &feeder{l: l, runs: c.runs && !perPacket, asks: c.asks}, &taker{}, &swNPU{out: o}
+	net.Attach([]Endpoint{f, rx, rival})
+	require.Equal(t, !perPacket, sw.collects)
+	var packets []string
+	down.SetObserver(observe.Func(func(e observe.Event) {
+		packets = append(packets, fmt.Sprintf("%d %d %d m%d #%d %dB", e.Kind, e.Cycle, e.End, e.Op, e.Index, e.Bytes))
+	}))
+	for i, size := range c.rival {
+		rival.send(2, 1, size)
+		rival.queue[len(rival.queue)-1].Msg.Op = int32(100 + i)
+	}
+	k.Schedule(0, rtl.HandlerFunc(func(rtl.Cycle, int32, int64) { rival.push() }), 0, 0)
+	c.schedule(k, f, rx)
+	k.Run()
+	for _, x := range net.Links {
+		require.True(t, x.Idle(), "%s", x.Describe())
+	}
+	slices.Sort(packets)
+	end := fmt.Sprintf("%d packets, %d B, busy %s", l.Packets(), l.Bytes(), l.BusyCycles().RatString())
+	return packets, slices.Concat(f.done, rx.got, []string{end}), l.Trains()
+}
+
+// Trains on a link into a switch that collects its packets (planTrain,
+// each done by its first packet's arrival, on the credits the switch has
+// returned by then) give every packet leaving the switch the cycles the
+// per-packet path gives, the sender the same cycles its messages are all
+// in, and reads of the link's counts during trains the same counts, on
+// random links, switching latencies, buffers and messages, with a second
+// sender competing for the switch's output (so that the switch takes the
+// train's packets, and returns their credits, late).
+func TestTrainsIntoASwitchChangeNoPacket(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 8))
+	sum := sameWithTrains(t, 400, func() (any, traceOf) {
+		c := randomSwTrainRun(r)
+		return c, func(perPacket bool) ([]string, []string, TrainCounts) { return swTrainTrace(t, c, perPacket) }
+	})
+	require.Positive(t, sum.Drains)
+	require.Less(t, sum.Drains, sum.Trains)
+	require.Positive(t, sum.Closed)
+	require.Less(t, sum.Closed, sum.Trains)
+	require.Positive(t, sum.AtOnce)
+	require.Less(t, sum.AtOnce, sum.Trains)
 }

@@ -59,6 +59,7 @@ type switchResult struct {
 	packets, ops, links []string
 	ends                []rtl.Cycle
 	events              uint64
+	trains              int64 // moved on links into switches
 }
 
 // switchTrace runs c with per-packet events or without; ok is false for
@@ -104,6 +105,11 @@ func switchTrace(t *testing.T, c switchRun, perPacket bool) (res switchResult, o
 	for _, l := range net.Links {
 		res.links = append(res.links, fmt.Sprintf("%s: %d packets, %d B, busy %s, idle %v", l, l.Packets(), l.Bytes(), l.BusyCycles().RatString(), l.Idle()))
 	}
+	for _, l := range net.Links {
+		if l.Dst >= net.NPUs() {
+			res.trains += l.Trains().Trains
+		}
+	}
 	for _, sw := range net.Switches() {
 		require.Zero(t, sw.Held(), "%s", sw)
 	}
@@ -125,7 +131,7 @@ func switchTrace(t *testing.T, c switchRun, perPacket bool) (res switchResult, o
 // unobserved run fewer events.
 func TestSwitchesCollectingChangeNothing(t *testing.T) {
 	r := rand.New(rand.NewPCG(27, 11))
-	ran, fewer, refEvents, gotEvents := 0, 0, uint64(0), uint64(0)
+	ran, fewer, refEvents, gotEvents, trains := 0, 0, uint64(0), uint64(0), int64(0)
 	for i := 0; i < 200 && ran < 60; i++ {
 		c := randomSwitchRun(r)
 		ref, ok := switchTrace(t, c, true)
@@ -138,14 +144,17 @@ func TestSwitchesCollectingChangeNothing(t *testing.T) {
 		require.Equal(t, ref.packets, got.packets, "%+v", c)
 		require.Equal(t, ref.links, got.links, "%+v", c)
 		ran++
+		require.Zero(t, ref.trains)
 		refEvents += ref.events
 		gotEvents += got.events
+		trains += got.trains
 		if !c.observeAll && c.links.Intra.CreditLatency > 0 && c.links.Inter.CreditLatency > 0 {
 			require.Less(t, got.events, ref.events, "%+v", c)
 			fewer++
 		}
 	}
-	t.Logf("%d configurations, %d collected; events %d per packet, %d without", ran, fewer, refEvents, gotEvents)
+	t.Logf("%d configurations, %d collected; events %d per packet, %d without; %d trains into switches", ran, fewer, refEvents, gotEvents, trains)
 	require.GreaterOrEqual(t, ran, 40)
 	require.GreaterOrEqual(t, fewer, 20)
+	require.Positive(t, trains)
 }
