@@ -1045,12 +1045,7 @@ func (l *Link) applyStream(j int) {
 		// their credits as it takes them.
 		ends := l.ser.Steps(PacketBytes)
 		for i := range j {
-			p := first
-			if i < inBuf {
-				p = l.tx.At(i)
-			} else {
-				p.Index += int32(i - inBuf)
-			}
+			p := l.trainPacket(i, inBuf, first)
 			l.launch(p, ends.Next()+l.Params.Latency)
 		}
 	}
@@ -1062,12 +1057,7 @@ func (l *Link) applyStream(j int) {
 	if l.obs != nil {
 		at, ends := l.ser.FreeAt(), l.ser.Steps(PacketBytes)
 		for i := range j {
-			p := first
-			if i < inBuf {
-				p = l.tx.At(i)
-			} else {
-				p.Index += int32(i - inBuf)
-			}
+			p := l.trainPacket(i, inBuf, first)
 			end := ends.Next()
 			l.observe(observe.PacketSent, at, p, end)
 			l.observe(observe.PacketReceived, end+l.Params.Latency, p, 0)
@@ -1131,12 +1121,7 @@ func (l *Link) applyTrain() {
 		j := 0
 		for _, ev := range l.train {
 			for range ev.n {
-				p := first
-				if j < inBuf {
-					p = l.tx.At(j)
-				} else {
-					p.Index += int32(j - inBuf)
-				}
+				p := l.trainPacket(j, inBuf, first)
 				end := l.planEnds[j]
 				l.observe(observe.PacketSent, ev.at, p, end)
 				l.observe(observe.PacketReceived, end+l.Params.Latency, p, 0)
@@ -1148,12 +1133,7 @@ func (l *Link) applyTrain() {
 		// Into a switch: the packets go on the wire, and the switch
 		// learns of them (Collector), before the first arrives.
 		for j, end := range l.planEnds {
-			p := first
-			if j < inBuf {
-				p = l.tx.At(j)
-			} else {
-				p.Index += int32(j - inBuf)
-			}
+			p := l.trainPacket(j, inBuf, first)
 			l.launch(p, end+l.Params.Latency)
 		}
 	}
@@ -1172,6 +1152,17 @@ func (l *Link) applyTrain() {
 	l.ser.Reset(l.planMark) // the shadow's timing: it worked at l.ser's rate
 	l.trainLeft, l.trainPos = 0, len(l.train)
 	l.applied++
+}
+
+// trainPacket returns the i-th packet a train starts: of the inBuf in the
+// transmit buffer, then the sender's refills, first and those following
+// it in its message.
+func (l *Link) trainPacket(i, inBuf int, first Packet) Packet {
+	if i < inBuf {
+		return l.tx.At(i)
+	}
+	first.Index += int32(i - inBuf)
+	return first
 }
 
 // tally records n packets a train's events started, of the inBuf in

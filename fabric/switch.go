@@ -85,9 +85,17 @@ type Switch struct {
 	// the packet starts (PacketDue), and its links schedule no arrival
 	// events.
 	collects bool
-	// wakes holds the cycles of the arbitration events scheduled and not
-	// run, each once.
-	wakes wakeSet
+	// wakes holds the cycles of the switch's events scheduled and not
+	// run, each once. A switch that collects keeps the cycles it is to
+	// arbitrate at in due, and an event only for the earliest, scheduled
+	// when the one before runs: so it comes after most of its cycle's other
+	// events are in the kernel, where, scheduled cycles ahead, every later
+	// one of a lower class would be put in before it (rtl.Kernel keeps a
+	// cycle's events in order). Its events are in sched, the earliest
+	// last (one scheduled goes before those already are, or is not
+	// scheduled).
+	wakes, due wakeSet
+	sched      []rtl.Cycle
 
 	forwarded int64
 }
@@ -216,13 +224,32 @@ func (s *Switch) SpaceAvailable(now rtl.Cycle, l *Link) {
 	s.wake(now)
 }
 
-// wake schedules an arbitration at cycle at, unless one is.
+// wake arranges an arbitration at cycle at: an event of the switch
+// there, unless one is; where it collects, an event there only if it
+// comes before the next one scheduled.
 func (s *Switch) wake(at rtl.Cycle) {
 	now := s.k.Now()
+	if s.collects {
+		if !s.due.has(now, at) {
+			s.due.add(now, at)
+			s.event(at)
+		}
+		return
+	}
 	if s.wakes.has(now, at) {
 		return
 	}
 	s.wakes.add(now, at)
+	s.k.ScheduleClass(at, rtl.ClassSwitch, s, evArbitrate, 0)
+}
+
+// event schedules an event of a switch that collects at cycle at, unless
+// one is at or before it (which schedules the next when it runs).
+func (s *Switch) event(at rtl.Cycle) {
+	if n := len(s.sched); n > 0 && s.sched[n-1] <= at {
+		return
+	}
+	s.sched = append(s.sched, at)
 	s.k.ScheduleClass(at, rtl.ClassSwitch, s, evArbitrate, 0)
 }
 
@@ -263,6 +290,29 @@ func (w *wakeSet) add(now, at rtl.Cycle) {
 	w.far = slices.Insert(w.far, i, at)
 }
 
+// first returns the earliest cycle held, at or after now, if any.
+func (w *wakeSet) first(now rtl.Cycle) (rtl.Cycle, bool) {
+	const words = wakeWindow / 64
+	at, ok := rtl.Cycle(0), false
+	base := now &^ 63 // the cycle of bit 0 of now's word
+	for k := range words + 1 {
+		x := w.near[(now/64+rtl.Cycle(k))%words]
+		if k == 0 {
+			x &^= 1<<(uint64(now)&63) - 1 // before now: none held (or of the window's far end, reached last)
+		} else if k == words {
+			x &= 1<<(uint64(now)&63) - 1 // now's word again: the window's far end
+		}
+		if x != 0 {
+			at, ok = base+rtl.Cycle(k*64+bits.TrailingZeros64(x)), true
+			break
+		}
+	}
+	if len(w.far) > 0 && (!ok || w.far[0] < at) {
+		return w.far[0], true
+	}
+	return at, ok
+}
+
 // done lets go of the event of cycle now, which is running: events run in
 // time order, so it is the earliest held.
 func (w *wakeSet) done(now rtl.Cycle) {
@@ -275,8 +325,19 @@ func (w *wakeSet) done(now rtl.Cycle) {
 
 // Handle runs the switch's arbitration.
 func (s *Switch) Handle(now rtl.Cycle, _ int32, _ int64) {
-	s.wakes.done(now)
-	s.arbitrate(now)
+	if !s.collects {
+		s.wakes.done(now)
+		s.arbitrate(now)
+		return
+	}
+	s.sched = s.sched[:len(s.sched)-1] // now's: events run in time order
+	if s.due.has(now, now) {
+		s.due.done(now)
+		s.arbitrate(now)
+	}
+	if at, ok := s.due.first(now); ok {
+		s.event(at)
+	}
 }
 
 // arbitrate moves every packet it can: in passes over the outputs in

@@ -242,6 +242,13 @@ func TestTrainsChangeNoPacket(t *testing.T) {
 		c := randomTrainRun(r)
 		return c, func(perPacket bool) ([]string, []string, TrainCounts) { return trainTrace(t, c, perPacket) }
 	})
+	requireEveryKind(t, sum)
+}
+
+// requireEveryKind requires trains of every kind and others: drains,
+// in closed form, done all at once.
+func requireEveryKind(t *testing.T, sum TrainCounts) {
+	t.Helper()
 	require.Positive(t, sum.Drains)
 	require.Less(t, sum.Drains, sum.Trains)
 	require.Positive(t, sum.Closed)
