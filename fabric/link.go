@@ -118,7 +118,16 @@ type Driver interface {
 //     there, since the next start must call the sender.
 //
 // On a link that streams (streams) a train is worked out in closed form
-// (planStream), otherwise event by event (planTrain). When the train's
+// (planStream), otherwise event by event (planTrain).
+//
+// A link into a switch that collects its packets (Switch.Collects) moves
+// trains too: there no arrival is an event, so every full packet may go
+// in a train; a train takes only the credits the switch has returned
+// (it returns them as it takes packets, which the link cannot know
+// ahead), and is done by the cycle its first packet arrives, so that the
+// switch learns of its packets (Collector.PacketDue) before it
+// arbitrates for them. It streams where a full packet takes a cycle or
+// more. When the train's
 // last event is due, the link takes the state the plan worked out, all at
 // once (the packets started, their credits, the serialiser, the refills
 // in the buffer); when something needs the link's state before that, it
@@ -188,7 +197,7 @@ type Link struct {
 
 	sender, receiver Endpoint
 	absorber         Absorber  // the receiver, when it takes every packet on arrival and per-packet events are not asked for
-	feeder           Feeder    // the sender, when it feeds trains and absorber is set
+	feeder           Feeder    // the sender, when it feeds trains and absorber is set or the receiver is a switch that collects (intoSwitch)
 	collector        Collector // the receiver, when it collects its packets and per-packet events are not asked for (Collector)
 	driver           Driver    // the sender, when it runs the link's transmit events and per-packet events are not asked for (Driver)
 	txClass          rtl.Class // the class of its transmit events when the serialiser frees (rtl.ClassTransmit)
@@ -324,8 +333,8 @@ func newLink(k *rtl.Kernel, id, src, dst, port int, p LinkParams) *Link {
 // (Feeder) gives the link's transmit events their class of their own
 // (rtl.ClassTransmit); with perPacket false, a receiver that is an
 // Absorber taking every packet on arrival spares the link its arrival
-// events where it can, and with such a receiver the feeder's link moves
-// trains.
+// events where it can, and with such a receiver, or a switch that
+// collects the link's packets, the feeder's link moves trains.
 func (l *Link) Attach(sender, receiver Endpoint, perPacket bool) {
 	l.sender, l.receiver, l.absorber, l.feeder, l.collector, l.driver = sender, receiver, nil, nil, nil, nil
 	if a, ok := receiver.(Absorber); ok && !perPacket && a.TakesOnArrival(l) {
@@ -337,10 +346,13 @@ func (l *Link) Attach(sender, receiver Endpoint, perPacket bool) {
 	l.txClass = rtl.ClassDefault
 	if f, ok := sender.(Feeder); ok && !l.fromSwitch && f.FeedsTrains(l) {
 		l.txClass = rtl.ClassTransmit + rtl.Class(l.Port)
-		if l.absorber != nil {
+		if l.absorber != nil || l.intoSwitch() {
 			l.feeder = f
 			l.stops = *rtl.NewFIFO[int64](l.Params.TxBuffer)
 			l.streaming = streams(l.Params)
+			if l.absorber == nil { // into a switch: the train takes only credits returned
+				l.streaming = PacketBytes*l.Params.Rate.Den >= l.Params.Rate.Num
+			}
 		}
 	}
 	if d, ok := sender.(Driver); ok && !perPacket && !l.fromSwitch && l.feeder == nil {
@@ -422,7 +434,7 @@ func (l *Link) Send(p Packet) bool {
 		l.senderWaiting = true
 		return false
 	}
-	spare := l.absorber != nil && l.absorber.Absorbs(l, p)
+	spare := l.plain(p)
 	l.tx.Push(p, 1, now, spare)
 	l.noteStops(1, spare && p.Bytes == PacketBytes)
 	if !l.txPending && !l.creditStalled {
@@ -459,7 +471,7 @@ func (l *Link) SendRun(first Packet, n int) int {
 			continue
 		}
 		k := min(n-sent, l.tx.Space())
-		spare := l.absorber != nil && l.absorber.Absorbs(l, p) // the same for all: one message's, none its last
+		spare := l.plain(p) // the same for all: one message's, none its last
 		l.tx.Push(p, k, l.k.Now(), spare)
 		l.noteStops(k, spare) // all full: none is its message's last
 		if sent += k; sent < n {
@@ -726,6 +738,12 @@ func (l *Link) start(now, credit rtl.Cycle) {
 			return
 		}
 	}
+	l.launch(p, arrive)
+}
+
+// launch puts p, started, on the wire, to arrive at cycle arrive: its
+// receiver learns of it now (Collector), or its arrival is an event.
+func (l *Link) launch(p Packet, arrive rtl.Cycle) {
 	l.wire.Push(flight{p: p, arrive: arrive})
 	if l.collector != nil && l.obs == nil {
 		if l.wire.Len() == 1 {
@@ -738,6 +756,25 @@ func (l *Link) start(now, credit rtl.Cycle) {
 		l.arrivePending = true
 		l.k.ScheduleClass(arrive, l.arriveClass, l, evArrive, 0)
 	}
+}
+
+// intoSwitch reports whether the link arrives at a switch that collects
+// its packets (Switch.Collects): a sender that feeds trains moves them on
+// it too, each train done by its first packet's arrival (planTrain).
+func (l *Link) intoSwitch() bool {
+	_, ok := l.collector.(*Switch)
+	return ok && l.toSwitch
+}
+
+// plain reports whether p, put into the transmit buffer, is one a train
+// may start: at an absorber, one spared its arrival; into a switch that
+// collects, any (its arrival is no event). (Neither may be short: Send
+// notes those as stops apart.)
+func (l *Link) plain(p Packet) bool {
+	if l.absorber != nil {
+		return l.absorber.Absorbs(l, p)
+	}
+	return l.feeder != nil
 }
 
 // takeCredit uses one credit if one is available by now and returns the
@@ -767,6 +804,9 @@ func (l *Link) planTrain(at rtl.Cycle, c rtl.Class) bool {
 	// them (Send).
 	drain := !l.senderWaiting
 	plain, like, likeSpare := 0, Packet{}, false
+	if l.absorber == nil && l.obs != nil {
+		return false // into a switch, an observer sees each packet at its event
+	}
 	switch {
 	case drain && inBuf < 2:
 		return false
@@ -777,7 +817,7 @@ func (l *Link) planTrain(at rtl.Cycle, c rtl.Class) bool {
 		if plain, like = l.feeder.Plain(l); plain < 2 {
 			return false
 		}
-		likeSpare = l.absorber.Absorbs(l, like)
+		likeSpare = l.plain(like)
 	}
 	// Every packet the train starts is a full one, spared its arrival, and
 	// none waits for its own readiness: those in the buffer came by now,
@@ -828,7 +868,7 @@ plan:
 			switch {
 			case credits > 0:
 				credits--
-			case used < queued+len(ends):
+			case used < queued+len(ends) && (l.absorber != nil || used < queued):
 				if used < queued {
 					credit = returned.At()
 				} else {
@@ -842,6 +882,10 @@ plan:
 					}
 					used++
 				}
+			case l.absorber == nil:
+				// Into a switch: the credit comes back when the switch
+				// takes a packet, which the train does not know.
+				break plan
 			default:
 				// At an absorber every credit comes back when its packet
 				// arrives: credits + returned is always RxBuffer.
@@ -863,6 +907,19 @@ plan:
 		}
 		if !drain && started+n > plain || n == 0 && blocked < 0 {
 			break // the sender would do more than refill (or nothing moves)
+		}
+		if l.absorber == nil && len(ends) > 0 {
+			// Into a switch, the train's packets go on the wire when its
+			// events are done: by the event that stops it, which must
+			// come by the first one's arrival (the switch learns of it
+			// then, Collector, before it arbitrates).
+			next := ser.FreeAt()
+			if blocked >= 0 {
+				next = blocked
+			}
+			if next > ends[0]+l.Params.Latency {
+				break
+			}
 		}
 		l.train = append(l.train, trainEvent{at: at, class: c, n: int32(n)})
 		started += n
@@ -928,6 +985,15 @@ func (l *Link) planStream(limit int, drain, spare bool) bool {
 	// link streams: the credit is back in time. Only the packets before
 	// that are checked.
 	check := min(k, int(l.fullSince+int64(l.Params.RxBuffer)-1-l.popped))
+	if l.absorber == nil {
+		// Into a switch: the credits the switch has returned, each
+		// checked, and done by the first packet's arrival, at
+		// ⌈(F + d) / Num⌉ + Latency: the event of packet k, at
+		// ⌈(F + k×d) / Num⌉, which stops the train, comes by then.
+		first := int64(l.cycleOf(free+d) + l.Params.Latency)
+		k = min(k, l.credits+l.returned.Len(), int((first*num-free)/d))
+		check = k
+	}
 	if q := l.returned.Len(); l.credits < check && q > 0 {
 		i := l.credits
 		start := free + int64(i)*d
@@ -969,9 +1035,20 @@ func (l *Link) applyStream(j int) {
 	l.credits -= initial
 	queued := min(j-initial, l.returned.Len())
 	l.returned.Drop(queued) // before the packets' own go in: the ring keeps its size
-	// The packets' credits as one run, packet 0 ending at F + d.
 	_, d := l.units()
-	l.returned.PushRun(l.ser.FreeExact()+d, j)
+	if l.absorber != nil {
+		// The packets' credits as one run, packet 0 ending at F + d.
+		l.returned.PushRun(l.ser.FreeExact()+d, j)
+	} else {
+		// Into a switch: the packets go on the wire, the switch told of
+		// them, by the first one's arrival (planStream); it returns
+		// their credits as it takes them.
+		ends := l.ser.Steps(PacketBytes)
+		for i := range j {
+			p := l.trainPacket(i, inBuf, first)
+			l.launch(p, ends.Next()+l.Params.Latency)
+		}
+	}
 	// The refills left in the buffer go in as one run with the first's
 	// cycle: that of the event that starts packet skip, ⌈(F + skip×d) /
 	// Num⌉ (each would have its own, later one, but a refill's cycle never
@@ -980,12 +1057,7 @@ func (l *Link) applyStream(j int) {
 	if l.obs != nil {
 		at, ends := l.ser.FreeAt(), l.ser.Steps(PacketBytes)
 		for i := range j {
-			p := first
-			if i < inBuf {
-				p = l.tx.At(i)
-			} else {
-				p.Index += int32(i - inBuf)
-			}
+			p := l.trainPacket(i, inBuf, first)
 			end := ends.Next()
 			l.observe(observe.PacketSent, at, p, end)
 			l.observe(observe.PacketReceived, end+l.Params.Latency, p, 0)
@@ -1049,12 +1121,7 @@ func (l *Link) applyTrain() {
 		j := 0
 		for _, ev := range l.train {
 			for range ev.n {
-				p := first
-				if j < inBuf {
-					p = l.tx.At(j)
-				} else {
-					p.Index += int32(j - inBuf)
-				}
+				p := l.trainPacket(j, inBuf, first)
 				end := l.planEnds[j]
 				l.observe(observe.PacketSent, ev.at, p, end)
 				l.observe(observe.PacketReceived, end+l.Params.Latency, p, 0)
@@ -1062,18 +1129,40 @@ func (l *Link) applyTrain() {
 			}
 		}
 	}
+	if l.absorber == nil {
+		// Into a switch: the packets go on the wire, and the switch
+		// learns of them (Collector), before the first arrives.
+		for j, end := range l.planEnds {
+			p := l.trainPacket(j, inBuf, first)
+			l.launch(p, end+l.Params.Latency)
+		}
+	}
 	l.tally(n, inBuf, first, l.startOf(max(0, n-inBuf)))
 	// Credits: the returned ones the train used go, the train's packets'
-	// come back in order.
+	// come back in order (at an absorber; a switch returns them as it
+	// takes the packets, after the ones the train used).
 	queued := l.returned.Len()
 	l.returned.Drop(min(l.planUsed, queued))
-	for _, end := range l.planEnds[max(0, l.planUsed-queued):] {
-		l.returned.Push(end + l.Params.Latency + l.Params.CreditLatency)
+	if l.absorber != nil {
+		for _, end := range l.planEnds[max(0, l.planUsed-queued):] {
+			l.returned.Push(end + l.Params.Latency + l.Params.CreditLatency)
+		}
 	}
 	l.credits = l.planCredits
 	l.ser.Reset(l.planMark) // the shadow's timing: it worked at l.ser's rate
 	l.trainLeft, l.trainPos = 0, len(l.train)
 	l.applied++
+}
+
+// trainPacket returns the i-th packet a train starts: of the inBuf in the
+// transmit buffer, then the sender's refills, first and those following
+// it in its message.
+func (l *Link) trainPacket(i, inBuf int, first Packet) Packet {
+	if i < inBuf {
+		return l.tx.At(i)
+	}
+	first.Index += int32(i - inBuf)
+	return first
 }
 
 // tally records n packets a train's events started, of the inBuf in
@@ -1094,7 +1183,9 @@ func (l *Link) tally(n, inBuf int, first Packet, refillAt rtl.Cycle) {
 	}
 	l.packets += int64(n)
 	l.bytes += int64(n) * PacketBytes
-	l.absorbed += int64(n)
+	if l.absorber != nil {
+		l.absorbed += int64(n)
+	}
 	l.k.Progress()
 }
 

@@ -201,7 +201,14 @@ func (n *Network) Out(npu, port int) *Link {
 // its outgoing links and the receiver of its incoming ones; a switch is
 // the endpoint of its own links. A folded network takes one endpoint, NPU
 // 0's, at both ends of every link.
+//
+// Without SetPerPacket, the switches collect the packets of their input
+// links (Collector) where that changes nothing (switchesCollect).
 func (n *Network) Attach(eps []Endpoint) {
+	collect := !n.perPacket && n.switchesCollect()
+	for _, sw := range n.switches {
+		sw.collects = collect
+	}
 	for _, l := range n.Links {
 		if n.folded {
 			l.Attach(eps[0], eps[0], n.perPacket)
@@ -209,6 +216,42 @@ func (n *Network) Attach(eps []Endpoint) {
 		}
 		l.Attach(n.endpoint(eps, l.Src), n.endpoint(eps, l.Dst), n.perPacket)
 	}
+}
+
+// switchesCollect reports whether the switches may collect their input
+// links' packets (Switch.Collects). A switch collecting a packet wakes
+// itself when the packet starts, rather than from its arrival event, so
+// its arbitration may take another place among other switches' of the
+// same cycle (rtl.ClassSwitch, in the order scheduled). That changes
+// nothing when one switch's arbitration cannot touch another's, or an
+// NPU's, within the cycle:
+//   - every link into a switch has a credit latency of a cycle or more,
+//     so a credit its arbitration returns starts nothing in that cycle
+//     (a packet it sends arrives a cycle later at the earliest: it takes
+//     a cycle or more to serialise);
+//   - every NPU receives from one link out of a switch at most: the
+//     arrivals of such links share one class (rtl.ClassSwitchArrive) and
+//     run in the order they were scheduled, which the switches' order
+//     could swap for two links into one NPU.
+//
+// Different NPUs' events of a cycle do not touch one another (only links
+// join them), so their order among one another matters to none.
+func (n *Network) switchesCollect() bool {
+	if len(n.switches) == 0 {
+		return false
+	}
+	fromSwitch := make([]int, n.npus)
+	for _, l := range n.Links {
+		if l.toSwitch && l.Params.CreditLatency < 1 {
+			return false
+		}
+		if l.fromSwitch && !l.toSwitch {
+			if fromSwitch[l.Dst]++; fromSwitch[l.Dst] > 1 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // endpoint returns node's endpoint: eps[node] for an NPU, else the switch.

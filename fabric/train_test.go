@@ -171,6 +171,16 @@ func trainTrace(t *testing.T, c trainRun, perPacket bool) ([]string, []string, T
 	l.SetObserver(observe.Func(func(e observe.Event) {
 		packets = append(packets, fmt.Sprintf("%d %d %d m%d #%d %dB", e.Kind, e.Cycle, e.End, e.Op, e.Index, e.Bytes))
 	}))
+	c.schedule(k, f, rx)
+	k.Run()
+	require.True(t, l.Idle())
+	slices.Sort(packets)
+	return packets, slices.Concat(f.done, rx.got), l.Trains()
+}
+
+// schedule arranges c's messages for f, each at its cycle, and its
+// probes of f's link, which rx records.
+func (c trainRun) schedule(k *rtl.Kernel, f *feeder, rx *taker) {
 	for i, at := range c.at {
 		m := NewMessage(0, 1, c.sizes[i])
 		m.Op = int32(i)
@@ -187,13 +197,35 @@ func trainTrace(t *testing.T, c trainRun, perPacket bool) ([]string, []string, T
 	}
 	for i, at := range c.probe {
 		k.ScheduleClass(at, c.probeClass[i], rtl.HandlerFunc(func(now rtl.Cycle, _ int32, _ int64) {
-			rx.got = append(rx.got, fmt.Sprintf("%d probe %d %d %d", now, l.Packets(), l.Bytes(), l.TxSpace()))
+			rx.got = append(rx.got, fmt.Sprintf("%d probe %d %d %d", now, f.l.Packets(), f.l.Bytes(), f.l.TxSpace()))
 		}), 0, 0)
 	}
-	k.Run()
-	require.True(t, l.Idle())
-	slices.Sort(packets)
-	return packets, slices.Concat(f.done, rx.got), l.Trains()
+}
+
+// traceOf runs one configuration with per-packet events or with trains:
+// the packets seen (sorted), what the endpoints saw in order, and the
+// trains moved.
+type traceOf func(perPacket bool) (packets, seen []string, c TrainCounts)
+
+// sameWithTrains runs runs configurations that next gives both ways, and
+// requires the same packets and the same sights, no train per packet; it
+// returns the trains' counts summed, which it logs.
+func sameWithTrains(t *testing.T, runs int, next func() (any, traceOf)) TrainCounts {
+	var sum TrainCounts
+	for range runs {
+		c, trace := next()
+		refP, refR, refC := trace(true)
+		require.Zero(t, refC.Trains)
+		gotP, gotR, gotC := trace(false)
+		require.Equal(t, refP, gotP, "%+v", c)
+		require.Equal(t, refR, gotR, "%+v", c)
+		sum.Trains += gotC.Trains
+		sum.Drains += gotC.Drains
+		sum.Closed += gotC.Closed
+		sum.AtOnce += gotC.AtOnce
+	}
+	t.Logf("%+v", sum)
+	return sum
 }
 
 // Trains on one link, in closed form (Link.planStream) where the link
@@ -206,20 +238,17 @@ func trainTrace(t *testing.T, c trainRun, perPacket bool) ([]string, []string, T
 // read now and then in between.
 func TestTrainsChangeNoPacket(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 3))
-	var sum TrainCounts
-	for range 1000 {
+	sum := sameWithTrains(t, 1000, func() (any, traceOf) {
 		c := randomTrainRun(r)
-		refP, refR, refC := trainTrace(t, c, true)
-		require.Zero(t, refC.Trains)
-		gotP, gotR, gotC := trainTrace(t, c, false)
-		require.Equal(t, refP, gotP, "%+v", c)
-		require.Equal(t, refR, gotR, "%+v", c)
-		sum.Trains += gotC.Trains
-		sum.Drains += gotC.Drains
-		sum.Closed += gotC.Closed
-		sum.AtOnce += gotC.AtOnce
-	}
-	t.Logf("%+v", sum)
+		return c, func(perPacket bool) ([]string, []string, TrainCounts) { return trainTrace(t, c, perPacket) }
+	})
+	requireEveryKind(t, sum)
+}
+
+// requireEveryKind requires trains of every kind and others: drains,
+// in closed form, done all at once.
+func requireEveryKind(t *testing.T, sum TrainCounts) {
+	t.Helper()
 	require.Positive(t, sum.Drains)
 	require.Less(t, sum.Drains, sum.Trains)
 	require.Positive(t, sum.Closed)

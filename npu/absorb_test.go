@@ -131,30 +131,18 @@ func traceRun(t *testing.T, c absorbRun, perPacket bool, mk engineMaker, before 
 	net, err = torus.Build(k, s, c.links, c.folded)
 	require.NoError(t, err)
 	net.SetPerPacket(perPacket)
-	net.SetObserver(observe.Func(func(e observe.Event) {
-		res.packets = append(res.packets, fmt.Sprintf("%d %d %d link %d %d→%d c%d p%d o%d #%d %dB", e.Kind, e.Cycle, e.End, e.Link, e.Src, e.Dst, e.Chunk, e.Phase, e.Op, e.Index, e.Bytes))
-	}))
+	net.SetObserver(observe.Func(func(e observe.Event) { res.packets = append(res.packets, packetLine(e)) }))
 	// Within a cycle, different NPUs' events may run in another order (the
 	// kernel orders each NPU's events by class and scheduling, not one
 	// NPU's against another's: they do not interact within a cycle); each
 	// NPU's own sequence must be the same.
 	byNPU := make([][]string, s.N())
-	e, err := mk(k, net, s.Machine(), observe.Func(func(e observe.Event) {
-		byNPU[e.NPU] = append(byNPU[e.NPU], fmt.Sprintf("%d %d npu %d c%d p%d o%d", e.Kind, e.Cycle, e.NPU, e.Chunk, e.Phase, e.Op))
-	}))
+	e, err := mk(k, net, s.Machine(), observe.Func(func(e observe.Event) { byNPU[e.NPU] = append(byNPU[e.NPU], opLine(e)) }))
 	require.NoError(t, err)
 	for _, f := range with {
 		f(e)
 	}
-	e.SetOrder(afi.FIFO)
-	if c.lifo {
-		e.SetOrder(afi.LIFO)
-	}
-	at := rtl.Cycle(0)
-	for i, plan := range plans {
-		at += c.issueGaps[i]
-		require.NoError(t, e.Issue(at, plan, func(now rtl.Cycle) { res.ends = append(res.ends, now) }))
-	}
+	issuePlans(t, e, c.lifo, plans, c.issueGaps, &res.ends)
 	if before != nil {
 		before(k, e)
 	}
@@ -164,6 +152,30 @@ func traceRun(t *testing.T, c absorbRun, perPacket bool, mk engineMaker, before 
 	slices.Sort(res.packets)
 	res.ops = slices.Concat(byNPU...)
 	return res, net, k, true
+}
+
+// packetLine is a packet event as the traces compare it.
+func packetLine(e observe.Event) string {
+	return fmt.Sprintf("%d %d %d link %d %d→%d c%d p%d o%d #%d %dB", e.Kind, e.Cycle, e.End, e.Link, e.Src, e.Dst, e.Chunk, e.Phase, e.Op, e.Index, e.Bytes)
+}
+
+// opLine is an NPU's op event as the traces compare it.
+func opLine(e observe.Event) string {
+	return fmt.Sprintf("%d %d npu %d c%d p%d o%d", e.Kind, e.Cycle, e.NPU, e.Chunk, e.Phase, e.Op)
+}
+
+// issuePlans issues plans on e, each gaps[i] cycles after the one before,
+// under the FIFO policy or LIFO, each collective's end going into ends.
+func issuePlans(t *testing.T, e *Engine, lifo bool, plans []*collectives.Plan, gaps []rtl.Cycle, ends *[]rtl.Cycle) {
+	e.SetOrder(afi.FIFO)
+	if lifo {
+		e.SetOrder(afi.LIFO)
+	}
+	at := rtl.Cycle(0)
+	for i, plan := range plans {
+		at += gaps[i]
+		require.NoError(t, e.Issue(at, plan, func(now rtl.Cycle) { *ends = append(*ends, now) }))
+	}
 }
 
 // Sparing arrival events (fabric.Absorber) and moving trains
