@@ -667,7 +667,8 @@ func newLoop(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*loop,
 	if !dataLike(w.Parallelism) && cfg.Schedule != ScheduleLayerwise && cfg.Schedule.valid() {
 		return nil, fmt.Errorf("schedule %s: the one-shot schedules are data parallelism's (the C-Cube paper, Section II-B), and %s is not: run it under %s", cfg.Schedule, w.Parallelism, ScheduleLayerwise)
 	}
-	if err := checkIssue(w, cfg); err != nil {
+	buckets, err := checkIssue(w, cfg)
+	if err != nil {
 		return nil, err
 	}
 	if cfg.Micro != MicroBackToBack && cfg.Micro != MicroConcurrent {
@@ -705,10 +706,8 @@ func newLoop(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*loop,
 	if iters != n {
 		b.micro = n
 	}
-	if cfg.Overlap && cfg.Fusion.On() {
-		if b.buckets, err = WtGradBuckets(w, cfg.Fusion); err != nil {
-			return nil, err
-		}
+	if cfg.Overlap && buckets != nil {
+		b.buckets = buckets
 		b.bucketOf = make([]int, len(w.Layers))
 		for i, bk := range b.buckets {
 			for _, l := range bk.Layers {
@@ -730,17 +729,16 @@ func newLoop(k *rtl.Kernel, w *workload.Workload, cfg Config, comm Comm) (*loop,
 	return lp, nil
 }
 
-// checkIssue checks cfg.Issue and cfg.Fusion against w and the schedule:
-// they are data parallelism's, under the layer-wise schedule.
-func checkIssue(w *workload.Workload, cfg Config) error {
-	if err := cfg.Issue.check(); err != nil {
-		return err
+// checkIssue checks cfg.Issue and cfg.Fusion against w and the schedule
+// (they are data parallelism's, under the layer-wise schedule) and
+// returns the fusion's buckets (WtGradBuckets).
+func checkIssue(w *workload.Workload, cfg Config) ([]Bucket, error) {
+	if err := cfg.Issue.Check(); err != nil {
+		return nil, err
 	}
-	if _, err := WtGradBuckets(w, cfg.Fusion); err != nil {
-		return err
-	}
-	if !cfg.Issue.keyed() && !cfg.Fusion.On() {
-		return nil
+	buckets, err := WtGradBuckets(w, cfg.Fusion)
+	if err != nil || !cfg.Issue.keyed() && !cfg.Fusion.On() {
+		return buckets, err
 	}
 	what := "issue policy " + cfg.Issue.String()
 	if !cfg.Issue.keyed() {
@@ -748,13 +746,13 @@ func checkIssue(w *workload.Workload, cfg Config) error {
 	}
 	switch {
 	case !dataLike(w.Parallelism):
-		return fmt.Errorf("%s: it orders data parallelism's weight-gradient all-reduces, and %s is %s; run it with issue policy %s and no fusion (docs/training-loop.md, \"Issue policies\")",
+		return nil, fmt.Errorf("%s: it orders data parallelism's weight-gradient all-reduces, and %s is %s; run it with issue policy %s and no fusion (docs/training-loop.md, \"Issue policies\")",
 			what, w.Name, w.Parallelism, IssueEager)
 	case cfg.Schedule != ScheduleLayerwise:
-		return fmt.Errorf("%s: schedule %s already fuses every weight-gradient all-reduce into one; use schedule %s, or issue policy %s and no fusion",
+		return nil, fmt.Errorf("%s: schedule %s already fuses every weight-gradient all-reduce into one; use schedule %s, or issue policy %s and no fusion",
 			what, cfg.Schedule, ScheduleLayerwise, IssueEager)
 	}
-	return nil
+	return buckets, nil
 }
 
 // scheduleOf checks cfg.Schedule and says whether the loop issues the
@@ -844,10 +842,8 @@ type builder struct {
 	// all-reduces (lp.d); buckets are the fusion plan (WtGradBuckets, nil:
 	// one a layer), bucketOf each layer's bucket (read only for layers
 	// with a weight-gradient all-reduce); iterKeys the
-	// iteration's keyed collectives in the order back-prop pushes them,
-	// keys how many keys the program has so far.
+	// iteration's keyed collectives in the order back-prop pushes them.
 	keyed    bool
-	keys     int
 	buckets  []Bucket
 	bucketOf []int
 	iterKeys []int
@@ -978,7 +974,6 @@ func (b *builder) numberKeys() {
 		b.lp.colls[id].key = k
 	}
 	b.lp.d.keys = append(b.lp.d.keys, b.iterKeys...)
-	b.keys += len(b.iterKeys)
 	b.iterKeys = b.iterKeys[:0]
 }
 
@@ -1086,10 +1081,10 @@ func (b *builder) dataIteration(it int) error {
 	{
 		b.emit(op{kind: opIterStart, iter: it, layer: -1})
 		b.cells = map[[3]int]int{}
-		if k := b.lp.d; it > 0 && !b.dry && k != nil && k.pol.Kind != IssueDepCha && b.keys > 0 {
+		if k := b.lp.d; it > 0 && !b.dry && k != nil && k.pol.Kind != IssueDepCha && len(k.keys) > 0 {
 			// The issuing thread pushes the forward pass once it has
 			// passed the last iteration's keys (Funnel, ConCum).
-			b.emit(op{kind: opWaitMain, iter: it, layer: 0, phase: phaseForward, upto: int64(b.keys), cell: b.cell(it, 0, PassUpdate)})
+			b.emit(op{kind: opWaitMain, iter: it, layer: 0, phase: phaseForward, upto: int64(len(k.keys)), cell: b.cell(it, 0, PassUpdate)})
 		}
 
 		// Forward pass, layer 0 to L-1.

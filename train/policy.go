@@ -170,8 +170,9 @@ func ParseIssuePolicy(s string) (IssuePolicy, error) {
 	return IssuePolicy{}, fmt.Errorf("issue policy %q: use one of eager, funnel, concum, concum:K, depcha (docs/training-loop.md, \"Issue policies\")", s)
 }
 
-// check reports whether p is usable.
-func (p IssuePolicy) check() error {
+// Check reports whether p is usable: its kind and limit, and a key
+// order or copies only under a keyed policy.
+func (p IssuePolicy) Check() error {
 	switch {
 	case p.Kind < 0 || int(p.Kind) >= len(issueNames):
 		return fmt.Errorf("issue policy %s: use one of %s", p.Kind, strings.Join(issueNames[:], ", "))

@@ -165,11 +165,11 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if err := unusedSchedule(sched, ss, w); err != nil {
 		return fail(err)
 	}
-	if err := unusedIssue(p, ss, w, sched); err != nil {
-		return fail(err)
-	}
 	uses := compare.Uses{Systems: ss, Workloads: []*workload.Workload{w}, Builtin: slices.Contains(workload.BuiltinNames(), *wl)}
 	if err := unusedByRun(p, uses, pf.given(fs, flagKeys)); err != nil {
+		return fail(err)
+	}
+	if err := unusedIssue(p, ss, w, sched); err != nil {
 		return fail(err)
 	}
 	var perLayerAs string // the --per-layer file's format

@@ -277,37 +277,29 @@ func changedIssueKeys(p platform.Platform) []string {
 }
 
 // unusedIssue refuses an issue policy, key order, copy rate or fusion that
-// would change nothing, or that the workload cannot take: no system in ss
-// overlaps communication with compute (BaselineNoOverlap fuses every
-// weight-gradient all-reduce into one), w is not data-parallel or has no
-// weight-gradient all-reduce, a one-shot schedule (which fuses them all),
-// a key order or copies without a keyed policy.
+// would change nothing beyond what compare.Uses.Unused finds (no
+// overlapping system, no data-parallel weight-gradient all-reduce; run
+// before it): LIBRA's systems alone, fusion that fuses nothing, a one-shot
+// schedule (which fuses them all), and what train.IssuePolicy.Check
+// refuses (a key order or copies without a keyed policy).
 func unusedIssue(p platform.Platform, ss []systems.System, w *workload.Workload, sched train.Schedule) error {
 	set := changedIssueKeys(p)
 	if len(set) == 0 {
 		return nil
 	}
 	what := strings.Join(set, ", ")
-	keyed := p.Issue.Kind != train.IssueEager
 	switch {
 	case slices.ContainsFunc(ss, func(s systems.System) bool { return s.Libra != systems.LibraNone }) &&
 		!slices.ContainsFunc(ss, func(s systems.System) bool { return s.Overlap && s.Libra == systems.LibraNone }) &&
 		(len(set) > 1 || !p.Fusion.On() || !slices.ContainsFunc(ss, func(s systems.System) bool { return s.Libra == systems.LibraAllocate })):
 		return fmt.Errorf("%s: LIBRA's systems issue their all-reduces by their own plan (chained in their groups; baseline-libra takes only the fusion, as its fixed plan: docs/libra.md), and no other system in --systems overlaps communication with compute; add one or drop it", what)
-	case !slices.ContainsFunc(ss, func(s systems.System) bool { return s.Overlap }):
-		return fmt.Errorf("%s: no system in --systems overlaps communication with compute, and baseline-nooverlap fuses every weight-gradient all-reduce into one at the end of back-prop whatever the policy (docs/training-loop.md); add an overlapping system or drop it", what)
-	case w.Parallelism != workload.ParallelismData && w.Parallelism != workload.ParallelismHybridDLRM:
-		return fmt.Errorf("%s: issue policies and tensor fusion order data parallelism's weight-gradient all-reduces (docs/training-loop.md, \"Issue policies\"), and workload %s is %s (docs/parallelism.md); drop it", what, w.Name, w.Parallelism)
-	case train.OneShotBytes(w) == 0:
-		return fmt.Errorf("%s: workload %s has no weight-gradient all-reduce, so it would change nothing; drop it", what, w.Name)
 	case p.Fusion.On() && fusesNothing(w, p.Fusion):
 		return fmt.Errorf("training.fusion = %s: every bucket holds one layer's all-reduce, as without fusion, so it would change nothing; give a bucket size above the smallest layer's weight gradients, or drop it", paramText(p, "training.fusion"))
 	case sched.OneShot():
 		return fmt.Errorf("%s: --schedule %s already fuses every weight-gradient all-reduce into one, issued at the end of back-prop; drop it or use --schedule %s", what, sched, train.ScheduleLayerwise)
-	case !keyed && p.Issue.Keys != train.KeysBackward:
-		return fmt.Errorf("training.key_order = %s: only funnel, concum and depcha issue by key, and training.issue_policy is eager; set the policy too, or drop the key order", p.Issue.Keys)
-	case !keyed && p.Issue.CopyGBps != nil:
-		return fmt.Errorf("training.copy = %s: only funnel, concum and depcha copy gradients into communication buffers, and training.issue_policy is eager; set the policy too, or drop the copy", paramText(p, "training.copy"))
+	}
+	if err := p.Issue.Check(); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
 }
