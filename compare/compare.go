@@ -110,6 +110,9 @@ type Options struct {
 	// (SystemResult.Metrics): per iteration, layer and pass, for acemu
 	// --per-layer.
 	KeepMetrics bool
+	// libra is what LIBRA's systems plan on, measured once per comparison
+	// before the systems run (libraMeasure).
+	libra map[string]libraMeasured
 	// LinkStats keeps what each link carried in each system's result
 	// (SystemResult.LinkStats), with its busiest window of WindowCycles:
 	// for acemu --links.
@@ -319,6 +322,9 @@ func Run(o Options) (*Report, error) {
 		fold = why == nil
 	}
 	if err := checkSimulated(o, list, fold); err != nil {
+		return nil, err
+	}
+	if o.libra, err = libraMeasure(o); err != nil {
 		return nil, err
 	}
 	res := make([]SystemResult, len(o.Systems))
@@ -694,7 +700,7 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 	tc := train.Config{DropLayers: !o.KeepMetrics, Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations, Schedule: o.scheduleOf(sys.Name), Policy: o.Memory, Comm: ep.Side(), MemBoundShare: o.MemBoundShare, ComputeSpeed: o.ComputeSpeed, Observer: trainObs,
 		Machine: o.Machine.Machine, Micro: o.Micro, Issue: o.Issue, Fusion: o.Fusion}
 	if sys.Libra != systems.LibraNone {
-		if r.Libra, err = libraPlan(o, sys); err != nil {
+		if r.Libra, err = libraPlan(o, sys, o.libra[libraKey(sys)]); err != nil {
 			return r, err
 		}
 		if err := r.Libra.check(o, fold); err != nil {

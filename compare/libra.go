@@ -100,27 +100,60 @@ func checkLibra(o Options) error {
 	return nil
 }
 
-// libraPlan measures the curves on o's machine and platform and runs
-// sys's programme on them.
-func libraPlan(o Options, sys systems.System) (*LibraPlan, error) {
-	w, m := o.Workload, o.Machine.Machine
-	timer, err := train.NewTimer(w.CycleHz, train.Config{Compute: npu.FullNPU(), MemBoundShare: o.MemBoundShare, ComputeSpeed: o.ComputeSpeed})
-	if err != nil {
-		return nil, err
+// libraMeasured is what LIBRA's systems of one comparison plan on: the
+// workload's layers for LIBRA and the contention curves measured on o's
+// machine and platform with communication's memory weight.
+type libraMeasured struct {
+	layers []libra.Layer
+	curves *measure.Curves
+}
+
+// libraMeasure measures, once for every LIBRA system of o with the same
+// memory weight (the curves depend on nothing else of the system), what
+// their programmes plan on; keyed by the weight's RatString.
+func libraMeasure(o Options) (map[string]libraMeasured, error) {
+	out := map[string]libraMeasured{}
+	for _, sys := range o.Systems {
+		key := libraKey(sys)
+		if _, done := out[key]; done || sys.Libra == systems.LibraNone {
+			continue
+		}
+		w, m := o.Workload, o.Machine.Machine
+		timer, err := train.NewTimer(w.CycleHz, train.Config{Compute: npu.FullNPU(), MemBoundShare: o.MemBoundShare, ComputeSpeed: o.ComputeSpeed})
+		if err != nil {
+			return nil, err
+		}
+		kernels, layers, err := measure.Backward(w, timer)
+		if err != nil {
+			return nil, err
+		}
+		curves, err := measure.Measure(measure.Setup{
+			Sim:     simSetup(o),
+			Full:    o.Full,
+			MemGBps: new(big.Rat).Set(sys.CommMemGBps),
+			Compute: kernels, Bytes: PaddedBytes(train.OneShotBytes(w), m.N()), StartupBytes: PaddedBytes(1, m.N()),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s: LIBRA's contention curves: %w", sys.Name, err)
+		}
+		out[key] = libraMeasured{layers: layers, curves: curves}
 	}
-	kernels, layers, err := measure.Backward(w, timer)
-	if err != nil {
-		return nil, err
+	return out, nil
+}
+
+// libraKey is sys's key in libraMeasure's map: its memory weight.
+func libraKey(sys systems.System) string {
+	if sys.CommMemGBps == nil {
+		return ""
 	}
-	curves, err := measure.Measure(measure.Setup{
-		Sim:     simSetup(o),
-		Full:    o.Full,
-		MemGBps: new(big.Rat).Set(sys.CommMemGBps),
-		Compute: kernels, Bytes: PaddedBytes(train.OneShotBytes(w), m.N()), StartupBytes: PaddedBytes(1, m.N()),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("LIBRA's contention curves: %w", err)
-	}
+	return sys.CommMemGBps.RatString()
+}
+
+// libraPlan runs sys's programme on the curves and layers measured for
+// it (libraMeasure).
+func libraPlan(o Options, sys systems.System, ms libraMeasured) (*LibraPlan, error) {
+	w, curves, layers := o.Workload, ms.curves, ms.layers
+	var err error
 	model := curves.Model()
 	p := &LibraPlan{Programme: sys.Libra.String(), Curves: curves, Layers: layers}
 	if p.Fit, err = curves.Fit(); err != nil {

@@ -60,7 +60,10 @@ func TestLibraPlanIsTheProgrammesOnTheMeasuredCurves(t *testing.T) {
 	for _, name := range []string{"baseline-libra", "baseline-libra-fusion"} {
 		sys, err := systems.Lookup(name)
 		require.NoError(t, err)
-		p, err := libraPlan(o, sys)
+		o.Systems = []systems.System{sys}
+		ms, err := libraMeasure(o)
+		require.NoError(t, err)
+		p, err := libraPlan(o, sys, ms[libraKey(sys)])
 		require.NoError(t, err)
 		require.Equal(t, curves, p.Curves, "measured on the run's platform")
 		require.Equal(t, want, p.Layers)
