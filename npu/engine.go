@@ -249,8 +249,9 @@ func (c BaselineConfig) rates() (*baseRates, error) {
 	if err != nil {
 		return nil, fmt.Errorf("baseline NPU–AFI bus: %w", err)
 	}
-	return &baseRates{mem: mem, bus: bus, sm: rtl.Rate{Num: int64(c.CommSMs) * c.SMBytes, Den: 1}, lib: c.Library,
-		sms: c.CommSMs, smBytes: c.SMBytes}, nil
+	r := &baseRates{mem: mem, bus: bus, lib: c.Library, sms: c.CommSMs, smBytes: c.SMBytes}
+	r.sm = r.smRate(c.CommSMs)
+	return r, nil
 }
 
 // smRate is the SMs' rate with sms of them: sms × SMBytes bytes per cycle.

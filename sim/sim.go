@@ -105,6 +105,20 @@ func Layout(cfg afi.Config) (*collectives.Plan, error) {
 	return cfg.Plan(collectives.OpAllReduce, cfg.ChunkBytes)
 }
 
+// AFIConfig is the AFI configuration a run of s uses: s.AFI on s's
+// machine, or, when s.AFI gives neither chunk nor message, the machine's
+// default (afi.DefaultConfig) keeping s.AFI's algorithms and kinds.
+func (s Setup) AFIConfig() afi.Config {
+	cfg := s.AFI
+	if cfg.ChunkBytes == 0 && cfg.MessageBytes == 0 {
+		d := afi.DefaultConfig(s.Machine.Machine)
+		d.Algorithms, d.Kinds = cfg.Algorithms, cfg.Kinds
+		cfg = d
+	}
+	cfg.Machine = s.Machine.Machine
+	return cfg
+}
+
 // New assembles a run.
 func New(s Setup) (*Run, error) {
 	if s.Machine == nil {
@@ -114,13 +128,7 @@ func New(s Setup) (*Run, error) {
 	if links.Efficiency == nil { // not given: the default platform's
 		links = topology.DefaultLinkSettings()
 	}
-	cfg := s.AFI
-	if cfg.ChunkBytes == 0 && cfg.MessageBytes == 0 {
-		d := afi.DefaultConfig(s.Machine.Machine)
-		d.Algorithms, d.Kinds = cfg.Algorithms, cfg.Kinds
-		cfg = d
-	}
-	cfg.Machine = s.Machine.Machine
+	cfg := s.AFIConfig()
 	if _, folds := s.Machine.Machine.Folder(); !folds { // a torus says so itself, with how folding helps
 		if err := machine.CheckFull(s.Machine.Machine.Name, s.Machine.Machine.N()); err != nil {
 			return nil, fmt.Errorf("%w (a machine that is not a torus is never folded: docs/architecture.md); run a smaller one", err)

@@ -110,12 +110,7 @@ func Measure(s Setup) (*Curves, error) {
 	if s.MemGBps == nil {
 		s.MemGBps = big.NewRat(MemGBps, 1)
 	}
-	if s.Sim.AFI.ChunkBytes == 0 && s.Sim.AFI.MessageBytes == 0 { // as sim.New completes it
-		d := afi.DefaultConfig(s.Sim.Machine.Machine)
-		d.Algorithms = s.Sim.AFI.Algorithms
-		s.Sim.AFI = d
-	}
-	s.Sim.AFI.Machine = s.Sim.Machine.Machine
+	s.Sim.AFI = s.Sim.AFIConfig()
 	c := &Curves{Bytes: s.Bytes}
 	var err error
 	top := s.SMs[len(s.SMs)-1]
