@@ -63,7 +63,8 @@ type Absorber interface {
 
 // A Collector is a receiving endpoint that reads a link's receive buffer
 // (RxPeek, RxLen, Receive) only from events that run after every arrival
-// of their cycle (rtl.ClassControl, after rtl.ClassArrive's classes), and
+// of their cycle (rtl.ClassControl or, for a switch, rtl.ClassSwitch,
+// after rtl.ClassArrive's classes), and
 // that can be told, when a packet starts, the cycle it will be wholly in
 // the buffer. Such a link schedules no arrival event: the buffer takes the
 // packets due by the current cycle when it is read, so the receiver finds
@@ -351,7 +352,7 @@ func (l *Link) Attach(sender, receiver Endpoint, perPacket bool) {
 			l.stops = *rtl.NewFIFO[int64](l.Params.TxBuffer)
 			l.streaming = streams(l.Params)
 			if l.absorber == nil { // into a switch: the train takes only credits returned
-				l.streaming = PacketBytes*l.Params.Rate.Den >= l.Params.Rate.Num
+				l.streaming = packetTakesACycle(l.Params)
 			}
 		}
 	}
@@ -379,8 +380,13 @@ func streams(p LinkParams) bool {
 	if lag+1 > math.MaxInt64/p.Rate.Num || int64(p.RxBuffer-1) > math.MaxInt64/d {
 		return false // beyond exact arithmetic: the train's events are worked out one by one
 	}
-	return d >= p.Rate.Num && int64(p.RxBuffer-1)*d >= (lag+1)*p.Rate.Num
+	return packetTakesACycle(p) && int64(p.RxBuffer-1)*d >= (lag+1)*p.Rate.Num
 }
+
+// packetTakesACycle reports whether a full packet takes at least a cycle
+// on a link of p (d ≥ Num in the serialiser's units): one packet starts
+// an event, the first half of streams' test.
+func packetTakesACycle(p LinkParams) bool { return PacketBytes*p.Rate.Den >= p.Rate.Num }
 
 // SetObserver installs an observer of the link's packets (nil removes
 // it; with none, a packet costs one comparison). Each event carries its
@@ -762,8 +768,7 @@ func (l *Link) launch(p Packet, arrive rtl.Cycle) {
 // its packets (Switch.Collects): a sender that feeds trains moves them on
 // it too, each train done by its first packet's arrival (planTrain).
 func (l *Link) intoSwitch() bool {
-	_, ok := l.collector.(*Switch)
-	return ok && l.toSwitch
+	return l.collector != nil && l.toSwitch // a network with switches is never folded: the collector is the switch
 }
 
 // plain reports whether p, put into the transmit buffer, is one a train

@@ -63,7 +63,8 @@ type Switch struct {
 	out   []*Link // by output port
 
 	// arrived holds, per input, the cycles at which the packets in its
-	// receive buffer arrived, oldest first.
+	// receive buffer arrived (on a collecting switch also those still on
+	// the wire, when they will), oldest first.
 	arrived []rtl.FIFO[rtl.Cycle]
 	// asks is, per input, the output its head asks for: −1 while it has
 	// none or it is not eligible yet. req holds, per output, a bit per
@@ -72,7 +73,9 @@ type Switch struct {
 	req  [][]uint64
 	reqs []int32
 	// heads has a bit per input whose head does not ask yet (asks −1, a
-	// packet in its buffer): the only inputs an arbitration need look at.
+	// packet in its buffer or, on a collecting switch, on its way: an
+	// arbitration before the head is due looks at it and passes on): the
+	// only inputs an arbitration need look at.
 	// active has a bit per output some input asks for (reqs > 0): the only
 	// outputs a pass need look at.
 	heads, active []uint64
