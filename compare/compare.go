@@ -111,8 +111,10 @@ type Options struct {
 	// --per-layer.
 	KeepMetrics bool
 	// libra is what LIBRA's systems plan on, measured once per comparison
-	// before the systems run (libraMeasure).
+	// before the systems run (libraMeasure); kinds the kinds of collective
+	// the run issues, for ACE's layout (kindsOf), listed once by Run.
 	libra map[string]libraMeasured
+	kinds []afi.Kind
 	// LinkStats keeps what each link carried in each system's result
 	// (SystemResult.LinkStats), with its busiest window of WindowCycles:
 	// for acemu --links.
@@ -327,6 +329,7 @@ func Run(o Options) (*Report, error) {
 	if o.libra, err = libraMeasure(o); err != nil {
 		return nil, err
 	}
+	o.kinds = kindsOf(list)
 	res := make([]SystemResult, len(o.Systems))
 	if i, err := par.Do(len(o.Systems), o.Workers, func(i int) (err error) {
 		res[i], err = runSystem(o, o.Systems[i], fold)
@@ -508,11 +511,7 @@ func (o Options) issued() ([]issued, error) {
 			return nil, err
 		}
 		for _, b := range buckets {
-			c := workload.Comm{Type: workload.CommAllReduce}
-			for _, l := range b.Layers {
-				c.Bytes += w.Layers[l].WtGradComm.Bytes
-			}
-			out = append(out, issued{Comm: c, what: fmt.Sprintf("the fused all-reduce of layers %s to %s", w.Layers[b.Layers[0]].Name, w.Layers[b.Layers[len(b.Layers)-1]].Name)})
+			out = append(out, issued{Comm: b.AllReduce(w), what: fmt.Sprintf("the fused all-reduce of layers %s to %s", w.Layers[b.Layers[0]].Name, w.Layers[b.Layers[len(b.Layers)-1]].Name)})
 		}
 	}
 	const what = "the all-reduce of every layer's weight gradients at the end of back-prop"
@@ -570,7 +569,7 @@ func whyNotFold(m *topology.Spec, cfg afi.Config, list []issued) (why, err error
 		if c.whole {
 			pc.ChunkBytes = n
 		}
-		key := fmt.Sprint(op, n, pc.ChunkBytes, c.group)
+		key := fmt.Sprint(op, n, pc.ChunkBytes, c.group.Span, collectives.FormatGroups(c.group.Groups)) // the group itself: String names only its shape
 		if seen[key] {
 			continue
 		}
@@ -661,11 +660,7 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 	}
 	cfg := o.afiConfig()
 	if sys.Kind == systems.ACE {
-		list, err := o.collectives()
-		if err != nil {
-			return r, err
-		}
-		cfg.Kinds = kindsOf(list)
+		cfg.Kinds = o.kinds
 	}
 	setup := sim.Setup{Machine: o.Machine, Links: o.Links, System: sys, AFI: cfg, Fold: fold, ACE: o.ACE,
 		Library: o.Library, Order: o.Order, Windows: WindowCycles, LinkWindows: o.LinkStats}

@@ -932,22 +932,17 @@ func (b *builder) newCollective(it, l int, p Pass, c workload.Comm, g Group) int
 // further down. Each layer's collective (for its update's wait) is set in
 // prevWt.
 func (b *builder) wtGradAllReduce(it, l int) {
-	layers, sms := []int{l}, 0
+	bk := Bucket{Layers: []int{l}}
 	if b.buckets != nil {
-		bk := &b.buckets[b.bucketOf[l]]
-		if bk.Layers[len(bk.Layers)-1] != l {
+		if bk = b.buckets[b.bucketOf[l]]; bk.Layers[len(bk.Layers)-1] != l {
 			return
 		}
-		layers, sms = bk.Layers, bk.SMs
 	}
 	if b.dry {
 		return
 	}
-	c := workload.Comm{Type: workload.CommAllReduce}
-	for _, f := range layers {
-		c.Bytes += b.lp.w.Layers[f].WtGradComm.Bytes
-	}
-	id := b.newCollective(it, l, PassWtGrad, c, Group{})
+	layers, sms := bk.Layers, bk.SMs
+	id := b.newCollective(it, l, PassWtGrad, bk.AllReduce(b.lp.w), Group{})
 	col := &b.lp.colls[id]
 	col.fusedLayers, col.sms = len(layers), sms
 	for _, f := range layers {

@@ -218,6 +218,16 @@ type Bucket struct {
 	SMs int
 }
 
+// AllReduce is b's fused all-reduce in w: its layers' weight-gradient
+// bytes together.
+func (b Bucket) AllReduce(w *workload.Workload) workload.Comm {
+	c := workload.Comm{Type: workload.CommAllReduce}
+	for _, l := range b.Layers {
+		c.Bytes += w.Layers[l].WtGradComm.Bytes
+	}
+	return c
+}
+
 // On reports whether f fuses anything.
 func (f Fusion) On() bool { return f.BucketBytes > 0 || len(f.Buckets) > 0 }
 
