@@ -417,12 +417,12 @@ func checkSimulated(o Options, list []issued, fold bool) error {
 	return nil
 }
 
-// collectives lists what the run issues: a trace's collectives (over
-// every NPU: its groups are packed as it runs), else the training loop's
-// (issued).
+// collectives lists what the run issues: a trace's collectives, each on
+// its process group's listed groups (Trace.collectives), else the
+// training loop's (issued).
 func (o Options) collectives() ([]issued, error) {
 	if o.Trace != nil {
-		return o.Trace.collectives(), nil
+		return o.Trace.collectives()
 	}
 	return o.issued()
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/chakra"
 	"github.com/acemu/acemu/chakra/runner"
+	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/contend"
 	"github.com/acemu/acemu/endpoint"
 	"github.com/acemu/acemu/rtl"
@@ -24,27 +25,36 @@ type Trace struct {
 	Groups map[string][]int
 }
 
-// collectives lists the distinct collectives of the trace, for the bounds
-// checked before the run (checkSimulated) and ACE's layout (kindsOf).
-func (t *Trace) collectives() []issued {
-	seen := map[[2]int64]bool{}
+// collectives lists the distinct collectives of the trace, each with
+// the listed groups of its process group, for the bounds checked before
+// the run (checkSimulated) and ACE's layout (kindsOf).
+func (t *Trace) collectives() ([]issued, error) {
+	groupsOf, err := runner.NodeGroups(t.Set, t.Groups)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
 	var out []issued
-	for _, rk := range t.Set.Ranks {
+	for r, rk := range t.Set.Ranks {
 		for i := range rk.Nodes {
 			n := &rk.Nodes[i]
 			c, err := runner.CollectiveOf(n)
 			if err != nil || c == nil {
 				continue // the runner names it
 			}
-			key := [2]int64{int64(c.Type), c.Bytes}
+			g := train.Group{Groups: groupsOf(r, i)}
+			if g.Groups != nil {
+				g.Size = len(g.Groups[0]) // a partition's groups are equally large
+			}
+			key := fmt.Sprint(c.Type, c.Bytes, collectives.FormatGroups(g.Groups))
 			if seen[key] {
 				continue
 			}
 			seen[key] = true
-			out = append(out, issued{Comm: workload.Comm{Type: c.Type, Bytes: c.Bytes}, what: fmt.Sprintf("%s node %d (%s)", rk.Name, n.ID, n.Name)})
+			out = append(out, issued{Comm: workload.Comm{Type: c.Type, Bytes: c.Bytes}, group: g, what: fmt.Sprintf("%s node %d (%s)", rk.Name, n.ID, n.Name)})
 		}
 	}
-	return out
+	return out, nil
 }
 
 // traceComm is the runner's view of the AFI: the training loop's

@@ -10,6 +10,7 @@ import (
 	"github.com/acemu/acemu/contend"
 	"github.com/acemu/acemu/topology"
 	"github.com/acemu/acemu/torus"
+	"github.com/acemu/acemu/train"
 	"github.com/acemu/acemu/workload"
 	"github.com/stretchr/testify/require"
 )
@@ -105,6 +106,16 @@ func TestTraceProcessGroups(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 1, rep.Systems[0].Collectives)
 	require.Positive(t, rep.Systems[0].TotalCycles)
+	// What the checks and ACE's layout are told: one all-reduce of 1 MiB
+	// on the partition {0,1},{2,3}, two NPUs a group, not on every NPU.
+	list, err := o.collectives()
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	require.Equal(t, train.Group{Groups: [][]int{{0, 1}, {2, 3}}, Size: 2}, list[0].group)
+	require.Equal(t, int64(1<<20), list[0].Bytes)
+	o.Systems = presets(t, "ideal", "ace") // ACE laid out for the groups' all-reduce
+	_, err = Run(o)
+	require.NoError(t, err)
 	o.Trace.Groups = map[string][]int{"a": {0, 1}, "b": {2, 3, 1}}
 	_, err = Run(o)
 	require.ErrorContains(t, err, `process group "a" [0 1] does not fit the machine`)

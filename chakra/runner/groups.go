@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/acemu/acemu/chakra"
 )
 
 // LoadGroups reads a communicator-group file in ASTRA-sim 2.x's form: a
@@ -95,6 +97,24 @@ func (p *partition) describe() string {
 		parts = append(parts, fmt.Sprintf("%q %v", p.names[i], g))
 	}
 	return "process groups " + strings.Join(parts, ", ")
+}
+
+// NodeGroups returns, for each collective node of s by rank and node
+// index, the listed groups of the communicator it runs on as the run
+// would issue it (Collective.Groups; nil: every NPU), from the process
+// groups groups (LoadGroups). An error where the run would refuse them.
+func NodeGroups(s *chakra.Set, groups map[string][]int) (func(rank, node int) [][]int, error) {
+	parts, err := partitions(len(s.Ranks), usedGroups(s), groups)
+	if err != nil {
+		return nil, err
+	}
+	return func(rank, node int) [][]int {
+		pg, _, err := s.Ranks[rank].Nodes[node].Text("pg_name")
+		if p := parts[pg]; err == nil && p != nil {
+			return p.groups
+		}
+		return nil
+	}, nil
 }
 
 // partitions maps the process groups used to the communicators the AFI
