@@ -80,7 +80,8 @@ type Communicators struct {
 // ASTRA-sim 1.0 issues no collective over no dimension).
 func (c *Communicators) Of(l int, p Pass) (Group, bool) {
 	i := passIndex(p)
-	return c.layers[l][i], c.active[l][i] && c.layers[l][i].Size > 1
+	g := c.layers[l][i]
+	return g, c.active[l][i] && (g.Size > 1 || g.Size == 0) // 0: no machine, every NPU however many
 }
 
 func passIndex(p Pass) int {
@@ -115,9 +116,9 @@ func roles(kind string) [3]role {
 	return [3]role{roleNone, roleNone, roleAll} // DATA, MICRO
 }
 
-// NewCommunicators finds the groups of w's collectives on m (nil: a
-// machine of npus NPUs whose kinds need no dimensions, every collective
-// over every NPU). The model-parallel group is (ASTRA-sim 1.0's
+// NewCommunicators finds the groups of w's collectives on m (nil: for
+// kinds that need no dimensions, every collective over every NPU,
+// however many). The model-parallel group is (ASTRA-sim 1.0's
 // dimensions, the machine's in order, the first the innermost):
 // HYBRID_DATA_MODEL's the first dimension, HYBRID_MODEL_DATA's the
 // others, a Transformer's the first dimensions whose NPUs multiply to its
@@ -198,13 +199,6 @@ func (c *Communicators) set(l int, r [3]role, all, model, data Group) {
 			c.layers[l][i], c.active[l][i] = model, true
 		case roleData:
 			c.layers[l][i], c.active[l][i] = data, true
-		}
-	}
-	if all.Size == 0 { // no machine: every collective over every NPU, however many
-		for i := range r {
-			if c.active[l][i] {
-				c.layers[l][i].Size = 2
-			}
 		}
 	}
 }
@@ -312,10 +306,7 @@ func splitGroups(m *machine.Machine, d, s int, first bool) Group {
 	if size == 1 {
 		return Group{Size: 1}
 	}
-	for _, g := range groups {
-		slices.Sort(g)
-	}
-	return Group{Groups: groups, Size: size}
+	return Group{Groups: groups, Size: size} // each group's NPUs in order, as built
 }
 
 // Issued is a collective the loop issues (LayerCollectives,

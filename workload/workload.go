@@ -159,7 +159,7 @@ const (
 	ParallelismHybridTransformer = "HYBRID_TRANSFORMER"
 	// ParallelismHybridTransformerFwdInBckwd is HYBRID_TRANSFORMER with
 	// activation checkpointing: back-prop recomputes the forward pass of
-	// the layers from a checkpoint (Checkpoints).
+	// the layers from a checkpoint (Workload.Recomputations).
 	ParallelismHybridTransformerFwdInBckwd = "HYBRID_TRANSFORMER_FWD_IN_BCKWD"
 	ParallelismHybridDataModel             = "HYBRID_DATA_MODEL"
 	ParallelismHybridModelData             = "HYBRID_MODEL_DATA"
