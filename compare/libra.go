@@ -85,15 +85,15 @@ func checkLibra(o Options) error {
 			return fmt.Errorf("%s: LIBRA issues its groups' all-reduces chained, one at a time, in its own fusion; drop the %s schedule for it", s.Name, o.scheduleOf(s.Name))
 		}
 		w := o.Workload
-		any := false
+		hasAR := false
 		for _, l := range w.Layers {
 			if l.FwdComm.Type != workload.CommNone || l.InGradComm.Type != workload.CommNone ||
 				(l.WtGradComm.Type != workload.CommNone && l.WtGradComm.Type != workload.CommAllReduce) {
 				return fmt.Errorf("%s: layer %s of %s has collectives other than a weight-gradient all-reduce; LIBRA plans data parallelism's all-reduces, one in flight at a time, so run it on a data-parallel workload", s.Name, l.Name, w.Name)
 			}
-			any = any || (l.WtGradComm.Type == workload.CommAllReduce && l.WtGradComm.Bytes > 0)
+			hasAR = hasAR || (l.WtGradComm.Type == workload.CommAllReduce && l.WtGradComm.Bytes > 0)
 		}
-		if !any {
+		if !hasAR {
 			return fmt.Errorf("%s: %s has no weight-gradient all-reduce for LIBRA to plan", s.Name, w.Name)
 		}
 	}

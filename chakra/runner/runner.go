@@ -144,8 +144,9 @@ type rank struct {
 	r       int
 	nodes   []node
 	npu     *contend.NPU
-	queue   []int32 // compute nodes ready, a heap by id (readyQueue)
-	running int32   // -1: none
+	queue   []int32    // compute nodes ready, a heap by id (readyQueue)
+	ready   readyQueue // the heap's view of queue, made once (not an allocation per push and pop)
+	running int32      // -1: none
 	at      rtl.Cycle
 	left    int
 	res     Rank
@@ -299,6 +300,7 @@ func nodeName(n *chakra.Node) string {
 // build checks rank r's trace and makes its graph.
 func (rn *run) build(r int, t *chakra.Trace, timer train.Timer, cfg Config) (*rank, error) {
 	rk := &rank{r: r, nodes: make([]node, len(t.Nodes)), running: -1, left: len(t.Nodes), seqs: map[*partition]int{}}
+	rk.ready.rk = rk
 	rk.res.Nodes = len(t.Nodes)
 	at := make(map[uint64]int, len(t.Nodes))
 	for i := range t.Nodes {
@@ -507,7 +509,7 @@ func (rn *run) ready(rk *rank, i int, now rtl.Cycle) {
 	nd.ready = true
 	switch nd.kind {
 	case kCompute:
-		heap.Push(&readyQueue{rk}, int32(i))
+		heap.Push(&rk.ready, int32(i))
 	case kColl:
 		rn.reach(rk, i, now)
 	default:
@@ -643,7 +645,7 @@ func (rn *run) start(rk *rank, now rtl.Cycle) {
 	if rn.err != nil || rk.running >= 0 || len(rk.queue) == 0 {
 		return
 	}
-	i := heap.Pop(&readyQueue{rk}).(int32)
+	i := heap.Pop(&rk.ready).(int32)
 	rk.running, rk.at = i, now
 	if err := rk.npu.Run(now, rk.nodes[i].kernel, func(now rtl.Cycle) { rn.computed(rk, now) }); err != nil {
 		rn.fail(fmt.Errorf("rank %d %s: %w", rk.r, nodeName(rk.nodes[i].n), err))
