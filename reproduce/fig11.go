@@ -123,15 +123,23 @@ func Fig11(o Fig11Options) (*Fig11Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	return Fig11Of(pts, o.Workloads)
+}
+
+// Fig11Of is the study formed from its points, however they were run
+// (each a run of Fig11Systems on a workload and topology; Trained.Run):
+// a row per point, in the points' order, and Section VI-C's averages over
+// the workloads given.
+func Fig11Of(pts []sweep.PointResult, workloads []string) (*Fig11Result, error) {
 	res := &Fig11Result{}
-	for _, p := range pts { // sweep order: workloads, then topologies
+	for _, p := range pts {
 		row, err := fig11Row(p)
 		if err != nil {
 			return nil, fmt.Errorf("fig11: %s on %s: %w", p.Workload, p.Topology, err)
 		}
 		res.Rows = append(res.Rows, row)
 	}
-	res.average(o.Workloads)
+	res.average(workloads)
 	return res, nil
 }
 

@@ -2,8 +2,11 @@ package reproduce
 
 import (
 	"fmt"
+	"slices"
 
+	"github.com/acemu/acemu/compare"
 	"github.com/acemu/acemu/platform"
+	"github.com/acemu/acemu/sweep"
 )
 
 // Fig9bOptions chooses the ACE paper's Fig. 9(b): ACE's utilisation in the
@@ -71,9 +74,20 @@ func Fig9b(o Fig9bOptions) (*Fig9bResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	return Fig9bOf(pts)
+}
+
+// Fig9bOf is the figure formed from its points, however they were run
+// (each with ACE among its systems; Trained.Run): a row per point, in the
+// points' order.
+func Fig9bOf(pts []sweep.PointResult) (*Fig9bResult, error) {
 	res := &Fig9bResult{}
-	for _, p := range pts { // sweep order: workloads, then topologies
-		s := p.Systems[0]
+	for _, p := range pts {
+		i := slices.IndexFunc(p.Systems, func(s compare.SystemResult) bool { return s.Name == "ace" })
+		if i < 0 {
+			return nil, fmt.Errorf("fig9b: %s on %s: no ACE run", p.Workload, p.Topology)
+		}
+		s := p.Systems[i]
 		if s.ACEUtilization == nil || s.ACEForwardUtilization == nil || s.ACEBackpropUtilization == nil {
 			return nil, fmt.Errorf("fig9b: %s on %s: the run reports no ACE utilisation", p.Workload, p.Topology)
 		}

@@ -48,3 +48,10 @@ func (o Trained) train(fig string, sets, systems, reference []string) ([]sweep.P
 	}
 	return oc.Points, nil
 }
+
+// Run runs the figure's training runs: every workload on every topology,
+// systems at each point, as an acemu sweep (train); fig names the figure
+// in errors. The points come workloads first, then topologies.
+func (o Trained) Run(fig string, systems []string) ([]sweep.PointResult, error) {
+	return o.train(fig, nil, systems, nil)
+}

@@ -1,0 +1,66 @@
+package validation
+
+import (
+	"fmt"
+
+	"github.com/acemu/acemu/compare"
+	"github.com/acemu/acemu/reproduce"
+)
+
+// aceFig10 is the ACE paper's Fig. 10 and Section VI-B's text: the five
+// systems training ResNet-50, GNMT and DLRM on 128 NPUs (4x8x4).
+var aceFig10 = Figure{
+	Name: "fig10", Source: ACEPaper, Where: "Section VI-B, Fig. 10",
+	Title: "the five systems training each workload on 128 NPUs",
+	Quick: true,
+	Run:   runACEFig10,
+}
+
+func runACEFig10(e Env) (*Outcome, error) {
+	topos := []string{compare.PaperTopology}
+	if e.Quick {
+		topos = quickTopos
+	}
+	res, err := fig11Of(e, topos)
+	if err != nil {
+		return nil, err
+	}
+	out := &Outcome{}
+	const where = "Section VI-B"
+	for _, r := range res.Rows {
+		paper, _ := compare.PaperFig10(r.Workload)
+		ace := r.System("ace")
+		for _, s := range r.Systems {
+			p, ok := paper[s.Name]
+			if !ok || s.Name == "ideal" {
+				continue
+			}
+			on := fmt.Sprintf("%s, %s on %s", s.Name, r.Workload, r.Topo)
+			if p.FractionOfIdeal > 0 {
+				out.Values = append(out.Values, Value{What: "% of ideal, " + on, Unit: "%", Where: where,
+					Paper: Printed(percentText(p.FractionOfIdeal)), Acemu: 100 * s.FractionOfIdeal})
+			}
+			if p.SpeedupOfACE > 0 {
+				out.Values = append(out.Values, Value{What: "ACE's speed-up over " + on, Unit: "×", Where: where,
+					Paper: Printed(fmt.Sprintf("%.2f", p.SpeedupOfACE)), Acemu: s.ACESpeedup})
+			}
+			if p.ExposedShare > 0 && s.TotalCycles > 0 {
+				out.Values = append(out.Values, Value{What: "exposed communication, % of the iteration, " + on, Unit: "%", Where: where,
+					Paper: Printed(percentText(p.ExposedShare)), Acemu: 100 * float64(s.ExposedCycles) / float64(s.TotalCycles)})
+			}
+		}
+		for _, b := range reproduce.Fig11Baselines {
+			s := r.System(b)
+			out.Findings = append(out.Findings, Finding{Claim: fmt.Sprintf("ACE trains faster than %s (%s on %s)", b, r.Workload, r.Topo),
+				Where: where, Holds: ace.TotalCycles > 0 && ace.TotalCycles < s.TotalCycles,
+				Measured: fmt.Sprintf("ACE %.1f %% of ideal, %s %.1f %%", 100*ace.FractionOfIdeal, b, 100*s.FractionOfIdeal)})
+		}
+	}
+	return out, nil
+}
+
+// percentText prints a fraction the paper gives in per cent as it prints
+// it: 0.943 → "94.3", 0.76 → "76", 0.02 → "2".
+func percentText(f float64) string {
+	return fmt.Sprintf("%.4g", 100*f)
+}

@@ -1,0 +1,87 @@
+package validation
+
+import (
+	"fmt"
+
+	"github.com/acemu/acemu/plots"
+	"github.com/acemu/acemu/reproduce"
+)
+
+// aceFig5 is the ACE paper's Fig. 5 (Section VI-A): the network bandwidth
+// of a 64 MB hierarchical all-reduce on 16 and 64 NPUs as the memory
+// bandwidth given to communication grows, the baseline (all 80 SMs) beside
+// ACE and the ideal endpoint.
+var aceFig5 = Figure{
+	Name: "fig5", Source: ACEPaper, Where: "Section VI-A, Fig. 5",
+	Title: "network bandwidth against the memory bandwidth given to communication",
+	Quick: true,
+	Run:   runACEFig5,
+}
+
+func runACEFig5(e Env) (*Outcome, error) {
+	o := reproduce.DefaultFig5()
+	o.ACE, o.Workers, o.Progress = e.Platform.ACE, e.Workers, e.Progress
+	if e.Quick {
+		o.Size = 4 << 20 // a 16th of the paper's 64 MB: its thresholds, not its bandwidths
+	}
+	res, err := reproduce.Fig5(o)
+	if err != nil {
+		return nil, err
+	}
+	out := &Outcome{}
+	if out.Plots, err = drawInto(e, func(dir string) ([]string, error) { return plots.Fig5(res, dir) }); err != nil {
+		return nil, err
+	}
+	const where = "Section VI-A"
+	// "the ideal system can reach up to 300 GB/s BW utilization, out of
+	// available 500 GB/s": on 64 NPUs (docs/validation.md says why not
+	// on 16).
+	for _, r := range res.Rows {
+		if r.Topo == "4x4x4" && r.MemGBps == o.MemGBps[len(o.MemGBps)-1] && !e.Quick {
+			out.Values = append(out.Values, Value{What: "ideal endpoint's network bandwidth, 64 NPUs (4x4x4)", Unit: "GB/s", Where: where,
+				Paper: Printed("≈ 300"), Acemu: r.IdealBW})
+		}
+	}
+	// "the baseline system needs ≈ 450 GB/s memory BW on average to reach
+	// 90% of ideal network BW … for ACE, 128GB/s is enough … resulting in
+	// ≈ 3.5× reduction": the means over the two sizes.
+	base, aceBW, reached := 0.0, 0.0, true
+	for _, t := range res.Thresholds {
+		base += float64(t.Baseline) / float64(len(res.Thresholds))
+		aceBW += float64(t.ACE) / float64(len(res.Thresholds))
+		reached = reached && t.Baseline > 0 && t.ACE > 0
+	}
+	none := ""
+	if !reached {
+		none = "90 % of ideal not reached within the sweep on every size"
+	}
+	size := fmt.Sprintf("%d MiB all-reduce", o.Size>>20)
+	out.Values = append(out.Values,
+		Value{What: "memory bandwidth the baseline needs for 90 % of ideal, mean over 16 and 64 NPUs, " + size, Unit: "GB/s", Where: where,
+			Paper: Printed("≈ 450"), Acemu: base, None: none},
+		Value{What: "memory bandwidth ACE needs for 90 % of ideal, mean over 16 and 64 NPUs, " + size, Unit: "GB/s", Where: where,
+			Paper: Printed("128"), Acemu: aceBW, None: none},
+	)
+	ratio := 0.0
+	if aceBW > 0 {
+		ratio = base / aceBW
+	}
+	out.Values = append(out.Values, Value{What: "the baseline's memory bandwidth for 90 % of ideal over ACE's", Unit: "×", Where: where,
+		Paper: Printed("≈ 3.5"), Acemu: ratio, None: none})
+	for _, t := range res.Thresholds {
+		f := Finding{Claim: "ACE reaches 90 % of the ideal network bandwidth with less memory bandwidth than the baseline (" + t.Topo + ")", Where: where,
+			Holds:    t.ACE > 0 && (t.Baseline == 0 || t.ACE < t.Baseline),
+			Measured: fmt.Sprintf("baseline %s, ACE %s", gbps(t.Baseline), gbps(t.ACE))}
+		out.Findings = append(out.Findings, f)
+	}
+	out.Notes = append(out.Notes, fmt.Sprintf("%s per NPU, the baseline on all 80 SMs; thresholds are the least point of the sweep (%v GB/s) reaching 90 %% of the ideal endpoint's bandwidth", size, o.MemGBps))
+	return out, nil
+}
+
+// gbps prints a threshold in GB/s, or "not reached".
+func gbps(v int64) string {
+	if v == 0 {
+		return "not reached"
+	}
+	return fmt.Sprintf("%d GB/s", v)
+}

@@ -1,0 +1,82 @@
+package validation
+
+import (
+	"slices"
+
+	"github.com/acemu/acemu/platform"
+)
+
+// A Source is one of the papers acemu reproduces.
+type Source struct {
+	// Key is the source's short name in figure names: "ace", "ccube".
+	Key string
+	// Title is the paper's title, as it is cited.
+	Title string
+}
+
+// The papers the report reproduces.
+var (
+	ACEPaper = Source{"ace", "Enabling Compute-Communication Overlap in Distributed Deep Learning Training Platforms"}
+)
+
+// Env is what a figure's runs take from the command: the platform every
+// run starts from, whether to run the quick subset, how many runs go at
+// once, where to keep the sweep's points and the plots, and whom to tell
+// of progress.
+type Env struct {
+	// Platform is every run's platform (the defaults unless --config or
+	// --set give others).
+	Platform platform.Platform
+	// Quick runs the figure's CI-sized subset: small tori, small sizes.
+	Quick bool
+	// Workers is how many runs go at once (0: GOMAXPROCS); results do not
+	// depend on it.
+	Workers int
+	// Dir, if set, is the figure's own directory: its sweep keeps its
+	// points there (run again, only the missing ones run) and its plots go
+	// there.
+	Dir string
+	// Progress, if set, is told how many runs have finished.
+	Progress func(done, total int)
+}
+
+// Outcome is what a figure's runs gave: the paper's values beside
+// acemu's, the paper's findings checked, notes, and the plots it drew
+// (file names under Env.Dir).
+type Outcome struct {
+	Values   []Value
+	Findings []Finding
+	Notes    []string
+	Plots    []string
+}
+
+// Figure is one figure or experiment of a paper.
+type Figure struct {
+	// Name is what `acemu reproduce` calls it: "fig5", "ccube-fig12a".
+	Name string
+	// Source is the paper, Where its place: "Section VI-A, Fig. 5".
+	Source Source
+	Where  string
+	// Title says what it shows, in a line.
+	Title string
+	// Quick is whether the figure has a CI-sized subset (Env.Quick).
+	Quick bool
+	// Run runs it.
+	Run func(Env) (*Outcome, error)
+}
+
+// registry holds the figures in the order the report gives them, each
+// declared in a file of its own.
+var registry = []Figure{aceFig4, aceFig5, aceFig6, aceFig9a, aceFig9b, aceFig10, aceFig11}
+
+// Figures returns every registered figure, in the report's order.
+func Figures() []Figure { return slices.Clone(registry) }
+
+// Lookup returns the figure called name.
+func Lookup(name string) (Figure, bool) {
+	i := slices.IndexFunc(registry, func(f Figure) bool { return f.Name == name })
+	if i < 0 {
+		return Figure{}, false
+	}
+	return registry[i], true
+}

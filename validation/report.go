@@ -1,0 +1,230 @@
+package validation
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Result is one figure's outcome in the report.
+type Result struct {
+	Figure Figure
+	*Outcome
+}
+
+// Report is the figures' outcomes, in the registry's order.
+type Report struct {
+	// Quick is whether the figures ran their CI-sized subsets.
+	Quick   bool
+	Results []Result
+}
+
+// Run runs the figures named (every figure when none are), each with e
+// but its own directory under e.Dir (DIR/NAME), and returns the report.
+func Run(e Env, names ...string) (*Report, error) {
+	figs := Figures()
+	if len(names) > 0 {
+		figs = figs[:0]
+		for _, n := range names {
+			f, ok := Lookup(n)
+			if !ok {
+				return nil, fmt.Errorf("no figure %q; the figures are %s", n, strings.Join(Names(), ", "))
+			}
+			figs = append(figs, f)
+		}
+	}
+	rep := &Report{Quick: e.Quick}
+	for _, f := range figs {
+		fe := e
+		if e.Dir != "" {
+			fe.Dir = filepath.Join(e.Dir, f.Name)
+			if err := os.MkdirAll(fe.Dir, 0o755); err != nil {
+				return nil, fmt.Errorf("%s: %w", f.Name, err)
+			}
+		}
+		if e.Quick && !f.Quick {
+			continue
+		}
+		o, err := f.Run(fe)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.Name, err)
+		}
+		for _, v := range o.Values {
+			if math.IsNaN(v.Paper.Value) {
+				return nil, fmt.Errorf("%s: %s: the paper's value %q is not a number such as 94.3 or ≈ 450", f.Name, v.What, v.Paper.Text)
+			}
+		}
+		rep.Results = append(rep.Results, Result{Figure: f, Outcome: o})
+	}
+	return rep, nil
+}
+
+// Names lists the registered figures' names.
+func Names() []string {
+	var out []string
+	for _, f := range registry {
+		out = append(out, f.Name)
+	}
+	return out
+}
+
+// Broken lists the findings that do not hold, as "figure: claim
+// (measured)".
+func (r *Report) Broken() []string {
+	var out []string
+	for _, res := range r.Results {
+		for _, f := range res.Findings {
+			if !f.Holds {
+				out = append(out, fmt.Sprintf("%s: %s (%s)", res.Figure.Name, f.Claim, f.Measured))
+			}
+		}
+	}
+	return out
+}
+
+// drawInto draws a figure's plots into e.Dir, if set, and returns their
+// names relative to it.
+func drawInto(e Env, draw func(dir string) ([]string, error)) ([]string, error) {
+	if e.Dir == "" {
+		return nil, nil
+	}
+	paths, err := draw(e.Dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, p := range paths {
+		rel, err := filepath.Rel(e.Dir, p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rel)
+	}
+	return out, nil
+}
+
+// WriteMarkdown writes the report: per figure, a table of the paper's
+// values beside acemu's (paper, acemu, ratio, within the paper's
+// tolerance or not), the paper's findings checked, its notes and its
+// plots (the PNGs, under each figure's directory).
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	b.WriteString("# acemu's validation report\n\n")
+	if r.Quick {
+		b.WriteString("The quick subset (`--quick`): small sizes, whose values are not the papers' setups; their findings are what to read.\n\n")
+	}
+	within, values, holds, findings := 0, 0, 0, 0
+	for _, res := range r.Results {
+		for _, v := range res.Values {
+			values++
+			if v.Within() {
+				within++
+			}
+		}
+		for _, f := range res.Findings {
+			findings++
+			if f.Holds {
+				holds++
+			}
+		}
+	}
+	fmt.Fprintf(&b, "%d of %d values within the paper's tolerance; %d of %d findings hold.\n", within, values, holds, findings)
+	for _, res := range r.Results {
+		f := res.Figure
+		fmt.Fprintf(&b, "\n## %s: %s\n\n", f.Name, f.Title)
+		fmt.Fprintf(&b, "\"%s\", %s. `acemu reproduce %s`.\n", f.Source.Title, f.Where, f.Name)
+		if len(res.Values) > 0 {
+			b.WriteString("\n| quantity | paper | acemu | acemu / paper | within the paper's precision |\n|---|---|---|---|---|\n")
+			for _, v := range res.Values {
+				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", v.What, withUnit(v.Paper.Text, v.Unit), acemuCell(v), ratioCell(v), withinCell(v))
+			}
+		}
+		if len(res.Findings) > 0 {
+			b.WriteString("\n| the paper's finding | holds | acemu |\n|---|---|---|\n")
+			for _, x := range res.Findings {
+				fmt.Fprintf(&b, "| %s (%s) | %s | %s |\n", x.Claim, x.Where, yesNo(x.Holds), x.Measured)
+			}
+		}
+		for _, n := range res.Notes {
+			fmt.Fprintf(&b, "\n%s\n", n)
+		}
+		for _, p := range res.Plots {
+			if filepath.Ext(p) == ".png" {
+				fmt.Fprintf(&b, "\n![%s](%s)\n", f.Name, filepath.ToSlash(filepath.Join(f.Name, p)))
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// withUnit appends a unit to a value: "94.3 %", "2.67×", "450 GB/s".
+func withUnit(s, unit string) string {
+	switch unit {
+	case "":
+		return s
+	case "×":
+		return s + "×"
+	}
+	return s + " " + unit
+}
+
+// acemuCell is acemu's value to as many decimals as the paper prints, one
+// more, or why there is none.
+func acemuCell(v Value) string {
+	if v.None != "" {
+		return "– (" + v.None + ")"
+	}
+	return withUnit(strconv.FormatFloat(v.Acemu, 'f', decimalsOf(v.Paper.Text)+1, 64), v.Unit)
+}
+
+// ratioCell is acemu's value over the paper's.
+func ratioCell(v Value) string {
+	if r := v.Ratio(); r != 0 {
+		return strconv.FormatFloat(r, 'f', 3, 64)
+	}
+	return "–"
+}
+
+// withinCell says whether acemu is within the paper's tolerance, and if
+// not by how much it is off, with the reason where one is known.
+func withinCell(v Value) string {
+	if v.Within() {
+		return "yes (± " + strconv.FormatFloat(v.Paper.Tolerance, 'g', -1, 64) + ")"
+	}
+	s := "no"
+	if v.None == "" {
+		off := strings.Replace(strconv.FormatFloat(v.Acemu-v.Paper.Value, 'f', decimalsOf(v.Paper.Text)+1, 64), "-", "−", 1)
+		s += fmt.Sprintf(" (± %s; off by %s)", strconv.FormatFloat(v.Paper.Tolerance, 'g', -1, 64), withUnit(off, v.Unit))
+	}
+	if v.Why != "" {
+		s += ": " + v.Why
+	}
+	return s
+}
+
+// decimalsOf is how many decimals a printed value has.
+func decimalsOf(text string) int {
+	if i := strings.IndexByte(text, '.'); i >= 0 {
+		n := 0
+		for _, c := range text[i+1:] {
+			if c < '0' || c > '9' {
+				break
+			}
+			n++
+		}
+		return n
+	}
+	return 0
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "**no**"
+}

@@ -1,0 +1,124 @@
+// Package validation is acemu's validation report: a registry of the
+// papers' figures and experiments, each declaring its runs, what it
+// measures, the papers' values beside acemu's, and the findings the
+// papers draw from them; and the report (Markdown) that sets every row of
+// paper, acemu, ratio and whether acemu is within what the paper's own
+// precision allows (docs/validation.md, "How to read the report").
+package validation
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Paper is the value a paper gives, as it prints it, and how precisely.
+type Paper struct {
+	// Text is the value as the paper prints it: "94.3", "≈ 450", "2.67".
+	Text string
+	// Value is Text's number.
+	Value float64
+	// Tolerance is how far a value may lie from Value and still be the
+	// paper's (Within): the rule of docs/validation.md, "Tolerance".
+	Tolerance float64
+	// Approx is whether the paper qualifies the value as approximate.
+	Approx bool
+}
+
+// Printed is a value a paper prints as text: "94.3" or, approximate,
+// "≈ 450" ("~", "about" also). Its tolerance is half a unit in its last
+// printed digit, or one unit in its last non-zero digit when the paper
+// calls it approximate (docs/validation.md, "Tolerance"). A malformed
+// text gives a Value of NaN, which Run refuses naming the figure.
+func Printed(text string) Paper {
+	p, err := parsePrinted(text)
+	if err != nil {
+		return Paper{Text: text, Value: math.NaN()}
+	}
+	return p
+}
+
+// parsePrinted is Printed returning its error.
+func parsePrinted(text string) (Paper, error) {
+	s := strings.TrimSpace(text)
+	approx := false
+	for _, q := range []string{"≈", "~", "about "} {
+		if rest, ok := strings.CutPrefix(s, q); ok {
+			s, approx = strings.TrimSpace(rest), true
+		}
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || s == "" || strings.ContainsAny(s, "eE+-") || v < 0 {
+		return Paper{}, fmt.Errorf("paper value %q: want a non-negative decimal such as 94.3 or ≈ 450", text)
+	}
+	decimals := 0
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		decimals = len(s) - i - 1
+	}
+	unit := math.Pow10(-decimals)
+	tol := unit / 2
+	if approx {
+		// One unit in the last non-zero digit: ≈ 450 → 10, ≈ 3.5 → 0.1,
+		// ≈ 300 → 100, ≈ 6 → 1.
+		digits := strings.TrimRight(strings.ReplaceAll(s, ".", ""), "0")
+		zeros := len(strings.ReplaceAll(s, ".", "")) - len(digits)
+		if digits == "" { // ≈ 0: one unit of the last digit printed
+			zeros = 0
+		}
+		tol = unit * math.Pow10(zeros)
+	}
+	return Paper{Text: text, Value: v, Tolerance: tol, Approx: approx}, nil
+}
+
+// Read is a value read off a paper's figure, not printed: its tolerance
+// is half the figure's finest grid step on the value's axis (step).
+func Read(value, step float64) Paper {
+	return Paper{Text: "≈ " + strconv.FormatFloat(value, 'f', -1, 64) + " (read off the figure)", Value: value, Tolerance: step / 2, Approx: true}
+}
+
+// Value is one quantity of a figure: the paper's value beside acemu's.
+type Value struct {
+	// What the quantity is: "ACE, % of ideal, ResNet-50 on 4x8x4".
+	What string `json:"what"`
+	// Unit is what both values are in: "%", "×", "GB/s", "SMs".
+	Unit string `json:"unit,omitempty"`
+	// Where is the paper's place for it: "Section VI-B".
+	Where string `json:"where"`
+	// Paper is the paper's value; Acemu acemu's, in the same unit.
+	Paper Paper   `json:"-"`
+	Acemu float64 `json:"acemu"`
+	// None, if set, says why acemu has no value (Acemu is then
+	// meaningless): "not reached within the sweep".
+	None string `json:"none,omitempty"`
+	// Why is, where acemu is not within the paper's tolerance, the reason
+	// known for the gap (docs/validation.md's section, briefly).
+	Why string `json:"why,omitempty"`
+}
+
+// Within is whether acemu's value lies within the paper's tolerance.
+func (v Value) Within() bool {
+	return v.None == "" && math.Abs(v.Acemu-v.Paper.Value) <= v.Paper.Tolerance+1e-12
+}
+
+// Ratio is acemu's value over the paper's (0 when either has none).
+func (v Value) Ratio() float64 {
+	if v.None != "" || v.Paper.Value == 0 {
+		return 0
+	}
+	return v.Acemu / v.Paper.Value
+}
+
+// Finding is a claim a paper draws from its figure, checked on acemu's
+// runs: the qualitative result a reader takes away (an ordering, a
+// threshold reached earlier, returns that diminish).
+type Finding struct {
+	// Claim is the paper's claim, as a sentence.
+	Claim string `json:"claim"`
+	// Where is the paper's place for it.
+	Where string `json:"where"`
+	// Holds is whether acemu's runs bear it out; Measured says what they
+	// gave.
+	Holds    bool   `json:"holds"`
+	Measured string `json:"measured"`
+}
