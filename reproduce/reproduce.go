@@ -61,7 +61,9 @@ type Point struct {
 	NetworkGBps float64 `json:"network_gbps_per_npu"`
 	MemRead     int64   `json:"mem_read_bytes_per_npu"`
 	MemWrite    int64   `json:"mem_write_bytes_per_npu"`
-	CommSMBusy  float64 `json:"comm_sm_busy"`
+	// BytesSent is what an NPU injected into the network as a source.
+	BytesSent  int64   `json:"bytes_sent_per_npu"`
+	CommSMBusy float64 `json:"comm_sm_busy"`
 }
 
 // Run simulates every spec, up to workers at once (0: GOMAXPROCS), and
@@ -136,7 +138,7 @@ func one(s Spec) (Point, error) {
 	if err != nil {
 		return p, err
 	}
-	p.MemRead, p.MemWrite, p.CommSMBusy = m.MemRead, m.MemWrite, m.CommSMBusy
+	p.MemRead, p.MemWrite, p.CommSMBusy, p.BytesSent = m.MemRead, m.MemWrite, m.CommSMBusy, m.BytesSent
 	p.Cycles = int64(m.Cycles)
 	p.NetworkGBps = m.NetworkGBps()
 	return p, nil
