@@ -42,10 +42,10 @@ func addLines(p *plot.Plot, lines []series, colours ...color.Color) ([]key, erro
 			return nil, fmt.Errorf("plot %s: %w", s.name, err)
 		}
 		l.Color, l.Width = c, vg.Points(1.2)
-		if s.dashed || s.bare {
-			if s.dashed {
-				l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
-			}
+		if s.dashed {
+			l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+		}
+		if s.bare {
 			p.Add(l)
 			keys = append(keys, lineKey(s.name, l, nil))
 			continue

@@ -156,27 +156,31 @@ func CCubeFig12a(rows []reproduce.CCubeRow, dir string) ([]string, error) {
 			}
 		}
 	}
+	var colours []color.Color
+	for i := range lines {
+		colours = append(colours, colour(i))
+	}
+	if len(model) > 0 { // black, dashed, its points a shape of its own
+		lines = append(lines, series{name: "the paper's model, one-shot (Eqs. (5), (7))", xy: model, dashed: true})
+		colours = append(colours, color.Black)
+	}
 	p := newPlot("", "all-reduce size per GPU", "C1's gain over B (%)")
-	keys, err := addLines(p, lines)
+	keys, err := addLines(p, lines, colours...)
 	if err != nil {
 		return nil, err
-	}
-	if len(model) > 0 {
-		mk, err := addLines(p, []series{{name: "the paper's model, one-shot (Eqs. (5), (7))", xy: model, dashed: true}}, color.Black)
-		if err != nil {
-			return nil, err
-		}
-		keys = append(keys, mk...)
 	}
 	var paper plotter.XYs
 	for _, q := range reproduce.CCubePaper {
 		if q.Size > 0 {
 			paper = append(paper, plotter.XY{X: float64(q.Size), Y: 100 * q.Gain})
 			lo, hi = min(lo, float64(q.Size)), max(hi, float64(q.Size))
+			if !slices.Contains(sizes, q.Size) {
+				sizes = append(sizes, q.Size) // its place named on the axis
+			}
 		}
 	}
 	if len(paper) > 0 {
-		pp := &plotter.Scatter{XYs: paper, GlyphStyle: mark(color.Black, draw.CircleGlyph{})}
+		pp := &plotter.Scatter{XYs: paper, GlyphStyle: mark(color.Black, draw.BoxGlyph{})} // as the other papers' measured points
 		p.Add(pp)
 		keys = append(keys, key{text: "the paper, measured on a DGX-1 (Fig. 12(a))", thumbs: []plot.Thumbnailer{pp}})
 	}
@@ -326,7 +330,7 @@ func BlueConnectFig3(res *reproduce.BlueConnectResult, dir string) ([]string, er
 			model = append(model, plotter.XY{X: float64(r.NPUs), Y: r.ModelMs[i]})
 		}
 		runs = append(runs, series{name: blueConnectNames[a], xy: run})
-		models = append(models, series{name: blueConnectNames[a] + ", α-β model", xy: model, dashed: true})
+		models = append(models, series{name: blueConnectNames[a] + ", α-β model", xy: model, dashed: true, bare: true})
 		colours = append(colours, colour(i))
 	}
 	keys, err := addLines(p, runs, colours...)
