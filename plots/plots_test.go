@@ -59,7 +59,7 @@ func checkFigure(t *testing.T, paths []string, texts ...string) string {
 	return svg
 }
 
-func TestUtilizationFigure(t *testing.T) {
+func TestPlotUtilization(t *testing.T) {
 	rep := run(t)
 	paths, err := Utilization(rep, t.TempDir())
 	require.NoError(t, err)
@@ -80,7 +80,7 @@ func TestUtilizationFigure(t *testing.T) {
 	checkFigure(t, paths, "baseline-commopt (no time: nothing to compute or communicate)", "ace (no time: nothing to compute or communicate)", "time (ms)")
 }
 
-func TestBreakdownFigure(t *testing.T) {
+func TestPlotBreakdown(t *testing.T) {
 	paths, err := Breakdown(run(t), t.TempDir())
 	require.NoError(t, err)
 	checkFigure(t, paths, "Iteration time", "time per iteration (ms)", "compute", "exposed communication",
@@ -187,7 +187,7 @@ func blueConnectResult() *reproduce.BlueConnectResult {
 // PNG's size and resolution, and in the SVG the texts a reader needs, the
 // dashed lines (Figs. 5 and 6: the 90 % line per panel and its legend key)
 // and the colour bar (Fig. 9(a), the one image).
-func TestReproductionFigures(t *testing.T) {
+func TestPlotReproductions(t *testing.T) {
 	const dashed = "stroke-dasharray:5,3" // the 90 % line's and the papers' lines' dashes
 	for _, tc := range []struct {
 		name   string
@@ -243,7 +243,7 @@ func TestReproductionFigures(t *testing.T) {
 
 // The 90 % line sits at 0.9 of the ideal's bandwidth and the rings on the
 // first points the sweep says reach it.
-func TestThresholdMarks(t *testing.T) {
+func TestPlotThresholdMarks(t *testing.T) {
 	tp := thresholdPanel{ideal: 278.6, firsts: []int64{450, 128}, lines: []series{
 		{xy: plotter.XYs{{X: 128, Y: 278.6}, {X: 450, Y: 278.6}}},
 		{xy: plotter.XYs{{X: 128, Y: 76.7}, {X: 450, Y: 266.3}}},
@@ -262,7 +262,7 @@ func TestThresholdMarks(t *testing.T) {
 	require.Equal(t, plotter.XYs{{X: 128, Y: 277.2}}, tp.firstPoints())
 }
 
-func TestSizeLabel(t *testing.T) {
+func TestPlotSizeLabel(t *testing.T) {
 	for _, tc := range []struct {
 		n    int64
 		want string
@@ -278,7 +278,7 @@ func TestSizeLabel(t *testing.T) {
 
 // A result with nothing to draw, or that cannot be drawn, is refused with
 // the figure named, not drawn empty or a panic.
-func TestEmptyFigures(t *testing.T) {
+func TestPlotEmptyResults(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		draw func() ([]string, error)
@@ -312,7 +312,7 @@ func TestEmptyFigures(t *testing.T) {
 
 // One tiny real sweep drawn: Fig. 5 of a 1 MiB all-reduce on 4x2x2 at two
 // memory points.
-func TestFig5FromASweep(t *testing.T) {
+func TestPlotFig5FromASweep(t *testing.T) {
 	o := reproduce.DefaultFig5()
 	o.Topos, o.Size, o.MemGBps = []string{"4x2x2"}, 1<<20, []int64{64, 450}
 	res, err := reproduce.Fig5(o)
