@@ -1,13 +1,17 @@
-// Package plots draws acemu's results as the ACE paper draws them, as PNG
-// and SVG files (gonum.org/v1/plot): network and compute utilisation over
-// time per system (the paper's Fig. 10), each system's iteration split
-// into compute and exposed communication (Fig. 11), network bandwidth
-// against memory bandwidth and against SMs (Figs. 5 and 6), and the SRAM
-// × FSM heat map (Fig. 9a).
+// Package plots draws acemu's results as the papers draw them, as PNG
+// and SVG files at the size they print (gonum.org/v1/plot; docs/cli.md,
+// "Figures"): network and compute utilisation over time per system (the
+// ACE paper's Fig. 10), each system's iteration split into compute and
+// exposed communication (Fig. 11), and the reproductions of `acemu
+// reproduce`: the ACE paper's Figs. 4(a), 5, 6, 9(a), 9(b) and 11, the
+// C-Cube paper's Figs. 12(a) and 13 and the BlueConnect paper's Fig. 3.
 package plots
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"image/color"
 	"io"
 	"path/filepath"
@@ -17,7 +21,6 @@ import (
 	"github.com/acemu/acemu/rtl"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -26,15 +29,6 @@ import (
 
 // formats are the files each figure is written as.
 var formats = []string{"png", "svg"}
-
-// width and height are a one-panel figure's size.
-const width, height = 8 * vg.Inch, 4.5 * vg.Inch
-
-// save writes p as dir/name.png and dir/name.svg, width by height, and
-// returns the paths.
-func save(p *plot.Plot, dir, name string) ([]string, error) {
-	return saveGrid([][]*plot.Plot{{p}}, dir, name, width, height)
-}
 
 // millis is cycles in milliseconds at the NPU clock.
 func millis(c float64) float64 { return c / rtl.ClockHz * 1e3 }
@@ -63,22 +57,17 @@ func Utilization(rep *compare.Report, dir string) ([]string, error) {
 		if len(s.NetworkUtilization) == 0 && s.TotalCycles > 0 {
 			return nil, fmt.Errorf("utilisation plot: system %s kept no utilisation over its %d cycles; run it with --plot or --timeseries", s.Name, s.TotalCycles)
 		}
-		p := plot.New()
+		p := newPlot("", "", "%")
 		name := s.Name
 		if s.TotalCycles == 0 {
 			name += " (no time: nothing to compute or communicate)"
 		}
 		p.Title.Text = name
-		if i == 0 {
-			p.Title.Text = title(rep, "Network (line) and compute (shaded) utilisation") + "\n" + name
-		}
-		p.Title.TextStyle.Font.Size = vg.Points(10)
-		p.Y.Label.Text = "%"
 		p.Y.Min, p.Y.Max = 0, 110 // a line at 100 % clear of the frame
 		p.X.Min, p.X.Max = 0, end
 		p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 50, Label: "50"}, {Value: 100, Label: "100"}})
 		if i == len(rep.Systems)-1 {
-			p.X.Label.Text = fmt.Sprintf("time (ms); utilisation per window of %d cycles: network (links busy), compute (NPU running kernels)", compare.WindowCycles)
+			p.X.Label.Text = fmt.Sprintf("time (ms)\nutilisation per window of %d cycles: network (links busy), compute (NPU running kernels)", compare.WindowCycles)
 		} else {
 			p.X.Tick.Marker = unlabelled{plot.DefaultTicks{}} // the bottom panel's labels serve all
 		}
@@ -90,8 +79,8 @@ func Utilization(rep *compare.Report, dir string) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("utilisation plot: %w", err)
 		}
-		l.Color = plotutil.Color(i)
-		l.Width = vg.Points(0.6)
+		l.Color = colour(i)
+		l.Width = vg.Points(0.8)
 		if len(s.ComputeUtilization) > 0 {
 			// Compute as a shaded area under its share (windows are mostly
 			// all or nothing: as a line it reads as a frame), the network's
@@ -108,7 +97,8 @@ func Utilization(rep *compare.Report, dir string) ([]string, error) {
 		p.Add(l)
 		rows = append(rows, []*plot.Plot{p})
 	}
-	return saveGrid(rows, dir, "utilization", width, vg.Length(len(rows))*1.3*vg.Inch+0.6*vg.Inch)
+	f := figure{title: title(rep, "Network (line) and compute (shaded) utilisation"), panels: rows, panelHeight: 1.3 * vg.Inch}
+	return f.save(dir, "utilization")
 }
 
 // overTime is a utilisation series (shares per window) as percentages
@@ -133,21 +123,9 @@ func (u unlabelled) Ticks(lo, hi float64) []plot.Tick {
 	return ts
 }
 
-// saveGrid writes a grid of plots (rows of equal length) as dir/name.png
-// and dir/name.svg, w by h, and returns the paths.
-func saveGrid(rows [][]*plot.Plot, dir, name string, w, h vg.Length) ([]string, error) {
-	t := draw.Tiles{Rows: len(rows), Cols: len(rows[0]), PadX: vg.Points(16), PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(12), PadY: vg.Points(6)}
-	return saveDrawn(dir, name, w, h, func(dc draw.Canvas) {
-		for i, cs := range plot.Align(rows, t, dc) {
-			for j, c := range cs {
-				rows[i][j].Draw(c)
-			}
-		}
-	})
-}
-
 // saveDrawn writes what paint draws on a w by h canvas as dir/name.png
-// and dir/name.svg, and returns the paths.
+// (at dpi, which the file states) and dir/name.svg, and returns the
+// paths.
 func saveDrawn(dir, name string, w, h vg.Length, paint func(draw.Canvas)) ([]string, error) {
 	var paths []string
 	for _, f := range formats {
@@ -157,7 +135,7 @@ func saveDrawn(dir, name string, w, h vg.Length, paint func(draw.Canvas)) ([]str
 		}
 		switch f {
 		case "png":
-			c = vgimg.PngCanvas{Canvas: vgimg.New(w, h)}
+			c = pngAtDPI{vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi))}}
 		case "svg":
 			c = vgsvg.New(w, h)
 		}
@@ -169,6 +147,47 @@ func saveDrawn(dir, name string, w, h vg.Length, paint func(draw.Canvas)) ([]str
 		paths = append(paths, path)
 	}
 	return paths, nil
+}
+
+// pngAtDPI is a PNG canvas whose file states its resolution (a pHYs
+// chunk: pixels per metre), so that it prints at the size it was drawn.
+type pngAtDPI struct{ vgimg.PngCanvas }
+
+// WriteTo writes the PNG with its pHYs chunk after the header.
+func (c pngAtDPI) WriteTo(w io.Writer) (int64, error) {
+	var buf bytes.Buffer
+	if _, err := c.PngCanvas.WriteTo(&buf); err != nil {
+		return 0, err
+	}
+	b := buf.Bytes()
+	const head = 8 + 4 + 4 + 13 + 4 // signature, then IHDR: length, type, data, CRC
+	if len(b) < head || string(b[12:16]) != "IHDR" {
+		return 0, fmt.Errorf("png: no header to state the resolution after")
+	}
+	n, err := w.Write(b[:head])
+	if err != nil {
+		return int64(n), err
+	}
+	m, err := w.Write(physChunk(dpi))
+	n += m
+	if err != nil {
+		return int64(n), err
+	}
+	m, err = w.Write(b[head:])
+	return int64(n + m), err
+}
+
+// physChunk is a PNG pHYs chunk stating dots per inch as pixels per metre
+// (rounded: 300 dpi is 11811).
+func physChunk(dotsPerInch int) []byte {
+	ppm := uint32((int64(dotsPerInch)*10000 + 127) / 254) // 1 in = 0.0254 m
+	data := binary.BigEndian.AppendUint32(nil, ppm)
+	data = binary.BigEndian.AppendUint32(data, ppm)
+	data = append(data, 1) // unit: the metre
+	chunk := binary.BigEndian.AppendUint32(nil, uint32(len(data)))
+	chunk = append(chunk, "pHYs"...)
+	chunk = append(chunk, data...)
+	return binary.BigEndian.AppendUint32(chunk, crc32.ChecksumIEEE(chunk[4:]))
 }
 
 func writeTo(path string, c io.WriterTo) error {
@@ -187,11 +206,7 @@ func writeTo(path string, c io.WriterTo) error {
 // then the communication it could not hide (the paper's Fig. 11). It
 // writes dir/breakdown.{png,svg}.
 func Breakdown(rep *compare.Report, dir string) ([]string, error) {
-	p := plot.New()
-	p.Title.Text = title(rep, "Iteration time")
-	p.Y.Label.Text = "time per iteration (ms)"
-	p.Legend.Top, p.Legend.Left = true, true
-	p.Legend.XOffs = vg.Points(8)
+	p := newPlot("", "", "time per iteration (ms)")
 	compute, exposed := make(plotter.Values, len(rep.Systems)), make(plotter.Values, len(rep.Systems))
 	var names []string
 	for i, s := range rep.Systems {
@@ -211,14 +226,14 @@ func Breakdown(rep *compare.Report, dir string) ([]string, error) {
 	eb.Color = color.RGBA{R: 215, G: 120, B: 50, A: 255}
 	eb.StackOn(cb)
 	p.Add(cb, eb)
-	p.Legend.Add("compute", cb)
-	p.Legend.Add("exposed communication", eb)
+	keys := []key{{text: "compute", thumbs: []plot.Thumbnailer{cb}}, {text: "exposed communication", thumbs: []plot.Thumbnailer{eb}}}
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5 // whole bars at both ends
 	top := 0.0
 	for i := range compute {
 		top = max(top, compute[i]+exposed[i])
 	}
-	p.Y.Min, p.Y.Max = 0, 1.3*top // room for the legend above the bars
-	return save(p, dir, "breakdown")
+	p.Y.Min, p.Y.Max = 0, 1.05*top
+	p.Y.Tick.Marker = niceTicks{}
+	return figure{title: title(rep, "Iteration time"), keys: keys, panels: [][]*plot.Plot{{p}}, panelHeight: 3 * vg.Inch}.save(dir, "breakdown")
 }

@@ -58,6 +58,11 @@ func Fig4Kernels() []Fig4Kernel {
 	}
 }
 
+// Fig4Paper are the paper's all-reduce slowdowns beside each of
+// Fig4Kernels (Section III, Fig. 4(a): NCCL's 100 MB all-reduce on 8
+// V100s over NVSwitch), by kernel name.
+var Fig4Paper = map[string]float64{"GEMM 1000": 1.16, "EmbLookup 10000": 1.42}
+
 // Fig4Options chooses the reproduction: an all-reduce of Size bytes per NPU
 // alone and beside each kernel, on each topology and system, with the
 // memory shared by Policy.

@@ -101,7 +101,7 @@ var figures = []figure{
 	// default algorithm and chunk (afi.DefaultConfig), and the baseline
 	// without its library's latencies (docs/baseline-model.md, "Where it
 	// is not charged").
-	{name: "fig4", unused: []string{"sms", "fig6-mem", "workloads", "mem", "plot"},
+	{name: "fig4", unused: []string{"sms", "fig6-mem", "workloads", "mem"},
 		ignored: []string{"links.", "afi.", "collectives.", "baseline.", "training.iterations", "training.priority", "training.mem_bound_share", "npu.compute_speed"}, run: runFig4},
 	{name: "fig5", unused: []string{"sms", "fig6-mem", "workloads", "memory-policy", "systems"},
 		ignored: []string{"links.", "afi.", "collectives.", "baseline.", "training.", "ace.mem_bw", "npu.compute_speed"}, run: runFig5},
@@ -113,14 +113,14 @@ var figures = []figure{
 	{name: "fig9b", unused: []string{"size", "mem", "sms", "fig6-mem", "systems"}, run: runFig9b},
 	{name: "fig11", unused: []string{"size", "mem", "sms", "fig6-mem", "systems"}, run: runFig11},
 	// The C-Cube paper's figures run on its machine, dgx1.
-	{name: "ccube-fig12a", unused: []string{"topos", "sms", "fig6-mem", "workloads", "mem", "plot", "systems", "memory-policy"},
+	{name: "ccube-fig12a", unused: []string{"topos", "sms", "fig6-mem", "workloads", "mem", "systems", "memory-policy"},
 		ignored: []string{"links.", "afi.", "collectives.", "baseline.", "training.", "ace.mem_bw", "npu.compute_speed"}, run: runCCubeFig12a},
 	// Each configuration sets the all-reduce's algorithm.
-	{name: "ccube-fig13", unused: []string{"topos", "size", "sms", "fig6-mem", "mem", "plot"},
+	{name: "ccube-fig13", unused: []string{"topos", "size", "sms", "fig6-mem", "mem"},
 		ignored: []string{"collectives."}, run: runCCubeFig13},
 	// The BlueConnect comparison sets its own links (the paper's
 	// bandwidths) and runs the ideal endpoint with its own algorithms.
-	{name: "blueconnect-fig3", unused: append([]string{"mem", "sms", "fig6-mem", "workloads", "memory-policy", "systems", "plot"}, aceFlagNames...),
+	{name: "blueconnect-fig3", unused: append([]string{"mem", "sms", "fig6-mem", "workloads", "memory-policy", "systems"}, aceFlagNames...),
 		ignored: []string{"links.", "afi.", "collectives.", "baseline.", "training.", "ace.", "npu.compute_speed"}, run: runBlueConnectFig3},
 }
 
@@ -165,7 +165,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	var wide bool
 	registerWide(fs, &wide)
 	outDir := fs.String("out", "", "also write every artifact of the run into this directory: result.txt, result.csv, result.json, the platform configuration used (platform.yaml) and the figure (as --plot); fig9a, fig9b and fig11 keep their sweep's points in DIR/sweep, so that the same command again runs only the missing ones")
-	plotDir := fs.String("plot", "", "fig5, fig6, fig9a, fig9b, fig11: draw the figure as PNG and SVG into this directory")
+	plotDir := fs.String("plot", "", "draw the figure as PNG and SVG into this directory")
 	workers := intFlag(fs, "workers", 0, "simulations run at once (default: GOMAXPROCS; results do not depend on it)")
 	registerACEDesignFlags(fs)
 	var pf platformFlags
@@ -349,7 +349,7 @@ func runFig4(r *figRun) error {
 	if r.systems != "" {
 		o.Systems = splitList(r.systems)
 	}
-	x, err := reproduce.Fig4(o)
+	x, err := drawn(r, func() (*reproduce.Fig4Result, error) { return reproduce.Fig4(o) }, plots.Fig4)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/acemu/acemu/platform"
+	"github.com/acemu/acemu/plots"
 	"github.com/acemu/acemu/reproduce"
 )
 
@@ -27,7 +28,7 @@ func runBlueConnectFig3(r *figRun) error {
 		}
 		o.Size = r.size
 	}
-	x, err := reproduce.BlueConnect(o)
+	x, err := drawn(r, func() (*reproduce.BlueConnectResult, error) { return reproduce.BlueConnect(o) }, plots.BlueConnectFig3)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/acemu/acemu/compare"
+	"github.com/acemu/acemu/plots"
 	"github.com/acemu/acemu/reproduce"
 )
 
@@ -15,7 +16,7 @@ func runCCubeFig12a(r *figRun) error {
 	if r.fs.Changed("size") {
 		o.Sizes = []int64{r.size}
 	}
-	rows, err := reproduce.CCube(o)
+	rows, err := drawn(r, func() ([]reproduce.CCubeRow, error) { return reproduce.CCube(o) }, plots.CCubeFig12a)
 	if err != nil {
 		return err
 	}
@@ -46,7 +47,7 @@ func runCCubeFig12a(r *figRun) error {
 // C1, C2, CC and R (reproduce.CCubeTraining).
 func runCCubeFig13(r *figRun) error {
 	o := reproduce.CCubeTrainingOptions{Workers: r.workers, Workloads: splitList(r.workloads), Systems: splitList(r.systems), Platform: &r.p}
-	rows, err := reproduce.CCubeTraining(o)
+	rows, err := drawn(r, func() ([]reproduce.CCubeTrainingRow, error) { return reproduce.CCubeTraining(o) }, plots.CCubeFig13)
 	if err != nil {
 		return err
 	}
