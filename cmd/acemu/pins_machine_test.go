@@ -238,13 +238,13 @@ func TestPinnedComparator(t *testing.T) {
 	}
 	checkRunPins(t, []runPin{
 		{[]string{"--topo", "4x8x4", "--workload", "resnet50", "--format", "json", "--out", "@/out"}, []int64{5356944, 4647786, 7347868, 3432318, 3107874}, map[string]string{
-			"out/breakdown.svg":   "9faf8e9cf95921dd6710ce539eb7fd4b37a826758f5650677af9191b7219eb34",
+			"out/breakdown.svg":   "206cc8d15556f12e8c3fc4acfb68638fa1b83be77e651162c1921d311015e07c",
 			"out/platform.yaml":   "33d9bfec0908a6309a04edede627a94c761e28288adcd45add72494c179c20b4",
 			"out/result.csv":      "729e616bff667de73119914ec290f15e56a6c1c8838048f0bdc606d3ce52829e",
 			"out/summary.csv":     "7d049e953ade636af1ce6f060fe2dca7f8d90cc20b47101002d82e45cfe961a8",
 			"out/result.json":     "1cea76464291d11266b828333eab22bf31e9075ad2a5057be66f766eb8f57598",
 			"out/result.txt":      "112dd301778b638be5725be4f67cc35faea8a7f7f0bb9e9926211ffb1cc3400c",
-			"out/utilization.svg": "429d5c62804fa9ffaa332d07e7bcf9c623dea2483ef5021d34893e556638876b",
+			"out/utilization.svg": "b7c02ed143aeb8e3411532db80593b57d5ee7911666d29d031abc5c6dce9200b",
 			"stdout":              "1cea76464291d11266b828333eab22bf31e9075ad2a5057be66f766eb8f57598",
 		}},
 		{[]string{"--topo", "4x4x2", "--workload", "resnet50", "--compute", "roofline", "--format", "json", "--other-regime=false"}, []int64{20593342, 20079258, 19774368, 19456986, 19446498}, map[string]string{
@@ -543,7 +543,7 @@ func TestPinnedCommandOutputs(t *testing.T) {
 			"stdout": "2f98694b4d51084fbe1f18ddfcf5731fc99c59f0109f8f889761a5f300fdf375",
 		}},
 		{[]string{"reproduce", "fig11", "--topos", "4x2x2,4x4x2", "--workloads", "dlrm", "--format", "json", "--out", "@/fig11"}, nil, map[string]string{
-			"fig11/fig11.svg":                "dbf26a3866bc9500b5f8fd1ba6cd71615ec7ec7d87ad1a8080809fb9b5cdf92d",
+			"fig11/fig11.svg":                "b0e420576ca1e89e16f5993520b66e04bb94dac755960a73daf44d919911785f",
 			"fig11/platform.yaml":            "33d9bfec0908a6309a04edede627a94c761e28288adcd45add72494c179c20b4",
 			"fig11/result.csv":               "1b61902285e4552f8f1147e4352f7a8aa46f4bae1de9d5ee2ea571e2f8fd63f3",
 			"fig11/result.json":              "1bd2847039fa8e2610f58ddd89a3b7eae119d3b4a4ec27da4405a02cd7426f3a",
@@ -565,12 +565,12 @@ func TestPinnedCommandOutputs(t *testing.T) {
 		}},
 		{[]string{"--workload", "dlrm", "--topo", "4x2x2", "--systems", "ace,ideal", "--iterations", "1", "--per-layer", "@/layers.csv", "--out", "@/out", "--format", "csv"}, nil, map[string]string{
 			"layers.csv":          "c33d3eff1df67ec3ca83fa03b90a1f21fae05bbf6cd6011e7ba4998545711475",
-			"out/breakdown.svg":   "c45e04763d10056e0f69736950834c00de8a240ca08380a16fcc2c2c0640f155",
+			"out/breakdown.svg":   "a5872dba1bdc482a0598f16675532ea03ec72c6b10f8e4144034dec7d94d80be",
 			"out/platform.yaml":   "efcffa4a4c05c14f2c75ddbefdf006d63a338b79d9e29479aec87057266c9aee",
 			"out/result.csv":      "993ec444dc5c7e35b991ad73a1dc8fa2dd80d930313364d3b5d060d3e1b8c84a",
 			"out/result.json":     "7a576a89a37cc5db14c7745a632dfc5b5e6435b6d6489bda29e8c84e797888d6",
 			"out/result.txt":      "9190007e967be8c9778c5cfb19fc7b35fd5913db25acf953457458105895f73c",
-			"out/utilization.svg": "243ccbf8d7f7cb88d28cb8711d0aee9475d96ac6a8a92e29206fdb6fe634f6e8",
+			"out/utilization.svg": "5ca7899b8e1fc199321ebbc08941506957d89014c6b24559871d9d694112e4f2",
 			"stdout":              "993ec444dc5c7e35b991ad73a1dc8fa2dd80d930313364d3b5d060d3e1b8c84a",
 		}},
 		{[]string{"--workload", "dlrm", "--topo", "4x2x1", "--systems", "ace", "--iterations", "1", "--full", "--trace", "@/trace.json", "--trace-npus", "0,5", "--pcap", "@/run.pcap", "--pcap-filter", "npu=5"}, nil, map[string]string{
