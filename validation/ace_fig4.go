@@ -3,6 +3,7 @@ package validation
 import (
 	"fmt"
 
+	"github.com/acemu/acemu/plots"
 	"github.com/acemu/acemu/reproduce"
 )
 
@@ -29,16 +30,18 @@ func runACEFig4(e Env) (*Outcome, error) {
 		return nil, err
 	}
 	out := &Outcome{}
+	if out.Plots, err = drawInto(e, func(dir string) ([]string, error) { return plots.Fig4(res, dir) }); err != nil {
+		return nil, err
+	}
 	const where = "Section III"
 	// "the all-reduce … 1.16× slower beside GEMM 1000 and 1.42× beside
 	// EmbLookup 10000" (Fig. 4(a)).
-	paper := map[string]string{"GEMM 1000": "1.16", "EmbLookup 10000": "1.42"}
 	slow := map[[3]string]float64{}
 	for _, r := range res.Rows {
 		slow[[3]string{r.Topo, r.System, r.Kernel}] = r.CommSlowdown
-		if p, ok := paper[r.Kernel]; ok && r.System == "baseline-commopt" {
+		if p, ok := reproduce.Fig4Paper[r.Kernel]; ok && r.System == "baseline-commopt" {
 			out.Values = append(out.Values, Value{What: fmt.Sprintf("baseline-commopt's all-reduce beside %s, slowdown, %s", r.Kernel, r.Topo), Unit: "×", Where: where,
-				Paper: Printed(p), Acemu: r.CommSlowdown,
+				Paper: Printed(fmt.Sprintf("%.2f", p)), Acemu: r.CommSlowdown,
 				Why: "the modelled NPU runs the GEMM eight times as fast as a V100, so wants its bytes eight times as fast (docs/validation.md, \"Communication slowed by compute\")"})
 		}
 	}
