@@ -49,9 +49,11 @@ func (o Trained) train(fig string, sets, systems, reference []string) ([]sweep.P
 	return oc.Points, nil
 }
 
-// Run runs the figure's training runs: every workload on every topology,
-// systems at each point, as an acemu sweep (train); fig names the figure
-// in errors. The points come workloads first, then topologies.
-func (o Trained) Run(fig string, systems []string) ([]sweep.PointResult, error) {
-	return o.train(fig, nil, systems, nil)
+// Run runs the figure's training runs: sets (each KEY=VALUE or a list, as
+// --set: the sweep's axes) on the platform, then every workload on every
+// topology, systems at each point, as an acemu sweep (train); fig names
+// the figure in errors. The points come in the sweep's order: the axes'
+// combinations, then workloads, then topologies.
+func (o Trained) Run(fig string, sets, systems []string) ([]sweep.PointResult, error) {
+	return o.train(fig, sets, systems, nil)
 }

@@ -67,7 +67,7 @@ type Figure struct {
 
 // registry holds the figures in the order the report gives them, each
 // declared in a file of its own.
-var registry = []Figure{aceFig4, aceFig5, aceFig6, aceSec6A, aceFig9a, aceFig9b, aceFig10, aceFig11, ccubeFig12a, ccubeFig13, blueconnectFig3}
+var registry = []Figure{aceFig4, aceFig5, aceFig6, aceSec6A, aceFig9a, aceFig9b, aceFig10, aceFig11, ccubeFig12a, ccubeFig13, blueconnectFig3, mxnetPolicies, libraE3}
 
 // Figures returns every registered figure, in the report's order.
 func Figures() []Figure { return slices.Clone(registry) }

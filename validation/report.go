@@ -72,13 +72,19 @@ func Names() []string {
 	return out
 }
 
-// Broken lists the findings that do not hold, as "figure: claim
-// (measured)".
+// Broken lists the findings that are not as the report expects (Finding.OK):
+// "figure: claim (measured)", or for a known disagreement that no longer
+// disagrees, "figure: claim now holds (measured); its known reason no
+// longer applies: …".
 func (r *Report) Broken() []string {
 	var out []string
 	for _, res := range r.Results {
 		for _, f := range res.Findings {
-			if !f.Holds {
+			switch {
+			case f.OK():
+			case f.Holds:
+				out = append(out, fmt.Sprintf("%s: %s now holds (%s); its known reason no longer applies: %s", res.Figure.Name, f.Claim, f.Measured, f.Known))
+			default:
 				out = append(out, fmt.Sprintf("%s: %s (%s)", res.Figure.Name, f.Claim, f.Measured))
 			}
 		}
@@ -146,7 +152,11 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		if len(res.Findings) > 0 {
 			b.WriteString("\n| the paper's finding | holds | acemu |\n|---|---|---|\n")
 			for _, x := range res.Findings {
-				fmt.Fprintf(&b, "| %s (%s) | %s | %s |\n", x.Claim, x.Where, yesNo(x.Holds), x.Measured)
+				holds := yesNo(x.Holds)
+				if x.Known != "" {
+					holds += " (known: " + x.Known + ")"
+				}
+				fmt.Fprintf(&b, "| %s (%s) | %s | %s |\n", x.Claim, x.Where, holds, x.Measured)
 			}
 		}
 		for _, n := range res.Notes {
