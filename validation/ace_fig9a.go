@@ -12,9 +12,10 @@ import (
 // FSMs) and averaged over the workloads and system sizes.
 var aceFig9a = Figure{
 	Name: "fig9a", Source: ACEPaper, Where: "Section VI-B, Fig. 9(a)",
-	Title: "ACE's SRAM size × FSM count",
-	Quick: true,
-	Run:   runACEFig9a,
+	Title:   "ACE's SRAM size × FSM count",
+	Quick:   true,
+	Ignores: []string{"links.", "afi.", "ace.sram", "ace.fsms", "training.iterations", "training.priority", "training.mem_bound_share", "npu.compute_speed"},
+	Run:     runACEFig9a,
 }
 
 func runACEFig9a(e Env) (*Outcome, error) {

@@ -14,8 +14,9 @@ import (
 var aceSec6A = Figure{
 	Name: "sec6a", Source: ACEPaper, Where: "Section VI-A, Fig. 8",
 	Title: "memory traffic per byte sent: the baseline against ACE",
-	Quick: true,
-	Run:   runACESec6A,
+	Quick: true, Same: true,
+	Ignores: []string{"links.", "afi.", "collectives.", "baseline.", "training.", "ace.mem_bw", "npu.compute_speed"},
+	Run:     runACESec6A,
 }
 
 func runACESec6A(e Env) (*Outcome, error) {

@@ -2,6 +2,7 @@ package validation
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/acemu/acemu/platform"
 )
@@ -9,9 +10,9 @@ import (
 // A Source is one of the papers acemu reproduces.
 type Source struct {
 	// Key is the source's short name in figure names: "ace", "ccube".
-	Key string
+	Key string `json:"key"`
 	// Title is the paper's title, as it is cited.
-	Title string
+	Title string `json:"title"`
 }
 
 // The papers the report reproduces.
@@ -44,25 +45,38 @@ type Env struct {
 // acemu's, the paper's findings checked, notes, and the plots it drew
 // (file names under Env.Dir).
 type Outcome struct {
-	Values   []Value
-	Findings []Finding
-	Notes    []string
-	Plots    []string
+	Values   []Value   `json:"values,omitempty"`
+	Findings []Finding `json:"findings,omitempty"`
+	Notes    []string  `json:"notes,omitempty"`
+	Plots    []string  `json:"plots,omitempty"`
 }
 
 // Figure is one figure or experiment of a paper.
 type Figure struct {
 	// Name is what `acemu reproduce` calls it: "fig5", "ccube-fig12a".
-	Name string
+	Name string `json:"name"`
 	// Source is the paper, Where its place: "Section VI-A, Fig. 5".
-	Source Source
-	Where  string
+	Source Source `json:"source"`
+	Where  string `json:"where"`
 	// Title says what it shows, in a line.
-	Title string
-	// Quick is whether the figure has a CI-sized subset (Env.Quick).
-	Quick bool
+	Title string `json:"title"`
+	// Quick is whether the figure has a CI-sized subset (Env.Quick), and
+	// Same whether that subset runs it as its paper set it up: its rows
+	// are then the report's own, and the tests hold the committed report
+	// to them (TestCommittedReportHasTheQuickRows).
+	Quick bool `json:"quick,omitempty"`
+	Same  bool `json:"same,omitempty"`
+	// Ignores are the prefixes of the platform keys its runs do not take
+	// (its runs set them themselves, or the paper's setup fixes them):
+	// "links." and the like. A run given one of them would change nothing.
+	Ignores []string `json:"-"`
 	// Run runs it.
-	Run func(Env) (*Outcome, error)
+	Run func(Env) (*Outcome, error) `json:"-"`
+}
+
+// Takes is whether the figure's runs take platform key k.
+func (f Figure) Takes(k string) bool {
+	return !slices.ContainsFunc(f.Ignores, func(pre string) bool { return strings.HasPrefix(k, pre) })
 }
 
 // registry holds the figures in the order the report gives them, each

@@ -12,15 +12,15 @@ import (
 
 // Result is one figure's outcome in the report.
 type Result struct {
-	Figure Figure
-	*Outcome
+	Figure   Figure `json:"figure"`
+	*Outcome `json:"outcome"`
 }
 
 // Report is the figures' outcomes, in the registry's order.
 type Report struct {
 	// Quick is whether the figures ran their CI-sized subsets.
-	Quick   bool
-	Results []Result
+	Quick   bool     `json:"quick,omitempty"`
+	Results []Result `json:"results"`
 }
 
 // Run runs the figures named (every figure when none are), each with e
@@ -123,7 +123,19 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if r.Quick {
 		b.WriteString("The quick subset (`--quick`): small sizes, whose values are not the papers' setups; their findings are what to read.\n\n")
 	}
-	within, values, holds, findings := 0, 0, 0, 0
+	b.WriteString(r.summary() + "\n")
+	for _, res := range r.Results {
+		fmt.Fprintf(&b, "\n## %s: %s\n", res.Figure.Name, res.Figure.Title)
+		res.writeSection(&b, res.Figure.Name, ".png")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// summary counts the values within the papers' tolerance and the
+// findings that hold, and the known disagreements.
+func (r *Report) summary() string {
+	within, values, holds, findings, known := 0, 0, 0, 0, 0
 	for _, res := range r.Results {
 		for _, v := range res.Values {
 			values++
@@ -136,40 +148,44 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			if f.Holds {
 				holds++
 			}
-		}
-	}
-	fmt.Fprintf(&b, "%d of %d values within the paper's tolerance; %d of %d findings hold.\n", within, values, holds, findings)
-	for _, res := range r.Results {
-		f := res.Figure
-		fmt.Fprintf(&b, "\n## %s: %s\n\n", f.Name, f.Title)
-		fmt.Fprintf(&b, "\"%s\", %s. `acemu reproduce %s`.\n", f.Source.Title, f.Where, f.Name)
-		if len(res.Values) > 0 {
-			b.WriteString("\n| quantity | paper | acemu | acemu / paper | within the paper's precision |\n|---|---|---|---|---|\n")
-			for _, v := range res.Values {
-				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", v.What, withUnit(v.Paper.Text, v.Unit), acemuCell(v), ratioCell(v), withinCell(v))
-			}
-		}
-		if len(res.Findings) > 0 {
-			b.WriteString("\n| the paper's finding | holds | acemu |\n|---|---|---|\n")
-			for _, x := range res.Findings {
-				holds := yesNo(x.Holds)
-				if x.Known != "" {
-					holds += " (known: " + x.Known + ")"
-				}
-				fmt.Fprintf(&b, "| %s (%s) | %s | %s |\n", x.Claim, x.Where, holds, x.Measured)
-			}
-		}
-		for _, n := range res.Notes {
-			fmt.Fprintf(&b, "\n%s\n", n)
-		}
-		for _, p := range res.Plots {
-			if filepath.Ext(p) == ".png" {
-				fmt.Fprintf(&b, "\n![%s](%s)\n", f.Name, filepath.ToSlash(filepath.Join(f.Name, p)))
+			if f.Known != "" {
+				known++
 			}
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return fmt.Sprintf("%d of %d values within the paper's tolerance; %d of %d findings hold (%d known not to, with why).", within, values, holds, findings, known)
+}
+
+// writeSection writes a figure's generated part: where it is from and
+// the command, its values and findings tables, notes and plots (the
+// files of extension ext, under plotDir).
+func (res Result) writeSection(b *strings.Builder, plotDir, ext string) {
+	f := res.Figure
+	fmt.Fprintf(b, "\n\"%s\", %s. `acemu reproduce %s`.\n", f.Source.Title, f.Where, f.Name)
+	if len(res.Values) > 0 {
+		b.WriteString("\n| quantity | paper | acemu | acemu / paper | within the paper's precision |\n|---|---|---|---|---|\n")
+		for _, v := range res.Values {
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", v.What, withUnit(v.Paper.Text, v.Unit), acemuCell(v), ratioCell(v), withinCell(v))
+		}
+	}
+	if len(res.Findings) > 0 {
+		b.WriteString("\n| the paper's finding | holds | acemu |\n|---|---|---|\n")
+		for _, x := range res.Findings {
+			holds := yesNo(x.Holds)
+			if x.Known != "" {
+				holds += " (known: " + x.Known + ")"
+			}
+			fmt.Fprintf(b, "| %s (%s) | %s | %s |\n", x.Claim, x.Where, holds, x.Measured)
+		}
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(b, "\n%s\n", n)
+	}
+	for _, p := range res.Plots {
+		if filepath.Ext(p) == ext {
+			fmt.Fprintf(b, "\n![%s](%s)\n", f.Name, filepath.ToSlash(filepath.Join(plotDir, p)))
+		}
+	}
 }
 
 // withUnit appends a unit to a value: "94.3 %", "2.67×", "450 GB/s".

@@ -59,7 +59,7 @@ func fig10Points(e Env, topos []string) ([]sweep.PointResult, error) {
 			if e.Dir != "" {
 				t.Dir = filepath.Join(e.Dir, "sweep-"+topo)
 			}
-			if got, err = t.Run("the five systems on "+topo, reproduce.Fig11Systems); err != nil {
+			if got, err = t.Run("the five systems on "+topo, nil, reproduce.Fig11Systems); err != nil {
 				return nil, err
 			}
 			fig10Runs.Lock()

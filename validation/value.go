@@ -16,14 +16,14 @@ import (
 // Paper is the value a paper gives, as it prints it, and how precisely.
 type Paper struct {
 	// Text is the value as the paper prints it: "94.3", "≈ 450", "2.67".
-	Text string
+	Text string `json:"text"`
 	// Value is Text's number.
-	Value float64
+	Value float64 `json:"value"`
 	// Tolerance is how far a value may lie from Value and still be the
 	// paper's (Within): the rule of docs/validation.md, "Tolerance".
-	Tolerance float64
+	Tolerance float64 `json:"tolerance"`
 	// Approx is whether the paper qualifies the value as approximate.
-	Approx bool
+	Approx bool `json:"approx,omitempty"`
 }
 
 // Printed is a value a paper prints as text: "94.3" or, approximate,
@@ -86,7 +86,7 @@ type Value struct {
 	// Where is the paper's place for it: "Section VI-B".
 	Where string `json:"where"`
 	// Paper is the paper's value; Acemu acemu's, in the same unit.
-	Paper Paper   `json:"-"`
+	Paper Paper   `json:"paper"`
 	Acemu float64 `json:"acemu"`
 	// None, if set, says why acemu has no value (Acemu is then
 	// meaningless): "not reached within the sweep".

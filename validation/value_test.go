@@ -3,9 +3,13 @@ package validation
 import (
 	"bytes"
 	"math"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/acemu/acemu/platform"
 )
 
 // The tolerance rule (docs/validation.md, "Tolerance"), by hand: half a
@@ -83,13 +87,15 @@ func TestMarkdownRows(t *testing.T) {
 			{What: "b", Unit: "×", Paper: Printed("≈ 3.5"), Acemu: 3.41},
 			{What: "c", Unit: "GB/s", Paper: Printed("128"), None: "not reached"},
 		},
-		Findings: []Finding{{Claim: "it holds", Where: "Section Z", Holds: true, Measured: "m1"}, {Claim: "it breaks", Where: "Section Z", Measured: "m2"}},
-		Plots:    []string{"figX.png", "figX.svg"},
+		Findings: []Finding{{Claim: "it holds", Where: "Section Z", Holds: true, Measured: "m1"}, {Claim: "it breaks", Where: "Section Z", Measured: "m2"},
+			{Claim: "it is known not to hold", Where: "Section Z", Measured: "m3", Known: "a reason"},
+			{Claim: "it was known not to hold", Where: "Section Z", Holds: true, Measured: "m4", Known: "an old reason"}},
+		Plots: []string{"figX.png", "figX.svg"},
 	}}}}
 	var b bytes.Buffer
 	require.NoError(t, rep.WriteMarkdown(&b))
 	s := b.String()
-	require.Contains(t, s, "1 of 3 values within the paper's tolerance; 1 of 2 findings hold.")
+	require.Contains(t, s, "1 of 3 values within the paper's tolerance; 2 of 4 findings hold (2 known not to, with why).")
 	// 90.12 / 94.3 = 0.9557; off by 90.12 − 94.3 = −4.18.
 	require.Contains(t, s, "| a | 94.3 % | 90.12 % | 0.956 | no (± 0.05; off by −4.18 %): a reason |")
 	// 3.41 / 3.5 = 0.974; within ± 0.1.
@@ -98,5 +104,58 @@ func TestMarkdownRows(t *testing.T) {
 	require.Contains(t, s, "| it breaks (Section Z) | **no** | m2 |")
 	require.Contains(t, s, "![figX](figX/figX.png)")
 	require.NotContains(t, s, "figX.svg)")
-	require.Equal(t, []string{"figX: it breaks (m2)"}, rep.Broken())
+	require.Contains(t, s, "| it is known not to hold (Section Z) | **no** (known: a reason) | m3 |")
+	require.Equal(t, []string{"figX: it breaks (m2)", "figX: it was known not to hold now holds (m4); its known reason no longer applies: an old reason"}, rep.Broken())
+}
+
+// Every [choice] of docs/model-choices.md's platform table is swept by
+// the choices' sweep or left out with a reason, and every key swept is a
+// platform key.
+func TestEveryChoiceIsSweptOrSaysWhyNot(t *testing.T) {
+	b, err := os.ReadFile("../docs/model-choices.md")
+	require.NoError(t, err)
+	swept := map[string]bool{}
+	for _, c := range Choices {
+		swept[c.Key] = true
+		p := platform.Default()
+		for _, v := range c.Others {
+			require.NoError(t, p.Set(c.Key, v), "%s=%s", c.Key, v)
+		}
+	}
+	n := 0
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Split(line, " | ")
+		if len(f) < 4 || !strings.HasPrefix(f[0], "| `") || !strings.Contains(f[3], "[choice]") {
+			continue
+		}
+		key := strings.Trim(strings.TrimPrefix(f[0], "| "), "`")
+		n++
+		why := notSwept(key) != ""
+		require.True(t, swept[key] || why, "%s is a [choice] neither swept (validation.Choices) nor in NotSwept", key)
+		require.False(t, swept[key] && why, "%s is both swept and not", key)
+	}
+	require.Greater(t, n, 15, "the platform table's [choice] rows were not found")
+}
+
+// A choice's run records the values that moved and the findings that
+// turned, and says so beside the paper's value.
+func TestChoiceRunRecordsWhatMoved(t *testing.T) {
+	def := Result{Figure: Figure{Name: "figX"}, Outcome: &Outcome{
+		Values:   []Value{{What: "a", Unit: "%", Paper: Printed("94.3"), Acemu: 90}, {What: "b", Paper: Printed("2"), Acemu: 2}},
+		Findings: []Finding{{Claim: "c1", Holds: true, Measured: "m"}, {Claim: "c2", Holds: true}},
+	}}
+	other := &Outcome{
+		Values:   []Value{{What: "a", Unit: "%", Paper: Printed("94.3"), Acemu: 93}, {What: "b", Paper: Printed("2"), Acemu: 2}},
+		Findings: []Finding{{Claim: "c1", Holds: false, Measured: "n"}, {Claim: "c2", Holds: true}},
+	}
+	cr := ChoiceRun{Key: "ace.notice", Value: "fsm", Figures: []string{"figX"}}
+	cr.compare(def, other)
+	require.Equal(t, []MovedValue{{Figure: "figX", Value: def.Values[0], Default: 90, Other: 93}}, cr.Moved)
+	require.Equal(t, []FlippedFinding{{Figure: "figX", Claim: "c1", Default: true, Other: false, DefaultMeasured: "m", OtherMeasured: "n"}}, cr.Flipped)
+	var b bytes.Buffer
+	require.NoError(t, WriteChoices(&b, Choices, []ChoiceRun{cr, {Key: "ace.partition", Value: "paper"}}))
+	// 93 / 90 = 1.0333.
+	require.Contains(t, b.String(), "| figX | a | 94.3 % | 90.00 | 93.00 | 1.033 |")
+	require.Contains(t, b.String(), "| figX | c1 | yes (m) | **no** (n) |")
+	require.Contains(t, b.String(), "## ace.partition = paper\n\n(docs/ace-model.md; `--set ace.partition=paper`.) Figures run: none (no figure's runs take the key).\n\nNo row moved.")
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -17,14 +18,14 @@ import (
 
 // reportFlags are the flags `acemu reproduce all` takes; it refuses the
 // others, which choose one figure's runs.
-var reportFlags = []string{"quick", "out", "workers"}
+var reportFlags = []string{"quick", "out", "workers", "docs"}
 
 // runReproduceAll is `acemu reproduce all`: every figure of the
 // registry (validation.Figures), or with --quick its CI-sized subset, and
 // the report (Markdown) on stdout and, with --out DIR, as DIR/report.md
 // beside each figure's plots (DIR/NAME/). With --quick a finding that
 // does not hold is an error (exit 1): it is the check the tests run.
-func runReproduceAll(fs *pflag.FlagSet, quick bool, outDir string, workers int, stdout, stderr io.Writer) int {
+func runReproduceAll(fs *pflag.FlagSet, quick bool, outDir, docs string, workers int, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "acemu reproduce all: %v\n", err)
 		return 1
@@ -36,7 +37,10 @@ func runReproduceAll(fs *pflag.FlagSet, quick bool, outDir string, workers int, 
 		}
 	})
 	if len(given) > 0 {
-		return fail(fmt.Errorf("%s chooses one figure's runs; `acemu reproduce all` runs every figure as its paper set it up and takes only --quick, --out and --workers", given[0]))
+		return fail(fmt.Errorf("%s chooses one figure's runs; `acemu reproduce all` runs every figure as its paper set it up and takes only --quick, --out, --docs and --workers", given[0]))
+	}
+	if docs != "" && (quick || outDir == "") {
+		return fail(fmt.Errorf("--docs %s writes the docs from the full report and its plots: give --out DIR, without --quick", docs))
 	}
 	if err := checkWorkers(workers); err != nil {
 		return fail(err)
@@ -59,6 +63,14 @@ func runReproduceAll(fs *pflag.FlagSet, quick bool, outDir string, workers int, 
 		if err := outfile.Write(filepath.Join(outDir, "report.md"), b.Bytes()); err != nil {
 			return fail(fmt.Errorf("--out: %w", err))
 		}
+		if err := writeReportJSON(rep, filepath.Join(outDir, "report.json")); err != nil {
+			return fail(fmt.Errorf("--out: %w", err))
+		}
+	}
+	if docs != "" {
+		if err := writeDocs(rep, outDir, docs); err != nil {
+			return fail(fmt.Errorf("--docs: %w", err))
+		}
 	}
 	if _, err := stdout.Write(b.Bytes()); err != nil {
 		return fail(err)
@@ -70,6 +82,99 @@ func runReproduceAll(fs *pflag.FlagSet, quick bool, outDir string, workers int, 
 		if quick {
 			return 1
 		}
+	}
+	return 0
+}
+
+// writeReportJSON writes the report as JSON to path.
+func writeReportJSON(rep *validation.Report, path string) error {
+	var b bytes.Buffer
+	if err := rep.WriteJSON(&b); err != nil {
+		return err
+	}
+	return outfile.Write(path, b.Bytes())
+}
+
+// writeDocs writes the docs file (docs/validation.md) from the report and
+// the analysis beside it (docs/validation/: its intro.md, NAME.md per
+// figure, more.md), keeping the report there as report.json and each
+// figure's SVGs, copied from the run's directory, under plots/NAME/.
+func writeDocs(rep *validation.Report, outDir, docs string) error {
+	dir := strings.TrimSuffix(docs, ".md")
+	if dir == docs {
+		return fmt.Errorf("%s: name a Markdown file such as docs/validation.md (its analysis in docs/validation/)", docs)
+	}
+	for _, res := range rep.Results {
+		for _, p := range res.Plots {
+			if filepath.Ext(p) != ".svg" {
+				continue
+			}
+			b, err := os.ReadFile(filepath.Join(outDir, res.Figure.Name, p))
+			if err != nil {
+				return err
+			}
+			dst := filepath.Join(dir, "plots", res.Figure.Name, p)
+			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+				return err
+			}
+			if err := outfile.Write(dst, b); err != nil {
+				return err
+			}
+		}
+	}
+	if err := writeReportJSON(rep, filepath.Join(dir, "report.json")); err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if err := rep.WriteDocs(&b, os.DirFS(dir), filepath.ToSlash(filepath.Join(filepath.Base(dir), "plots"))); err != nil {
+		return err
+	}
+	return outfile.Write(docs, b.Bytes())
+}
+
+// runReproduceChoices is `acemu reproduce choices`: the report's figures
+// (with --quick their quick subsets) at the defaults, then with each of
+// the model's choices set to its other values, one at a time
+// (validation.Choices), and what each moved, as Markdown on stdout and,
+// with --out DIR, in DIR/choices.md.
+func runReproduceChoices(fs *pflag.FlagSet, quick bool, outDir string, workers int, stdout, stderr io.Writer) int {
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "acemu reproduce choices: %v\n", err)
+		return 1
+	}
+	var given []string
+	fs.Visit(func(f *pflag.Flag) {
+		if !slices.Contains([]string{"quick", "out", "workers"}, f.Name) {
+			given = append(given, "--"+f.Name)
+		}
+	})
+	if len(given) > 0 {
+		return fail(fmt.Errorf("%s chooses one figure's runs; `acemu reproduce choices` runs the report's figures and takes only --quick, --out and --workers", given[0]))
+	}
+	if err := checkWorkers(workers); err != nil {
+		return fail(err)
+	}
+	e := validation.Env{Platform: platform.Default(), Quick: quick, Workers: workers}
+	_, runs, err := validation.RunChoices(e, validation.Choices, func(k, v string) {
+		fmt.Fprintf(stderr, "acemu reproduce choices: %s=%s\n", k, v)
+	})
+	if err != nil {
+		return fail(err)
+	}
+	var b bytes.Buffer
+	if err := validation.WriteChoices(&b, validation.Choices, runs); err != nil {
+		return fail(err)
+	}
+	if outDir != "" {
+		if err := os.MkdirAll(outDir, 0o755); err != nil {
+			return fail(fmt.Errorf("--out: %w", err))
+		}
+		if err := outfile.Write(filepath.Join(outDir, "choices.md"), b.Bytes()); err != nil {
+			return fail(fmt.Errorf("--out: %w", err))
+		}
+	}
+	if _, err := stdout.Write(b.Bytes()); err != nil {
+		return fail(err)
 	}
 	return 0
 }

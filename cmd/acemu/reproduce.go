@@ -18,10 +18,12 @@ import (
 	"github.com/acemu/acemu/plots"
 	"github.com/acemu/acemu/reproduce"
 	"github.com/acemu/acemu/units"
+	"github.com/acemu/acemu/validation"
 )
 
 const reproduceUsage = `Usage: acemu reproduce fig4|fig5|fig6|fig9a|fig9b|fig11|ccube-fig12a|ccube-fig13|blueconnect-fig3 [flags]
-       acemu reproduce all [--quick] [--out DIR] [--workers N]
+       acemu reproduce all [--quick] [--out DIR [--docs FILE]] [--workers N]
+       acemu reproduce choices [--quick] [--out DIR] [--workers N]
 
 Rerun the sweeps behind the ACE paper's figures from the model:
   fig4   an all-reduce (default 100 MB per NPU) alone and beside a GEMM of
@@ -71,7 +73,12 @@ precision, and the paper's findings checked (docs/validation.md, "How to
 read the report"); --out DIR also writes DIR/report.md and each figure's
 plots and sweep points (DIR/NAME/). --quick runs each figure's CI-sized
 subset (small tori and sizes: its findings are what to read) and fails
-(exit 1) when a finding does not hold.
+(exit 1) when a finding does not hold. --docs docs/validation.md
+regenerates that page from the report and the analysis in
+docs/validation/. acemu reproduce choices runs the report again with each
+of the model's choices where a paper is silent set to its other values,
+one at a time, and prints the rows each moves and the findings it turns
+(docs/choices.md is its --quick output).
 
 Each point is a full cycle-level run, folded to one NPU where the torus
 allows it: fig4 takes about ten seconds on two cores, fig5 and fig6 under a
@@ -87,9 +94,10 @@ Flags:
 // figure is one figure acemu reproduce runs.
 type figure struct {
 	name string
-	// unused are the flags it does not take; ignored the prefixes of the
-	// platform parameters it does not use. Both are refused when given.
-	unused, ignored []string
+	// unused are the flags it does not take, refused when given; the
+	// platform parameters it does not use are its validation.Figure's
+	// Ignores, refused too.
+	unused []string
 	// lists: it takes --sram and --fsms as lists (a grid).
 	lists bool
 	run   func(r *figRun) error
@@ -101,27 +109,20 @@ var figures = []figure{
 	// default algorithm and chunk (afi.DefaultConfig), and the baseline
 	// without its library's latencies (docs/baseline-model.md, "Where it
 	// is not charged").
-	{name: "fig4", unused: []string{"sms", "fig6-mem", "workloads", "mem"},
-		ignored: []string{"links.", "afi.", "collectives.", "baseline.", "training.iterations", "training.priority", "training.mem_bound_share", "npu.compute_speed"}, run: runFig4},
-	{name: "fig5", unused: []string{"sms", "fig6-mem", "workloads", "memory-policy", "systems"},
-		ignored: []string{"links.", "afi.", "collectives.", "baseline.", "training.", "ace.mem_bw", "npu.compute_speed"}, run: runFig5},
-	{name: "fig6", unused: append([]string{"mem", "workloads", "memory-policy", "systems"}, aceFlagNames...),
-		ignored: []string{"links.", "afi.", "collectives.", "baseline.", "training.", "ace.", "npu.compute_speed"}, run: runFig6},
-	{name: "fig9a", unused: []string{"size", "mem", "sms", "fig6-mem", "systems"},
-		ignored: []string{"links.", "afi.", "training.iterations", "training.priority", "training.mem_bound_share", "npu.compute_speed"}, lists: true, run: runFig9a},
+	{name: "fig4", unused: []string{"sms", "fig6-mem", "workloads", "mem"}, run: runFig4},
+	{name: "fig5", unused: []string{"sms", "fig6-mem", "workloads", "memory-policy", "systems"}, run: runFig5},
+	{name: "fig6", unused: append([]string{"mem", "workloads", "memory-policy", "systems"}, aceFlagNames...), run: runFig6},
+	{name: "fig9a", unused: []string{"size", "mem", "sms", "fig6-mem", "systems"}, lists: true, run: runFig9a},
 	// The comparator's runs take every platform parameter.
 	{name: "fig9b", unused: []string{"size", "mem", "sms", "fig6-mem", "systems"}, run: runFig9b},
 	{name: "fig11", unused: []string{"size", "mem", "sms", "fig6-mem", "systems"}, run: runFig11},
 	// The C-Cube paper's figures run on its machine, dgx1.
-	{name: "ccube-fig12a", unused: []string{"topos", "sms", "fig6-mem", "workloads", "mem", "systems", "memory-policy"},
-		ignored: []string{"links.", "afi.", "collectives.", "baseline.", "training.", "ace.mem_bw", "npu.compute_speed"}, run: runCCubeFig12a},
+	{name: "ccube-fig12a", unused: []string{"topos", "sms", "fig6-mem", "workloads", "mem", "systems", "memory-policy"}, run: runCCubeFig12a},
 	// Each configuration sets the all-reduce's algorithm.
-	{name: "ccube-fig13", unused: []string{"topos", "size", "sms", "fig6-mem", "mem"},
-		ignored: []string{"collectives."}, run: runCCubeFig13},
+	{name: "ccube-fig13", unused: []string{"topos", "size", "sms", "fig6-mem", "mem"}, run: runCCubeFig13},
 	// The BlueConnect comparison sets its own links (the paper's
 	// bandwidths) and runs the ideal endpoint with its own algorithms.
-	{name: "blueconnect-fig3", unused: append([]string{"mem", "sms", "fig6-mem", "workloads", "memory-policy", "systems"}, aceFlagNames...),
-		ignored: []string{"links.", "afi.", "collectives.", "baseline.", "training.", "ace.", "npu.compute_speed"}, run: runBlueConnectFig3},
+	{name: "blueconnect-fig3", unused: append([]string{"mem", "sms", "fig6-mem", "workloads", "memory-policy", "systems"}, aceFlagNames...), run: runBlueConnectFig3},
 }
 
 // figureNames lists the figures as a sentence: "fig4, fig5 or fig6".
@@ -172,6 +173,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	pf.register(fs)
 	sramList := fs.String("sram", "", "ACE SRAM size; fig9a: sizes, comma-separated (default 4MiB; fig9a 1MiB,2MiB,4MiB,8MiB)")
 	quick := fs.Bool("quick", false, "all: each figure's CI-sized subset; blueconnect-fig3: 1 MB instead of the paper's 100 MB (about 19 CPU-seconds instead of 38 CPU-minutes)")
+	docs := fs.String("docs", "", "all: also write this Markdown file (docs/validation.md) from the report and the analysis beside it (docs/validation/), with the report as report.json and the figures' SVGs; needs --out")
 	fsmList := fs.String("fsms", "", "ACE FSM count; fig9a: counts, comma-separated (default 16; fig9a 4,8,12,16,20)")
 	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s%s", reproduceUsage, fs.FlagUsages()) }
 	if done, code := parseFlagsArgs(fs, args, 1, stdout, stderr); done {
@@ -183,7 +185,14 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if fs.NArg() == 1 && fs.Arg(0) == "all" {
-		return runReproduceAll(fs, *quick, *outDir, *workers, stdout, stderr)
+		return runReproduceAll(fs, *quick, *outDir, *docs, *workers, stdout, stderr)
+	}
+	if fs.NArg() == 1 && fs.Arg(0) == "choices" {
+		return runReproduceChoices(fs, *quick, *outDir, *workers, stdout, stderr)
+	}
+	if err := refuseFlags(fs, []string{"docs"}, "is for acemu reproduce all"); err != nil {
+		fmt.Fprintf(stderr, "acemu reproduce: %v\n", err)
+		return 1
 	}
 	fi := slices.IndexFunc(figures, func(f figure) bool { return fs.NArg() == 1 && f.name == fs.Arg(0) })
 	if fi < 0 {
@@ -233,7 +242,8 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	// The sweeps of lone collectives build their own runs on Table V's
 	// links and AFI; fig5 sweeps ACE's memory itself, and figs. 5 and 6 run
 	// no compute.
-	ignored := fig.ignored
+	vf, _ := validation.Lookup(fig.name)
+	ignored := vf.Ignores
 	if fig.name == "fig4" && fs.Changed("systems") && !slices.Contains(splitList(*sysList), "ace") {
 		if err := refuseFlags(fs, aceFlagNames, "is for ACE, which --systems does not include"); err != nil {
 			return fail(err)

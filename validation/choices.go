@@ -1,0 +1,191 @@
+package validation
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// Choice is one of the model's choices where a paper is silent (a
+// [choice] of docs/model-choices.md): its platform key and the other
+// values it could take.
+type Choice struct {
+	Key string
+	// Others are the values the sweep runs beside the default.
+	Others []string
+	// Doc is the docs/ page that says why the default.
+	Doc string
+}
+
+// Choices are the model's choices the report sweeps, one at a time, each
+// to its other values: how much each moves the report's rows.
+var Choices = []Choice{
+	{"ace.ports_per_bank", []string{"literal"}, "docs/ace-model.md"},
+	{"ace.partition", []string{"paper"}, "docs/ace-model.md"},
+	{"ace.notice", []string{"fsm"}, "docs/ace-model.md"},
+	{"ace.prefetch", []string{"room"}, "docs/ace-model.md"},
+	{"ace.fsm_split", []string{"even"}, "docs/ace-model.md"},
+	{"links.tx_buffer", []string{"16", "64"}, "docs/topology.md"},
+	{"links.rx_buffer", []string{"64", "256"}, "docs/topology.md"},
+	{"afi.message", []string{"4KiB"}, "docs/model-choices.md (Table III's 4 KB against Table V's 8 KB)"},
+	{"baseline.launch", []string{"0"}, "docs/baseline-model.md"},
+	{"baseline.step", []string{"0"}, "docs/baseline-model.md"},
+	{"training.memory_policy", []string{"partition"}, "docs/memory-system.md"},
+	{"training.compute", []string{"roofline"}, "docs/workloads.md"},
+	{"training.mem_bound_share", []string{"0", "1"}, "docs/astrasim-workloads.md"},
+	{"links.nvlink.bandwidth", []string{"20GB/s"}, "docs/topology.md (NVLink 1.0, the P100 DGX-1's, against the V100's 25 GB/s)"},
+	{"links.nvlink.latency", []string{"90"}, "docs/topology.md (an intra-package link's latency)"},
+}
+
+// NotSwept are the [choice] keys of docs/model-choices.md the choices'
+// sweep leaves out, and why; a key ending in "*" stands for every key it
+// begins.
+var NotSwept = map[string]string{
+	"links.tier*":           "switch fabrics' tiers: the BlueConnect figure sets its own (the paper's cluster's) and no other figure runs on a switch fabric",
+	"training.micro":        "only a MICRO workload (a collective alone) runs by it; no figure of the report trains one",
+	"training.issue_policy": "the MXNet-MPI paper's designs, which mxnet-policies sweeps; the ACE paper's figures issue eagerly",
+	"training.key_order":    "refused under eager issue; mxnet-policies runs its designs in back-prop order",
+	"training.copy":         "refused under eager issue; mxnet-policies sweeps it",
+	"training.fusion":       "no figure of the ACE paper fuses; LIBRA's systems set their own",
+	"npu.compute_speed":     "a knob for other NPUs than Table V's, which the report's figures fix",
+}
+
+// ChoiceRun is one choice set to one of its other values: the report's
+// values and findings that moved, beside the default's.
+type ChoiceRun struct {
+	Key, Value string
+	// Figures are the figures whose runs take the key (Figure.Takes): the
+	// others would not change and did not run.
+	Figures []string
+	// Moved are the values that changed: the figure, the quantity, the
+	// paper's, the default's and this one's.
+	Moved []MovedValue
+	// Flipped are the findings that hold under one and not the other.
+	Flipped []FlippedFinding
+}
+
+// MovedValue is a value a choice moved.
+type MovedValue struct {
+	Figure         string
+	Value          Value
+	Default, Other float64
+}
+
+// FlippedFinding is a finding a choice turned.
+type FlippedFinding struct {
+	Figure                         string
+	Claim                          string
+	Default, Other                 bool
+	DefaultMeasured, OtherMeasured string
+}
+
+// RunChoices runs the report under e (its base) and then, for each
+// choice and each of its other values, the figures that take its key
+// with the key set, and says what moved. progress, if set, is told each
+// run's key and value as it starts.
+func RunChoices(e Env, choices []Choice, progress func(key, value string)) (*Report, []ChoiceRun, error) {
+	base, err := Run(e)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []ChoiceRun
+	for _, c := range choices {
+		for _, v := range c.Others {
+			if progress != nil {
+				progress(c.Key, v)
+			}
+			ce := e
+			ce.Dir = ""
+			if err := ce.Platform.Set(c.Key, v); err != nil {
+				return nil, nil, fmt.Errorf("choice %s=%s: %w", c.Key, v, err)
+			}
+			if err := ce.Platform.Validate(); err != nil {
+				return nil, nil, fmt.Errorf("choice %s=%s: %w", c.Key, v, err)
+			}
+			cr := ChoiceRun{Key: c.Key, Value: v}
+			for _, res := range base.Results {
+				if !res.Figure.Takes(c.Key) {
+					continue
+				}
+				cr.Figures = append(cr.Figures, res.Figure.Name)
+				o, err := res.Figure.Run(ce)
+				if err != nil {
+					return nil, nil, fmt.Errorf("choice %s=%s: %s: %w", c.Key, v, res.Figure.Name, err)
+				}
+				cr.compare(res, o)
+			}
+			out = append(out, cr)
+		}
+	}
+	return base, out, nil
+}
+
+// compare records what moved between a figure's default outcome and the
+// choice's, value by value and finding by finding (in the same order: a
+// figure's rows do not depend on the platform's values).
+func (cr *ChoiceRun) compare(def Result, o *Outcome) {
+	for i, v := range def.Values {
+		if i < len(o.Values) && o.Values[i].What == v.What && (o.Values[i].Acemu != v.Acemu || o.Values[i].None != v.None) {
+			cr.Moved = append(cr.Moved, MovedValue{Figure: def.Figure.Name, Value: v, Default: v.Acemu, Other: o.Values[i].Acemu})
+		}
+	}
+	for i, f := range def.Findings {
+		if i < len(o.Findings) && o.Findings[i].Claim == f.Claim && o.Findings[i].Holds != f.Holds {
+			cr.Flipped = append(cr.Flipped, FlippedFinding{Figure: def.Figure.Name, Claim: f.Claim, Default: f.Holds, Other: o.Findings[i].Holds, DefaultMeasured: f.Measured, OtherMeasured: o.Findings[i].Measured})
+		}
+	}
+}
+
+// WriteChoices writes what each choice does to the report's rows, as
+// Markdown: per choice and value, its figures, the values it moved (with
+// the paper's beside them) and the findings it turned.
+func WriteChoices(w io.Writer, choices []Choice, runs []ChoiceRun) error {
+	var b strings.Builder
+	b.WriteString("# The model's choices against the report\n\nEach [choice] where a paper is silent (docs/model-choices.md), set to another value, one at a time, with every figure whose runs take it run again: the rows it moves and the findings it turns.\n")
+	doc := map[string]string{}
+	for _, c := range choices {
+		doc[c.Key] = c.Doc
+	}
+	for _, r := range runs {
+		figs := strings.Join(r.Figures, ", ")
+		if figs == "" {
+			figs = "none (no figure's runs take the key)"
+		}
+		fmt.Fprintf(&b, "\n## %s = %s\n\n(%s; `--set %s=%s`.) Figures run: %s.\n", r.Key, r.Value, doc[r.Key], r.Key, r.Value, figs)
+		if len(r.Moved) == 0 && len(r.Flipped) == 0 {
+			b.WriteString("\nNo row moved.\n")
+			continue
+		}
+		if len(r.Moved) > 0 {
+			b.WriteString("\n| figure | quantity | paper | default | this | this / default |\n|---|---|---|---|---|---|\n")
+			for _, m := range r.Moved {
+				ratio := "–"
+				if m.Default != 0 {
+					ratio = strconv.FormatFloat(m.Other/m.Default, 'f', 3, 64)
+				}
+				d := decimalsOf(m.Value.Paper.Text) + 1
+				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", m.Figure, m.Value.What, withUnit(m.Value.Paper.Text, m.Value.Unit),
+					strconv.FormatFloat(m.Default, 'f', d, 64), strconv.FormatFloat(m.Other, 'f', d, 64), ratio)
+			}
+		}
+		if len(r.Flipped) > 0 {
+			b.WriteString("\n| figure | finding | holds by default | holds with this |\n|---|---|---|---|\n")
+			for _, f := range r.Flipped {
+				fmt.Fprintf(&b, "| %s | %s | %s (%s) | %s (%s) |\n", f.Figure, f.Claim, yesNo(f.Default), f.DefaultMeasured, yesNo(f.Other), f.OtherMeasured)
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// notSwept is why key is left out of the choices' sweep ("" if it is not).
+func notSwept(key string) string {
+	for k, why := range NotSwept {
+		if k == key || (strings.HasSuffix(k, "*") && strings.HasPrefix(key, strings.TrimSuffix(k, "*"))) {
+			return why
+		}
+	}
+	return ""
+}
