@@ -25,8 +25,11 @@ type CCubeOptions struct {
 	BaselineSMs int
 	MemGBps     int64
 	ACE         ace.Config
-	Workers     int
-	Progress    func(done, total int)
+	// Links are the platform's links.* keys (LinkKeys): the runs' links
+	// take them.
+	Links    map[string]string
+	Workers  int
+	Progress func(done, total int)
 }
 
 // DefaultCCube is the comparison at the paper's 64 MB and below.
@@ -116,7 +119,7 @@ func CCube(o CCubeOptions) ([]CCubeRow, error) {
 	var specs []Spec
 	for _, r := range rows {
 		for _, alg := range []string{"double-tree", "double-tree-overlapped"} {
-			s := Spec{Topo: "dgx1", Size: r.Size, Endpoint: r.Endpoint, Algorithm: alg, Chunk: r.Chunk}
+			s := Spec{Topo: "dgx1", Size: r.Size, Endpoint: r.Endpoint, Algorithm: alg, Chunk: r.Chunk, Links: o.Links}
 			switch r.Endpoint {
 			case Baseline:
 				s.CommSMs, s.CommMemGBps = o.BaselineSMs, o.MemGBps

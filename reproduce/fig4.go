@@ -12,7 +12,6 @@ import (
 	"github.com/acemu/acemu/contend"
 	"github.com/acemu/acemu/internal/par"
 	"github.com/acemu/acemu/npu"
-	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/sim"
 	"github.com/acemu/acemu/systems"
@@ -73,6 +72,9 @@ type Fig4Options struct {
 	Kernels []Fig4Kernel
 	Policy  contend.Policy
 	ACE     ace.Config
+	// Links are the platform's links.* keys (LinkKeys): the runs' links
+	// take them.
+	Links   map[string]string
 	Workers int
 	// Progress, if set, is told how many of the runs have finished.
 	Progress func(done, total int)
@@ -190,7 +192,7 @@ func fig4One(o Fig4Options, topo string, sys systems.System, kernel *Fig4Kernel)
 	if err != nil {
 		return r, err
 	}
-	links, err := platform.Default().LinkSettings()
+	links, err := linkSettings(o.Links)
 	if err != nil {
 		return r, err
 	}

@@ -11,6 +11,7 @@ import (
 	"maps"
 	"math/big"
 	"slices"
+	"strings"
 
 	"github.com/acemu/acemu/ace"
 	"github.com/acemu/acemu/afi"
@@ -120,13 +121,7 @@ func one(s Spec) (Point, error) {
 	if err != nil {
 		return p, err
 	}
-	pf := platform.Default()
-	for _, k := range slices.Sorted(maps.Keys(s.Links)) {
-		if err := pf.Set(k, s.Links[k]); err != nil {
-			return p, err
-		}
-	}
-	links, err := pf.LinkSettings()
+	links, err := linkSettings(s.Links)
 	if err != nil {
 		return p, err
 	}
@@ -154,6 +149,9 @@ type Fig5Options struct {
 	BaselineSMs int
 	Workers     int
 	ACE         ace.Config // ACE's design point but for its memory share
+	// Links are the platform's links.* keys that differ from Table V's
+	// (LinkKeys): every run's links take them.
+	Links map[string]string
 	// Progress, if set, is told how many of the sweep's runs have finished.
 	Progress func(done, total int)
 }
@@ -211,13 +209,13 @@ func Fig5(o Fig5Options) (*Fig5Result, error) {
 	o.MemGBps = slices.Sorted(slices.Values(o.MemGBps))
 	var specs []Spec
 	for _, t := range o.Topos {
-		specs = append(specs, Spec{Topo: t, Size: o.Size, Endpoint: Ideal})
+		specs = append(specs, Spec{Topo: t, Size: o.Size, Endpoint: Ideal, Links: o.Links})
 		for _, m := range o.MemGBps {
 			if m <= 0 || m > npu.MemoryGBps {
 				return nil, fmt.Errorf("fig5: memory bandwidth %d GB/s: give 1 to %d GB/s (the NPU's memory, Table V)", m, npu.MemoryGBps)
 			}
-			specs = append(specs, Spec{Topo: t, Size: o.Size, Endpoint: Baseline, CommSMs: o.BaselineSMs, CommMemGBps: m},
-				Spec{Topo: t, Size: o.Size, Endpoint: ACE, CommMemGBps: m, ACE: o.ACE})
+			specs = append(specs, Spec{Topo: t, Size: o.Size, Endpoint: Baseline, CommSMs: o.BaselineSMs, CommMemGBps: m, Links: o.Links},
+				Spec{Topo: t, Size: o.Size, Endpoint: ACE, CommMemGBps: m, ACE: o.ACE, Links: o.Links})
 		}
 	}
 	pts, err := Run(specs, o.Workers, o.Progress)
@@ -259,6 +257,8 @@ type Fig6Options struct {
 	// (default 900: all of it, so that the SMs alone limit it).
 	MemGBps int64
 	Workers int
+	// Links are the platform's links.* keys (LinkKeys), as Fig5Options'.
+	Links map[string]string
 	// Progress, if set, is told how many of the sweep's runs have finished.
 	Progress func(done, total int)
 }
@@ -299,12 +299,12 @@ func Fig6(o Fig6Options) (*Fig6Result, error) {
 	o.SMs = slices.Sorted(slices.Values(o.SMs))
 	var specs []Spec
 	for _, t := range o.Topos {
-		specs = append(specs, Spec{Topo: t, Size: o.Size, Endpoint: Ideal})
+		specs = append(specs, Spec{Topo: t, Size: o.Size, Endpoint: Ideal, Links: o.Links})
 		for _, n := range o.SMs {
 			if n < 1 || n > npu.SMs {
 				return nil, fmt.Errorf("fig6: %d SMs: use 1..%d", n, npu.SMs)
 			}
-			specs = append(specs, Spec{Topo: t, Size: o.Size, Endpoint: Baseline, CommSMs: n, CommMemGBps: o.MemGBps})
+			specs = append(specs, Spec{Topo: t, Size: o.Size, Endpoint: Baseline, CommSMs: n, CommMemGBps: o.MemGBps, Links: o.Links})
 		}
 	}
 	pts, err := Run(specs, o.Workers, o.Progress)
@@ -329,4 +329,30 @@ func Fig6(o Fig6Options) (*Fig6Result, error) {
 		res.Thresholds = append(res.Thresholds, th)
 	}
 	return res, nil
+}
+
+// LinkKeys are p's links.* keys whose values differ from the default
+// platform's (Table V's): what a figure's lone collectives take from the
+// platform (Spec.Links).
+func LinkKeys(p platform.Platform) map[string]string {
+	d := platform.Default()
+	out := map[string]string{}
+	for _, q := range platform.Params() {
+		if v := q.Get(&p); strings.HasPrefix(q.Key, "links.") && v != q.Get(&d) {
+			out[q.Key] = v
+		}
+	}
+	return out
+}
+
+// linkSettings are the default platform's links with keys (platform
+// keys: links.tier0.bandwidth and the like) set, in key order.
+func linkSettings(keys map[string]string) (topology.LinkSettings, error) {
+	pf := platform.Default()
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		if err := pf.Set(k, keys[k]); err != nil {
+			return topology.LinkSettings{}, err
+		}
+	}
+	return pf.LinkSettings()
 }

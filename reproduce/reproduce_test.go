@@ -11,6 +11,8 @@ import (
 	"github.com/acemu/acemu/torus"
 	"github.com/acemu/acemu/workload"
 	"github.com/stretchr/testify/require"
+
+	"github.com/acemu/acemu/platform"
 )
 
 // Small sweeps (256 KiB on 4x2x2) keep the shape of the figures: ACE needs
@@ -320,4 +322,21 @@ func TestFig5OnOtherMachines(t *testing.T) {
 			require.LessOrEqual(t, bw, bound[row.Topo], row.Topo)
 		}
 	}
+}
+
+// A figure's lone collectives take the platform's links (LinkKeys): on
+// 4x2x1 the vertical links are inter-package (25 GB/s), so doubling them
+// raises the ideal endpoint's bandwidth.
+func TestFiguresTakeThePlatformsLinks(t *testing.T) {
+	p := platform.Default()
+	require.Empty(t, LinkKeys(p))
+	require.NoError(t, p.Set("links.inter.bandwidth", "50GB/s"))
+	require.Equal(t, map[string]string{"links.inter.bandwidth": "50GB/s"}, LinkKeys(p))
+	o := Fig6Options{Topos: []string{"4x2x1"}, Size: 256 << 10, SMs: []int{16}, MemGBps: 900}
+	plain, err := Fig6(o)
+	require.NoError(t, err)
+	o.Links = LinkKeys(p)
+	fast, err := Fig6(o)
+	require.NoError(t, err)
+	require.Greater(t, fast.Rows[0].IdealBW, plain.Rows[0].IdealBW)
 }

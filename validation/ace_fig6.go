@@ -14,13 +14,13 @@ var aceFig6 = Figure{
 	Name: "fig6", Source: ACEPaper, Where: "Section VI-A, Fig. 6",
 	Title:   "the baseline's network bandwidth against its communication SMs",
 	Quick:   true,
-	Ignores: []string{"links.", "afi.", "collectives.", "baseline.", "training.", "ace.", "npu.compute_speed"},
+	Ignores: []string{"afi.", "collectives.", "baseline.", "training.", "ace.", "npu.compute_speed"},
 	Run:     runACEFig6,
 }
 
 func runACEFig6(e Env) (*Outcome, error) {
 	o := reproduce.DefaultFig6()
-	o.Workers, o.Progress = e.Workers, e.Progress
+	o.Links, o.Workers, o.Progress = reproduce.LinkKeys(e.Platform), e.Workers, e.Progress
 	if e.Quick {
 		o.Size = 4 << 20 // as fig5's quick run
 	}

@@ -15,16 +15,17 @@ var aceSec6A = Figure{
 	Name: "sec6a", Source: ACEPaper, Where: "Section VI-A, Fig. 8",
 	Title: "memory traffic per byte sent: the baseline against ACE",
 	Quick: true, Same: true,
-	Ignores: []string{"links.", "afi.", "collectives.", "baseline.", "training.", "ace.mem_bw", "npu.compute_speed"},
+	Ignores: []string{"afi.", "collectives.", "baseline.", "training.", "ace.mem_bw", "npu.compute_speed"},
 	Run:     runACESec6A,
 }
 
 func runACESec6A(e Env) (*Outcome, error) {
 	const size = 64 << 20
+	links := reproduce.LinkKeys(e.Platform)
 	specs := []reproduce.Spec{
-		{Topo: "4x4x4", Size: size, Endpoint: reproduce.Ideal},
-		{Topo: "4x4x4", Size: size, Endpoint: reproduce.ACE, CommMemGBps: 128, ACE: e.Platform.ACE},
-		{Topo: "4x4x4", Size: size, Endpoint: reproduce.Baseline, CommSMs: 80, CommMemGBps: 900},
+		{Topo: "4x4x4", Size: size, Endpoint: reproduce.Ideal, Links: links},
+		{Topo: "4x4x4", Size: size, Endpoint: reproduce.ACE, CommMemGBps: 128, ACE: e.Platform.ACE, Links: links},
+		{Topo: "4x4x4", Size: size, Endpoint: reproduce.Baseline, CommSMs: 80, CommMemGBps: 900, Links: links},
 	}
 	pts, err := reproduce.Run(specs, e.Workers, e.Progress)
 	if err != nil {

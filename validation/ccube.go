@@ -17,13 +17,13 @@ var ccubeFig12a = Figure{
 	Name: "ccube-fig12a", Source: CCubePaper, Where: "Section 6, Fig. 12(a)",
 	Title:   "the overlapped double tree against the conventional one on the DGX-1",
 	Quick:   true,
-	Ignores: []string{"links.", "afi.", "collectives.", "baseline.", "training.", "ace.mem_bw", "npu.compute_speed"},
+	Ignores: []string{"afi.", "collectives.", "baseline.", "training.", "ace.mem_bw", "npu.compute_speed"},
 	Run:     runCCubeFig12a,
 }
 
 func runCCubeFig12a(e Env) (*Outcome, error) {
 	o := reproduce.DefaultCCube()
-	o.ACE, o.Workers, o.Progress = e.Platform.ACE, e.Workers, e.Progress
+	o.ACE, o.Links, o.Workers, o.Progress = e.Platform.ACE, reproduce.LinkKeys(e.Platform), e.Workers, e.Progress
 	if e.Quick {
 		o.Sizes = []int64{1 << 20, 4 << 20}
 	}

@@ -570,7 +570,7 @@ func TestConfigDumpRoundTripsThroughTheCommands(t *testing.T) {
 	code, c3, errOut := runCLI("collective", "--topo", "4x2x2", "--size", "1MiB", "--format", "json", "--set", "afi.chunk=32KiB")
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, c3, `"chunk_bytes": 32768`)
-	requireRefused(t, 1, "links.inter.latency = 1000: acemu reproduce fig5 does not use it", "reproduce", "fig5", "--set", "links.inter.latency=1000")
+	requireRefused(t, 1, "afi.chunk = 32KiB: acemu reproduce fig5 does not use it", "reproduce", "fig5", "--set", "afi.chunk=32KiB")
 	requireRefused(t, 1, "ace.sram = 8MiB: acemu reproduce fig6 does not use it", "reproduce", "fig6", "--set", "ace.sram=8MiB")
 	requireRefused(t, 1, "ace.mem_bw = 200GB/s: acemu reproduce fig5 does not use it", "reproduce", "fig5", "--set", "ace.mem_bw=200GB/s")
 	code, mc, errOut := runCLI("microcode", "--topo", "4x1x1", "--set", "afi.chunk=128KiB")

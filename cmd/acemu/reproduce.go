@@ -105,8 +105,9 @@ type figure struct {
 
 // figures are the figures, in the order the usage gives them.
 var figures = []figure{
-	// Figs. 4, 5 and 6 run lone all-reduces on Table V's links with the
-	// default algorithm and chunk (afi.DefaultConfig), and the baseline
+	// Figs. 4, 5 and 6 run lone all-reduces on the platform's links
+	// (reproduce.LinkKeys) with the default algorithm and chunk
+	// (afi.DefaultConfig), and the baseline
 	// without its library's latencies (docs/baseline-model.md, "Where it
 	// is not charged").
 	{name: "fig4", unused: []string{"sms", "fig6-mem", "workloads", "mem"}, run: runFig4},
@@ -352,7 +353,7 @@ func (r *figRun) trained(def reproduce.Trained) (reproduce.Trained, error) {
 func runFig4(r *figRun) error {
 	o := reproduce.DefaultFig4()
 	o.Progress = r.progress
-	o.Size, o.Policy, o.Workers, o.ACE = r.size, r.p.Memory, r.workers, r.p.ACE
+	o.Size, o.Policy, o.Workers, o.ACE, o.Links = r.size, r.p.Memory, r.workers, r.p.ACE, reproduce.LinkKeys(r.p)
 	if r.fs.Changed("topos") {
 		o.Topos = r.topos
 	}
@@ -424,7 +425,7 @@ func runFig9a(r *figRun) error {
 func runFig5(r *figRun) error {
 	o := reproduce.DefaultFig5()
 	o.Progress = r.progress
-	o.Topos, o.Size, o.Workers, o.ACE = r.topos, r.size, r.workers, r.p.ACE
+	o.Topos, o.Size, o.Workers, o.ACE, o.Links = r.topos, r.size, r.workers, r.p.ACE, reproduce.LinkKeys(r.p)
 	if r.mem != "" {
 		var err error
 		if o.MemGBps, err = parseInts(r.mem, "--mem"); err != nil {
@@ -449,7 +450,7 @@ func runFig5(r *figRun) error {
 func runFig6(r *figRun) error {
 	o := reproduce.DefaultFig6()
 	o.Progress = r.progress
-	o.Topos, o.Size, o.MemGBps, o.Workers = r.topos, r.size, r.fig6Mem, r.workers
+	o.Topos, o.Size, o.MemGBps, o.Workers, o.Links = r.topos, r.size, r.fig6Mem, r.workers, reproduce.LinkKeys(r.p)
 	if r.sms != "" {
 		var err error
 		if o.SMs, err = parseCounts(r.sms, "--sms"); err != nil {

@@ -12,7 +12,7 @@ import (
 // communication only, on dgx1 (reproduce.CCube).
 func runCCubeFig12a(r *figRun) error {
 	o := reproduce.DefaultCCube()
-	o.Progress, o.Workers, o.ACE = r.progress, r.workers, r.p.ACE
+	o.Progress, o.Workers, o.ACE, o.Links = r.progress, r.workers, r.p.ACE, reproduce.LinkKeys(r.p)
 	if r.fs.Changed("size") {
 		o.Sizes = []int64{r.size}
 	}

@@ -1,0 +1,120 @@
+package validation
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"testing/fstest"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/acemu/acemu/platform"
+)
+
+// The committed docs/validation.md, docs/validation/report.json and
+// docs/validation/plots: what `acemu reproduce all --out DIR --docs
+// docs/validation.md` writes.
+const (
+	committedDocs     = "../docs/validation.md"
+	committedAnalysis = "../docs/validation"
+)
+
+func committedReport(t *testing.T) *Report {
+	t.Helper()
+	f, err := os.Open(filepath.Join(committedAnalysis, "report.json"))
+	require.NoError(t, err)
+	defer f.Close()
+	rep, err := ReadReport(f)
+	require.NoError(t, err)
+	return rep
+}
+
+// docs/validation.md is the committed report joined with the analysis:
+// an edit of the generated page, or of an analysis file without
+// regenerating the page, fails here.
+func TestCommittedDocsAreTheReport(t *testing.T) {
+	var b bytes.Buffer
+	require.NoError(t, committedReport(t).WriteDocs(&b, os.DirFS(committedAnalysis), "validation/plots"))
+	want, err := os.ReadFile(committedDocs)
+	require.NoError(t, err)
+	require.Equal(t, string(want), b.String(), "docs/validation.md is not the committed report joined with docs/validation/*.md: regenerate it (acemu reproduce all --out DIR --docs docs/validation.md)")
+	// Every plot the page shows is committed.
+	for _, res := range committedReport(t).Results {
+		for _, p := range res.Plots {
+			if filepath.Ext(p) == ".svg" {
+				_, err := os.Stat(filepath.Join(committedAnalysis, "plots", res.Figure.Name, p))
+				require.NoError(t, err)
+			}
+		}
+	}
+}
+
+// The figures whose quick subset is their full setup (Figure.Same) give,
+// run now, the committed report's rows: a changed number fails here
+// until the report is regenerated.
+func TestCommittedReportHasTheQuickRows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the figures whose quick subset is their full setup")
+	}
+	rep := committedReport(t)
+	for _, f := range Figures() {
+		if !f.Same {
+			continue
+		}
+		o, err := f.Run(Env{Platform: platform.Default(), Quick: true})
+		require.NoError(t, err, f.Name)
+		var committed *Outcome
+		for _, res := range rep.Results {
+			if res.Figure.Name == f.Name {
+				committed = res.Outcome
+			}
+		}
+		require.NotNil(t, committed, "%s is not in the committed report", f.Name)
+		got, err := json.Marshal(Outcome{Values: o.Values, Findings: o.Findings, Notes: o.Notes})
+		require.NoError(t, err)
+		want, err := json.Marshal(Outcome{Values: committed.Values, Findings: committed.Findings, Notes: committed.Notes})
+		require.NoError(t, err)
+		require.JSONEq(t, string(want), string(got), "%s: the committed report's rows differ from a run now; regenerate docs/validation.md", f.Name)
+	}
+}
+
+// WriteDocs joins the analysis with every registered figure's section and
+// refuses a report or analysis that does not cover them.
+func TestWriteDocsNeedsEveryFigureAndItsAnalysis(t *testing.T) {
+	files := fstest.MapFS{IntroFile: {Data: []byte("# Intro\n")}, MoreFile: {Data: []byte("## More\n")}}
+	rep := &Report{}
+	for _, f := range Figures() {
+		files[f.Name+".md"] = &fstest.MapFile{Data: []byte("analysis of " + f.Name + "\n")}
+		rep.Results = append(rep.Results, Result{Figure: f, Outcome: &Outcome{Plots: []string{f.Name + ".png", f.Name + ".svg"}}})
+	}
+	var b bytes.Buffer
+	require.NoError(t, rep.WriteDocs(&b, files, "validation/plots"))
+	s := b.String()
+	require.Contains(t, s, DocsHeader+"\n# Intro\n")
+	require.Contains(t, s, "\n## fig5: "+aceFig5.Title+"\n")
+	require.Contains(t, s, "![fig5](validation/plots/fig5/fig5.svg)\n\nanalysis of fig5\n")
+	require.NotContains(t, s, "fig5.png")
+	require.Contains(t, s, "\n## More\n")
+
+	delete(files, "fig6.md")
+	require.ErrorContains(t, rep.WriteDocs(&b, files, "p"), "fig6's analysis")
+	files["fig6.md"] = &fstest.MapFile{Data: []byte("x\n")}
+	files["fig7.md"] = &fstest.MapFile{Data: []byte("x\n")}
+	require.ErrorContains(t, rep.WriteDocs(&b, files, "p"), "analysis fig7.md names no figure")
+	delete(files, "fig7.md")
+	short := &Report{Results: rep.Results[1:]}
+	require.ErrorContains(t, short.WriteDocs(&b, files, "p"), "the report has no "+registry[0].Name)
+	rep.Quick = true
+	require.ErrorContains(t, rep.WriteDocs(&b, files, "p"), "without --quick")
+
+	// The report reads back as written.
+	rep.Quick = false
+	var j bytes.Buffer
+	require.NoError(t, rep.WriteJSON(&j))
+	back, err := ReadReport(&j)
+	require.NoError(t, err)
+	require.Equal(t, len(rep.Results), len(back.Results))
+	require.Equal(t, rep.Results[0].Figure.Name, back.Results[0].Figure.Name)
+}
