@@ -240,9 +240,9 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	if r.p, err = pf.buildWith(fs, keys); err != nil {
 		return fail(err)
 	}
-	// The sweeps of lone collectives build their own runs on Table V's
-	// links and AFI; fig5 sweeps ACE's memory itself, and figs. 5 and 6 run
-	// no compute.
+	// The sweeps of lone collectives build their own runs on the
+	// platform's links and Table V's AFI; fig5 sweeps ACE's memory itself,
+	// and figs. 5 and 6 run no compute (validation.Figure.Ignores).
 	vf, _ := validation.Lookup(fig.name)
 	ignored := vf.Ignores
 	if fig.name == "fig4" && fs.Changed("systems") && !slices.Contains(splitList(*sysList), "ace") {
