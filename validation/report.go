@@ -200,12 +200,16 @@ func withUnit(s, unit string) string {
 }
 
 // acemuCell is acemu's value to as many decimals as the paper prints, one
-// more, or why there is none.
+// more (a whole number beside a whole number: none), or why there is none.
 func acemuCell(v Value) string {
 	if v.None != "" {
 		return "– (" + v.None + ")"
 	}
-	return withUnit(strconv.FormatFloat(v.Acemu, 'f', decimalsOf(v.Paper.Text)+1, 64), v.Unit)
+	d := decimalsOf(v.Paper.Text) + 1
+	if d == 1 && v.Acemu == math.Trunc(v.Acemu) {
+		d = 0
+	}
+	return withUnit(strconv.FormatFloat(v.Acemu, 'f', d, 64), v.Unit)
 }
 
 // ratioCell is acemu's value over the paper's.

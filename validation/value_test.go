@@ -86,6 +86,7 @@ func TestMarkdownRows(t *testing.T) {
 			{What: "a", Unit: "%", Paper: Printed("94.3"), Acemu: 90.12, Why: "a reason"},
 			{What: "b", Unit: "×", Paper: Printed("≈ 3.5"), Acemu: 3.41},
 			{What: "c", Unit: "GB/s", Paper: Printed("128"), None: "not reached"},
+			{What: "d", Unit: "SMs", Paper: Printed("6"), Acemu: 8},
 		},
 		Findings: []Finding{{Claim: "it holds", Where: "Section Z", Holds: true, Measured: "m1"}, {Claim: "it breaks", Where: "Section Z", Measured: "m2"},
 			{Claim: "it is known not to hold", Where: "Section Z", Measured: "m3", Known: "a reason"},
@@ -95,7 +96,9 @@ func TestMarkdownRows(t *testing.T) {
 	var b bytes.Buffer
 	require.NoError(t, rep.WriteMarkdown(&b))
 	s := b.String()
-	require.Contains(t, s, "1 of 3 values within the paper's tolerance; 2 of 4 findings hold (2 known not to, with why).")
+	// A whole number beside a whole number: 8 − 6 = 2, outside ± 0.5.
+	require.Contains(t, s, "| d | 6 SMs | 8 SMs | 1.333 | no (± 0.5; off by 2.0 SMs) |")
+	require.Contains(t, s, "1 of 4 values within the paper's tolerance; 2 of 4 findings hold (2 known not to, with why).")
 	// 90.12 / 94.3 = 0.9557; off by 90.12 − 94.3 = −4.18.
 	require.Contains(t, s, "| a | 94.3 % | 90.12 % | 0.956 | no (± 0.05; off by −4.18 %): a reason |")
 	// 3.41 / 3.5 = 0.974; within ± 0.1.
