@@ -237,6 +237,7 @@ func (b *basePath) pump(now rtl.Cycle, pt *port) {
 			if om := st.done; om != nil {
 				st.done = nil
 				nd.complete(now, om.chunk, om.op)
+				nd.r.pool.putOut(om)
 			}
 			continue
 		}

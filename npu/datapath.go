@@ -68,6 +68,9 @@ func (nd *node) Absorbs(l *fabric.Link, p fabric.Packet) bool {
 	if p.Last() {
 		return false
 	}
+	if !nd.r.folded { // the message's destination (machine.Topology.PacketDst)
+		return int(p.Msg.Dst) == nd.id
+	}
 	return nd.r.shape.PacketDst(nd.r.shape.Arrived(nd.r.net, l, p)) == nd.id
 }
 

@@ -118,6 +118,11 @@ type run struct {
 	// ownPrograms: every NPU runs its own programs even where they could
 	// be shared (tests compare the two).
 	ownPrograms bool
+	// pool keeps port records and messages for reuse.
+	pool pool
+	// folded: the network is folded (net.Folded()); on a full one a
+	// packet's destination is its message's (machine.Topology.PacketDst).
+	folded bool
 }
 
 // chunkState is one chunk's progress on one NPU: the executor core's
@@ -144,7 +149,6 @@ type earlyMsg struct {
 
 // outMsg is a message waiting for, or in, a port.
 type outMsg struct {
-	m     fabric.Message // the message msg points to: one allocation for both
 	msg   *fabric.Message
 	next  int32 // next packet to send
 	chunk int32
@@ -264,9 +268,8 @@ func (nd *node) issue(now rtl.Cycle, c, i int32) {
 	cs := nd.chunks[c]
 	op := &cs.Prog.Ops[i]
 	peer := nd.peer(cs, op)
-	om := &outMsg{m: fabric.MakeMessage(nd.id, int(peer), op.Data.Len), chunk: c, op: i, reads: 1}
-	m := &om.m
-	om.msg = m
+	m := nd.r.pool.message(nd.id, int(peer), op.Data.Len)
+	om := nd.r.pool.out(outMsg{msg: m, chunk: c, op: i, reads: 1})
 	m.Coll, m.Chunk, m.Phase, m.Op = int32(cs.Coll.ID), c, cs.Phase, op.Match
 	if r := cs.Info.Flow.ForwardOf; nd.r.reads && r != nil && r[i] >= 0 && cs.Prog.Ops[r[i]].Reduce && !cs.Info.Flow.Store[r[i]] {
 		om.reads = 2 // the SMs reduce as they forward: local and received operands
@@ -342,6 +345,7 @@ func (p idealPath) pump(now rtl.Cycle, pt *port) {
 		if om.next == om.msg.Packets {
 			pt.cur = nil
 			nd.complete(now, om.chunk, om.op)
+			nd.r.pool.putOut(om)
 		}
 	}
 }
@@ -358,9 +362,13 @@ func (nd *node) PacketArrived(now rtl.Cycle, l *fabric.Link) { nd.dp.arrived(now
 func (p idealPath) arrived(now rtl.Cycle, l *fabric.Link) {
 	nd := p.nd
 	pkt, _ := l.Receive()
-	pkt = nd.r.shape.Arrived(nd.r.net, l, pkt)
 	m := pkt.Msg
-	if nd.r.shape.PacketDst(pkt) != nd.id {
+	dst := int(m.Dst) // on a full network (machine.Topology.PacketDst)
+	if nd.r.folded {
+		pkt = nd.r.shape.Arrived(nd.r.net, l, pkt)
+		dst = nd.r.shape.PacketDst(pkt)
+	}
+	if dst != nd.id {
 		nd.passOn(now, pkt)
 		return
 	}
@@ -370,6 +378,7 @@ func (p idealPath) arrived(now rtl.Cycle, l *fabric.Link) {
 			nd.inbox[key] = m.Values
 		}
 		nd.r.k.Schedule(now+nd.r.cfg.ProcessCycles, nd, evProcessed, key)
+		nd.r.pool.putMessage(m) // its other packets were taken before it (pool)
 	}
 }
 
