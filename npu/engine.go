@@ -57,7 +57,7 @@ func newEngine(k *rtl.Kernel, net *fabric.Network, m *machine.Machine, cfg Ideal
 		return nil, fmt.Errorf("a folded network on %s, which has no symmetry to fold by: build its full network", top)
 	}
 	r := &run{k: k, net: net, shape: top, folded: net.Folded(), cfg: cfg, info: xcore.Infos{}, colls: xcore.NewCollectives(k),
-		gate: admit.New("", k, m, net.Folded()), reads: base != nil}
+		gate: admit.New("", k, m, net.Folded())}
 	if base != nil {
 		r.launch = base.lib.LaunchCycles
 	}

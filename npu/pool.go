@@ -2,55 +2,29 @@ package npu
 
 import "github.com/acemu/acemu/fabric"
 
-// pool keeps an engine's port records and messages for reuse, so that a
-// run of millions of messages does not allocate one of each per message
-// (docs/performance.md, "Messages reused"). Both are free lists, the last
+// pool keeps the ideal endpoint's messages for reuse, so that a run of
+// millions of messages does not allocate one per message
+// (docs/performance.md, "Messages reused"). It is a free list, the last
 // given back taken first: its memory was touched last.
 //
-// A port record (outMsg) is given back when its send completes: its last
-// packet is in the link, and the port, its queue and the baseline's stage
-// hold it no longer (packets hold the message, not the record).
-//
 // A message is given back only by the ideal endpoint, when its last packet
-// reaches its destination (idealPath.arrived). Nothing holds it then: a
-// message's packets follow one path (the sender's port, then each hop's
-// NextPort, or a switch's route for the destination), and every queue on
-// it, a link's transmit buffer, wire and receive buffer, an NPU's
-// packets passing through and a switch's inputs, is first in, first
-// out, so its other packets were taken before the last; the receiver keeps
-// only the message's key (msgKey) and its values' slice; observers are
-// given copies of its fields (observe.Event). A message given back is
+// reaches its destination (idealPath.arrived). Nothing holds it then: the
+// port that sent it let it go when its last packet went into the link
+// (port.cur); its packets follow one path (the sender's port, then each
+// hop's NextPort, or a switch's route for the destination), and every
+// queue on it, a link's transmit buffer, wire and receive buffer, an
+// NPU's packets passing through and a switch's inputs, is first in, first
+// out, so its other packets were taken before the last; the receiver
+// keeps only the message's key (msgKey) and its values' slice; observers
+// are given copies of its fields (observe.Event). A message given back is
 // poisoned (no destination, no packets), so that a use of it before it is
 // reused fails loudly rather than reading another message's fields.
 type pool struct {
-	outs []*outMsg
 	msgs []*fabric.Message
-	// fresh: nothing is kept, every record and message is new (tests
-	// compare the two); reused counts the messages taken from the list.
+	// fresh: nothing is kept, every message is new (tests compare the
+	// two); reused counts the messages taken from the list.
 	fresh  bool
 	reused int64
-}
-
-// out returns a port record set to o.
-func (p *pool) out(o outMsg) *outMsg {
-	n := len(p.outs)
-	if n == 0 {
-		om := o
-		return &om
-	}
-	om := p.outs[n-1]
-	p.outs = p.outs[:n-1]
-	*om = o
-	return om
-}
-
-// putOut gives back the port record of a completed send.
-func (p *pool) putOut(om *outMsg) {
-	*om = outMsg{}
-	if p.fresh {
-		return
-	}
-	p.outs = append(p.outs, om)
 }
 
 // message returns a message of n bytes from src to dst
