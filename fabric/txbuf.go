@@ -33,8 +33,13 @@ type txBuf struct {
 	limit int // packets it can hold
 }
 
+// newTxBuf returns a buffer of limit packets. Its ring of entries starts
+// small and grows only as entries need it (a run is one entry, so the
+// ring rarely holds limit of them): a link's ring is written round and
+// round as packets come and go, and a ring of limit entries on every link
+// of a large network does not stay in the cache.
 func newTxBuf(limit int) txBuf {
-	return txBuf{ring: *rtl.NewFIFO[txEntry](limit), limit: limit}
+	return txBuf{ring: *rtl.NewFIFO[txEntry](0), limit: limit}
 }
 
 // Len returns the packets held.

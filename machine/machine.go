@@ -27,6 +27,9 @@ type Topology interface {
 	// folded network, with the hop's displacement added to its frame).
 	Arrived(net *fabric.Network, l *fabric.Link, p fabric.Packet) fabric.Packet
 	// PacketDst is the node p is for, in the frame of the node holding it.
+	// On a full network every frame is the same: Arrived returns p as it
+	// is and PacketDst is p.Msg.Dst (endpoints rely on it on their hot
+	// path).
 	PacketDst(p fabric.Packet) int
 }
 

@@ -155,7 +155,7 @@ type stage struct {
 	ready   bool // pkt is prepared and waits for room in the link
 	waiting bool // an evPortRetry is scheduled
 	pkt     fabric.Packet
-	done    *outMsg // the message pkt ends, completed once pkt is in the link
+	done    outMsg // the message pkt ends (msg nil: none), completed once pkt is in the link
 }
 
 func newBasePath(nd *node, r *baseRates, rxLinks []*fabric.Link) *basePath {
@@ -234,8 +234,8 @@ func (b *basePath) pump(now rtl.Cycle, pt *port) {
 				return // SpaceAvailable resumes
 			}
 			st.ready = false
-			if om := st.done; om != nil {
-				st.done = nil
+			if om := st.done; om.msg != nil {
+				st.done = outMsg{}
 				nd.complete(now, om.chunk, om.op)
 			}
 			continue
@@ -249,11 +249,13 @@ func (b *basePath) pump(now rtl.Cycle, pt *port) {
 		if fwd {
 			pkt, _ = pt.forward.Peek()
 		} else {
-			if pt.cur == nil {
+			if pt.cur.msg == nil {
 				if pt.queue.Len() == 0 {
 					return
 				}
-				pt.cur = pt.queue.Pop()
+				x := pt.queue.Pop()
+				pt.cur = x.out()
+				pt.cur.reads = nd.sendReads(x.chunk, x.op)
 			}
 			pkt = fabric.PacketOf(pt.cur.msg, pt.cur.next)
 			reads = pt.cur.reads
@@ -273,16 +275,29 @@ func (b *basePath) pump(now rtl.Cycle, pt *port) {
 		if fwd {
 			pt.forward.Pop()
 		} else {
-			om := pt.cur
+			om := &pt.cur
 			om.next++
 			if om.next == om.msg.Packets {
-				pt.cur, st.done = nil, om
+				pt.cur, st.done = outMsg{}, *om
 			}
 		}
 		st.busy, st.pkt = true, pkt
 		nd.r.k.Schedule(end, nd, evStaged, int64(pt.idx))
 		return
 	}
+}
+
+// sendReads is the memory bytes the SMs read per byte of Send op i of
+// chunk c's current phase: 2 for a send that forwards a reduction (the
+// SMs reduce as they forward: local and received operands), else 1. The
+// chunk is in the op's phase until the op completes, with its last
+// packet in the link.
+func (nd *node) sendReads(c, i int32) int64 {
+	cs := nd.chunks[c]
+	if r := cs.Info.Flow.ForwardOf; r != nil && r[i] >= 0 && cs.Prog.Ops[r[i]].Reduce && !cs.Info.Flow.Store[r[i]] {
+		return 2
+	}
+	return 1
 }
 
 // portNeeds is a port's claim for a packet of n bytes it reads reads

@@ -68,6 +68,9 @@ func (nd *node) Absorbs(l *fabric.Link, p fabric.Packet) bool {
 	if p.Last() {
 		return false
 	}
+	if !nd.r.folded { // the message's destination (machine.Topology.PacketDst)
+		return int(p.Msg.Dst) == nd.id
+	}
 	return nd.r.shape.PacketDst(nd.r.shape.Arrived(nd.r.net, l, p)) == nd.id
 }
 
@@ -84,8 +87,8 @@ func (nd *node) FeedsTrains(*fabric.Link) bool { return nd.dp.feedsTrains() }
 // message's destination.
 func (nd *node) Plain(l *fabric.Link) (int, fabric.Packet) {
 	pt := &nd.ports[l.Port]
-	om := pt.cur
-	if om == nil || pt.forward != nil && pt.forward.Len() > 0 {
+	om := &pt.cur
+	if om.msg == nil || pt.forward != nil && pt.forward.Len() > 0 {
 		return 0, fabric.Packet{}
 	}
 	return int(om.msg.Packets - om.next - 1), fabric.PacketOf(om.msg, om.next)
@@ -94,7 +97,7 @@ func (nd *node) Plain(l *fabric.Link) (int, fabric.Packet) {
 // Take moves the port past the next n packets Plain counts and returns
 // the first.
 func (nd *node) Take(l *fabric.Link, n int) fabric.Packet {
-	om := nd.ports[l.Port].cur
+	om := &nd.ports[l.Port].cur
 	om.next += int32(n)
 	return fabric.PacketOf(om.msg, om.next-int32(n))
 }

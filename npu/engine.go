@@ -56,8 +56,8 @@ func newEngine(k *rtl.Kernel, net *fabric.Network, m *machine.Machine, cfg Ideal
 	if _, folds := m.Folder(); net.Folded() && !folds {
 		return nil, fmt.Errorf("a folded network on %s, which has no symmetry to fold by: build its full network", top)
 	}
-	r := &run{k: k, net: net, shape: top, cfg: cfg, info: xcore.Infos{}, colls: xcore.NewCollectives(k),
-		gate: admit.New("", k, m, net.Folded()), reads: base != nil}
+	r := &run{k: k, net: net, shape: top, folded: net.Folded(), cfg: cfg, info: xcore.Infos{}, colls: xcore.NewCollectives(k),
+		gate: admit.New("", k, m, net.Folded())}
 	if base != nil {
 		r.launch = base.lib.LaunchCycles
 	}

@@ -105,9 +105,6 @@ type run struct {
 	chunks int32
 	// gate makes the checks of an issue.
 	gate *admit.Gate
-	// reads: the datapath counts the memory a send reads (the baseline),
-	// which issue works out per message.
-	reads bool
 	// launch is the baseline library's launch (Library.LaunchCycles): a
 	// collective's chunks start this long after its issue.
 	launch rtl.Cycle
@@ -118,6 +115,11 @@ type run struct {
 	// ownPrograms: every NPU runs its own programs even where they could
 	// be shared (tests compare the two).
 	ownPrograms bool
+	// pool keeps port records and messages for reuse.
+	pool pool
+	// folded: the network is folded (net.Folded()); on a full one a
+	// packet's destination is its message's (machine.Topology.PacketDst).
+	folded bool
 }
 
 // chunkState is one chunk's progress on one NPU: the executor core's
@@ -142,9 +144,9 @@ type earlyMsg struct {
 	vals      []int64
 }
 
-// outMsg is a message waiting for, or in, a port.
+// outMsg is the message a port is sending (held by value: msg nil for
+// none).
 type outMsg struct {
-	m     fabric.Message // the message msg points to: one allocation for both
 	msg   *fabric.Message
 	next  int32 // next packet to send
 	chunk int32
@@ -156,7 +158,7 @@ type port struct {
 	idx     int
 	link    *fabric.Link
 	queue   msgQueue
-	cur     *outMsg
+	cur     outMsg                   // the message under way (cur.msg nil: none)
 	forward *rtl.FIFO[fabric.Packet] // packets passing through to other NPUs
 	pumping bool
 	stage   stage // baseline: the packet the SMs are preparing for this port
@@ -264,13 +266,8 @@ func (nd *node) issue(now rtl.Cycle, c, i int32) {
 	cs := nd.chunks[c]
 	op := &cs.Prog.Ops[i]
 	peer := nd.peer(cs, op)
-	om := &outMsg{m: fabric.MakeMessage(nd.id, int(peer), op.Data.Len), chunk: c, op: i, reads: 1}
-	m := &om.m
-	om.msg = m
+	m := nd.r.pool.message(nd.id, int(peer), op.Data.Len)
 	m.Coll, m.Chunk, m.Phase, m.Op = int32(cs.Coll.ID), c, cs.Phase, op.Match
-	if r := cs.Info.Flow.ForwardOf; nd.r.reads && r != nil && r[i] >= 0 && cs.Prog.Ops[r[i]].Reduce && !cs.Info.Flow.Store[r[i]] {
-		om.reads = 2 // the SMs reduce as they forward: local and received operands
-	}
 	if cs.Vals != nil {
 		m.Values = collectives.Gather(cs.Vals, cs.Prog.View, op.Data)
 	}
@@ -283,7 +280,7 @@ func (nd *node) issue(now rtl.Cycle, c, i int32) {
 		pidx, _ = nd.r.shape.NextPort(nd.id, int(peer))
 	}
 	nd.r.seq++
-	nd.ports[pidx].queue.Push(om, cs.prio, nd.r.seq)
+	nd.ports[pidx].queue.Push(queued{prio: cs.prio, seq: nd.r.seq, msg: m, chunk: c, op: i})
 	nd.pump(now, pidx)
 }
 
@@ -320,13 +317,13 @@ func (p idealPath) pump(now rtl.Cycle, pt *port) {
 			pt.forward.Pop()
 			continue
 		}
-		if pt.cur == nil {
+		if pt.cur.msg == nil {
 			if pt.queue.Len() == 0 {
 				return
 			}
-			pt.cur = pt.queue.Pop()
+			pt.cur = pt.queue.Pop().out()
 		}
-		om := pt.cur
+		om := &pt.cur
 		if n := int(om.msg.Packets - om.next - 1); n > 1 {
 			// The packets but the last, as a run (the last finishes
 			// the send, below).
@@ -340,8 +337,9 @@ func (p idealPath) pump(now rtl.Cycle, pt *port) {
 		}
 		om.next++
 		if om.next == om.msg.Packets {
-			pt.cur = nil
-			nd.complete(now, om.chunk, om.op)
+			c, op := om.chunk, om.op
+			pt.cur = outMsg{}
+			nd.complete(now, c, op)
 		}
 	}
 }
@@ -358,9 +356,13 @@ func (nd *node) PacketArrived(now rtl.Cycle, l *fabric.Link) { nd.dp.arrived(now
 func (p idealPath) arrived(now rtl.Cycle, l *fabric.Link) {
 	nd := p.nd
 	pkt, _ := l.Receive()
-	pkt = nd.r.shape.Arrived(nd.r.net, l, pkt)
 	m := pkt.Msg
-	if nd.r.shape.PacketDst(pkt) != nd.id {
+	dst := int(m.Dst) // on a full network (machine.Topology.PacketDst)
+	if nd.r.folded {
+		pkt = nd.r.shape.Arrived(nd.r.net, l, pkt)
+		dst = nd.r.shape.PacketDst(pkt)
+	}
+	if dst != nd.id {
 		nd.passOn(now, pkt)
 		return
 	}
@@ -370,6 +372,7 @@ func (p idealPath) arrived(now rtl.Cycle, l *fabric.Link) {
 			nd.inbox[key] = m.Values
 		}
 		nd.r.k.Schedule(now+nd.r.cfg.ProcessCycles, nd, evProcessed, key)
+		nd.r.pool.putMessage(m) // its other packets were taken before it (pool)
 	}
 }
 

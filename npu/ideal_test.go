@@ -172,16 +172,16 @@ func TestPortQueuePopsInKeyOrder(t *testing.T) {
 				if older {
 					chunk = int32(max(0, 2000-step-r.IntN(60)))
 				}
-				om := &outMsg{chunk: chunk}
 				prio := int64(r.IntN(3))
 				if older {
 					prio = 0
 				}
-				q.Push(om, prio, seq)
+				x := queued{prio: prio, seq: seq, msg: &fabric.Message{}, chunk: chunk, op: int32(step)}
+				q.Push(x)
 				require.Equal(t, len(ref)+1, q.Len())
 				fronts += len(q.front)
 				longest = max(longest, len(q.front))
-				ref = append(ref, queued{prio: prio, seq: seq, chunk: om.chunk, om: om})
+				ref = append(ref, x)
 				continue
 			}
 			best := 0
@@ -190,7 +190,9 @@ func TestPortQueuePopsInKeyOrder(t *testing.T) {
 					best = i
 				}
 			}
-			require.Same(t, ref[best].om, q.Pop(), "run %d step %d", run, step)
+			got := q.Pop()
+			require.Same(t, ref[best].msg, got.msg, "run %d step %d", run, step)
+			require.Equal(t, ref[best], got, "run %d step %d", run, step)
 			ref = append(ref[:best], ref[best+1:]...)
 		}
 	}

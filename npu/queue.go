@@ -1,5 +1,7 @@
 package npu
 
+import "github.com/acemu/acemu/fabric"
+
 // msgQueue orders a port's waiting messages by their collective's priority
 // (Policy), then oldest chunk first, then in the order they became ready:
 // the oldest chunk's messages never wait behind a younger chunk's, which
@@ -22,9 +24,13 @@ type msgQueue struct {
 type queued struct {
 	prio  int64
 	seq   uint64
+	msg   *fabric.Message
 	chunk int32
-	om    *outMsg
+	op    int32 // the Send op whose message msg is
 }
+
+// out is the queued message as its port sends it, from its first packet.
+func (x queued) out() outMsg { return outMsg{msg: x.msg, chunk: x.chunk, op: x.op, reads: 1} }
 
 func (a *queued) before(b *queued) bool {
 	if a.prio != b.prio {
@@ -45,10 +51,9 @@ const frontMax = 64
 // Len returns the messages queued.
 func (q *msgQueue) Len() int { return len(q.front) + len(q.heap) }
 
-// Push queues om, of a collective of priority prio (chunkState.prio),
-// seq-th to become ready.
-func (q *msgQueue) Push(om *outMsg, prio int64, seq uint64) {
-	x := queued{prio: prio, seq: seq, chunk: om.chunk, om: om}
+// Push queues x: its message, of a collective of priority x.prio
+// (chunkState.prio), x.seq-th to become ready.
+func (q *msgQueue) Push(x queued) {
 	n := len(q.front)
 	switch {
 	case n > 0 && x.before(&q.front[0]) || n == 0 && (len(q.heap) == 0 || x.before(&q.heap[0])):
@@ -88,15 +93,15 @@ func (q *msgQueue) pushHeap(x queued) {
 }
 
 // Pop takes the first message, of a queue that is not empty.
-func (q *msgQueue) Pop() *outMsg {
+func (q *msgQueue) Pop() queued {
 	if n := len(q.front); n > 0 {
-		om := q.front[n-1].om
+		x := q.front[n-1]
 		q.front[n-1] = queued{}
 		q.front = q.front[:n-1]
-		return om
+		return x
 	}
 	h := q.heap
-	om := h[0].om
+	x := h[0]
 	n := len(h) - 1
 	h[0] = h[n]
 	h[n] = queued{}
@@ -119,5 +124,5 @@ func (q *msgQueue) Pop() *outMsg {
 		i = c
 	}
 	q.heap = h
-	return om
+	return x
 }

@@ -296,9 +296,15 @@ func (s *Serializer) units(k, n int64) int64 {
 		hi, d = bits.Mul64(d, uint64(s.rate.Den))
 	}
 	if hi != 0 || d > rebaseUnits {
-		panic(Overflow(fmt.Sprintf("%d transfers of %d bytes at %s take a serializer's exact time beyond 64 bits", k, n, s.rate)))
+		s.tooLong(k, n)
 	}
 	return int64(d)
+}
+
+// tooLong stops the run: k transfers of n bytes take longer than the
+// serializer's exact time holds (apart, so that units is inlined).
+func (s *Serializer) tooLong(k, n int64) {
+	panic(Overflow(fmt.Sprintf("%d transfers of %d bytes at %s take a serializer's exact time beyond 64 bits", k, n, s.rate)))
 }
 
 // prepare makes room for transfers ready at cycle ready: instants stay
@@ -422,6 +428,12 @@ func (s *Serializer) absolute(v int64) int64 {
 	if s.base == 0 {
 		return v
 	}
+	return s.rebased(v)
+}
+
+// rebased is absolute for a serializer whose base has moved (apart, so
+// that absolute's test is inlined).
+func (s *Serializer) rebased(v int64) int64 {
 	hi, b := bits.Mul64(uint64(s.base), uint64(s.rate.Num))
 	if hi != 0 || b > 1<<62 || v > 1<<62 {
 		panic(Overflow(fmt.Sprintf("cycle %d at %s is beyond 64 bits in a serializer's exact time", s.base, s.rate)))
