@@ -3,6 +3,7 @@ package validation
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,6 +13,11 @@ import (
 
 	"github.com/acemu/acemu/platform"
 )
+
+// update rewrites docs/validation.md from the committed report and the
+// analysis (go test ./validation -run TestCommittedDocsAreTheReport
+// -update), after an edit of the analysis alone.
+var update = flag.Bool("update", false, "rewrite docs/validation.md from docs/validation/report.json and the analysis")
 
 // The committed docs/validation.md, docs/validation/report.json and
 // docs/validation/plots: what `acemu reproduce all --out DIR --docs
@@ -37,9 +43,12 @@ func committedReport(t *testing.T) *Report {
 func TestCommittedDocsAreTheReport(t *testing.T) {
 	var b bytes.Buffer
 	require.NoError(t, committedReport(t).WriteDocs(&b, os.DirFS(committedAnalysis), "validation/plots"))
+	if *update {
+		require.NoError(t, os.WriteFile(committedDocs, b.Bytes(), 0o644))
+	}
 	want, err := os.ReadFile(committedDocs)
 	require.NoError(t, err)
-	require.Equal(t, string(want), b.String(), "docs/validation.md is not the committed report joined with docs/validation/*.md: regenerate it (acemu reproduce all --out DIR --docs docs/validation.md)")
+	require.Equal(t, string(want), b.String(), "docs/validation.md is not the committed report joined with docs/validation/*.md: regenerate it (acemu reproduce all --out DIR --docs docs/validation.md; after an edit of the analysis alone, go test ./validation -run TestCommittedDocsAreTheReport -update)")
 	// Every plot the page shows is committed.
 	for _, res := range committedReport(t).Results {
 		for _, p := range res.Plots {

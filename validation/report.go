@@ -47,6 +47,9 @@ func Run(e Env, names ...string) (*Report, error) {
 			}
 		}
 		if e.Quick && !f.Quick {
+			if len(names) > 0 {
+				return nil, fmt.Errorf("%s has no quick subset (%s); run it without --quick", f.Name, f.Title)
+			}
 			continue
 		}
 		o, err := f.Run(fe)
@@ -153,7 +156,11 @@ func (r *Report) summary() string {
 			}
 		}
 	}
-	return fmt.Sprintf("%d of %d values within the paper's tolerance; %d of %d findings hold (%d known not to, with why).", within, values, holds, findings, known)
+	s := fmt.Sprintf("%d of %d values within the paper's tolerance; %d of %d findings hold", within, values, holds, findings)
+	if known > 0 {
+		s += fmt.Sprintf(" (%d are known disagreements, each with its reason)", known)
+	}
+	return s + "."
 }
 
 // writeSection writes a figure's generated part: where it is from and

@@ -98,7 +98,7 @@ func TestMarkdownRows(t *testing.T) {
 	s := b.String()
 	// A whole number beside a whole number: 8 − 6 = 2, outside ± 0.5.
 	require.Contains(t, s, "| d | 6 SMs | 8 SMs | 1.333 | no (± 0.5; off by 2.0 SMs) |")
-	require.Contains(t, s, "1 of 4 values within the paper's tolerance; 2 of 4 findings hold (2 known not to, with why).")
+	require.Contains(t, s, "1 of 4 values within the paper's tolerance; 2 of 4 findings hold (2 are known disagreements, each with its reason).")
 	// 90.12 / 94.3 = 0.9557; off by 90.12 − 94.3 = −4.18.
 	require.Contains(t, s, "| a | 94.3 % | 90.12 % | 0.956 | no (± 0.05; off by −4.18 %): a reason |")
 	// 3.41 / 3.5 = 0.974; within ± 0.1.

@@ -18,16 +18,23 @@ import (
 
 // reportFlags are the flags `acemu reproduce all` takes; it refuses the
 // others, which choose one figure's runs.
-var reportFlags = []string{"quick", "out", "workers", "docs"}
+var reportFlags = []string{"quick", "out", "workers", "docs", "report"}
 
 // runReproduceAll is `acemu reproduce all`: every figure of the
 // registry (validation.Figures), or with --quick its CI-sized subset, and
 // the report (Markdown) on stdout and, with --out DIR, as DIR/report.md
 // beside each figure's plots (DIR/NAME/). With --quick a finding that
 // does not hold is an error (exit 1): it is the check the tests run.
-func runReproduceAll(fs *pflag.FlagSet, quick bool, outDir, docs string, workers int, stdout, stderr io.Writer) int {
+//
+// With names (`acemu reproduce NAME --report`), the same for those
+// figures alone.
+func runReproduceAll(fs *pflag.FlagSet, quick bool, outDir, docs string, workers int, names []string, stdout, stderr io.Writer) int {
+	cmd := "acemu reproduce all"
+	if len(names) > 0 {
+		cmd = "acemu reproduce " + strings.Join(names, " ") + " --report"
+	}
 	fail := func(err error) int {
-		fmt.Fprintf(stderr, "acemu reproduce all: %v\n", err)
+		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 		return 1
 	}
 	var given []string
@@ -37,7 +44,10 @@ func runReproduceAll(fs *pflag.FlagSet, quick bool, outDir, docs string, workers
 		}
 	})
 	if len(given) > 0 {
-		return fail(fmt.Errorf("%s chooses one figure's runs; `acemu reproduce all` runs every figure as its paper set it up and takes only --quick, --out, --docs and --workers", given[0]))
+		return fail(fmt.Errorf("%s chooses one figure's runs; `%s` runs each figure as its paper set it up and takes only --quick, --out, --docs and --workers", given[0], cmd))
+	}
+	if docs != "" && len(names) > 0 {
+		return fail(fmt.Errorf("--docs writes the docs from every figure's report: give it to acemu reproduce all"))
 	}
 	if docs != "" && (quick || outDir == "") {
 		return fail(fmt.Errorf("--docs %s writes the docs from the full report and its plots: give --out DIR, without --quick", docs))
@@ -51,7 +61,7 @@ func runReproduceAll(fs *pflag.FlagSet, quick bool, outDir, docs string, workers
 			return fail(fmt.Errorf("--out: %w", err))
 		}
 	}
-	rep, err := validation.Run(e)
+	rep, err := validation.Run(e, names...)
 	if err != nil {
 		return fail(err)
 	}
@@ -77,7 +87,7 @@ func runReproduceAll(fs *pflag.FlagSet, quick bool, outDir, docs string, workers
 	}
 	if broken := rep.Broken(); len(broken) > 0 {
 		for _, s := range broken {
-			fmt.Fprintf(stderr, "acemu reproduce all: finding does not hold: %s\n", s)
+			fmt.Fprintf(stderr, "%s: finding not as expected: %s\n", cmd, s)
 		}
 		if quick {
 			return 1

@@ -65,13 +65,16 @@ And the related papers' experiments:
          ideal endpoint, beside the paper's α-β model and its 192-GPU
          headline (docs/validation.md, "BlueConnect"); --quick runs 1 MB
 
-acemu reproduce all runs every figure the validation report holds
-(today the ACE paper's Figs. 4(a), 5, 6, 9(a), 9(b), 10 and 11) as its
-paper set it up and prints the report: each of the paper's values beside
+acemu reproduce all runs every figure the validation report holds (the
+ACE paper's Figs. 4(a), 5, 6, 8 with Section VI-A (sec6a), 9(a), 9(b),
+10 and 11; C-Cube's Figs. 12(a) and 13; BlueConnect's Fig. 3; the
+MXNet-MPI paper's issue policies (mxnet-policies); LIBRA's comparison on
+8 NPUs (libra-e3)) as its paper set it up and prints the report: each of the paper's values beside
 acemu's, their ratio and whether acemu is within the paper's own
 precision, and the paper's findings checked (docs/validation.md, "How to
-read the report"); --out DIR also writes DIR/report.md and each figure's
-plots and sweep points (DIR/NAME/). --quick runs each figure's CI-sized
+read the report"); --out DIR also writes DIR/report.md, DIR/report.json and each
+figure's plots and sweep points (DIR/NAME/); NAME --report gives one
+figure's part of it. --quick runs each figure's CI-sized
 subset (small tori and sizes: its findings are what to read) and fails
 (exit 1) when a finding does not hold. --docs docs/validation.md
 regenerates that page from the report and the analysis in
@@ -174,6 +177,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	pf.register(fs)
 	sramList := fs.String("sram", "", "ACE SRAM size; fig9a: sizes, comma-separated (default 4MiB; fig9a 1MiB,2MiB,4MiB,8MiB)")
 	quick := fs.Bool("quick", false, "all: each figure's CI-sized subset; blueconnect-fig3: 1 MB instead of the paper's 100 MB (about 19 CPU-seconds instead of 38 CPU-minutes)")
+	report := fs.Bool("report", false, "NAME --report: the figure's rows of the validation report (the paper's values beside acemu's, its findings checked), as acemu reproduce all gives them, for this figure alone; NAME may also be one that runs only there: "+strings.Join(validation.Names(), ", "))
 	docs := fs.String("docs", "", "all: also write this Markdown file (docs/validation.md) from the report and the analysis beside it (docs/validation/), with the report as report.json and the figures' SVGs; needs --out")
 	fsmList := fs.String("fsms", "", "ACE FSM count; fig9a: counts, comma-separated (default 16; fig9a 4,8,12,16,20)")
 	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s%s", reproduceUsage, fs.FlagUsages()) }
@@ -186,7 +190,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if fs.NArg() == 1 && fs.Arg(0) == "all" {
-		return runReproduceAll(fs, *quick, *outDir, *docs, *workers, stdout, stderr)
+		return runReproduceAll(fs, *quick, *outDir, *docs, *workers, nil, stdout, stderr)
 	}
 	if fs.NArg() == 1 && fs.Arg(0) == "choices" {
 		return runReproduceChoices(fs, *quick, *outDir, *workers, stdout, stderr)
@@ -194,6 +198,11 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	if err := refuseFlags(fs, []string{"docs"}, "is for acemu reproduce all"); err != nil {
 		fmt.Fprintf(stderr, "acemu reproduce: %v\n", err)
 		return 1
+	}
+	if *report && fs.NArg() == 1 {
+		if _, ok := validation.Lookup(fs.Arg(0)); ok {
+			return runReproduceAll(fs, *quick, *outDir, *docs, *workers, []string{fs.Arg(0)}, stdout, stderr)
+		}
 	}
 	fi := slices.IndexFunc(figures, func(f figure) bool { return fs.NArg() == 1 && f.name == fs.Arg(0) })
 	if fi < 0 {
