@@ -46,9 +46,6 @@ func runReproduceAll(fs *pflag.FlagSet, quick bool, outDir, docs string, workers
 	if len(given) > 0 {
 		return fail(fmt.Errorf("%s chooses one figure's runs; `%s` runs each figure as its paper set it up and takes only --quick, --out, --docs and --workers", given[0], cmd))
 	}
-	if docs != "" && len(names) > 0 {
-		return fail(fmt.Errorf("--docs writes the docs from every figure's report: give it to acemu reproduce all"))
-	}
 	if docs != "" && (quick || outDir == "") {
 		return fail(fmt.Errorf("--docs %s writes the docs from the full report and its plots: give --out DIR, without --quick", docs))
 	}

@@ -199,6 +199,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "acemu reproduce: %v\n", err)
 		return 1
 	}
+	// --docs is refused above: the docs are written from every figure.
 	if *report && fs.NArg() == 1 {
 		if _, ok := validation.Lookup(fs.Arg(0)); ok {
 			return runReproduceAll(fs, *quick, *outDir, *docs, *workers, []string{fs.Arg(0)}, stdout, stderr)
