@@ -136,10 +136,20 @@ type basePath struct {
 	reduces       *rtl.FIFO[reduceJob]
 	reduceWaiting bool      // an evReduceRetry is scheduled
 	step          rtl.Cycle // Library.StepCycles
+	// The port whose retry was scheduled last (retryAt), its cycle, and
+	// the kernel's count of events scheduled then: a retry for the same
+	// cycle with nothing scheduled since rides on it.
+	tail    int
+	tailAt  rtl.Cycle
+	tailSeq uint64
+	// resumeAlways (tests): the riders after a port's pump go on in
+	// rtl.Kernel.Resume's event every time, not only after an interposed
+	// event, which no pump of the baseline is known to schedule.
+	resumeAlways bool
 	// perPacket: the reference path (fabric.Network.PerPacket): every
 	// packet the RX DMA writes ends by an event, even one whose end does
-	// nothing, and a port's retry runs the pump even when its claim
-	// would find the resources taken.
+	// nothing, and every port's retry is an event of its own that runs
+	// the pump, even when its claim would find the resources taken.
 	perPacket bool
 }
 
@@ -151,9 +161,10 @@ type reduceJob struct {
 
 // stage is a port's packet under preparation by the SMs.
 type stage struct {
-	busy    bool // preparing pkt; evStaged ends it
-	ready   bool // pkt is prepared and waits for room in the link
-	waiting bool // an evPortRetry is scheduled
+	busy    bool  // preparing pkt; evStaged ends it
+	ready   bool  // pkt is prepared and waits for room in the link
+	waiting bool  // a retry is scheduled: an evPortRetry, or riding on another port's (rider)
+	rider   int32 // 1 + the port whose retry rides next on this one's (0: none)
 	pkt     fabric.Packet
 	done    outMsg // the message pkt ends (msg nil: none), completed once pkt is in the link
 }
@@ -178,21 +189,12 @@ func (b *basePath) handle(now rtl.Cycle, kind int32, arg int64) {
 		st.busy, st.ready = false, true
 		nd.pump(now, int(arg))
 	case evPortRetry:
-		st := &nd.ports[arg].stage
-		st.waiting = false
-		if !b.perPacket { // perPacket: the pump, the reference
-			if retry, busy := b.portBusy(now); busy {
-				// The pump would reach its claim (a waiting port has a
-				// packet, is neither busy nor ready, and has had room in
-				// its link since, as only it fills the link) and find
-				// these taken: it would schedule this retry, and nothing
-				// before it.
-				st.waiting = true
-				nd.r.k.Schedule(retry, nd, evPortRetry, arg)
-				return
-			}
+		if b.perPacket { // the reference: the pump, one port a retry
+			nd.ports[arg].stage.waiting = false
+			nd.pump(now, int(arg))
+			return
 		}
-		nd.pump(now, int(arg))
+		b.retry(now, int(arg))
 	case evRxDone:
 		pkt, _ := b.rxFlight.Pop()
 		m := pkt.Msg
@@ -267,8 +269,7 @@ func (b *basePath) pump(now rtl.Cycle, pt *port) {
 		needs := b.portNeeds(reads, int64(pkt.Bytes))
 		end, ok, retry := rtl.StartAll(now, needs[:]...)
 		if !ok {
-			st.waiting = true
-			nd.r.k.Schedule(retry, nd, evPortRetry, int64(pt.idx))
+			b.retryAt(retry, pt.idx)
 			return
 		}
 		b.memRead += needs[0].Bytes
@@ -298,6 +299,66 @@ func (nd *node) sendReads(c, i int32) int64 {
 		return 2
 	}
 	return 1
+}
+
+// retryAt has port p try its claim again at cycle at, later than now:
+// by an event of its own, or riding on the retry scheduled last, when
+// that one is due at the same cycle and no event has been scheduled
+// since (rtl.Kernel.Scheduled), so that p's event would have run right
+// after it. The reference path (perPacket) gives every retry its event.
+func (b *basePath) retryAt(at rtl.Cycle, p int) {
+	nd := b.nd
+	st := &nd.ports[p].stage
+	st.waiting, st.rider = true, 0
+	k := nd.r.k
+	if at == b.tailAt && k.Scheduled() == b.tailSeq && !b.perPacket {
+		nd.ports[b.tail].stage.rider = int32(p) + 1
+		b.tail = p
+		return
+	}
+	k.Schedule(at, nd, evPortRetry, int64(p))
+	b.tail, b.tailAt, b.tailSeq = p, at, k.Scheduled()
+}
+
+// retry runs port p's retry and, one after another, those riding on it
+// (retryAt), each as its own event would have. A waiting port has a
+// packet (passing through or of its message under way), is neither
+// preparing one nor holding one ready, and has had room in its link
+// since it last tried, as only it fills that link: its pump would come to
+// the claim. If the memory's read side, the SMs or the bus out is busy
+// beyond the cycle, the claim fails, and the port only schedules its
+// retry again for the cycle all three free; each rider after it would
+// run next, find the same and schedule its retry right after, so they go
+// on riding after it, in their order. Otherwise the port pumps; the next
+// rider runs after it unless the pump has scheduled an event of a lower
+// class for this cycle, which would have run before the next rider's
+// event: then the rest go on in rtl.Kernel.Resume's event, after it.
+func (b *basePath) retry(now rtl.Cycle, p int) {
+	nd := b.nd
+	for {
+		st := &nd.ports[p].stage
+		next := int(st.rider) - 1
+		st.waiting = false
+		if at, busy := b.portBusy(now); busy {
+			b.retryAt(at, p)
+			if next >= 0 { // the rest ride after p, in their order, still waiting
+				st.rider = int32(next) + 1
+				for p = next; nd.ports[p].stage.rider > 0; {
+					p = int(nd.ports[p].stage.rider) - 1
+				}
+				b.tail = p
+			}
+			return
+		}
+		nd.pump(now, p)
+		if p = next; p < 0 {
+			return
+		}
+		if b.resumeAlways || nd.r.k.Interposed() {
+			nd.r.k.Resume(nd, evPortRetry, int64(p))
+			return
+		}
+	}
 }
 
 // portNeeds is a port's claim for a packet of n bytes it reads reads

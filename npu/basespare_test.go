@@ -45,9 +45,9 @@ func randomBaseRun(r *rand.Rand) baseRun {
 }
 
 // baseTrace runs c on the baseline endpoint with an event for every
-// packet (perPacket) or without (traceRun), and returns the events the
-// kernel ran too.
-func baseTrace(t *testing.T, c baseRun, perPacket bool) (res absorbResult, events uint64, ok bool) {
+// packet (perPacket) or without (traceRun), on an engine set up further
+// by each of with, and returns the events the kernel ran too.
+func baseTrace(t *testing.T, c baseRun, perPacket bool, with ...func(*Engine)) (res absorbResult, events uint64, ok bool) {
 	base := func(k *rtl.Kernel, net *fabric.Network, m *machine.Machine, obs observe.Observer) (*Engine, error) {
 		cfg := c.cfg
 		cfg.Observer = obs
@@ -60,16 +60,28 @@ func baseTrace(t *testing.T, c baseRun, perPacket bool) (res absorbResult, event
 			k.Schedule(at, rtl.HandlerFunc(func(rtl.Cycle, int32, int64) { e.SetMemoryRates(rc.read, rc.write) }), 0, 0)
 		}
 	}
-	res, _, k, ok := traceRun(t, c.absorbRun, perPacket, base, rates)
+	res, _, k, ok := traceRun(t, c.absorbRun, perPacket, base, rates, with...)
 	if !ok {
 		return res, 0, false
 	}
 	return res, k.Events(), true
 }
 
+// resumeAlways has every baseline port's riders go on in a resumed event
+// after a port that claimed (basePath.resumeAlways).
+func resumeAlways(e *Engine) {
+	for _, nd := range e.r.nodes {
+		nd.dp.(*basePath).resumeAlways = true
+	}
+}
+
 // The baseline's spared events and work change nothing (the RX DMA's
 // writes that end without an event; a port's retry that finds its
-// resources taken, scheduled again without the pump): on random
+// resources taken, scheduled again without the pump; a port's retry
+// riding on the one scheduled right before it, basePath.retryAt, and,
+// every third configuration, the riders after a
+// port's pump going on in a resumed event, as they do after an event
+// the pump interposes): on random
 // configurations (an absorbRun's shapes, algorithms, links and
 // collectives in flight, the baseline's SMs, memory, bus and library,
 // and its memory rates changing as compute beside it changes them) every
@@ -90,6 +102,12 @@ func TestBaselineSparedEventsChangeNothing(t *testing.T) {
 		require.Equal(t, ref.ops, got.ops, "%+v", c)
 		require.Equal(t, ref.packets, got.packets, "%+v", c)
 		require.LessOrEqual(t, gotN, refN, "%+v", c)
+		if ran%3 == 0 {
+			resumed, _, _ := baseTrace(t, c, false, resumeAlways)
+			require.Equal(t, ref.ends, resumed.ends, "resumed: %+v", c)
+			require.Equal(t, ref.ops, resumed.ops, "resumed: %+v", c)
+			require.Equal(t, ref.packets, resumed.packets, "resumed: %+v", c)
+		}
 		ran++
 		refEvents += refN
 		gotEvents += gotN

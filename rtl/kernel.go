@@ -332,6 +332,37 @@ func (k *Kernel) Precedes(at Cycle, c Class) bool {
 	return at < k.now || at == k.now && c < Class(k.cur>>seqBits)
 }
 
+// Scheduled returns how many events have been scheduled so far. Two events
+// of the same cycle and class scheduled with nothing scheduled between
+// them (Scheduled went up by one) are next to each other in the kernel's
+// order: no event can later take a place between them. Only an event
+// the first one's run schedules for its own cycle, of a lower class, runs
+// between them (Interposed). A component may therefore let the second
+// ride on the first: do its work in the first's run, after its own, with
+// no event of its own (npu's port retries do).
+func (k *Kernel) Scheduled() uint64 { return k.seq }
+
+// Interposed reports, during an event's run, whether an event it has
+// scheduled for the current cycle will run before every event that was
+// due after it: one of a lower class, which the kernel runs next. Work
+// riding on the running event (Scheduled) that would have run after such
+// an event goes on in Resume's event.
+func (k *Kernel) Interposed() bool {
+	b := k.wheel[k.now&wheelMask]
+	return k.runPos < len(b) && b[k.runPos].key < k.cur
+}
+
+// Resume schedules h.Handle(now, kind, arg) in the running event's own
+// place: after the events of the current cycle it has interposed
+// (Interposed) and before every event that was due after it, as a
+// second event scheduled right after it, which rode on it, would have
+// run. It may only be called during an event's run.
+func (k *Kernel) Resume(h Handler, kind int32, arg int64) {
+	i := int(k.now & wheelMask)
+	k.wheel[i] = k.insertEvent(k.wheel[i], event{key: k.cur, h: h, kind: kind, arg: arg}, k.runPos)
+	k.near++
+}
+
 // Watch has f called with the current cycle, outside any event, the first
 // time simulated time reaches or passes every cycles after Now, and then
 // each time it has gone every cycles past the last call: f looks on while

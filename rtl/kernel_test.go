@@ -446,3 +446,50 @@ func TestKernelMemoryFollowsEventsInFlight(t *testing.T) {
 	// events (powers of two), and as much again in the pool.
 	require.LessOrEqual(t, k.held(), 4*2*burst*2)
 }
+
+// Events of one cycle and class scheduled one right after another
+// (Scheduled up by one) run next to each other; only an event of a lower
+// class the first schedules for its own cycle runs between them
+// (Interposed), and Resume's event runs after it, in the first's place,
+// before the second. At cycle 10, A (kind 1) and B (kind 2) are
+// scheduled back to back; A schedules X (kind 3) as each case says and,
+// when X is interposed, resumes with R (kind 4).
+func TestKernelInterposedAndResume(t *testing.T) {
+	tests := []struct {
+		name       string
+		x          func(k *Kernel, r *recorder)
+		interposed bool
+		want       []rec
+	}{
+		{"nothing scheduled", func(*Kernel, *recorder) {}, false, []rec{{10, 1}, {10, 2}}},
+		{"the same class, this cycle: after B", func(k *Kernel, r *recorder) { k.Schedule(10, r, 3, 0) }, false,
+			[]rec{{10, 1}, {10, 2}, {10, 3}}},
+		{"a higher class, this cycle", func(k *Kernel, r *recorder) { k.ScheduleClass(10, ClassControl, r, 3, 0) }, false,
+			[]rec{{10, 1}, {10, 2}, {10, 3}}},
+		{"a lower class, the next cycle", func(k *Kernel, r *recorder) { k.ScheduleClass(11, ClassArrive, r, 3, 0) }, false,
+			[]rec{{10, 1}, {10, 2}, {11, 3}}},
+		{"a lower class, this cycle: interposed, R in A's place", func(k *Kernel, r *recorder) { k.ScheduleClass(10, ClassCredit, r, 3, 0) }, true,
+			[]rec{{10, 1}, {10, 3}, {10, 4}, {10, 2}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			k := NewKernel()
+			r := &recorder{}
+			var interposed bool
+			k.Schedule(10, HandlerFunc(func(now Cycle, _ int32, _ int64) {
+				r.Handle(now, 1, 0)
+				tc.x(k, r)
+				if interposed = k.Interposed(); interposed {
+					k.Resume(r, 4, 0)
+				}
+			}), 0, 0)
+			before := k.Scheduled()
+			k.Schedule(10, r, 2, 0)
+			require.Equal(t, before+1, k.Scheduled())
+			k.Run()
+			require.Equal(t, tc.interposed, interposed)
+			require.Equal(t, tc.want, r.got)
+			require.Zero(t, k.Pending())
+		})
+	}
+}
