@@ -16,8 +16,21 @@ import (
 // fsmStep starts one sub-step for the chunk an FSM works on: the first of
 // its ready ops that can start (a packet of a send, or a packet absorbed
 // earlier for a receive).
+//
+// An op that finds its output port full is set aside from the walks until
+// the port's link starts a packet (setAside).
 func (nd *node) fsmStep(now rtl.Cycle, c *chunk) rtl.Cycle {
-	retry := rtl.Cycle(-1)
+	retry, aside := nd.walk(now, c)
+	if aside {
+		nd.dropAside(c)
+	}
+	return retry
+}
+
+// walk is fsmStep's walk of c's work; aside reports whether it set an op
+// aside.
+func (nd *node) walk(now rtl.Cycle, c *chunk) (retry rtl.Cycle, aside bool) {
+	retry = -1
 	for _, op := range c.work {
 		o := &c.Prog.Ops[op]
 		if o.Kind == collectives.Send {
@@ -29,6 +42,7 @@ func (nd *node) fsmStep(now rtl.Cycle, c *chunk) rtl.Cycle {
 			}
 			p := nd.sendPort(c, op)
 			if !nd.slot(p) {
+				aside = nd.setAside(c, op, p, false) || aside
 				continue
 			}
 			b := int64(fabric.PayloadOf(o.Data.Len, c.progress[op]))
@@ -49,7 +63,7 @@ func (nd *node) fsmStep(now rtl.Cycle, c *chunk) rtl.Cycle {
 			if c.progress[op] == c.pi.packets[op] {
 				nd.dropWork(c, op)
 			}
-			return -1
+			return -1, aside
 		}
 		key := bufKey(c.Phase, op)
 		q := c.buffered[key]
@@ -61,6 +75,9 @@ func (nd *node) fsmStep(now rtl.Cycle, c *chunk) rtl.Cycle {
 		if !ok {
 			if t > 0 && (retry < 0 || t < retry) {
 				retry = t
+			}
+			if full := nd.fullPort; full >= 0 {
+				aside = nd.setAside(c, op, full, o.Reduce) || aside
 			}
 			continue
 		}
@@ -77,9 +94,9 @@ func (nd *node) fsmStep(now rtl.Cycle, c *chunk) rtl.Cycle {
 			nd.dropWork(c, op)
 		}
 		nd.beginRecv(now, end, c, op, pkt, ports, fromBuffer)
-		return -1
+		return -1, aside
 	}
-	return retry
+	return retry, aside
 }
 
 func (nd *node) dropWork(c *chunk, op int32) {
@@ -90,7 +107,11 @@ func (nd *node) dropWork(c *chunk, op int32) {
 }
 
 // addWork adds op to c's ops with something to start, kept in op order.
+// An op set aside (setAside) stays out of it until put back.
 func (nd *node) addWork(c *chunk, op int32) {
+	if c.aside[op] {
+		return
+	}
 	if i, found := slices.BinarySearch(c.work, op); !found {
 		c.work = slices.Insert(c.work, i, op)
 		nd.noteWork(c)
@@ -177,6 +198,8 @@ func (nd *node) activate(now rtl.Cycle, c *chunk) {
 	c.msgs = nil // allocated when a message of several packets starts
 	c.peerOK = slices.Grow(c.peerOK[:0], len(prog.Ops))[:len(prog.Ops)]
 	clear(c.peerOK)
+	c.aside = slices.Grow(c.aside[:0], len(prog.Ops))[:len(prog.Ops)]
+	clear(c.aside)
 	c.work = c.work[:0]
 	nd.noteWork(c)
 	if c.Ops.Remaining == 0 {

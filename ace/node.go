@@ -40,7 +40,8 @@ type chunk struct {
 	progress []int32                   // packets sent (sends) or processed (receives)
 	peerOK   []bool                    // per send op of the phase: its receiver's room is known to be ready (sendReady)
 	msgs     []*fabric.Message         // per send op, its message of several packets while some are still to be sent (then its packets alone hold it); nil until one is
-	work     []int32                   // ops with something to start: ready sends, receives with buffered packets
+	work     []int32                   // ops with something to start: ready sends, receives with buffered packets, but those set aside
+	aside    []bool                    // per op of the phase: set aside until its output port's link starts a packet (setAside)
 	buffered map[int64][]fabric.Packet // (phase, op) → packets absorbed before the op could take them
 }
 
@@ -144,6 +145,13 @@ type node struct {
 	// transit counts the packets in transit held in SRAM for an output
 	// port, over all ports.
 	transit int
+	// aside holds, per output port, the ops set aside until its link
+	// starts a packet (setAside); asideReduce counts the reducing
+	// receives among them. fullPort is recvNeeds' answer of the port that
+	// held a receive up.
+	aside       [][]asideOp
+	asideReduce int
+	fullPort    int
 }
 
 func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
@@ -216,6 +224,7 @@ func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 	nd.firstFSM, nd.split = first, split
 	nd.waiting = make([]int, len(split))
 	nd.out = make([]*outPort, net.Ports())
+	nd.aside = make([][]asideOp, net.Ports())
 	for p := range nd.out {
 		if l := net.Out(id, p); l != nil {
 			nd.out[p] = &outPort{link: l, transit: rtl.NewFIFO[fabric.Packet](0), txAt: -1}
@@ -363,8 +372,14 @@ func (nd *node) markDue(now rtl.Cycle) {
 	}
 }
 
-// SpaceAvailable wakes the node when an output port buffer has room.
-func (nd *node) SpaceAvailable(now rtl.Cycle, _ *fabric.Link) { nd.scheduleKick(now) }
+// SpaceAvailable wakes the node when an output port buffer has room, and
+// puts the ops set aside for that port back into their chunks' work.
+func (nd *node) SpaceAvailable(now rtl.Cycle, l *fabric.Link) {
+	if p := nd.portOf(l); p >= 0 {
+		nd.restoreAside(p)
+	}
+	nd.scheduleKick(now)
+}
 
 // kick starts every sub-step that can start now, in a fixed order: the DMA
 // engines (they feed and drain the pipeline, at the memory's pace), input
@@ -395,6 +410,9 @@ func (nd *node) kick(now rtl.Cycle) {
 		case 2:
 			nd.kickFSMs(now)
 		}
+	}
+	if nd.startedAt != now {
+		nd.asideRetry(now)
 	}
 	f := len(nd.fsmQ)
 	nd.rr = (nd.rr + 1) % f
@@ -488,6 +506,7 @@ func (nd *node) kickFSMs(now rtl.Cycle) {
 	}
 	if nd.r.checks {
 		nd.checkWorking()
+		nd.checkAside()
 	}
 	for pass, lo, hi := 0, nd.rr, n; pass < 2; pass, lo, hi = pass+1, 0, nd.rr {
 		for f := nd.working.next(lo, hi); f >= 0; f = nd.working.next(f+1, hi) {

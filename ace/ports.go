@@ -128,7 +128,11 @@ func (nd *node) takeInput(now rtl.Cycle, l *fabric.Link) rtl.Cycle {
 // the local operand read and an ALU for a reduce, an SRAM write when the
 // result is live, a slot on every forward's port. fromSRAM adds the read of
 // a packet absorbed earlier.
+//
+// When it fails because the first forward's port has no room, it leaves
+// that port in node.fullPort (else -1) for the walk to set the op aside.
 func (nd *node) recvNeeds(c *chunk, op int32, b int64, fromSRAM bool) ([]rtl.Need, []int, rtl.Cycle, bool) {
+	nd.fullPort = -1
 	o := &c.Prog.Ops[op]
 	needs := nd.needBuf[:0] // at most an ALU, a read and a write
 	read := int64(0)
@@ -162,6 +166,9 @@ func (nd *node) recvNeeds(c *chunk, op int32, b int64, fromSRAM bool) ([]rtl.Nee
 			}
 		}
 		if !nd.slots(p, n) {
+			if len(ports) == 0 {
+				nd.fullPort = p
+			}
 			return nil, nil, -1, false
 		}
 		ports = append(ports, p)
