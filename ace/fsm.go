@@ -58,8 +58,10 @@ func (nd *node) walk(now rtl.Cycle, c *chunk) (retry rtl.Cycle, aside bool) {
 				nd.dropMsg(c, op)
 			}
 			nd.out[p].reserved++
-			nd.trace(subStep{Start: now, End: end, Chunk: int(c.id), Phase: int(c.Phase), Op: int(op), Kind: "send", Bytes: b})
-			nd.after(end, effect{kind: fxSend, c: c, op: op, pkt: pkt, port: p})
+			if nd.tracing() {
+				nd.trace(subStep{Start: now, End: end, Chunk: int(c.id), Phase: int(c.Phase), Op: int(op), Kind: "send", Bytes: b})
+			}
+			nd.after(end, effect{kind: fxSend, c: c, op: op, pkt: pkt, port: int32(p)})
 			if c.progress[op] == c.pi.packets[op] {
 				nd.dropWork(c, op)
 			}

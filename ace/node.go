@@ -233,17 +233,18 @@ func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 	return nd, nil
 }
 
-// An effect is what happens when a started sub-step finishes.
+// An effect is what happens when a started sub-step finishes (64 bytes,
+// copied at every start and end: a receive's forwards are read from its
+// chunk's phase at its end, which its phase cannot have left).
 type effect struct {
 	kind   int32
+	op     int32
+	absorb int32 // phase of an absorbed packet
+	port   int32
 	seq    uint64 // the order it was started in, on its node
 	c      *chunk
-	op     int32
 	pkt    fabric.Packet
-	port   int
 	bytes  int64
-	fwd    []int32 // forwards to push a packet of
-	absorb int32   // phase of an absorbed packet
 }
 
 const (
@@ -399,9 +400,9 @@ func (nd *node) kick(now rtl.Cycle) {
 	// Three groups compete for the SRAM ports and ALUs: the DMA engines,
 	// the input port buffers (with packets in transit), and the FSMs. The
 	// group served first rotates every cycle.
-	first := int(now % 3)
-	for g := 0; g < 3; g++ {
-		switch (first + g) % 3 {
+	g := int(now % 3)
+	for range 3 {
+		switch g {
 		case 0:
 			nd.retryAt(now, nd.dmaIn(now))
 			nd.retryAt(now, nd.dmaOut(now))
@@ -410,12 +411,16 @@ func (nd *node) kick(now rtl.Cycle) {
 		case 2:
 			nd.kickFSMs(now)
 		}
+		if g++; g == 3 {
+			g = 0
+		}
 	}
 	if nd.startedAt != now {
 		nd.asideRetry(now)
 	}
-	f := len(nd.fsmQ)
-	nd.rr = (nd.rr + 1) % f
+	if nd.rr++; nd.rr == len(nd.fsmQ) {
+		nd.rr = 0
+	}
 	// Sub-steps started this cycle hold their resources for a cycle or more;
 	// while anything was started, look again next cycle, when a packet
 	// behind the one just taken from an input buffer may go to another ALU.
@@ -474,7 +479,7 @@ func (nd *node) kickPorts(now rtl.Cycle) {
 			o.transit.Pop()
 			nd.transit--
 			o.reserved++
-			nd.after(end, effect{kind: fxTransitOut, pkt: pkt, port: p})
+			nd.after(end, effect{kind: fxTransitOut, pkt: pkt, port: int32(p)})
 		}
 	}
 }
@@ -554,7 +559,7 @@ func (nd *node) finish(now rtl.Cycle, e effect) {
 			nd.chunks[c.id] = doneChunk // free the chunk's state
 		}
 	case fxSend:
-		nd.push(e.port, e.pkt)
+		nd.push(int(e.port), e.pkt)
 		if e.pkt.Last() {
 			nd.complete(now, c, e.op)
 		}
@@ -562,7 +567,7 @@ func (nd *node) finish(now rtl.Cycle, e effect) {
 		nd.out[e.port].transit.Push(e.pkt)
 		nd.transit++
 	case fxTransitOut:
-		nd.push(e.port, e.pkt)
+		nd.push(int(e.port), e.pkt)
 	case fxAbsorb:
 		key := bufKey(e.absorb, e.op)
 		c.buffered[key] = append(c.buffered[key], e.pkt)
@@ -578,7 +583,7 @@ func (nd *node) finish(now rtl.Cycle, e effect) {
 			o := &c.Prog.Ops[op]
 			collectives.Scatter(c.Vals, c.Prog.View, o.Data, e.pkt.Msg.Values, o.Reduce)
 		}
-		for _, f := range e.fwd {
+		for _, f := range c.pi.Flow.Forwards[op] {
 			fm := nd.sendMsg(c, f)
 			if check { // the forward carries on what the receive left
 				fm.Values = collectives.Gather(c.Vals, c.Prog.View, c.Prog.Ops[f].Data)

@@ -83,7 +83,7 @@ func (nd *node) takeInput(now rtl.Cycle, l *fabric.Link) rtl.Cycle {
 		}
 		l.Receive()
 		hop, _ := nd.r.shape.NextPort(nd.id, dst)
-		nd.after(end, effect{kind: fxTransitIn, pkt: pkt, port: hop})
+		nd.after(end, effect{kind: fxTransitIn, pkt: pkt, port: int32(hop)})
 		return -1
 	}
 	c := nd.chunks[m.Chunk]
@@ -119,7 +119,9 @@ func (nd *node) takeInput(now rtl.Cycle, l *fabric.Link) rtl.Cycle {
 		return t
 	}
 	l.Receive()
-	nd.trace(subStep{Start: now, End: end, Chunk: int(c.id), Phase: int(m.Phase), Op: int(op), Kind: "absorb", Bytes: b})
+	if nd.tracing() {
+		nd.trace(subStep{Start: now, End: end, Chunk: int(c.id), Phase: int(m.Phase), Op: int(op), Kind: "absorb", Bytes: b})
+	}
 	nd.after(end, effect{kind: fxAbsorb, c: c, op: op, pkt: pkt, absorb: m.Phase})
 	return -1
 }
@@ -203,9 +205,11 @@ func (nd *node) beginRecv(now, end rtl.Cycle, c *chunk, op int32, pkt fabric.Pac
 	for _, p := range ports {
 		nd.out[p].reserved++
 	}
-	kind := recvKinds[from][b2i(c.Prog.Ops[op].Reduce)]
-	nd.trace(subStep{Start: now, End: end, Chunk: int(c.id), Phase: int(c.Phase), Op: int(op), Kind: kind, Bytes: int64(pkt.Bytes)})
-	nd.after(end, effect{kind: fxRecv, c: c, op: op, pkt: pkt, fwd: c.pi.Flow.Forwards[op]})
+	if nd.tracing() {
+		kind := recvKinds[from][b2i(c.Prog.Ops[op].Reduce)]
+		nd.trace(subStep{Start: now, End: end, Chunk: int(c.id), Phase: int(c.Phase), Op: int(op), Kind: kind, Bytes: int64(pkt.Bytes)})
+	}
+	nd.after(end, effect{kind: fxRecv, c: c, op: op, pkt: pkt})
 }
 
 func (nd *node) sendPort(c *chunk, op int32) int {
