@@ -45,6 +45,16 @@ func (s *kickSet) add(now, t rtl.Cycle) bool {
 	return true
 }
 
+// addNear is add for a set with no kick far ahead and a cycle near, whose
+// bit is b in word w of the ring (ringWord): the usual case, inline.
+func (s *kickSet) addNear(w int, b uint64) bool {
+	if s.near[w]&b != 0 {
+		return false
+	}
+	s.near[w] |= b
+	return true
+}
+
 // hasFar reports whether the list of kicks far ahead holds cycle t (one
 // asked for long ago, which has come near).
 func (s *kickSet) hasFar(t rtl.Cycle) bool {

@@ -288,6 +288,13 @@ func (nd *node) after(end rtl.Cycle, e effect) {
 // happened, not on the order in which NPUs' events ran within a cycle.
 func (nd *node) scheduleKick(t rtl.Cycle) {
 	now := nd.r.k.Now()
+	if t-now < kickRing && len(nd.asked.far) == 0 && len(nd.events.far) == 0 {
+		w, b := ringWord(t), uint64(1)<<(uint(t)&63)
+		if nd.asked.addNear(w, b) && nd.events.addNear(w, b) {
+			nd.r.k.ScheduleClass(t, rtl.ClassControl, nd, evKick, 0)
+		}
+		return
+	}
 	if nd.asked.add(now, t) && nd.events.add(now, t) {
 		nd.r.k.ScheduleClass(t, rtl.ClassControl, nd, evKick, 0)
 	}
@@ -400,20 +407,19 @@ func (nd *node) kick(now rtl.Cycle) {
 	// Three groups compete for the SRAM ports and ALUs: the DMA engines,
 	// the input port buffers (with packets in transit), and the FSMs. The
 	// group served first rotates every cycle.
-	g := int(now % 3)
-	for range 3 {
-		switch g {
-		case 0:
-			nd.retryAt(now, nd.dmaIn(now))
-			nd.retryAt(now, nd.dmaOut(now))
-		case 1:
-			nd.kickPorts(now)
-		case 2:
-			nd.kickFSMs(now)
-		}
-		if g++; g == 3 {
-			g = 0
-		}
+	switch now % 3 {
+	case 0:
+		nd.kickDMA(now)
+		nd.kickPorts(now)
+		nd.kickFSMs(now)
+	case 1:
+		nd.kickPorts(now)
+		nd.kickFSMs(now)
+		nd.kickDMA(now)
+	default:
+		nd.kickFSMs(now)
+		nd.kickDMA(now)
+		nd.kickPorts(now)
 	}
 	if nd.startedAt != now {
 		nd.asideRetry(now)
@@ -437,6 +443,12 @@ func (nd *node) retryAt(now, t rtl.Cycle) {
 	if t > now && (nd.retry < 0 || t < nd.retry) {
 		nd.retry = t
 	}
+}
+
+// kickDMA starts the DMA engines' next pieces.
+func (nd *node) kickDMA(now rtl.Cycle) {
+	nd.retryAt(now, nd.dmaIn(now))
+	nd.retryAt(now, nd.dmaOut(now))
 }
 
 // kickPorts starts the packets at the heads of the input port buffers, in
