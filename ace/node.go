@@ -5,6 +5,7 @@ package ace
 import (
 	"fmt"
 	"math"
+	"math/bits"
 
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
@@ -367,15 +368,19 @@ func (nd *node) PacketDue(l *fabric.Link, at rtl.Cycle) {
 // due by now, and works out the next cycle one is due at.
 func (nd *node) markDue(now rtl.Cycle) {
 	nd.nextDue = math.MaxInt64
-	for i := nd.coming.next(0, len(nd.in)); i >= 0; i = nd.coming.next(i+1, len(nd.in)) {
-		l := nd.in[i]
-		switch at := l.DueAt(); {
-		case !l.Coming():
-			nd.coming.clear(i)
-		case at <= now:
-			nd.rxWaiting.set(i)
-		default:
-			nd.nextDue = min(nd.nextDue, at)
+	// Word by word: the loop clears only the bit it is on.
+	for wi, word := range nd.coming {
+		for ; word != 0; word &= word - 1 {
+			i := wi<<6 | bits.TrailingZeros64(word)
+			l := nd.in[i]
+			switch at := l.DueAt(); {
+			case !l.Coming():
+				nd.coming.clear(i)
+			case at <= now:
+				nd.rxWaiting.set(i)
+			default:
+				nd.nextDue = min(nd.nextDue, at)
+			}
 		}
 	}
 }
