@@ -11,7 +11,7 @@ import (
 	"github.com/acemu/acemu/rtl"
 )
 
-// asideOp is an op of an active chunk's phase set aside from the chunk's
+// asideOp is an op of an active chunk's phase set aside in the chunk's
 // work (chunk.work) because its output port had no room: a ready send, or
 // a receive with packets absorbed whose first forward's port had none.
 // reduce marks a receive that reduces, whose walk asks for an ALU first.
@@ -31,8 +31,8 @@ type asideOp struct {
 // find the op unable to start again, and would only ask for the wake-up
 // already asked for and, for a reducing receive, note when an ALU frees
 // if none is free (recvNeeds asks for an ALU before its forwards' room).
-// Such an op is set aside from its chunk's work, so walks skip it, and is
-// put back in op order when the port's link starts a packet; a kick with
+// Such an op is set aside (marked in its chunk's work), so walks skip it,
+// and is put back when the port's link starts a packet; a kick with
 // set-aside reducing receives that started nothing notes when an ALU
 // frees, as their walks would have (kick). A kick's notes matter only
 // when it started nothing: when it started a sub-step it looks again the
@@ -42,14 +42,15 @@ type asideOp struct {
 // its forwards' ports then full, which may be another port. The
 // reference path sets nothing aside.
 
-// setAside takes op of chunk c out of the walks until output port p's
-// link starts a packet. It reports whether it did: the reference path
-// sets nothing aside. The caller takes the op out of c.work.
+// setAside keeps op of chunk c out of the walks until output port p's
+// link starts a packet: it stays in c.work, marked, and walks skip it. It
+// reports whether it did: the reference path sets nothing aside.
 func (nd *node) setAside(c *chunk, op int32, p int, reduce bool) bool {
 	if nd.r.reference {
 		return false
 	}
 	c.aside[op] = true
+	c.nAside++
 	nd.r.asides++
 	nd.aside[p] = append(nd.aside[p], asideOp{c: c, op: op, reduce: reduce})
 	if reduce {
@@ -58,20 +59,13 @@ func (nd *node) setAside(c *chunk, op int32, p int, reduce bool) bool {
 	return true
 }
 
-// dropAside removes the ops set aside in this walk from c's work, keeping
-// the others in op order.
-func (nd *node) dropAside(c *chunk) {
-	c.work = slices.DeleteFunc(c.work, func(op int32) bool { return c.aside[op] })
-	nd.noteWork(c)
-}
-
-// restoreAside puts the ops set aside for output port p back into their
-// chunks' work, in op order: p's link has started a packet, so p may have
-// room.
+// restoreAside puts the ops set aside for output port p back into the
+// walks: p's link has started a packet, so p may have room.
 func (nd *node) restoreAside(p int) {
 	for i, a := range nd.aside[p] {
 		a.c.aside[a.op] = false
-		nd.addWork(a.c, a.op)
+		a.c.nAside--
+		nd.noteWork(a.c)
 		if a.reduce {
 			nd.asideReduce--
 		}
@@ -93,7 +87,7 @@ func (nd *node) asideRetry(now rtl.Cycle) {
 }
 
 // checkAside panics unless every op set aside belongs to the active chunk
-// heading its FSM, is ready, and waits on a port that still has no room
+// heading its FSM, is ready and in its work, and waits on a port that still has no room
 // and whose link will call SpaceAvailable (a test's check of the
 // incremental bookkeeping).
 func (nd *node) checkAside() {
@@ -108,7 +102,8 @@ func (nd *node) checkAside() {
 		}
 		for _, a := range ops {
 			q := nd.fsmQ[a.c.fsm[a.c.Phase]]
-			if !a.c.active || len(q) == 0 || q[0] != a.c || !a.c.Ops.Ready(a.op) || !a.c.aside[a.op] {
+			_, inWork := slices.BinarySearch(a.c.work, a.op)
+			if !a.c.active || len(q) == 0 || q[0] != a.c || !a.c.Ops.Ready(a.op) || !a.c.aside[a.op] || !inWork {
 				panic(fmt.Sprintf("ace: NPU %d at cycle %d: op %d of chunk %d set aside for output port %d is not a ready op of an FSM's current chunk", nd.id, nd.r.k.Now(), a.op, a.c.id, p))
 			}
 		}

@@ -22,7 +22,7 @@ import (
 func (nd *node) fsmStep(now rtl.Cycle, c *chunk) rtl.Cycle {
 	retry, aside := nd.walk(now, c)
 	if aside {
-		nd.dropAside(c)
+		nd.noteWork(c)
 	}
 	return retry
 }
@@ -32,6 +32,9 @@ func (nd *node) fsmStep(now rtl.Cycle, c *chunk) rtl.Cycle {
 func (nd *node) walk(now rtl.Cycle, c *chunk) (retry rtl.Cycle, aside bool) {
 	retry = -1
 	for _, op := range c.work {
+		if c.aside[op] {
+			continue
+		}
 		o := &c.Prog.Ops[op]
 		if o.Kind == collectives.Send {
 			if ok, t := nd.sendReady(c, op); !ok {
@@ -109,11 +112,7 @@ func (nd *node) dropWork(c *chunk, op int32) {
 }
 
 // addWork adds op to c's ops with something to start, kept in op order.
-// An op set aside (setAside) stays out of it until put back.
 func (nd *node) addWork(c *chunk, op int32) {
-	if c.aside[op] {
-		return
-	}
 	if i, found := slices.BinarySearch(c.work, op); !found {
 		c.work = slices.Insert(c.work, i, op)
 		nd.noteWork(c)
@@ -128,9 +127,10 @@ func (nd *node) noteWork(c *chunk) {
 }
 
 // noteFSM puts FSM f in the set of FSMs with work if its chunk, the head of
-// its queue, is active and has an op with something to start.
+// its queue, is active and has an op with something to start (not set
+// aside).
 func (nd *node) noteFSM(f int) {
-	if q := nd.fsmQ[f]; len(q) > 0 && q[0].active && len(q[0].work) > 0 {
+	if q := nd.fsmQ[f]; len(q) > 0 && q[0].active && len(q[0].work) > int(q[0].nAside) {
 		nd.working.set(f)
 	} else {
 		nd.working.clear(f)
@@ -141,7 +141,7 @@ func (nd *node) noteFSM(f int) {
 // every FSM finds (a test's check of the incremental bookkeeping).
 func (nd *node) checkWorking() {
 	for f, q := range nd.fsmQ {
-		want := len(q) > 0 && q[0].active && len(q[0].work) > 0
+		want := len(q) > 0 && q[0].active && len(q[0].work) > int(q[0].nAside)
 		if nd.working.has(f) != want {
 			panic(fmt.Sprintf("ace: NPU %d at cycle %d: FSM %d has work %v, but the set of FSMs with work says %v", nd.id, nd.r.k.Now(), f, want, !want))
 		}
@@ -202,6 +202,7 @@ func (nd *node) activate(now rtl.Cycle, c *chunk) {
 	clear(c.peerOK)
 	c.aside = slices.Grow(c.aside[:0], len(prog.Ops))[:len(prog.Ops)]
 	clear(c.aside)
+	c.nAside = 0
 	c.work = c.work[:0]
 	nd.noteWork(c)
 	if c.Ops.Remaining == 0 {

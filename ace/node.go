@@ -41,8 +41,9 @@ type chunk struct {
 	progress []int32                   // packets sent (sends) or processed (receives)
 	peerOK   []bool                    // per send op of the phase: its receiver's room is known to be ready (sendReady)
 	msgs     []*fabric.Message         // per send op, its message of several packets while some are still to be sent (then its packets alone hold it); nil until one is
-	work     []int32                   // ops with something to start: ready sends, receives with buffered packets, but those set aside
-	aside    []bool                    // per op of the phase: set aside until its output port's link starts a packet (setAside)
+	work     []int32                   // ops with something to start: ready sends, receives with buffered packets
+	aside    []bool                    // per op of the phase: set aside in work until its output port's link starts a packet (setAside)
+	nAside   int32                     // the ops of work set aside
 	buffered map[int64][]fabric.Packet // (phase, op) → packets absorbed before the op could take them
 }
 
