@@ -136,25 +136,15 @@ func (nd *node) takeInput(now rtl.Cycle, l *fabric.Link) rtl.Cycle {
 func (nd *node) recvNeeds(c *chunk, op int32, b int64, fromSRAM bool) ([]rtl.Need, []int, rtl.Cycle, bool) {
 	nd.fullPort = -1
 	o := &c.Prog.Ops[op]
-	needs := nd.needBuf[:0] // at most an ALU, a read and a write
-	read := int64(0)
-	if fromSRAM {
-		read += b
-	}
+	var alu *rtl.Serializer
 	if o.Reduce {
-		read += b
-		alu, t := nd.alus.Free(nd.r.k.Now())
-		if alu == nil {
+		var t rtl.Cycle
+		if alu, t = nd.alus.Free(nd.r.k.Now()); alu == nil {
 			return nil, nil, t, false
 		}
-		needs = append(needs, rtl.Need{S: alu, Bytes: b})
 	}
-	if read > 0 {
-		needs = append(needs, rtl.Need{S: nd.sramRd, Bytes: read})
-	}
-	if c.pi.Flow.Store[op] && (o.Reduce || !fromSRAM) {
-		needs = append(needs, rtl.Need{S: nd.sramWr, Bytes: b})
-	}
+	// The forwards' room before the list of needs, which only a packet
+	// that starts uses (a receive's walk mostly finds a port full).
 	ports := nd.portBuf[:0]
 	for _, f := range c.pi.Flow.Forwards[op] {
 		if ok, t := nd.sendReady(c, f); !ok {
@@ -175,7 +165,22 @@ func (nd *node) recvNeeds(c *chunk, op int32, b int64, fromSRAM bool) ([]rtl.Nee
 		}
 		ports = append(ports, p)
 	}
-	nd.portBuf = ports // its room, kept for the next packet
+	nd.portBuf = ports      // its room, kept for the next packet
+	needs := nd.needBuf[:0] // at most an ALU, a read and a write
+	read := int64(0)
+	if fromSRAM {
+		read += b
+	}
+	if alu != nil {
+		read += b
+		needs = append(needs, rtl.Need{S: alu, Bytes: b})
+	}
+	if read > 0 {
+		needs = append(needs, rtl.Need{S: nd.sramRd, Bytes: read})
+	}
+	if c.pi.Flow.Store[op] && (o.Reduce || !fromSRAM) {
+		needs = append(needs, rtl.Need{S: nd.sramWr, Bytes: b})
+	}
 	return needs, ports, 0, true
 }
 
