@@ -30,7 +30,7 @@ type asideOp struct {
 // frees one, which calls SpaceAvailable. So until then every walk would
 // find the op unable to start again, and would only ask for the wake-up
 // already asked for and, for a reducing receive, note when an ALU frees
-// if none is free (recvNeeds asks for an ALU before its forwards' room).
+// if none is free (recvRoom asks for an ALU before its forwards' room).
 // Such an op is set aside (marked in its chunk's work), so walks skip it,
 // and is put back when the port's link starts a packet; a kick with
 // set-aside reducing receives that started nothing notes when an ALU
@@ -76,7 +76,7 @@ func (nd *node) restoreAside(p int) {
 
 // asideRetry notes, for a kick that started nothing, when an ALU frees if
 // none is free and a reducing receive is set aside: what that receive's
-// walk would have noted (recvNeeds).
+// walk would have noted (recvRoom).
 func (nd *node) asideRetry(now rtl.Cycle) {
 	if nd.asideReduce == 0 {
 		return

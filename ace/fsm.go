@@ -70,13 +70,11 @@ func (nd *node) walk(now rtl.Cycle, c *chunk) (retry rtl.Cycle, aside bool) {
 			}
 			return -1, aside
 		}
-		key := bufKey(c.Phase, op)
-		q := c.buffered[key]
-		if len(q) == 0 {
-			continue
-		}
-		pkt := q[0]
-		needs, ports, t, ok := nd.recvNeeds(c, op, int64(pkt.Bytes), true)
+		// A receive is in the work only with packets absorbed (checkWorking),
+		// so its room is asked before its queue is looked up: a walk mostly
+		// finds its forward's port full, and what it asks has no effect
+		// when the room is there.
+		alu, ports, t, ok := nd.recvRoom(c, op)
 		if !ok {
 			if t > 0 && (retry < 0 || t < retry) {
 				retry = t
@@ -86,7 +84,10 @@ func (nd *node) walk(now rtl.Cycle, c *chunk) (retry rtl.Cycle, aside bool) {
 			}
 			continue
 		}
-		end, ok, t := rtl.StartAll(now, needs...)
+		key := bufKey(c.Phase, op)
+		q := c.buffered[key]
+		pkt := q[0]
+		end, ok, t := rtl.StartAll(now, nd.recvList(c, op, alu, int64(pkt.Bytes), true)...)
 		if !ok {
 			if retry < 0 || t < retry {
 				retry = t
@@ -138,12 +139,22 @@ func (nd *node) noteFSM(f int) {
 }
 
 // checkWorking panics unless the set of FSMs with work is what a scan of
-// every FSM finds (a test's check of the incremental bookkeeping).
+// every FSM finds, and every receive in an active chunk's work has
+// packets absorbed (a test's check of the incremental bookkeeping).
 func (nd *node) checkWorking() {
 	for f, q := range nd.fsmQ {
 		want := len(q) > 0 && q[0].active && len(q[0].work) > int(q[0].nAside)
 		if nd.working.has(f) != want {
 			panic(fmt.Sprintf("ace: NPU %d at cycle %d: FSM %d has work %v, but the set of FSMs with work says %v", nd.id, nd.r.k.Now(), f, want, !want))
+		}
+		if len(q) == 0 || !q[0].active {
+			continue
+		}
+		c := q[0]
+		for _, op := range c.work {
+			if c.Prog.Ops[op].Kind == collectives.Recv && len(c.buffered[bufKey(c.Phase, op)]) == 0 {
+				panic(fmt.Sprintf("ace: NPU %d at cycle %d: receive %d of chunk %d is in its work with no packet absorbed", nd.id, nd.r.k.Now(), op, c.id))
+			}
 		}
 	}
 }

@@ -72,8 +72,8 @@ func (nd *node) peerOf(c *chunk, o *collectives.Op) int32 {
 
 // node is one NPU's ACE with its AFI.
 type node struct {
-	// needBuf and portBuf hold recvNeeds' answer, which its caller uses
-	// at once: no allocation per packet.
+	// needBuf and portBuf hold recvList's and recvRoom's answers, which
+	// their callers use at once: no allocation per packet.
 	needBuf             [3]rtl.Need
 	portBuf             []int
 	id                  int
@@ -149,7 +149,7 @@ type node struct {
 	transit int
 	// aside holds, per output port, the ops set aside until its link
 	// starts a packet (setAside); asideReduce counts the reducing
-	// receives among them. fullPort is recvNeeds' answer of the port that
+	// receives among them. fullPort is recvRoom's answer of the port that
 	// held a receive up.
 	aside       [][]asideOp
 	asideReduce int

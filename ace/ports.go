@@ -93,9 +93,9 @@ func (nd *node) takeInput(now rtl.Cycle, l *fabric.Link) rtl.Cycle {
 	// packet may be processed directly even when earlier ones of its message
 	// were absorbed.
 	if c.state == csPhase && c.active && c.Phase == m.Phase && c.Ops.Ready(op) {
-		needs, ports, t, ok := nd.recvNeeds(c, op, b, false)
+		alu, ports, t, ok := nd.recvRoom(c, op)
 		if ok {
-			end, ok, t := rtl.StartAll(now, needs...)
+			end, ok, t := rtl.StartAll(now, nd.recvList(c, op, alu, b, false)...)
 			if !ok {
 				return t // a resource is busy: try again when it frees
 			}
@@ -126,25 +126,22 @@ func (nd *node) takeInput(now rtl.Cycle, l *fabric.Link) rtl.Cycle {
 	return -1
 }
 
-// recvNeeds lists the resources processing one packet of receive op needs:
-// the local operand read and an ALU for a reduce, an SRAM write when the
-// result is live, a slot on every forward's port. fromSRAM adds the read of
-// a packet absorbed earlier.
-//
-// When it fails because the first forward's port has no room, it leaves
-// that port in node.fullPort (else -1) for the walk to set the op aside.
-func (nd *node) recvNeeds(c *chunk, op int32, b int64, fromSRAM bool) ([]rtl.Need, []int, rtl.Cycle, bool) {
+// recvRoom asks for what may hold up one packet of receive op: a free
+// ALU for a reduce (asked first), its forwards' receivers ready and a slot
+// on each forward's port. It returns the ALU and the ports, or the cycle
+// to look again (-1: when woken). When it fails because the first
+// forward's port has no room, it leaves that port in node.fullPort (else
+// -1) for the walk to set the op aside. recvList then lists the packet's
+// needs.
+func (nd *node) recvRoom(c *chunk, op int32) (*rtl.Serializer, []int, rtl.Cycle, bool) {
 	nd.fullPort = -1
-	o := &c.Prog.Ops[op]
 	var alu *rtl.Serializer
-	if o.Reduce {
+	if c.Prog.Ops[op].Reduce {
 		var t rtl.Cycle
 		if alu, t = nd.alus.Free(nd.r.k.Now()); alu == nil {
 			return nil, nil, t, false
 		}
 	}
-	// The forwards' room before the list of needs, which only a packet
-	// that starts uses (a receive's walk mostly finds a port full).
 	ports := nd.portBuf[:0]
 	for _, f := range c.pi.Flow.Forwards[op] {
 		if ok, t := nd.sendReady(c, f); !ok {
@@ -165,7 +162,15 @@ func (nd *node) recvNeeds(c *chunk, op int32, b int64, fromSRAM bool) ([]rtl.Nee
 		}
 		ports = append(ports, p)
 	}
-	nd.portBuf = ports      // its room, kept for the next packet
+	nd.portBuf = ports // its room, kept for the next packet
+	return alu, ports, 0, true
+}
+
+// recvList lists the resources one packet of b bytes of receive op
+// needs, given the ALU recvRoom found (nil for a receive that stores):
+// the ALU and the local operand read for a reduce, an SRAM write when the
+// result is live. fromSRAM adds the read of a packet absorbed earlier.
+func (nd *node) recvList(c *chunk, op int32, alu *rtl.Serializer, b int64, fromSRAM bool) []rtl.Need {
 	needs := nd.needBuf[:0] // at most an ALU, a read and a write
 	read := int64(0)
 	if fromSRAM {
@@ -178,10 +183,10 @@ func (nd *node) recvNeeds(c *chunk, op int32, b int64, fromSRAM bool) ([]rtl.Nee
 	if read > 0 {
 		needs = append(needs, rtl.Need{S: nd.sramRd, Bytes: read})
 	}
-	if c.pi.Flow.Store[op] && (o.Reduce || !fromSRAM) {
+	if c.pi.Flow.Store[op] && (alu != nil || !fromSRAM) {
 		needs = append(needs, rtl.Need{S: nd.sramWr, Bytes: b})
 	}
-	return needs, ports, 0, true
+	return needs
 }
 
 // Where a receive's packet comes from: off its link, or from SRAM where it
