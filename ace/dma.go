@@ -40,7 +40,9 @@ func (nd *node) dmaStep(now rtl.Cycle, q *[]*chunk, part int, kind int32, name s
 	if last {
 		*q = (*q)[1:]
 	}
-	nd.trace(subStep{Start: now, End: end, Chunk: int(ch.id), Phase: min(part, nd.r.phases-1), Op: -1, Kind: name, Bytes: n})
+	if nd.tracing() {
+		nd.trace(subStep{Start: now, End: end, Chunk: int(ch.id), Phase: min(part, nd.r.phases-1), Op: -1, Kind: name, Bytes: n})
+	}
 	if last || nd.r.reference || !nd.r.quietDMA {
 		nd.after(end, effect{kind: kind, c: ch, bytes: n})
 		return -1

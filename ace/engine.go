@@ -306,6 +306,9 @@ type run struct {
 	// every piece a DMA moves. checks makes the incremental path check its
 	// bookkeeping against a full scan at every kick. Both are for tests.
 	reference, checks bool
+	// asides counts the ops set aside for a full output port (setAside),
+	// for tests.
+	asides int64
 	// quietDMA: a DMA piece before its chunk's last has no event of its
 	// own, only a kick at its end (dmaStep). That kick is scheduled when
 	// the piece starts rather than when it ends, so it may take another

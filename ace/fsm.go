@@ -16,9 +16,25 @@ import (
 // fsmStep starts one sub-step for the chunk an FSM works on: the first of
 // its ready ops that can start (a packet of a send, or a packet absorbed
 // earlier for a receive).
+//
+// An op that finds its output port full is set aside from the walks until
+// the port's link starts a packet (setAside).
 func (nd *node) fsmStep(now rtl.Cycle, c *chunk) rtl.Cycle {
-	retry := rtl.Cycle(-1)
+	retry, aside := nd.walk(now, c)
+	if aside {
+		nd.noteWork(c)
+	}
+	return retry
+}
+
+// walk is fsmStep's walk of c's work; aside reports whether it set an op
+// aside.
+func (nd *node) walk(now rtl.Cycle, c *chunk) (retry rtl.Cycle, aside bool) {
+	retry = -1
 	for _, op := range c.work {
+		if c.aside[op] {
+			continue
+		}
 		o := &c.Prog.Ops[op]
 		if o.Kind == collectives.Send {
 			if ok, t := nd.sendReady(c, op); !ok {
@@ -29,6 +45,7 @@ func (nd *node) fsmStep(now rtl.Cycle, c *chunk) rtl.Cycle {
 			}
 			p := nd.sendPort(c, op)
 			if !nd.slot(p) {
+				aside = nd.setAside(c, op, p, false) || aside
 				continue
 			}
 			b := int64(fabric.PayloadOf(o.Data.Len, c.progress[op]))
@@ -44,27 +61,33 @@ func (nd *node) fsmStep(now rtl.Cycle, c *chunk) rtl.Cycle {
 				nd.dropMsg(c, op)
 			}
 			nd.out[p].reserved++
-			nd.trace(subStep{Start: now, End: end, Chunk: int(c.id), Phase: int(c.Phase), Op: int(op), Kind: "send", Bytes: b})
-			nd.after(end, effect{kind: fxSend, c: c, op: op, pkt: pkt, port: p})
+			if nd.tracing() {
+				nd.trace(subStep{Start: now, End: end, Chunk: int(c.id), Phase: int(c.Phase), Op: int(op), Kind: "send", Bytes: b})
+			}
+			nd.after(end, effect{kind: fxSend, c: c, op: op, pkt: pkt, port: int32(p)})
 			if c.progress[op] == c.pi.packets[op] {
 				nd.dropWork(c, op)
 			}
-			return -1
+			return -1, aside
 		}
-		key := bufKey(c.Phase, op)
-		q := c.buffered[key]
-		if len(q) == 0 {
-			continue
-		}
-		pkt := q[0]
-		needs, ports, t, ok := nd.recvNeeds(c, op, int64(pkt.Bytes), true)
+		// A receive is in the work only with packets absorbed (checkWorking),
+		// so its room is asked before its queue is looked up: a walk mostly
+		// finds its forward's port full, and what it asks has no effect
+		// when the room is there.
+		alu, ports, t, ok := nd.recvRoom(c, op)
 		if !ok {
 			if t > 0 && (retry < 0 || t < retry) {
 				retry = t
 			}
+			if full := nd.fullPort; full >= 0 {
+				aside = nd.setAside(c, op, full, o.Reduce) || aside
+			}
 			continue
 		}
-		end, ok, t := rtl.StartAll(now, needs...)
+		key := bufKey(c.Phase, op)
+		q := c.buffered[key]
+		pkt := q[0]
+		end, ok, t := rtl.StartAll(now, nd.recvList(c, op, alu, int64(pkt.Bytes), true)...)
 		if !ok {
 			if retry < 0 || t < retry {
 				retry = t
@@ -77,9 +100,9 @@ func (nd *node) fsmStep(now rtl.Cycle, c *chunk) rtl.Cycle {
 			nd.dropWork(c, op)
 		}
 		nd.beginRecv(now, end, c, op, pkt, ports, fromBuffer)
-		return -1
+		return -1, aside
 	}
-	return retry
+	return retry, aside
 }
 
 func (nd *node) dropWork(c *chunk, op int32) {
@@ -105,9 +128,10 @@ func (nd *node) noteWork(c *chunk) {
 }
 
 // noteFSM puts FSM f in the set of FSMs with work if its chunk, the head of
-// its queue, is active and has an op with something to start.
+// its queue, is active and has an op with something to start (not set
+// aside).
 func (nd *node) noteFSM(f int) {
-	if q := nd.fsmQ[f]; len(q) > 0 && q[0].active && len(q[0].work) > 0 {
+	if q := nd.fsmQ[f]; len(q) > 0 && q[0].active && len(q[0].work) > int(q[0].nAside) {
 		nd.working.set(f)
 	} else {
 		nd.working.clear(f)
@@ -115,12 +139,22 @@ func (nd *node) noteFSM(f int) {
 }
 
 // checkWorking panics unless the set of FSMs with work is what a scan of
-// every FSM finds (a test's check of the incremental bookkeeping).
+// every FSM finds, and every receive in an active chunk's work has
+// packets absorbed (a test's check of the incremental bookkeeping).
 func (nd *node) checkWorking() {
 	for f, q := range nd.fsmQ {
-		want := len(q) > 0 && q[0].active && len(q[0].work) > 0
+		want := len(q) > 0 && q[0].active && len(q[0].work) > int(q[0].nAside)
 		if nd.working.has(f) != want {
 			panic(fmt.Sprintf("ace: NPU %d at cycle %d: FSM %d has work %v, but the set of FSMs with work says %v", nd.id, nd.r.k.Now(), f, want, !want))
+		}
+		if len(q) == 0 || !q[0].active {
+			continue
+		}
+		c := q[0]
+		for _, op := range c.work {
+			if c.Prog.Ops[op].Kind == collectives.Recv && len(c.buffered[bufKey(c.Phase, op)]) == 0 {
+				panic(fmt.Sprintf("ace: NPU %d at cycle %d: receive %d of chunk %d is in its work with no packet absorbed", nd.id, nd.r.k.Now(), op, c.id))
+			}
 		}
 	}
 }
@@ -177,6 +211,9 @@ func (nd *node) activate(now rtl.Cycle, c *chunk) {
 	c.msgs = nil // allocated when a message of several packets starts
 	c.peerOK = slices.Grow(c.peerOK[:0], len(prog.Ops))[:len(prog.Ops)]
 	clear(c.peerOK)
+	c.aside = slices.Grow(c.aside[:0], len(prog.Ops))[:len(prog.Ops)]
+	clear(c.aside)
+	c.nAside = 0
 	c.work = c.work[:0]
 	nd.noteWork(c)
 	if c.Ops.Remaining == 0 {

@@ -23,11 +23,14 @@ type kickSet struct {
 	far  []rtl.Cycle // ascending
 }
 
+// ringWord is the word of the ring holding cycle t's bit (t ≥ 0: a cycle).
+func ringWord(t rtl.Cycle) int { return int(uint64(t)%kickRing) >> 6 }
+
 // add records a kick at cycle t, asked at cycle now (t ≥ now), and reports
 // whether it was new.
 func (s *kickSet) add(now, t rtl.Cycle) bool {
 	if t-now < kickRing {
-		w, b := int(t%kickRing)>>6, uint64(1)<<(uint(t)&63)
+		w, b := ringWord(t), uint64(1)<<(uint(t)&63)
 		if s.near[w]&b != 0 || len(s.far) > 0 && t >= s.far[0] && s.hasFar(t) {
 			return false
 		}
@@ -42,6 +45,16 @@ func (s *kickSet) add(now, t rtl.Cycle) bool {
 	return true
 }
 
+// addNear is add for a set with no kick far ahead and a cycle near, whose
+// bit is b in word w of the ring (ringWord): the usual case, inline.
+func (s *kickSet) addNear(w int, b uint64) bool {
+	if s.near[w]&b != 0 {
+		return false
+	}
+	s.near[w] |= b
+	return true
+}
+
 // hasFar reports whether the list of kicks far ahead holds cycle t (one
 // asked for long ago, which has come near).
 func (s *kickSet) hasFar(t rtl.Cycle) bool {
@@ -51,12 +64,12 @@ func (s *kickSet) hasFar(t rtl.Cycle) bool {
 
 // has reports whether the set holds cycle now, the current one.
 func (s *kickSet) has(now rtl.Cycle) bool {
-	return s.near[int(now%kickRing)>>6]&(1<<(uint(now)&63)) != 0 || len(s.far) > 0 && s.far[0] == now
+	return s.near[ringWord(now)]&(1<<(uint(now)&63)) != 0 || len(s.far) > 0 && s.far[0] == now
 }
 
 // remove forgets the kick at cycle now, which is running.
 func (s *kickSet) remove(now rtl.Cycle) {
-	s.near[int(now%kickRing)>>6] &^= 1 << (uint(now) & 63)
+	s.near[ringWord(now)] &^= 1 << (uint(now) & 63)
 	if len(s.far) > 0 && s.far[0] == now {
 		s.far = s.far[1:]
 	}

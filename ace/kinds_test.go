@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/acemu/acemu/collectives"
+	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/machine"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/topology"
@@ -161,24 +162,32 @@ type issued struct {
 	at   rtl.Cycle
 }
 
-// runKinds runs the collectives on one engine laid out for the
-// hierarchical all-reduce of topo (told of kinds, when given), carrying
-// values, and checks that every one finishes with its own exact result
-// (verify.DataChecks) and that nothing is left in the SRAM or the FSMs.
-func runKinds(t *testing.T, topo string, colls []issued, kinds []*collectives.Plan) {
+// buildOn builds the machine topo names, its network full (not folded),
+// with the default link settings.
+func buildOn(t *testing.T, topo string) (*rtl.Kernel, *fabric.Network, *machine.Machine) {
 	t.Helper()
 	spec, err := topology.Parse(topo)
 	require.NoError(t, err)
 	k := rtl.NewKernel()
 	net, err := spec.Build(k, topology.DefaultLinkSettings(), false)
 	require.NoError(t, err)
+	return k, net, spec.Machine
+}
+
+// runKinds runs the collectives on one engine laid out for the
+// hierarchical all-reduce of topo (told of kinds, when given), carrying
+// values, and checks that every one finishes with its own exact result
+// (verify.DataChecks) and that nothing is left in the SRAM or the FSMs.
+func runKinds(t *testing.T, topo string, colls []issued, kinds []*collectives.Plan) {
+	t.Helper()
+	k, net, m := buildOn(t, topo)
 	plans := make([]*collectives.Plan, len(colls))
 	for i, c := range colls {
 		plans[i] = c.plan
 	}
 	ds, err := verify.NewDataChecks(plans...)
 	require.NoError(t, err)
-	layout := kindPlan(t, spec.Machine, collectives.OpAllReduce, nil, nil, 65536)
+	layout := kindPlan(t, m, collectives.OpAllReduce, nil, nil, 65536)
 	e, err := NewEngineFor(k, net, layout, kinds, Default(), &Hooks{Init: ds.Hook, Observer: ds})
 	require.NoError(t, err)
 	ends := make([]rtl.Cycle, len(colls))

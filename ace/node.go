@@ -5,6 +5,7 @@ package ace
 import (
 	"fmt"
 	"math"
+	"math/bits"
 
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
@@ -41,6 +42,8 @@ type chunk struct {
 	peerOK   []bool                    // per send op of the phase: its receiver's room is known to be ready (sendReady)
 	msgs     []*fabric.Message         // per send op, its message of several packets while some are still to be sent (then its packets alone hold it); nil until one is
 	work     []int32                   // ops with something to start: ready sends, receives with buffered packets
+	aside    []bool                    // per op of the phase: set aside in work until its output port's link starts a packet (setAside)
+	nAside   int32                     // the ops of work set aside
 	buffered map[int64][]fabric.Packet // (phase, op) → packets absorbed before the op could take them
 }
 
@@ -69,8 +72,8 @@ func (nd *node) peerOf(c *chunk, o *collectives.Op) int32 {
 
 // node is one NPU's ACE with its AFI.
 type node struct {
-	// needBuf and portBuf hold recvNeeds' answer, which its caller uses
-	// at once: no allocation per packet.
+	// needBuf and portBuf hold recvList's and recvRoom's answers, which
+	// their callers use at once: no allocation per packet.
 	needBuf             [3]rtl.Need
 	portBuf             []int
 	id                  int
@@ -144,6 +147,13 @@ type node struct {
 	// transit counts the packets in transit held in SRAM for an output
 	// port, over all ports.
 	transit int
+	// aside holds, per output port, the ops set aside until its link
+	// starts a packet (setAside); asideReduce counts the reducing
+	// receives among them. fullPort is recvRoom's answer of the port that
+	// held a receive up.
+	aside       [][]asideOp
+	asideReduce int
+	fullPort    int
 }
 
 func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
@@ -216,6 +226,7 @@ func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 	nd.firstFSM, nd.split = first, split
 	nd.waiting = make([]int, len(split))
 	nd.out = make([]*outPort, net.Ports())
+	nd.aside = make([][]asideOp, net.Ports())
 	for p := range nd.out {
 		if l := net.Out(id, p); l != nil {
 			nd.out[p] = &outPort{link: l, transit: rtl.NewFIFO[fabric.Packet](0), txAt: -1}
@@ -224,17 +235,18 @@ func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 	return nd, nil
 }
 
-// An effect is what happens when a started sub-step finishes.
+// An effect is what happens when a started sub-step finishes (64 bytes,
+// copied at every start and end: a receive's forwards are read from its
+// chunk's phase at its end, which its phase cannot have left).
 type effect struct {
 	kind   int32
+	op     int32
+	absorb int32 // phase of an absorbed packet
+	port   int32
 	seq    uint64 // the order it was started in, on its node
 	c      *chunk
-	op     int32
 	pkt    fabric.Packet
-	port   int
 	bytes  int64
-	fwd    []int32 // forwards to push a packet of
-	absorb int32   // phase of an absorbed packet
 }
 
 const (
@@ -278,6 +290,13 @@ func (nd *node) after(end rtl.Cycle, e effect) {
 // happened, not on the order in which NPUs' events ran within a cycle.
 func (nd *node) scheduleKick(t rtl.Cycle) {
 	now := nd.r.k.Now()
+	if t-now < kickRing && len(nd.asked.far) == 0 && len(nd.events.far) == 0 {
+		w, b := ringWord(t), uint64(1)<<(uint(t)&63)
+		if nd.asked.addNear(w, b) && nd.events.addNear(w, b) {
+			nd.r.k.ScheduleClass(t, rtl.ClassControl, nd, evKick, 0)
+		}
+		return
+	}
 	if nd.asked.add(now, t) && nd.events.add(now, t) {
 		nd.r.k.ScheduleClass(t, rtl.ClassControl, nd, evKick, 0)
 	}
@@ -350,21 +369,31 @@ func (nd *node) PacketDue(l *fabric.Link, at rtl.Cycle) {
 // due by now, and works out the next cycle one is due at.
 func (nd *node) markDue(now rtl.Cycle) {
 	nd.nextDue = math.MaxInt64
-	for i := nd.coming.next(0, len(nd.in)); i >= 0; i = nd.coming.next(i+1, len(nd.in)) {
-		l := nd.in[i]
-		switch at := l.DueAt(); {
-		case !l.Coming():
-			nd.coming.clear(i)
-		case at <= now:
-			nd.rxWaiting.set(i)
-		default:
-			nd.nextDue = min(nd.nextDue, at)
+	// Word by word: the loop clears only the bit it is on.
+	for wi, word := range nd.coming {
+		for ; word != 0; word &= word - 1 {
+			i := wi<<6 | bits.TrailingZeros64(word)
+			l := nd.in[i]
+			switch at := l.DueAt(); {
+			case !l.Coming():
+				nd.coming.clear(i)
+			case at <= now:
+				nd.rxWaiting.set(i)
+			default:
+				nd.nextDue = min(nd.nextDue, at)
+			}
 		}
 	}
 }
 
-// SpaceAvailable wakes the node when an output port buffer has room.
-func (nd *node) SpaceAvailable(now rtl.Cycle, _ *fabric.Link) { nd.scheduleKick(now) }
+// SpaceAvailable wakes the node when an output port buffer has room, and
+// puts the ops set aside for that port back into their chunks' work.
+func (nd *node) SpaceAvailable(now rtl.Cycle, l *fabric.Link) {
+	if p := nd.portOf(l); p >= 0 {
+		nd.restoreAside(p)
+	}
+	nd.scheduleKick(now)
+}
 
 // kick starts every sub-step that can start now, in a fixed order: the DMA
 // engines (they feed and drain the pipeline, at the memory's pace), input
@@ -384,20 +413,26 @@ func (nd *node) kick(now rtl.Cycle) {
 	// Three groups compete for the SRAM ports and ALUs: the DMA engines,
 	// the input port buffers (with packets in transit), and the FSMs. The
 	// group served first rotates every cycle.
-	first := int(now % 3)
-	for g := 0; g < 3; g++ {
-		switch (first + g) % 3 {
-		case 0:
-			nd.retryAt(now, nd.dmaIn(now))
-			nd.retryAt(now, nd.dmaOut(now))
-		case 1:
-			nd.kickPorts(now)
-		case 2:
-			nd.kickFSMs(now)
-		}
+	switch now % 3 {
+	case 0:
+		nd.kickDMA(now)
+		nd.kickPorts(now)
+		nd.kickFSMs(now)
+	case 1:
+		nd.kickPorts(now)
+		nd.kickFSMs(now)
+		nd.kickDMA(now)
+	default:
+		nd.kickFSMs(now)
+		nd.kickDMA(now)
+		nd.kickPorts(now)
 	}
-	f := len(nd.fsmQ)
-	nd.rr = (nd.rr + 1) % f
+	if nd.startedAt != now {
+		nd.asideRetry(now)
+	}
+	if nd.rr++; nd.rr == len(nd.fsmQ) {
+		nd.rr = 0
+	}
 	// Sub-steps started this cycle hold their resources for a cycle or more;
 	// while anything was started, look again next cycle, when a packet
 	// behind the one just taken from an input buffer may go to another ALU.
@@ -414,6 +449,12 @@ func (nd *node) retryAt(now, t rtl.Cycle) {
 	if t > now && (nd.retry < 0 || t < nd.retry) {
 		nd.retry = t
 	}
+}
+
+// kickDMA starts the DMA engines' next pieces.
+func (nd *node) kickDMA(now rtl.Cycle) {
+	nd.retryAt(now, nd.dmaIn(now))
+	nd.retryAt(now, nd.dmaOut(now))
 }
 
 // kickPorts starts the packets at the heads of the input port buffers, in
@@ -456,7 +497,7 @@ func (nd *node) kickPorts(now rtl.Cycle) {
 			o.transit.Pop()
 			nd.transit--
 			o.reserved++
-			nd.after(end, effect{kind: fxTransitOut, pkt: pkt, port: p})
+			nd.after(end, effect{kind: fxTransitOut, pkt: pkt, port: int32(p)})
 		}
 	}
 }
@@ -488,6 +529,7 @@ func (nd *node) kickFSMs(now rtl.Cycle) {
 	}
 	if nd.r.checks {
 		nd.checkWorking()
+		nd.checkAside()
 	}
 	for pass, lo, hi := 0, nd.rr, n; pass < 2; pass, lo, hi = pass+1, 0, nd.rr {
 		for f := nd.working.next(lo, hi); f >= 0; f = nd.working.next(f+1, hi) {
@@ -535,7 +577,7 @@ func (nd *node) finish(now rtl.Cycle, e effect) {
 			nd.chunks[c.id] = doneChunk // free the chunk's state
 		}
 	case fxSend:
-		nd.push(e.port, e.pkt)
+		nd.push(int(e.port), e.pkt)
 		if e.pkt.Last() {
 			nd.complete(now, c, e.op)
 		}
@@ -543,7 +585,7 @@ func (nd *node) finish(now rtl.Cycle, e effect) {
 		nd.out[e.port].transit.Push(e.pkt)
 		nd.transit++
 	case fxTransitOut:
-		nd.push(e.port, e.pkt)
+		nd.push(int(e.port), e.pkt)
 	case fxAbsorb:
 		key := bufKey(e.absorb, e.op)
 		c.buffered[key] = append(c.buffered[key], e.pkt)
@@ -559,7 +601,7 @@ func (nd *node) finish(now rtl.Cycle, e effect) {
 			o := &c.Prog.Ops[op]
 			collectives.Scatter(c.Vals, c.Prog.View, o.Data, e.pkt.Msg.Values, o.Reduce)
 		}
-		for _, f := range e.fwd {
+		for _, f := range c.pi.Flow.Forwards[op] {
 			fm := nd.sendMsg(c, f)
 			if check { // the forward carries on what the receive left
 				fm.Values = collectives.Gather(c.Vals, c.Prog.View, c.Prog.Ops[f].Data)

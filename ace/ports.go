@@ -83,7 +83,7 @@ func (nd *node) takeInput(now rtl.Cycle, l *fabric.Link) rtl.Cycle {
 		}
 		l.Receive()
 		hop, _ := nd.r.shape.NextPort(nd.id, dst)
-		nd.after(end, effect{kind: fxTransitIn, pkt: pkt, port: hop})
+		nd.after(end, effect{kind: fxTransitIn, pkt: pkt, port: int32(hop)})
 		return -1
 	}
 	c := nd.chunks[m.Chunk]
@@ -93,9 +93,9 @@ func (nd *node) takeInput(now rtl.Cycle, l *fabric.Link) rtl.Cycle {
 	// packet may be processed directly even when earlier ones of its message
 	// were absorbed.
 	if c.state == csPhase && c.active && c.Phase == m.Phase && c.Ops.Ready(op) {
-		needs, ports, t, ok := nd.recvNeeds(c, op, b, false)
+		alu, ports, t, ok := nd.recvRoom(c, op)
 		if ok {
-			end, ok, t := rtl.StartAll(now, needs...)
+			end, ok, t := rtl.StartAll(now, nd.recvList(c, op, alu, b, false)...)
 			if !ok {
 				return t // a resource is busy: try again when it frees
 			}
@@ -119,35 +119,28 @@ func (nd *node) takeInput(now rtl.Cycle, l *fabric.Link) rtl.Cycle {
 		return t
 	}
 	l.Receive()
-	nd.trace(subStep{Start: now, End: end, Chunk: int(c.id), Phase: int(m.Phase), Op: int(op), Kind: "absorb", Bytes: b})
+	if nd.tracing() {
+		nd.trace(subStep{Start: now, End: end, Chunk: int(c.id), Phase: int(m.Phase), Op: int(op), Kind: "absorb", Bytes: b})
+	}
 	nd.after(end, effect{kind: fxAbsorb, c: c, op: op, pkt: pkt, absorb: m.Phase})
 	return -1
 }
 
-// recvNeeds lists the resources processing one packet of receive op needs:
-// the local operand read and an ALU for a reduce, an SRAM write when the
-// result is live, a slot on every forward's port. fromSRAM adds the read of
-// a packet absorbed earlier.
-func (nd *node) recvNeeds(c *chunk, op int32, b int64, fromSRAM bool) ([]rtl.Need, []int, rtl.Cycle, bool) {
-	o := &c.Prog.Ops[op]
-	needs := nd.needBuf[:0] // at most an ALU, a read and a write
-	read := int64(0)
-	if fromSRAM {
-		read += b
-	}
-	if o.Reduce {
-		read += b
-		alu, t := nd.alus.Free(nd.r.k.Now())
-		if alu == nil {
+// recvRoom asks for what may hold up one packet of receive op: a free
+// ALU for a reduce (asked first), its forwards' receivers ready and a slot
+// on each forward's port. It returns the ALU and the ports, or the cycle
+// to look again (-1: when woken). When it fails because the first
+// forward's port has no room, it leaves that port in node.fullPort (else
+// -1) for the walk to set the op aside. recvList then lists the packet's
+// needs.
+func (nd *node) recvRoom(c *chunk, op int32) (*rtl.Serializer, []int, rtl.Cycle, bool) {
+	nd.fullPort = -1
+	var alu *rtl.Serializer
+	if c.Prog.Ops[op].Reduce {
+		var t rtl.Cycle
+		if alu, t = nd.alus.Free(nd.r.k.Now()); alu == nil {
 			return nil, nil, t, false
 		}
-		needs = append(needs, rtl.Need{S: alu, Bytes: b})
-	}
-	if read > 0 {
-		needs = append(needs, rtl.Need{S: nd.sramRd, Bytes: read})
-	}
-	if c.pi.Flow.Store[op] && (o.Reduce || !fromSRAM) {
-		needs = append(needs, rtl.Need{S: nd.sramWr, Bytes: b})
 	}
 	ports := nd.portBuf[:0]
 	for _, f := range c.pi.Flow.Forwards[op] {
@@ -162,12 +155,38 @@ func (nd *node) recvNeeds(c *chunk, op int32, b int64, fromSRAM bool) ([]rtl.Nee
 			}
 		}
 		if !nd.slots(p, n) {
+			if len(ports) == 0 {
+				nd.fullPort = p
+			}
 			return nil, nil, -1, false
 		}
 		ports = append(ports, p)
 	}
 	nd.portBuf = ports // its room, kept for the next packet
-	return needs, ports, 0, true
+	return alu, ports, 0, true
+}
+
+// recvList lists the resources one packet of b bytes of receive op
+// needs, given the ALU recvRoom found (nil for a receive that stores):
+// the ALU and the local operand read for a reduce, an SRAM write when the
+// result is live. fromSRAM adds the read of a packet absorbed earlier.
+func (nd *node) recvList(c *chunk, op int32, alu *rtl.Serializer, b int64, fromSRAM bool) []rtl.Need {
+	needs := nd.needBuf[:0] // at most an ALU, a read and a write
+	read := int64(0)
+	if fromSRAM {
+		read += b
+	}
+	if alu != nil {
+		read += b
+		needs = append(needs, rtl.Need{S: alu, Bytes: b})
+	}
+	if read > 0 {
+		needs = append(needs, rtl.Need{S: nd.sramRd, Bytes: read})
+	}
+	if c.pi.Flow.Store[op] && (alu != nil || !fromSRAM) {
+		needs = append(needs, rtl.Need{S: nd.sramWr, Bytes: b})
+	}
+	return needs
 }
 
 // Where a receive's packet comes from: off its link, or from SRAM where it
@@ -196,9 +215,11 @@ func (nd *node) beginRecv(now, end rtl.Cycle, c *chunk, op int32, pkt fabric.Pac
 	for _, p := range ports {
 		nd.out[p].reserved++
 	}
-	kind := recvKinds[from][b2i(c.Prog.Ops[op].Reduce)]
-	nd.trace(subStep{Start: now, End: end, Chunk: int(c.id), Phase: int(c.Phase), Op: int(op), Kind: kind, Bytes: int64(pkt.Bytes)})
-	nd.after(end, effect{kind: fxRecv, c: c, op: op, pkt: pkt, fwd: c.pi.Flow.Forwards[op]})
+	if nd.tracing() {
+		kind := recvKinds[from][b2i(c.Prog.Ops[op].Reduce)]
+		nd.trace(subStep{Start: now, End: end, Chunk: int(c.id), Phase: int(c.Phase), Op: int(op), Kind: kind, Bytes: int64(pkt.Bytes)})
+	}
+	nd.after(end, effect{kind: fxRecv, c: c, op: op, pkt: pkt})
 }
 
 func (nd *node) sendPort(c *chunk, op int32) int {

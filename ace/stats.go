@@ -59,6 +59,12 @@ type Result struct {
 	ReadPorts, WritePorts int
 }
 
+// tracing reports whether sub-steps are observed: their callers ask it
+// before building a sub-step's record for trace, which an unobserved run
+// does not need.
+func (nd *node) tracing() bool { return nd.r.hooks.Observer != nil }
+
+// trace reports a started sub-step to the observer.
 func (nd *node) trace(s subStep) {
 	if o := nd.r.hooks.Observer; o != nil {
 		fsm := -1

@@ -585,6 +585,10 @@ func (l *Link) Ready() bool { return l.rx.Len() > 0 || l.dueAt <= l.k.Now() }
 // PacketArrived for them.
 func (l *Link) Coming() bool { return l.collector != nil && l.wire.Len() > 0 }
 
+// SenderWaiting reports whether l will call its sender's SpaceAvailable
+// when it next starts a packet (a Send refused, or WantSpace asked).
+func (l *Link) SenderWaiting() bool { return l.senderWaiting }
+
 // WantSpace asks for a SpaceAvailable call once the transmit buffer next
 // frees a slot, for a sender that checks TxSpace instead of being refused.
 // It ends a train as a refused Send does: a drain (the next start calls
