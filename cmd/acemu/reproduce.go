@@ -81,7 +81,7 @@ regenerates that page from the report and the analysis in
 docs/validation/. acemu reproduce choices runs the report again with each
 of the model's choices where a paper is silent set to its other values,
 one at a time, and prints the rows each moves and the findings it turns
-(docs/choices.md is its --quick output).
+(with --quick, on each figure's quick subset).
 
 Each point is a full cycle-level run, folded to one NPU where the torus
 allows it: fig4 takes about ten seconds on two cores, fig5 and fig6 under a
