@@ -162,3 +162,26 @@ func TestChoiceRunRecordsWhatMoved(t *testing.T) {
 	require.Contains(t, b.String(), "| figX | c1 | yes (m) | **no** (n) |")
 	require.Contains(t, b.String(), "## ace.partition = paper\n\n(docs/ace-model.md; `--set ace.partition=paper`.) Figures run: none (no figure's runs take the key).\n\nNo row moved.")
 }
+
+// The choices' sweep on one cheap figure: the paper's partition heuristic
+// moves Fig. 5's ACE threshold (docs/validation.md: ACE under it stops at
+// 84 % of ideal on 4x4x4), and a key Fig. 5 ignores runs nothing.
+func TestRunChoicesOnFig5(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Fig. 5's quick subset three times")
+	}
+	saved := registry
+	t.Cleanup(func() { registry = saved })
+	registry = []Figure{aceFig5}
+	base, runs, err := RunChoices(Env{Platform: platform.Default(), Quick: true}, []Choice{
+		{"ace.partition", []string{"paper"}, "docs/ace-model.md"},
+		{"baseline.launch", []string{"0"}, "docs/baseline-model.md"},
+	}, nil)
+	require.NoError(t, err)
+	require.Len(t, base.Results, 1)
+	require.Len(t, runs, 2)
+	require.Equal(t, []string{"fig5"}, runs[0].Figures)
+	require.NotEmpty(t, runs[0].Moved, "the paper's partitions move ACE's threshold")
+	require.Empty(t, runs[1].Figures, "fig5 runs the baseline without its library's latencies")
+	require.Empty(t, runs[1].Moved)
+}
