@@ -65,11 +65,12 @@ type ChoiceRun struct {
 	Flipped []FlippedFinding
 }
 
-// MovedValue is a value a choice moved.
+// MovedValue is a value a choice moved: the default run's row and the
+// choice's (its Acemu, or None where it has no value).
 type MovedValue struct {
-	Figure         string
-	Value          Value
-	Default, Other float64
+	Figure       string
+	Value, Other Value
+	Default      float64
 }
 
 // FlippedFinding is a finding a choice turned.
@@ -122,17 +123,36 @@ func RunChoices(e Env, choices []Choice, progress func(key, value string)) (*Rep
 }
 
 // compare records what moved between a figure's default outcome and the
-// choice's, value by value and finding by finding (in the same order: a
-// figure's rows do not depend on the platform's values).
+// choice's, values matched by what they are and findings by their claim;
+// a row only one of the two has counts as moved (its other side None,
+// "not in this run").
 func (cr *ChoiceRun) compare(def Result, o *Outcome) {
-	for i, v := range def.Values {
-		if i < len(o.Values) && o.Values[i].What == v.What && (o.Values[i].Acemu != v.Acemu || o.Values[i].None != v.None) {
-			cr.Moved = append(cr.Moved, MovedValue{Figure: def.Figure.Name, Value: v, Default: v.Acemu, Other: o.Values[i].Acemu})
+	others := map[string]Value{}
+	for _, v := range o.Values {
+		others[v.What] = v
+	}
+	for _, v := range def.Values {
+		w, ok := others[v.What]
+		if !ok {
+			w = Value{What: v.What, None: "not in this run"}
+		}
+		if w.Acemu != v.Acemu || w.None != v.None {
+			cr.Moved = append(cr.Moved, MovedValue{Figure: def.Figure.Name, Value: v, Other: w, Default: v.Acemu})
+		}
+		delete(others, v.What)
+	}
+	for _, v := range o.Values { // rows only the choice's run has, in its order
+		if _, ok := others[v.What]; ok {
+			cr.Moved = append(cr.Moved, MovedValue{Figure: def.Figure.Name, Value: Value{What: v.What, Unit: v.Unit, Paper: v.Paper, None: "not in the default run"}, Other: v})
 		}
 	}
-	for i, f := range def.Findings {
-		if i < len(o.Findings) && o.Findings[i].Claim == f.Claim && o.Findings[i].Holds != f.Holds {
-			cr.Flipped = append(cr.Flipped, FlippedFinding{Figure: def.Figure.Name, Claim: f.Claim, Default: f.Holds, Other: o.Findings[i].Holds, DefaultMeasured: f.Measured, OtherMeasured: o.Findings[i].Measured})
+	holds := map[string]Finding{}
+	for _, f := range o.Findings {
+		holds[f.Claim] = f
+	}
+	for _, f := range def.Findings {
+		if g, ok := holds[f.Claim]; ok && g.Holds != f.Holds {
+			cr.Flipped = append(cr.Flipped, FlippedFinding{Figure: def.Figure.Name, Claim: f.Claim, Default: f.Holds, Other: g.Holds, DefaultMeasured: f.Measured, OtherMeasured: g.Measured})
 		}
 	}
 }
@@ -161,12 +181,11 @@ func WriteChoices(w io.Writer, choices []Choice, runs []ChoiceRun) error {
 			b.WriteString("\n| figure | quantity | paper | default | this | this / default |\n|---|---|---|---|---|---|\n")
 			for _, m := range r.Moved {
 				ratio := "–"
-				if m.Default != 0 {
-					ratio = strconv.FormatFloat(m.Other/m.Default, 'f', 3, 64)
+				if m.Value.None == "" && m.Other.None == "" && m.Default != 0 {
+					ratio = strconv.FormatFloat(m.Other.Acemu/m.Default, 'f', 3, 64)
 				}
-				d := decimalsOf(m.Value.Paper.Text) + 1
 				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", m.Figure, m.Value.What, withUnit(m.Value.Paper.Text, m.Value.Unit),
-					strconv.FormatFloat(m.Default, 'f', d, 64), strconv.FormatFloat(m.Other, 'f', d, 64), ratio)
+					acemuCell(m.Value), acemuCell(m.Other), ratio)
 			}
 		}
 		if len(r.Flipped) > 0 {

@@ -67,6 +67,11 @@ func (r *Report) WriteDocs(w io.Writer, dir fs.FS, plotDir string) error {
 	}
 	b.Write(intro)
 	fmt.Fprintf(&b, "\n%s\n", r.summary())
+	for _, res := range r.Results {
+		if _, ok := Lookup(res.Figure.Name); !ok {
+			return fmt.Errorf("the report has %s, which no figure of this build is; regenerate the report", res.Figure.Name)
+		}
+	}
 	names := map[string]bool{IntroFile: true, MoreFile: true}
 	for _, f := range registry {
 		i := slices.IndexFunc(r.Results, func(res Result) bool { return res.Figure.Name == f.Name })

@@ -103,6 +103,6 @@ func runMXNetPolicies(e Env) (*Outcome, error) {
 			}
 		}
 	}
-	out.Notes = append(out.Notes, fmt.Sprintf("ResNet-50 in the ACE paper's compute regime, 2 iterations; copies, where made, at %s, the paper's testbed's host link (two NVLink 1.0 links each way), on a copy engine beside the NPU's memory (docs/training-loop.md, \"Issue policies\"); the paper gives its results as plots of other workloads, so only its orderings are checked", mxnetCopy))
+	out.Notes = append(out.Notes, fmt.Sprintf("ResNet-50 in the ACE paper's compute regime, %d iterations; copies, where made, at %s, the paper's testbed's host link (two NVLink 1.0 links each way), on a copy engine beside the NPU's memory (docs/training-loop.md, \"Issue policies\"); the paper gives its results as plots of other workloads, so only its orderings are checked", t.Platform.Iterations, mxnetCopy))
 	return out, nil
 }

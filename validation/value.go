@@ -9,6 +9,7 @@ package validation
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -39,6 +40,10 @@ func Printed(text string) Paper {
 	return p
 }
 
+// decimal is a number as the papers print one: digits, a point and
+// digits.
+var decimal = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
+
 // parsePrinted is Printed returning its error.
 func parsePrinted(text string) (Paper, error) {
 	s := strings.TrimSpace(text)
@@ -49,7 +54,7 @@ func parsePrinted(text string) (Paper, error) {
 		}
 	}
 	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || s == "" || strings.ContainsAny(s, "eE+-") || v < 0 {
+	if err != nil || !decimal.MatchString(s) {
 		return Paper{}, fmt.Errorf("paper value %q: want a non-negative decimal such as 94.3 or ≈ 450", text)
 	}
 	decimals := 0

@@ -39,7 +39,7 @@ func TestPrintedTolerance(t *testing.T) {
 		require.InDelta(t, tc.tol, p.Tolerance, 1e-12, tc.text)
 		require.Equal(t, tc.approx, p.Approx, tc.text)
 	}
-	for _, bad := range []string{"", "≈", "x", "1e3", "-2", "+2", "1.2.3"} {
+	for _, bad := range []string{"", "≈", "x", "1e3", "-2", "+2", "1.2.3", "inf", "Infinity", "NaN", "0x1p4", "1_0", ".5", "5."} {
 		_, err := parsePrinted(bad)
 		require.Error(t, err, bad)
 		require.True(t, math.IsNaN(Printed(bad).Value), bad)
@@ -153,12 +153,20 @@ func TestChoiceRunRecordsWhatMoved(t *testing.T) {
 	}
 	cr := ChoiceRun{Key: "ace.notice", Value: "fsm", Figures: []string{"figX"}}
 	cr.compare(def, other)
-	require.Equal(t, []MovedValue{{Figure: "figX", Value: def.Values[0], Default: 90, Other: 93}}, cr.Moved)
+	require.Equal(t, []MovedValue{{Figure: "figX", Value: def.Values[0], Other: other.Values[0], Default: 90}}, cr.Moved)
 	require.Equal(t, []FlippedFinding{{Figure: "figX", Claim: "c1", Default: true, Other: false, DefaultMeasured: "m", OtherMeasured: "n"}}, cr.Flipped)
 	var b bytes.Buffer
 	require.NoError(t, WriteChoices(&b, Choices, []ChoiceRun{cr, {Key: "ace.partition", Value: "paper"}}))
 	// 93 / 90 = 1.0333.
-	require.Contains(t, b.String(), "| figX | a | 94.3 % | 90.00 | 93.00 | 1.033 |")
+	require.Contains(t, b.String(), "| figX | a | 94.3 % | 90.00 % | 93.00 % | 1.033 |")
+
+	// A row one run lacks, or that lost its value, moved too.
+	gone := ChoiceRun{}
+	gone.compare(def, &Outcome{Values: []Value{{What: "b", Paper: Printed("2"), None: "not reached"}, {What: "e", Paper: Printed("1"), Acemu: 1}}})
+	require.Len(t, gone.Moved, 3)
+	require.Equal(t, "not in this run", gone.Moved[0].Other.None)
+	require.Equal(t, "not reached", gone.Moved[1].Other.None)
+	require.Equal(t, "not in the default run", gone.Moved[2].Value.None)
 	require.Contains(t, b.String(), "| figX | c1 | yes (m) | **no** (n) |")
 	require.Contains(t, b.String(), "## ace.partition = paper\n\n(docs/ace-model.md; `--set ace.partition=paper`.) Figures run: none (no figure's runs take the key).\n\nNo row moved.")
 }

@@ -18,7 +18,7 @@ import (
 
 // reportFlags are the flags `acemu reproduce all` takes; it refuses the
 // others, which choose one figure's runs.
-var reportFlags = []string{"quick", "out", "workers", "docs", "report"}
+var reportFlags = []string{"quick", "out", "workers", "docs", "report", "only"}
 
 // runReproduceAll is `acemu reproduce all`: every figure of the
 // registry (validation.Figures), or with --quick its CI-sized subset, and
@@ -28,7 +28,12 @@ var reportFlags = []string{"quick", "out", "workers", "docs", "report"}
 //
 // With names (`acemu reproduce NAME --report`), the same for those
 // figures alone.
-func runReproduceAll(fs *pflag.FlagSet, quick bool, outDir, docs string, workers int, names []string, stdout, stderr io.Writer) int {
+//
+// With only (--only NAME,…, and --out DIR holding a report), it runs
+// those figures alone and puts their results in place of theirs in
+// DIR/report.json (their sweeps resume from DIR/NAME/): the report, and
+// with --docs the page, as if every figure had run again.
+func runReproduceAll(fs *pflag.FlagSet, quick bool, outDir, docs string, workers int, names, only []string, stdout, stderr io.Writer) int {
 	cmd := "acemu reproduce all"
 	if len(names) > 0 {
 		cmd = "acemu reproduce " + strings.Join(names, " ") + " --report"
@@ -58,7 +63,13 @@ func runReproduceAll(fs *pflag.FlagSet, quick bool, outDir, docs string, workers
 			return fail(fmt.Errorf("--out: %w", err))
 		}
 	}
-	rep, err := validation.Run(e, names...)
+	var rep *validation.Report
+	var err error
+	if len(only) > 0 {
+		rep, err = rerun(e, outDir, only)
+	} else {
+		rep, err = validation.Run(e, names...)
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -111,12 +122,17 @@ func writeDocs(rep *validation.Report, outDir, docs string) error {
 	if dir == docs {
 		return fmt.Errorf("%s: name a Markdown file such as docs/validation.md (its analysis in docs/validation/)", docs)
 	}
+	// The page first: a report or analysis it refuses writes nothing.
+	var b bytes.Buffer
+	if err := rep.WriteDocs(&b, os.DirFS(dir), filepath.ToSlash(filepath.Join(filepath.Base(dir), "plots"))); err != nil {
+		return err
+	}
 	for _, res := range rep.Results {
 		for _, p := range res.Plots {
 			if filepath.Ext(p) != ".svg" {
 				continue
 			}
-			b, err := os.ReadFile(filepath.Join(outDir, res.Figure.Name, p))
+			svg, err := os.ReadFile(filepath.Join(outDir, res.Figure.Name, p))
 			if err != nil {
 				return err
 			}
@@ -124,16 +140,12 @@ func writeDocs(rep *validation.Report, outDir, docs string) error {
 			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 				return err
 			}
-			if err := outfile.Write(dst, b); err != nil {
+			if err := outfile.Write(dst, svg); err != nil {
 				return err
 			}
 		}
 	}
 	if err := writeReportJSON(rep, filepath.Join(dir, "report.json")); err != nil {
-		return err
-	}
-	var b bytes.Buffer
-	if err := rep.WriteDocs(&b, os.DirFS(dir), filepath.ToSlash(filepath.Join(filepath.Base(dir), "plots"))); err != nil {
 		return err
 	}
 	return outfile.Write(docs, b.Bytes())
@@ -184,4 +196,36 @@ func runReproduceChoices(fs *pflag.FlagSet, quick bool, outDir string, workers i
 		return fail(err)
 	}
 	return 0
+}
+
+// rerun runs the figures named under e and puts their results in place of
+// theirs in DIR/report.json's report, which must be a full run's.
+func rerun(e validation.Env, outDir string, only []string) (*validation.Report, error) {
+	if outDir == "" || e.Quick {
+		return nil, fmt.Errorf("--only reruns figures of the full report in --out DIR: give --out DIR, without --quick")
+	}
+	f, err := os.Open(filepath.Join(outDir, "report.json"))
+	if err != nil {
+		return nil, fmt.Errorf("--only: %w (run acemu reproduce all --out DIR first)", err)
+	}
+	old, err := validation.ReadReport(f)
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	if old.Quick {
+		return nil, fmt.Errorf("--only: %s holds a quick report; run acemu reproduce all --out DIR first", outDir)
+	}
+	fresh, err := validation.Run(e, only...)
+	if err != nil {
+		return nil, err
+	}
+	for _, res := range fresh.Results {
+		i := slices.IndexFunc(old.Results, func(r validation.Result) bool { return r.Figure.Name == res.Figure.Name })
+		if i < 0 {
+			return nil, fmt.Errorf("--only: %s is not in %s's report; run acemu reproduce all --out DIR", res.Figure.Name, outDir)
+		}
+		old.Results[i] = res
+	}
+	return old, nil
 }

@@ -22,7 +22,8 @@ import (
 )
 
 const reproduceUsage = `Usage: acemu reproduce fig4|fig5|fig6|fig9a|fig9b|fig11|ccube-fig12a|ccube-fig13|blueconnect-fig3 [flags]
-       acemu reproduce all [--quick] [--out DIR [--docs FILE]] [--workers N]
+       acemu reproduce all [--quick] [--out DIR [--only NAME,…] [--docs FILE]] [--workers N]
+       acemu reproduce fig4|…|sec6a|fig10|mxnet-policies|libra-e3 --report [--quick] [--out DIR]
        acemu reproduce choices [--quick] [--out DIR] [--workers N]
 
 Rerun the sweeps behind the ACE paper's figures from the model:
@@ -178,6 +179,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	sramList := fs.String("sram", "", "ACE SRAM size; fig9a: sizes, comma-separated (default 4MiB; fig9a 1MiB,2MiB,4MiB,8MiB)")
 	quick := fs.Bool("quick", false, "all: each figure's CI-sized subset; blueconnect-fig3: 1 MB instead of the paper's 100 MB (about 19 CPU-seconds instead of 38 CPU-minutes)")
 	report := fs.Bool("report", false, "NAME --report: the figure's rows of the validation report (the paper's values beside acemu's, its findings checked), as acemu reproduce all gives them, for this figure alone; NAME may also be one that runs only there: "+strings.Join(validation.Names(), ", "))
+	only := fs.String("only", "", "all: rerun only these figures (comma-separated) and put their results in place of theirs in --out DIR's report.json (their sweeps resume from DIR/NAME/)")
 	docs := fs.String("docs", "", "all: also write this Markdown file (docs/validation.md) from the report and the analysis beside it (docs/validation/), with the report as report.json and the figures' SVGs; needs --out")
 	fsmList := fs.String("fsms", "", "ACE FSM count; fig9a: counts, comma-separated (default 16; fig9a 4,8,12,16,20)")
 	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s%s", reproduceUsage, fs.FlagUsages()) }
@@ -190,19 +192,19 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if fs.NArg() == 1 && fs.Arg(0) == "all" {
-		return runReproduceAll(fs, *quick, *outDir, *docs, *workers, nil, stdout, stderr)
+		return runReproduceAll(fs, *quick, *outDir, *docs, *workers, nil, splitList(*only), stdout, stderr)
 	}
 	if fs.NArg() == 1 && fs.Arg(0) == "choices" {
 		return runReproduceChoices(fs, *quick, *outDir, *workers, stdout, stderr)
 	}
-	if err := refuseFlags(fs, []string{"docs"}, "is for acemu reproduce all"); err != nil {
+	if err := refuseFlags(fs, []string{"docs", "only"}, "is for acemu reproduce all"); err != nil {
 		fmt.Fprintf(stderr, "acemu reproduce: %v\n", err)
 		return 1
 	}
 	// --docs is refused above: the docs are written from every figure.
 	if *report && fs.NArg() == 1 {
 		if _, ok := validation.Lookup(fs.Arg(0)); ok {
-			return runReproduceAll(fs, *quick, *outDir, *docs, *workers, []string{fs.Arg(0)}, stdout, stderr)
+			return runReproduceAll(fs, *quick, *outDir, *docs, *workers, []string{fs.Arg(0)}, nil, stdout, stderr)
 		}
 	}
 	fi := slices.IndexFunc(figures, func(f figure) bool { return fs.NArg() == 1 && f.name == fs.Arg(0) })
