@@ -124,7 +124,13 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("# acemu's validation report\n\n")
 	if r.Quick {
-		b.WriteString("The quick subset (`--quick`): small sizes, whose values are not the papers' setups; their findings are what to read.\n\n")
+		var same []string
+		for _, res := range r.Results {
+			if res.Figure.Same {
+				same = append(same, res.Figure.Name)
+			}
+		}
+		fmt.Fprintf(&b, "The quick subset (`--quick`): small sizes, whose values are not the papers' setups, but for %s, which run as their papers set them up; the findings are what to read.\n\n", strings.Join(same, ", "))
 	}
 	b.WriteString(r.summary() + "\n")
 	for _, res := range r.Results {
