@@ -5,6 +5,7 @@ import (
 
 	"github.com/acemu/acemu/plots"
 	"github.com/acemu/acemu/reproduce"
+	"github.com/acemu/acemu/units"
 )
 
 // aceFig5 is the ACE paper's Fig. 5 (Section VI-A): the network bandwidth
@@ -56,7 +57,7 @@ func runACEFig5(e Env) (*Outcome, error) {
 	if !reached {
 		none = "90 % of ideal not reached within the sweep on every size"
 	}
-	size := fmt.Sprintf("%d MiB all-reduce", o.Size>>20)
+	size := units.FormatSize(o.Size) + " all-reduce"
 	out.Values = append(out.Values,
 		Value{What: "memory bandwidth the baseline needs for 90 % of ideal, mean over 16 and 64 NPUs, " + size, Unit: "GB/s", Where: where,
 			Paper: Printed("≈ 450"), Acemu: base, None: none},

@@ -5,6 +5,7 @@ import (
 
 	"github.com/acemu/acemu/plots"
 	"github.com/acemu/acemu/reproduce"
+	"github.com/acemu/acemu/units"
 )
 
 // aceFig6 is the ACE paper's Fig. 6 (Section VI-A): the baseline's network
@@ -33,7 +34,7 @@ func runACEFig6(e Env) (*Outcome, error) {
 		return nil, err
 	}
 	const where = "Section VI-A"
-	size := fmt.Sprintf("%d MiB all-reduce", o.Size>>20)
+	size := units.FormatSize(o.Size) + " all-reduce"
 	// "6 SMs are enough to reach to the 450 GB/s memory BW", the memory
 	// bandwidth that gives 90 % of ideal (Fig. 5): the SMs giving 90 % of
 	// the ideal's network bandwidth, per size.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/acemu/acemu/plots"
 	"github.com/acemu/acemu/reproduce"
+	"github.com/acemu/acemu/units"
 )
 
 // CCubePaper is the C-Cube paper.
@@ -42,7 +43,7 @@ func runCCubeFig12a(e Env) (*Outcome, error) {
 			if p.Size == 0 || r.Size != p.Size || r.Chunk != r.Size {
 				continue
 			}
-			out.Values = append(out.Values, Value{What: fmt.Sprintf("C1's gain over B, %s, one-shot, %s", fmtMiB(r.Size), r.Endpoint), Unit: "%", Where: where,
+			out.Values = append(out.Values, Value{What: fmt.Sprintf("C1's gain over B, %s, one-shot, %s", units.FormatSize(r.Size), r.Endpoint), Unit: "%", Where: where,
 				Paper: Printed(fmt.Sprintf("%.0f", 100*p.Gain)), Acemu: 100 * r.Gain,
 				Why: "acemu pipelines each tree in the platform's 8 KiB messages (4096 a tree at 64 MiB), the paper in the few tens of chunks of its Eq. (4), so its gain is nearer its model's limit of 2× (docs/validation.md, \"C-Cube\")"})
 		}
@@ -54,10 +55,10 @@ func runCCubeFig12a(e Env) (*Outcome, error) {
 		if r.Chunk != r.Size {
 			continue
 		}
-		out.Findings = append(out.Findings, Finding{Claim: fmt.Sprintf("C1 is faster than B, one-shot (%s, %s)", fmtMiB(r.Size), r.Endpoint), Where: where,
+		out.Findings = append(out.Findings, Finding{Claim: fmt.Sprintf("C1 is faster than B, one-shot (%s, %s)", units.FormatSize(r.Size), r.Endpoint), Where: where,
 			Holds: r.C1 < r.B, Measured: fmt.Sprintf("B %d, C1 %d cycles (%+.1f %%)", r.B, r.C1, 100*r.Gain)})
 		if p, ok := prev[r.Endpoint]; ok {
-			out.Findings = append(out.Findings, Finding{Claim: fmt.Sprintf("C1's gain grows with the size, one-shot (%s → %s, %s)", fmtMiB(p.Size), fmtMiB(r.Size), r.Endpoint), Where: where,
+			out.Findings = append(out.Findings, Finding{Claim: fmt.Sprintf("C1's gain grows with the size, one-shot (%s → %s, %s)", units.FormatSize(p.Size), units.FormatSize(r.Size), r.Endpoint), Where: where,
 				Holds: r.Gain > p.Gain, Measured: fmt.Sprintf("%+.1f %% → %+.1f %%", 100*p.Gain, 100*r.Gain)})
 		}
 		prev[r.Endpoint] = r
@@ -117,6 +118,3 @@ func runCCubeFig13(e Env) (*Outcome, error) {
 	}
 	return out, nil
 }
-
-// fmtMiB prints a size in MiB.
-func fmtMiB(n int64) string { return fmt.Sprintf("%d MiB", n>>20) }

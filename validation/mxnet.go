@@ -54,25 +54,15 @@ func runMXNetPolicies(e Env) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	// cycles[copies][policy][topo][system]
-	cycles := map[string]map[string]map[string]map[string]int64{}
+	// cycles by copies, policy, topology and system.
+	cycles := map[[4]string]int64{}
 	for _, set := range []struct {
 		name string
 		pts  []sweep.PointResult
 	}{{"none", plain}, {mxnetCopy, copied}} {
 		for _, p := range set.pts {
-			pol := p.Values[0]
 			for _, s := range p.Systems {
-				if cycles[set.name] == nil {
-					cycles[set.name] = map[string]map[string]map[string]int64{}
-				}
-				if cycles[set.name][pol] == nil {
-					cycles[set.name][pol] = map[string]map[string]int64{}
-				}
-				if cycles[set.name][pol][p.Topology] == nil {
-					cycles[set.name][pol][p.Topology] = map[string]int64{}
-				}
-				cycles[set.name][pol][p.Topology][s.Name] = s.TotalCycles
+				cycles[[4]string{set.name, p.Values[0], p.Topology, s.Name}] = s.TotalCycles
 			}
 		}
 	}
@@ -82,7 +72,7 @@ func runMXNetPolicies(e Env) (*Outcome, error) {
 		for _, sys := range systems {
 			on := fmt.Sprintf("%s on %s", sys, topo)
 			for _, copies := range []string{"none", mxnetCopy} {
-				c := func(pol string) int64 { return cycles[copies][pol][topo][sys] }
+				c := func(pol string) int64 { return cycles[[4]string{copies, pol, topo, sys}] }
 				f, cc, d := c("funnel"), c("concum:2"), c("depcha")
 				with := "without copies"
 				if copies != "none" {

@@ -42,14 +42,8 @@ func runReproduceAll(fs *pflag.FlagSet, quick bool, outDir, docs string, workers
 		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 		return 1
 	}
-	var given []string
-	fs.Visit(func(f *pflag.Flag) {
-		if !slices.Contains(reportFlags, f.Name) {
-			given = append(given, "--"+f.Name)
-		}
-	})
-	if len(given) > 0 {
-		return fail(fmt.Errorf("%s chooses one figure's runs; `%s` runs each figure as its paper set it up and takes only --quick, --out, --docs and --workers", given[0], cmd))
+	if err := onlyFlags(fs, cmd, reportFlags...); err != nil {
+		return fail(err)
 	}
 	if docs != "" && (quick || outDir == "") {
 		return fail(fmt.Errorf("--docs %s writes the docs from the full report and its plots: give --out DIR, without --quick", docs))
@@ -161,14 +155,8 @@ func runReproduceChoices(fs *pflag.FlagSet, quick bool, outDir string, workers i
 		fmt.Fprintf(stderr, "acemu reproduce choices: %v\n", err)
 		return 1
 	}
-	var given []string
-	fs.Visit(func(f *pflag.Flag) {
-		if !slices.Contains([]string{"quick", "out", "workers"}, f.Name) {
-			given = append(given, "--"+f.Name)
-		}
-	})
-	if len(given) > 0 {
-		return fail(fmt.Errorf("%s chooses one figure's runs; `acemu reproduce choices` runs the report's figures and takes only --quick, --out and --workers", given[0]))
+	if err := onlyFlags(fs, "acemu reproduce choices", "quick", "out", "workers"); err != nil {
+		return fail(err)
 	}
 	if err := checkWorkers(workers); err != nil {
 		return fail(err)
@@ -228,4 +216,25 @@ func rerun(e validation.Env, outDir string, only []string) (*validation.Report, 
 		old.Results[i] = res
 	}
 	return old, nil
+}
+
+// onlyFlags refuses a flag given to cmd other than those allowed: the
+// others choose one figure's runs, and cmd runs each figure as its paper
+// set it up.
+func onlyFlags(fs *pflag.FlagSet, cmd string, allowed ...string) error {
+	first := ""
+	fs.Visit(func(f *pflag.Flag) {
+		if first == "" && !slices.Contains(allowed, f.Name) {
+			first = f.Name
+		}
+	})
+	if first == "" {
+		return nil
+	}
+	names := make([]string, len(allowed))
+	for i, a := range allowed {
+		names[i] = "--" + a
+	}
+	return fmt.Errorf("--%s chooses one figure's runs; `%s` runs each figure as its paper set it up and takes only %s and %s",
+		first, cmd, strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 }
