@@ -39,18 +39,18 @@ func Run(e Env, names ...string) (*Report, error) {
 	}
 	rep := &Report{Quick: e.Quick}
 	for _, f := range figs {
+		if e.Quick && !f.Quick {
+			if len(names) > 0 {
+				return nil, fmt.Errorf("%s has no quick subset (%s); run it without --quick", f.Name, f.Title)
+			}
+			continue
+		}
 		fe := e
 		if e.Dir != "" {
 			fe.Dir = filepath.Join(e.Dir, f.Name)
 			if err := os.MkdirAll(fe.Dir, 0o755); err != nil {
 				return nil, fmt.Errorf("%s: %w", f.Name, err)
 			}
-		}
-		if e.Quick && !f.Quick {
-			if len(names) > 0 {
-				return nil, fmt.Errorf("%s has no quick subset (%s); run it without --quick", f.Name, f.Title)
-			}
-			continue
 		}
 		o, err := f.Run(fe)
 		if err != nil {
