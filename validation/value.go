@@ -23,8 +23,6 @@ type Paper struct {
 	// Tolerance is how far a value may lie from Value and still be the
 	// paper's (Within): the rule of docs/validation.md, "Tolerance".
 	Tolerance float64 `json:"tolerance"`
-	// Approx is whether the paper qualifies the value as approximate.
-	Approx bool `json:"approx,omitempty"`
 }
 
 // Printed is a value a paper prints as text: "94.3" or, approximate,
@@ -57,11 +55,7 @@ func parsePrinted(text string) (Paper, error) {
 	if err != nil || !decimal.MatchString(s) {
 		return Paper{}, fmt.Errorf("paper value %q: want a non-negative decimal such as 94.3 or ≈ 450", text)
 	}
-	decimals := 0
-	if i := strings.IndexByte(s, '.'); i >= 0 {
-		decimals = len(s) - i - 1
-	}
-	unit := math.Pow10(-decimals)
+	unit := math.Pow10(-decimalsOf(s))
 	tol := unit / 2
 	if approx {
 		// One unit in the last non-zero digit: ≈ 450 → 10, ≈ 3.5 → 0.1,
@@ -73,13 +67,7 @@ func parsePrinted(text string) (Paper, error) {
 		}
 		tol = unit * math.Pow10(zeros)
 	}
-	return Paper{Text: text, Value: v, Tolerance: tol, Approx: approx}, nil
-}
-
-// Read is a value read off a paper's figure, not printed: its tolerance
-// is half the figure's finest grid step on the value's axis (step).
-func Read(value, step float64) Paper {
-	return Paper{Text: "≈ " + strconv.FormatFloat(value, 'f', -1, 64) + " (read off the figure)", Value: value, Tolerance: step / 2, Approx: true}
+	return Paper{Text: text, Value: v, Tolerance: tol}, nil
 }
 
 // Value is one quantity of a figure: the paper's value beside acemu's.

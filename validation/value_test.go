@@ -17,27 +17,25 @@ import (
 // non-zero digit.
 func TestPrintedTolerance(t *testing.T) {
 	for _, tc := range []struct {
-		text   string
-		value  float64
-		tol    float64
-		approx bool
+		text  string
+		value float64
+		tol   float64
 	}{
-		{"94.3", 94.3, 0.05, false},
-		{"2.67", 2.67, 0.005, false},
-		{"76", 76, 0.5, false},
-		{"128", 128, 0.5, false},
-		{"≈ 450", 450, 10, true},  // 45 tens: one ten
-		{"≈ 3.5", 3.5, 0.1, true}, // 35 tenths: one tenth
-		{"≈ 300", 300, 100, true}, // 3 hundreds: one hundred
-		{"≈ 6", 6, 1, true},
-		{"about 0.25", 0.25, 0.01, true},
-		{"~ 1.20", 1.2, 0.1, true}, // the trailing zero is not significant
+		{"94.3", 94.3, 0.05},
+		{"2.67", 2.67, 0.005},
+		{"76", 76, 0.5},
+		{"128", 128, 0.5},
+		{"≈ 450", 450, 10},  // 45 tens: one ten
+		{"≈ 3.5", 3.5, 0.1}, // 35 tenths: one tenth
+		{"≈ 300", 300, 100}, // 3 hundreds: one hundred
+		{"≈ 6", 6, 1},
+		{"about 0.25", 0.25, 0.01},
+		{"~ 1.20", 1.2, 0.1}, // the trailing zero is not significant
 	} {
 		p, err := parsePrinted(tc.text)
 		require.NoError(t, err, tc.text)
 		require.InDelta(t, tc.value, p.Value, 1e-12, tc.text)
 		require.InDelta(t, tc.tol, p.Tolerance, 1e-12, tc.text)
-		require.Equal(t, tc.approx, p.Approx, tc.text)
 	}
 	for _, bad := range []string{"", "≈", "x", "1e3", "-2", "+2", "1.2.3", "inf", "Infinity", "NaN", "0x1p4", "1_0", ".5", "5."} {
 		_, err := parsePrinted(bad)
@@ -55,10 +53,10 @@ func TestWithinAndRatio(t *testing.T) {
 	v.None = "not reached"
 	require.False(t, v.Within())
 	require.Zero(t, v.Ratio())
-	// Read off a figure: half its grid step.
-	r := Value{Paper: Read(0.9, 0.1), Acemu: 0.949}
+	// Approximate: one unit in the last non-zero digit.
+	r := Value{Paper: Printed("≈ 0.9"), Acemu: 0.999}
 	require.True(t, r.Within())
-	r.Acemu = 0.951
+	r.Acemu = 1.001
 	require.False(t, r.Within())
 }
 
