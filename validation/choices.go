@@ -3,8 +3,11 @@ package validation
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/acemu/acemu/platform"
 )
 
 // Choice is one of the model's choices where a paper is silent (a
@@ -172,7 +175,7 @@ func WriteChoices(w io.Writer, choices []Choice, runs []ChoiceRun) error {
 		if figs == "" {
 			figs = "none (no figure's runs take the key)"
 		}
-		fmt.Fprintf(&b, "\n## %s = %s\n\n(%s; `--set %s=%s`.) Figures run: %s.\n", r.Key, r.Value, doc[r.Key], r.Key, r.Value, figs)
+		fmt.Fprintf(&b, "\n## %s = %s\n\n(The default: %s; why, %s; `--set %s=%s`.) Figures run: %s.\n", r.Key, r.Value, defaultOf(r.Key), doc[r.Key], r.Key, r.Value, figs)
 		if len(r.Moved) == 0 && len(r.Flipped) == 0 {
 			b.WriteString("\nNo row moved.\n")
 			continue
@@ -195,8 +198,28 @@ func WriteChoices(w io.Writer, choices []Choice, runs []ChoiceRun) error {
 			}
 		}
 	}
+	b.WriteString("\n## Not swept\n\n| key | why |\n|---|---|\n")
+	keys := make([]string, 0, len(NotSwept))
+	for k := range NotSwept {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", k, NotSwept[k])
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// defaultOf is key's value on the default platform, as a platform file
+// writes it.
+func defaultOf(key string) string {
+	q, ok := platform.Lookup(key)
+	if !ok {
+		return "(not a platform key)"
+	}
+	p := platform.Default()
+	return "`" + q.Get(&p) + "`"
 }
 
 // notSwept is why key is left out of the choices' sweep ("" if it is not).

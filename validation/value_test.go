@@ -166,7 +166,8 @@ func TestChoiceRunRecordsWhatMoved(t *testing.T) {
 	require.Equal(t, "not reached", gone.Moved[1].Other.None)
 	require.Equal(t, "not in the default run", gone.Moved[2].Value.None)
 	require.Contains(t, b.String(), "| figX | c1 | yes (m) | **no** (n) |")
-	require.Contains(t, b.String(), "## ace.partition = paper\n\n(docs/ace-model.md; `--set ace.partition=paper`.) Figures run: none (no figure's runs take the key).\n\nNo row moved.")
+	require.Contains(t, b.String(), "## ace.partition = paper\n\n(The default: `little`; why, docs/ace-model.md; `--set ace.partition=paper`.) Figures run: none (no figure's runs take the key).\n\nNo row moved.")
+	require.Contains(t, b.String(), "| `training.micro` | "+NotSwept["training.micro"]+" |")
 }
 
 // The choices' sweep on one cheap figure: the paper's partition heuristic

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -149,7 +150,7 @@ func writeDocs(rep *validation.Report, outDir, docs string) error {
 // (with --quick their quick subsets) at the defaults, then with each of
 // the model's choices set to its other values, one at a time
 // (validation.Choices), and what each moved, as Markdown on stdout and,
-// with --out DIR, in DIR/choices.md.
+// with --out DIR, in DIR/choices.md (and the runs in DIR/choices.json).
 func runReproduceChoices(fs *pflag.FlagSet, quick bool, outDir string, workers int, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "acemu reproduce choices: %v\n", err)
@@ -177,6 +178,13 @@ func runReproduceChoices(fs *pflag.FlagSet, quick bool, outDir string, workers i
 			return fail(fmt.Errorf("--out: %w", err))
 		}
 		if err := outfile.Write(filepath.Join(outDir, "choices.md"), b.Bytes()); err != nil {
+			return fail(fmt.Errorf("--out: %w", err))
+		}
+		js, err := json.MarshalIndent(runs, "", " ")
+		if err != nil {
+			return fail(err)
+		}
+		if err := outfile.Write(filepath.Join(outDir, "choices.json"), append(js, '\n')); err != nil {
 			return fail(fmt.Errorf("--out: %w", err))
 		}
 	}
