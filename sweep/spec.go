@@ -11,6 +11,7 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"os"
@@ -242,21 +243,21 @@ func (s *Spec) unused(ss []systems.System, what string) error {
 		}
 		switch {
 		case strings.HasPrefix(k, "ace.") && !withACE:
-			return fmt.Errorf("%s %s, but the systems (%s: %s) include no ACE, so it would change nothing; add ace to the systems or drop it", k, role, what, strings.Join(s.Systems, ","))
+			return noEffect("%s %s, but the systems (%s: %s) include no ACE, so it would change nothing; add ace to the systems or drop it", k, role, what, strings.Join(s.Systems, ","))
 		case k == "training.mem_bound_share" && !timed:
-			return fmt.Errorf("%s %s, but no workload of the sweep (%s) gives a pass a time, and the share applies to timed compute only, so it would change nothing; drop it", k, role, strings.Join(s.Workloads, ","))
+			return noEffect("%s %s, but no workload of the sweep (%s) gives a pass a time, and the share applies to timed compute only, so it would change nothing; drop it", k, role, strings.Join(s.Workloads, ","))
 		case k == "training.micro" && !micro:
-			return fmt.Errorf("%s %s, but no workload of the sweep (%s) is MICRO, and the mode says only how a MICRO workload issues its collectives, so it would change nothing; drop it", k, role, strings.Join(s.Workloads, ","))
+			return noEffect("%s %s, but no workload of the sweep (%s) is MICRO, and the mode says only how a MICRO workload issues its collectives, so it would change nothing; drop it", k, role, strings.Join(s.Workloads, ","))
 		}
 		if why := uses.Unused(k); why != "" {
-			return fmt.Errorf("%s %s, but %s, so it would change nothing; drop it", k, role, why)
+			return noEffect("%s %s, but %s, so it would change nothing; drop it", k, role, why)
 		}
 		if compare.IsClassLinkKey(k) && !s.readsLinkKey(k) {
 			class := strings.Split(k, ".")[1]
 			if s.hasLinkClass(class) {
-				return fmt.Errorf("%s %s, but the links of the topologies (%s) of class %s have that value without it, so it would change nothing; drop it", k, role, strings.Join(s.Topologies, ","), class)
+				return noEffect("%s %s, but the links of the topologies (%s) of class %s have that value without it, so it would change nothing; drop it", k, role, strings.Join(s.Topologies, ","), class)
 			}
-			return fmt.Errorf("%s %s, but no link of the topologies (%s) is of class %s, so it would change nothing; drop it", k, role, strings.Join(s.Topologies, ","), class)
+			return noEffect("%s %s, but no link of the topologies (%s) is of class %s, so it would change nothing; drop it", k, role, strings.Join(s.Topologies, ","), class)
 		}
 		if k == "training.batch" && s.paperCompute() {
 			return fmt.Errorf("%s %s, but training.compute is paper, whose times are of one batch (docs/workloads.md, \"Compute regimes\"), so every point would fail; drop it, or set training.compute=roofline", k, role)
@@ -728,4 +729,23 @@ func machineName(t string) (string, error) {
 		return "", err
 	}
 	return m.Machine.Name, nil
+}
+
+// ErrNoEffect is what a sweep's check returns (errors.Is) when a key it
+// is given would change nothing in its runs: the systems, workloads or
+// links it runs do not read it.
+var ErrNoEffect = errors.New("the setting would change nothing")
+
+// noEffectError is a refusal of a key that would change nothing; its
+// message says why and what to do.
+type noEffectError struct{ msg string }
+
+func (e noEffectError) Error() string { return e.msg }
+
+// Is makes a noEffectError ErrNoEffect.
+func (e noEffectError) Is(target error) bool { return target == ErrNoEffect }
+
+// noEffect is a refusal of a key that would change nothing, formatted.
+func noEffect(format string, args ...any) error {
+	return noEffectError{fmt.Sprintf(format, args...)}
 }

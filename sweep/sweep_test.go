@@ -3,6 +3,7 @@ package sweep
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -418,4 +419,26 @@ func TestKeysThatChangeNothingAreRefused(t *testing.T) {
 	r.Topologies = []string{"4x1x1", "4x2x1"}
 	_, err = New(r)
 	require.NoError(t, err)
+}
+
+// A key the sweep's runs would not read is refused as ErrNoEffect (what
+// the validation report's choices' sweep skips); other refusals are not.
+func TestNoEffectIsTyped(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		sets     []string
+		systems  []string
+		noEffect bool
+	}{
+		{"an ACE key without ACE", []string{"ace.fsms=8,16"}, []string{"baseline-commopt"}, true},
+		{"the baseline's library without a baseline", []string{"baseline.launch=0"}, []string{"ace"}, true},
+		{"a key given twice", []string{"ace.fsms=8", "ace.fsms=16"}, []string{"ace"}, false},
+		{"a value the key refuses", []string{"ace.fsms=0"}, []string{"ace"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := New(Request{Base: platform.Default(), Sets: tc.sets, Workloads: []string{"dlrm"}, Topologies: []string{"4x2x2"}, Systems: tc.systems})
+			require.Error(t, err)
+			require.Equal(t, tc.noEffect, errors.Is(err, ErrNoEffect), "%v", err)
+		})
+	}
 }

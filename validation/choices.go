@@ -1,6 +1,7 @@
 package validation
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/acemu/acemu/platform"
+	"github.com/acemu/acemu/sweep"
 )
 
 // Choice is one of the model's choices where a paper is silent (a
@@ -61,6 +63,10 @@ type ChoiceRun struct {
 	// Figures are the figures whose runs take the key (Figure.Takes): the
 	// others would not change and did not run.
 	Figures []string
+	// Refused are the figures that take the key but whose sweep refused it
+	// as changing nothing (sweep.ErrNoEffect): the systems, workloads or
+	// links they run do not read it.
+	Refused []string `json:",omitempty"`
 	// Moved are the values that changed: the figure, the quantity, the
 	// paper's, the default's and this one's.
 	Moved []MovedValue
@@ -112,11 +118,17 @@ func RunChoices(e Env, choices []Choice, progress func(key, value string)) (*Rep
 				if !res.Figure.Takes(c.Key) {
 					continue
 				}
-				cr.Figures = append(cr.Figures, res.Figure.Name)
 				o, err := res.Figure.Run(ce)
+				if errors.Is(err, sweep.ErrNoEffect) {
+					// Its sweep refuses the key: the systems, workloads or
+					// links it runs do not read it.
+					cr.Refused = append(cr.Refused, res.Figure.Name)
+					continue
+				}
 				if err != nil {
 					return nil, nil, fmt.Errorf("choice %s=%s: %s: %w", c.Key, v, res.Figure.Name, err)
 				}
+				cr.Figures = append(cr.Figures, res.Figure.Name)
 				cr.compare(res, o)
 			}
 			out = append(out, cr)
@@ -174,6 +186,9 @@ func WriteChoices(w io.Writer, choices []Choice, runs []ChoiceRun) error {
 		figs := strings.Join(r.Figures, ", ")
 		if figs == "" {
 			figs = "none (no figure's runs take the key)"
+		}
+		if len(r.Refused) > 0 {
+			figs += "; not run, as their systems, workloads or links do not read the key: " + strings.Join(r.Refused, ", ")
 		}
 		fmt.Fprintf(&b, "\n## %s = %s\n\n(The default: %s; why, %s; `--set %s=%s`.) Figures run: %s.\n", r.Key, r.Value, defaultOf(r.Key), doc[r.Key], r.Key, r.Value, figs)
 		if len(r.Moved) == 0 && len(r.Flipped) == 0 {

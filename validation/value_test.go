@@ -2,6 +2,7 @@ package validation
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/acemu/acemu/platform"
+	"github.com/acemu/acemu/sweep"
 )
 
 // The tolerance rule (docs/validation.md, "Tolerance"), by hand: half a
@@ -191,4 +193,28 @@ func TestRunChoicesOnFig5(t *testing.T) {
 	require.NotEmpty(t, runs[0].Moved, "the paper's partitions move ACE's threshold")
 	require.Empty(t, runs[1].Figures, "fig5 runs the baseline without its library's latencies")
 	require.Empty(t, runs[1].Moved)
+}
+
+// A figure whose sweep refuses a key as changing nothing is listed as
+// not run, and the choices' sweep goes on.
+func TestRunChoicesSkipsARefusedKey(t *testing.T) {
+	saved := registry
+	t.Cleanup(func() { registry = saved })
+	runs := 0
+	registry = []Figure{{Name: "figX", Quick: true, Run: func(e Env) (*Outcome, error) {
+		runs++
+		if e.Platform.Library.LaunchCycles == 0 {
+			return nil, fmt.Errorf("figX: baseline.launch is set, but no baseline runs: %w", sweep.ErrNoEffect)
+		}
+		return &Outcome{Values: []Value{{What: "a", Paper: Printed("1"), Acemu: 1}}}, nil
+	}}}
+	_, got, err := RunChoices(Env{Platform: platform.Default(), Quick: true}, []Choice{{"baseline.launch", []string{"0"}, "docs/baseline-model.md"}}, nil)
+	require.NoError(t, err)
+	require.Equal(t, 2, runs, "the default and the choice")
+	require.Len(t, got, 1)
+	require.Empty(t, got[0].Figures)
+	require.Equal(t, []string{"figX"}, got[0].Refused)
+	var b bytes.Buffer
+	require.NoError(t, WriteChoices(&b, Choices, got))
+	require.Contains(t, b.String(), "not run, as their systems, workloads or links do not read the key: figX")
 }
