@@ -3,6 +3,7 @@ package npu
 import (
 	"fmt"
 	"math/big"
+	"math/bits"
 
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
@@ -131,7 +132,16 @@ type basePath struct {
 	rxLinks       []*fabric.Link // incoming links, in port order (fabric.Network.In)
 	rxNext        int            // round-robin position among rxLinks
 	rxQueued      int            // packets in rxLinks' receive buffers: arrived (arrived), not yet taken
-	rxWaiting     bool           // an evRxRetry is scheduled
+	// rxHeld[i] is the packets in rxLinks[i]'s receive buffer (arrived,
+	// not yet taken) and bit i of rxReady is set while it is not 0, so
+	// that the RX DMA finds the next link with a packet without asking
+	// each link (up to 64 links; more are asked, rxScan, and so is every
+	// link on the reference path, perPacket, which the spared path is
+	// compared with).
+	rxHeld        []int32
+	rxReady       uint64
+	rxScan        bool
+	rxWaiting     bool // an evRxRetry is scheduled
 	rxFlight      *rtl.FIFO[fabric.Packet]
 	reduces       *rtl.FIFO[reduceJob]
 	reduceWaiting bool      // an evReduceRetry is scheduled
@@ -171,6 +181,7 @@ type stage struct {
 
 func newBasePath(nd *node, r *baseRates, rxLinks []*fabric.Link) *basePath {
 	return &basePath{nd: nd, rxLinks: rxLinks, step: r.lib.StepCycles,
+		rxHeld: make([]int32, len(rxLinks)), rxScan: len(rxLinks) > 64 || nd.r.net.PerPacket(),
 		memRd: rtl.NewSerializer(r.mem), memWr: rtl.NewSerializer(r.mem),
 		busOut: rtl.NewSerializer(r.bus), busIn: rtl.NewSerializer(r.bus),
 		sm:        rtl.NewSerializer(r.sm),
@@ -266,13 +277,12 @@ func (b *basePath) pump(now rtl.Cycle, pt *port) {
 			pt.link.WantSpace()
 			return
 		}
-		needs := b.portNeeds(reads, int64(pkt.Bytes))
-		end, ok, retry := rtl.StartAll(now, needs[:]...)
-		if !ok {
+		if retry, busy := b.portBusy(now); busy {
 			b.retryAt(retry, pt.idx)
 			return
 		}
-		b.memRead += needs[0].Bytes
+		end := b.portStart(now, reads*int64(pkt.Bytes), int64(pkt.Bytes))
+		b.memRead += reads * int64(pkt.Bytes)
 		if fwd {
 			pt.forward.Pop()
 		} else {
@@ -361,26 +371,75 @@ func (b *basePath) retry(now rtl.Cycle, p int) {
 	}
 }
 
-// portNeeds is a port's claim for a packet of n bytes it reads reads
-// times: the memory's read side and the SMs for the reads, the bus out
-// for the packet.
-func (b *basePath) portNeeds(reads, n int64) [3]rtl.Need {
-	return [3]rtl.Need{{S: b.memRd, Bytes: reads * n}, {S: b.sm, Bytes: reads * n}, {S: b.busOut, Bytes: n}}
-}
+// A port's claim for a packet of n bytes it reads reads times is the
+// memory's read side and the SMs for the reads, the bus out for the
+// packet: rtl.StartAll of those three needs, in that order, done by
+// portBusy and portStart without building the needs.
 
 // portBusy reports whether a port's claim at cycle now would find its
-// resources (portNeeds) busy beyond the cycle, and the cycle all are free
+// resources busy beyond the cycle, and the cycle all are free
 // (rtl.RetryOf, which does not depend on the bytes claimed).
 func (b *basePath) portBusy(now rtl.Cycle) (retry rtl.Cycle, busy bool) {
-	needs := b.portNeeds(0, 0)
-	retry = rtl.RetryOf(now, needs[:]...)
+	retry = rtl.FreeCycleOf(now, b.memRd)
+	retry = max(retry, rtl.FreeCycleOf(now, b.sm), rtl.FreeCycleOf(now, b.busOut))
 	return retry, retry > now
 }
 
+// portStart starts a port's claim at cycle now, its resources free
+// (portBusy): rd bytes read from memory through the SMs and n bytes
+// over the bus out. It returns the cycle the last one finishes.
+func (b *basePath) portStart(now rtl.Cycle, rd, n int64) rtl.Cycle {
+	return max(now, b.memRd.Start(now, rd), b.sm.Start(now, rd), b.busOut.Start(now, n))
+}
+
 // arrived notes a packet in link l's receive buffer for the RX DMA.
-func (b *basePath) arrived(now rtl.Cycle, _ *fabric.Link) {
+func (b *basePath) arrived(now rtl.Cycle, l *fabric.Link) {
 	b.rxQueued++
+	if !b.rxScan {
+		i := b.rxIndex(l)
+		b.rxHeld[i]++
+		b.rxReady |= 1 << uint(i)
+	}
 	b.rxPump(now)
+}
+
+// rxIndex is l's place among rxLinks: its port's, for a link of a torus
+// (fabric.Network.In lists one a port, in port order), else found.
+func (b *basePath) rxIndex(l *fabric.Link) int {
+	if p := l.Port; p < len(b.rxLinks) && b.rxLinks[p] == l {
+		return p
+	}
+	for i, x := range b.rxLinks {
+		if x == l {
+			return i
+		}
+	}
+	panic(fmt.Sprintf("npu %d: a packet arrived over link %d, which is not one of its incoming links", b.nd.id, l.ID))
+}
+
+// rxFind returns the index of the first link at or after rxNext, in
+// turn, whose receive buffer holds a packet (-1: none): from the count
+// kept per link (rxReady), or by asking each link (rxScan).
+func (b *basePath) rxFind() int {
+	if !b.rxScan {
+		m := b.rxReady
+		if m == 0 {
+			return -1
+		}
+		if hi := m >> uint(b.rxNext) << uint(b.rxNext); hi != 0 {
+			m = hi
+		}
+		return bits.TrailingZeros64(m)
+	}
+	for i, n := b.rxNext, len(b.rxLinks); n > 0; n-- {
+		if b.rxLinks[i].RxLen() > 0 {
+			return i
+		}
+		if i++; i == len(b.rxLinks) {
+			i = 0
+		}
+	}
+	return -1
 }
 
 // rxPump starts the RX DMA on waiting packets, taking the links in turn,
@@ -391,30 +450,30 @@ func (b *basePath) rxPump(now rtl.Cycle) {
 		return
 	}
 	for b.rxQueued > 0 {
-		var l *fabric.Link
-		for i, n := b.rxNext, len(b.rxLinks); n > 0; n-- {
-			x := b.rxLinks[i]
-			if i++; i == len(b.rxLinks) {
-				i = 0
-			}
-			if x.RxLen() > 0 {
-				l, b.rxNext = x, i
-				break
-			}
-		}
-		if l == nil {
+		i := b.rxFind()
+		if i < 0 {
 			return
+		}
+		l := b.rxLinks[i]
+		if b.rxNext = i + 1; b.rxNext == len(b.rxLinks) {
+			b.rxNext = 0
 		}
 		pkt, _ := l.RxPeek()
 		n := int64(pkt.Bytes)
-		end, ok, retry := rtl.StartAll(now, rtl.Need{S: b.busIn, Bytes: n}, rtl.Need{S: b.memWr, Bytes: n})
-		if !ok {
+		// rtl.StartAll of the bus in and the memory's write side.
+		if retry := max(rtl.FreeCycleOf(now, b.busIn), rtl.FreeCycleOf(now, b.memWr)); retry > now {
 			b.rxWaiting = true
 			nd.r.k.Schedule(retry, nd, evRxRetry, 0)
 			return
 		}
+		end := max(now, b.busIn.Start(now, n), b.memWr.Start(now, n))
 		l.Receive()
 		b.rxQueued--
+		if !b.rxScan {
+			if b.rxHeld[i]--; b.rxHeld[i] == 0 {
+				b.rxReady &^= 1 << uint(i)
+			}
+		}
 		b.memWrite += n
 		// The write's end matters for a message's last packet (the
 		// message is in) and a packet for another NPU (it goes on); for

@@ -81,7 +81,9 @@ func resumeAlways(e *Engine) {
 // riding on the one scheduled right before it, basePath.retryAt, and,
 // every third configuration, the riders after a
 // port's pump going on in a resumed event, as they do after an event
-// the pump interposes): on random
+// the pump interposes; the RX DMA finding its next link with a packet
+// from counts kept per link, basePath.rxFind, where the reference asks
+// every link): on random
 // configurations (an absorbRun's shapes, algorithms, links and
 // collectives in flight, the baseline's SMs, memory, bus and library,
 // and its memory rates changing as compute beside it changes them) every
