@@ -141,7 +141,8 @@ type basePath struct {
 	rxHeld        []int32
 	rxReady       uint64
 	rxScan        bool
-	rxWaiting     bool // an evRxRetry is scheduled
+	rxFrames      []rxFrame // per incoming link, the frame its last packet was seen in (rxFrame)
+	rxWaiting     bool      // an evRxRetry is scheduled
 	rxFlight      *rtl.FIFO[fabric.Packet]
 	reduces       *rtl.FIFO[reduceJob]
 	reduceWaiting bool      // an evReduceRetry is scheduled
@@ -182,7 +183,8 @@ type stage struct {
 func newBasePath(nd *node, r *baseRates, rxLinks []*fabric.Link) *basePath {
 	return &basePath{nd: nd, rxLinks: rxLinks, step: r.lib.StepCycles,
 		rxHeld: make([]int32, len(rxLinks)), rxScan: len(rxLinks) > 64 || nd.r.net.PerPacket(),
-		memRd: rtl.NewSerializer(r.mem), memWr: rtl.NewSerializer(r.mem),
+		rxFrames: make([]rxFrame, len(rxLinks)),
+		memRd:    rtl.NewSerializer(r.mem), memWr: rtl.NewSerializer(r.mem),
 		busOut: rtl.NewSerializer(r.bus), busIn: rtl.NewSerializer(r.bus),
 		sm:        rtl.NewSerializer(r.sm),
 		rxFlight:  rtl.NewFIFO[fabric.Packet](0),
@@ -481,12 +483,49 @@ func (b *basePath) rxPump(now rtl.Cycle) {
 		// no event. Writes end in the order they start (the bus and the
 		// memory's write side each serve in order), so the packets in
 		// flight stay a FIFO.
-		pkt = nd.r.shape.Arrived(nd.r.net, l, pkt)
-		if b.perPacket || pkt.Last() || nd.r.shape.PacketDst(pkt) != nd.id {
+		pkt, dst := b.seen(i, pkt)
+		if b.perPacket || pkt.Last() || dst != nd.id {
 			b.rxFlight.Push(pkt)
 			nd.r.k.Schedule(end, nd, evRxDone, 0)
 		}
 	}
+}
+
+// rxFrame is what the last packet taken from an incoming link became in
+// this NPU's frame (machine.Topology's Arrived and PacketDst): a packet
+// with Shift in and its message's destination dst arrived with Shift out
+// and is for NPU to.
+type rxFrame struct {
+	set              bool
+	in, dst, out, to int32
+}
+
+// seen returns packet pkt, taken from rxLinks[i], as this NPU sees it
+// (machine.Topology.Arrived), and the NPU it is for
+// (machine.Topology.PacketDst). On a full network that is pkt itself
+// and its message's destination (machine.Topology). On a folded one,
+// the hop adds the link's displacement to pkt's Shift and the packet is
+// for its message's destination less the new Shift: both depend only on
+// the link, the Shift and the destination, the same for every packet of
+// a message, so they are worked out again only when those change from
+// the link's last packet. The reference path (perPacket) asks the
+// topology every time.
+func (b *basePath) seen(i int, pkt fabric.Packet) (fabric.Packet, int) {
+	nd := b.nd
+	switch {
+	case b.perPacket:
+		pkt = nd.r.shape.Arrived(nd.r.net, b.rxLinks[i], pkt)
+		return pkt, nd.r.shape.PacketDst(pkt)
+	case !nd.r.folded:
+		return pkt, int(pkt.Msg.Dst)
+	}
+	f := &b.rxFrames[i]
+	if !f.set || f.in != pkt.Shift || f.dst != pkt.Msg.Dst {
+		a := nd.r.shape.Arrived(nd.r.net, b.rxLinks[i], pkt)
+		*f = rxFrame{set: true, in: pkt.Shift, dst: pkt.Msg.Dst, out: a.Shift, to: int32(nd.r.shape.PacketDst(a))}
+	}
+	pkt.Shift = f.out
+	return pkt, int(f.to)
 }
 
 // recvReady puts a reduction whose result is kept in line for the SMs,
