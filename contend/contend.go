@@ -512,20 +512,18 @@ type watcher struct {
 }
 
 // transfer is one of them, or several back to back at one rate (started
-// joins them): its span in units of 1/num cycle from cycle base, its
-// bytes, and the bytes already counted (nil: none).
+// joins them): its span in units of 1/num cycle from cycle base, the
+// cycle by which it has ended (its end rounded up, done), its bytes, and
+// the bytes already counted (nil: none).
 type transfer struct {
-	base, start, end, num, den, bytes int64
-	counted                           *big.Rat
+	base, start, end, done, num, den, bytes int64
+	counted                                 *big.Rat
 }
 
-// endedBy reports whether the transfer has ended by cycle now. It compares
-// whole cycles first, so that a transfer ended long ago is never
-// multiplied out of 64 bits.
-func (tr *transfer) endedBy(now int64) bool {
-	c := now - tr.base
-	return c > tr.end/tr.num || tr.end <= c*tr.num
-}
+// endedBy reports whether the transfer has ended by cycle now: its end,
+// base × num + end in units of 1/num cycle, is at most now × num, which
+// is now ≥ ⌈base + end / num⌉, the cycle the serializer gave (done).
+func (tr *transfer) endedBy(now int64) bool { return now >= tr.done }
 
 // started records a transfer, first setting aside those already over, so
 // that the queue holds only transfers under way or to come.
@@ -540,17 +538,19 @@ func (tr *transfer) endedBy(now int64) bool {
 // packets instead of one each. A joined transfer ends when its last part
 // does, and its parts ended before are counted then, as bytes moved by
 // that instant, which commUsed has counted already or counts then.
-func (w *watcher) started(base rtl.Cycle, start, end int64, r rtl.Rate, bytes int64) {
-	w.retire(int64(w.n.k.Now()))
+func (w *watcher) started(base rtl.Cycle, start, end int64, done rtl.Cycle, r rtl.Rate, bytes int64) {
+	if now := int64(w.n.k.Now()); w.head < len(w.q) && w.q[w.head].endedBy(now) {
+		w.retire(now)
+	}
 	if n := len(w.q); n > w.head && !w.n.perTransfer {
 		if tr := &w.q[n-1]; tr.end == start && tr.base == int64(base) && tr.num == r.Num && tr.den == r.Den {
-			tr.end = end
+			tr.end, tr.done = end, int64(done)
 			tr.bytes += bytes
 			w.n.joined++
 			return
 		}
 	}
-	w.q = append(w.q, transfer{base: int64(base), start: start, end: end, num: r.Num, den: r.Den, bytes: bytes})
+	w.q = append(w.q, transfer{base: int64(base), start: start, end: end, done: int64(done), num: r.Num, den: r.Den, bytes: bytes})
 }
 
 // retire moves the transfers ended by cycle now out of the queue, keeping
