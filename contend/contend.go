@@ -206,10 +206,13 @@ type NPU struct {
 	gen       int64
 	done      func(rtl.Cycle)
 	started   rtl.Cycle
-	// perTransfer: the watchers keep every transfer apart, the reference
-	// joined transfers are compared with (watcher.started).
+	// perTransfer: the watchers keep every transfer apart, and every
+	// arbitration shares the memory anew: the reference joined transfers
+	// (watcher.started) and arbitrations spared (arbitrate) are compared
+	// with.
 	perTransfer bool
-	joined      int64 // transfers the watchers joined to the one before
+	joined      int64   // transfers the watchers joined to the one before
+	shared      sharing // the last arbitration's claims
 }
 
 // New returns the sharing of one NPU driven by k.
@@ -475,12 +478,23 @@ func (n *NPU) arbitrate() {
 		return
 	}
 	var claims []memsys.Claim
+	compute, l := false, (*big.Rat)(nil)
 	if n.running && n.seg < len(n.kern) && n.bytesLeft.Sign() > 0 {
-		if l := n.limit(n.kern[n.seg], n.ComputeSMs()); l == nil || l.Sign() > 0 {
+		if l = n.limit(n.kern[n.seg], n.ComputeSMs()); l == nil || l.Sign() > 0 {
+			compute = true
 			w := new(big.Rat).Sub(big.NewRat(npu.MemoryGBps, 1), n.cfg.Comm.GBps)
 			claims = append(claims, memsys.Claim{Weight: w, Limit: l})
 		}
 	}
+	// The same claims as at the last arbitration give the same rates,
+	// which communication has had since (memsys.Share depends on nothing
+	// else; the memory and communication's weight do not change).
+	m := &n.shared
+	if m.set && !n.perTransfer && m.compute == compute && (!compute || sameRat(m.limit, l)) &&
+		sameRat(m.read, n.cfg.Comm.ReadLimit) && sameRat(m.write, n.cfg.Comm.WriteLimit) {
+		return
+	}
+	*m = sharing{set: true, compute: compute, limit: l, read: copyRat(n.cfg.Comm.ReadLimit), write: copyRat(n.cfg.Comm.WriteLimit)}
 	c := len(claims)
 	claims = append(claims, memsys.Claim{Weight: n.cfg.Comm.GBps, Limit: n.cfg.Comm.ReadLimit},
 		memsys.Claim{Weight: n.cfg.Comm.GBps, Limit: n.cfg.Comm.WriteLimit})
@@ -490,6 +504,30 @@ func (n *NPU) arbitrate() {
 		n.read, n.write = rd, wr
 		n.cfg.Comm.Apply(rd, wr)
 	}
+}
+
+// sharing is the claims of the last arbitration (NPU.arbitrate): whether
+// compute claimed and its limit, and communication's read and write
+// limits (copies), nil for no limit.
+type sharing struct {
+	set, compute       bool
+	limit, read, write *big.Rat
+}
+
+// sameRat reports whether a and b are both nil or of the same value.
+func sameRat(a, b *big.Rat) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Cmp(b) == 0
+}
+
+// copyRat returns a copy of x (nil for nil).
+func copyRat(x *big.Rat) *big.Rat {
+	if x == nil {
+		return nil
+	}
+	return new(big.Rat).Set(x)
 }
 
 // Handle looks at the kernel at its event.
