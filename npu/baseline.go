@@ -224,6 +224,7 @@ func (b *basePath) handle(now rtl.Cycle, kind int32, arg int64) {
 			} else {
 				nd.processed(now, key)
 			}
+			nd.r.pool.putMessage(m) // its other packets were written before it (pool)
 		}
 	case evRxRetry:
 		b.rxWaiting = false

@@ -84,7 +84,8 @@ func resumeAlways(e *Engine) {
 // port's pump going on in a resumed event, as they do after an event
 // the pump interposes; the RX DMA finding its next link with a packet
 // from counts kept per link, basePath.rxFind, where the reference asks
-// every link): on random
+// every link; messages reused, where the reference's are every one new,
+// pool): on random
 // configurations (an absorbRun's shapes, algorithms, links and
 // collectives in flight, the baseline's SMs, memory, bus and library,
 // and its memory rates changing as compute beside it changes them) every
@@ -96,7 +97,7 @@ func TestBaselineSparedEventsChangeNothing(t *testing.T) {
 	ran, refEvents, gotEvents := 0, uint64(0), uint64(0)
 	for i := 0; i < 200 && ran < 60; i++ {
 		c := randomBaseRun(r)
-		ref, refN, ok := baseTrace(t, c, true)
+		ref, refN, ok := baseTrace(t, c, true, func(e *Engine) { e.r.pool.fresh = true })
 		if !ok {
 			continue
 		}
