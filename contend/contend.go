@@ -206,10 +206,13 @@ type NPU struct {
 	gen       int64
 	done      func(rtl.Cycle)
 	started   rtl.Cycle
-	// perTransfer: the watchers keep every transfer apart, the reference
-	// joined transfers are compared with (watcher.started).
+	// perTransfer: the watchers keep every transfer apart, and every
+	// arbitration shares the memory anew: the reference joined transfers
+	// (watcher.started) and arbitrations spared (arbitrate) are compared
+	// with.
 	perTransfer bool
-	joined      int64 // transfers the watchers joined to the one before
+	joined      int64   // transfers the watchers joined to the one before
+	shared      sharing // the last arbitration's claims
 }
 
 // New returns the sharing of one NPU driven by k.
@@ -475,12 +478,23 @@ func (n *NPU) arbitrate() {
 		return
 	}
 	var claims []memsys.Claim
+	compute, l := false, (*big.Rat)(nil)
 	if n.running && n.seg < len(n.kern) && n.bytesLeft.Sign() > 0 {
-		if l := n.limit(n.kern[n.seg], n.ComputeSMs()); l == nil || l.Sign() > 0 {
+		if l = n.limit(n.kern[n.seg], n.ComputeSMs()); l == nil || l.Sign() > 0 {
+			compute = true
 			w := new(big.Rat).Sub(big.NewRat(npu.MemoryGBps, 1), n.cfg.Comm.GBps)
 			claims = append(claims, memsys.Claim{Weight: w, Limit: l})
 		}
 	}
+	// The same claims as at the last arbitration give the same rates,
+	// which communication has had since (memsys.Share depends on nothing
+	// else; the memory and communication's weight do not change).
+	m := &n.shared
+	if m.set && !n.perTransfer && m.compute == compute && (!compute || sameRat(m.limit, l)) &&
+		sameRat(m.read, n.cfg.Comm.ReadLimit) && sameRat(m.write, n.cfg.Comm.WriteLimit) {
+		return
+	}
+	*m = sharing{set: true, compute: compute, limit: l, read: copyRat(n.cfg.Comm.ReadLimit), write: copyRat(n.cfg.Comm.WriteLimit)}
 	c := len(claims)
 	claims = append(claims, memsys.Claim{Weight: n.cfg.Comm.GBps, Limit: n.cfg.Comm.ReadLimit},
 		memsys.Claim{Weight: n.cfg.Comm.GBps, Limit: n.cfg.Comm.WriteLimit})
@@ -490,6 +504,30 @@ func (n *NPU) arbitrate() {
 		n.read, n.write = rd, wr
 		n.cfg.Comm.Apply(rd, wr)
 	}
+}
+
+// sharing is the claims of the last arbitration (NPU.arbitrate): whether
+// compute claimed and its limit, and communication's read and write
+// limits (copies), nil for no limit.
+type sharing struct {
+	set, compute       bool
+	limit, read, write *big.Rat
+}
+
+// sameRat reports whether a and b are both nil or of the same value.
+func sameRat(a, b *big.Rat) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Cmp(b) == 0
+}
+
+// copyRat returns a copy of x (nil for nil).
+func copyRat(x *big.Rat) *big.Rat {
+	if x == nil {
+		return nil
+	}
+	return new(big.Rat).Set(x)
 }
 
 // Handle looks at the kernel at its event.
@@ -512,20 +550,18 @@ type watcher struct {
 }
 
 // transfer is one of them, or several back to back at one rate (started
-// joins them): its span in units of 1/num cycle from cycle base, its
-// bytes, and the bytes already counted (nil: none).
+// joins them): its span in units of 1/num cycle from cycle base, the
+// cycle by which it has ended (its end rounded up, done), its bytes, and
+// the bytes already counted (nil: none).
 type transfer struct {
-	base, start, end, num, den, bytes int64
-	counted                           *big.Rat
+	base, start, end, done, num, den, bytes int64
+	counted                                 *big.Rat
 }
 
-// endedBy reports whether the transfer has ended by cycle now. It compares
-// whole cycles first, so that a transfer ended long ago is never
-// multiplied out of 64 bits.
-func (tr *transfer) endedBy(now int64) bool {
-	c := now - tr.base
-	return c > tr.end/tr.num || tr.end <= c*tr.num
-}
+// endedBy reports whether the transfer has ended by cycle now: its end,
+// base × num + end in units of 1/num cycle, is at most now × num, which
+// is now ≥ ⌈base + end / num⌉, the cycle the serializer gave (done).
+func (tr *transfer) endedBy(now int64) bool { return now >= tr.done }
 
 // started records a transfer, first setting aside those already over, so
 // that the queue holds only transfers under way or to come.
@@ -540,17 +576,19 @@ func (tr *transfer) endedBy(now int64) bool {
 // packets instead of one each. A joined transfer ends when its last part
 // does, and its parts ended before are counted then, as bytes moved by
 // that instant, which commUsed has counted already or counts then.
-func (w *watcher) started(base rtl.Cycle, start, end int64, r rtl.Rate, bytes int64) {
-	w.retire(int64(w.n.k.Now()))
+func (w *watcher) started(base rtl.Cycle, start, end int64, done rtl.Cycle, r rtl.Rate, bytes int64) {
+	if now := int64(w.n.k.Now()); w.head < len(w.q) && w.q[w.head].endedBy(now) {
+		w.retire(now)
+	}
 	if n := len(w.q); n > w.head && !w.n.perTransfer {
 		if tr := &w.q[n-1]; tr.end == start && tr.base == int64(base) && tr.num == r.Num && tr.den == r.Den {
-			tr.end = end
+			tr.end, tr.done = end, int64(done)
 			tr.bytes += bytes
 			w.n.joined++
 			return
 		}
 	}
-	w.q = append(w.q, transfer{base: int64(base), start: start, end: end, num: r.Num, den: r.Den, bytes: bytes})
+	w.q = append(w.q, transfer{base: int64(base), start: start, end: end, done: int64(done), num: r.Num, den: r.Den, bytes: bytes})
 }
 
 // retire moves the transfers ended by cycle now out of the queue, keeping

@@ -98,10 +98,12 @@ func joinTrace(t *testing.T, c joinRun, perTransfer bool) ([]string, int64) {
 }
 
 // Joining a memory serializer's transfers back to back into one
-// (watcher.started) changes nothing compute and communication see: on
-// random configurations of the baseline beside compute kernels under
-// Share, every packet, op event, kernel start and end and collective end
-// is the same, in the same order, as with every transfer kept apart.
+// (watcher.started), and sparing an arbitration whose claims are the
+// last one's (NPU.arbitrate), change nothing compute and communication
+// see: on random configurations of the baseline beside compute kernels
+// under Share, every packet, op event, kernel start and end and
+// collective end is the same, in the same order, as with every transfer
+// kept apart and every arbitration done.
 func TestJoinedTransfersChangeNothing(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 5))
 	joined := int64(0)

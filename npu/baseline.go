@@ -3,6 +3,7 @@ package npu
 import (
 	"fmt"
 	"math/big"
+	"math/bits"
 
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
@@ -131,7 +132,17 @@ type basePath struct {
 	rxLinks       []*fabric.Link // incoming links, in port order (fabric.Network.In)
 	rxNext        int            // round-robin position among rxLinks
 	rxQueued      int            // packets in rxLinks' receive buffers: arrived (arrived), not yet taken
-	rxWaiting     bool           // an evRxRetry is scheduled
+	// rxHeld[i] is the packets in rxLinks[i]'s receive buffer (arrived,
+	// not yet taken) and bit i of rxReady is set while it is not 0, so
+	// that the RX DMA finds the next link with a packet without asking
+	// each link (up to 64 links; more are asked, rxScan, and so is every
+	// link on the reference path, perPacket, which the spared path is
+	// compared with).
+	rxHeld        []int32
+	rxReady       uint64
+	rxScan        bool
+	rxFrames      []rxFrame // per incoming link, the frame its last packet was seen in (rxFrame)
+	rxWaiting     bool      // an evRxRetry is scheduled
 	rxFlight      *rtl.FIFO[fabric.Packet]
 	reduces       *rtl.FIFO[reduceJob]
 	reduceWaiting bool      // an evReduceRetry is scheduled
@@ -171,7 +182,9 @@ type stage struct {
 
 func newBasePath(nd *node, r *baseRates, rxLinks []*fabric.Link) *basePath {
 	return &basePath{nd: nd, rxLinks: rxLinks, step: r.lib.StepCycles,
-		memRd: rtl.NewSerializer(r.mem), memWr: rtl.NewSerializer(r.mem),
+		rxHeld: make([]int32, len(rxLinks)), rxScan: len(rxLinks) > 64 || nd.r.net.PerPacket(),
+		rxFrames: make([]rxFrame, len(rxLinks)),
+		memRd:    rtl.NewSerializer(r.mem), memWr: rtl.NewSerializer(r.mem),
 		busOut: rtl.NewSerializer(r.bus), busIn: rtl.NewSerializer(r.bus),
 		sm:        rtl.NewSerializer(r.sm),
 		rxFlight:  rtl.NewFIFO[fabric.Packet](0),
@@ -211,6 +224,7 @@ func (b *basePath) handle(now rtl.Cycle, kind int32, arg int64) {
 			} else {
 				nd.processed(now, key)
 			}
+			nd.r.pool.putMessage(m) // its other packets were written before it (pool)
 		}
 	case evRxRetry:
 		b.rxWaiting = false
@@ -266,13 +280,12 @@ func (b *basePath) pump(now rtl.Cycle, pt *port) {
 			pt.link.WantSpace()
 			return
 		}
-		needs := b.portNeeds(reads, int64(pkt.Bytes))
-		end, ok, retry := rtl.StartAll(now, needs[:]...)
-		if !ok {
+		if retry, busy := b.portBusy(now); busy {
 			b.retryAt(retry, pt.idx)
 			return
 		}
-		b.memRead += needs[0].Bytes
+		end := b.portStart(now, reads*int64(pkt.Bytes), int64(pkt.Bytes))
+		b.memRead += reads * int64(pkt.Bytes)
 		if fwd {
 			pt.forward.Pop()
 		} else {
@@ -361,26 +374,75 @@ func (b *basePath) retry(now rtl.Cycle, p int) {
 	}
 }
 
-// portNeeds is a port's claim for a packet of n bytes it reads reads
-// times: the memory's read side and the SMs for the reads, the bus out
-// for the packet.
-func (b *basePath) portNeeds(reads, n int64) [3]rtl.Need {
-	return [3]rtl.Need{{S: b.memRd, Bytes: reads * n}, {S: b.sm, Bytes: reads * n}, {S: b.busOut, Bytes: n}}
-}
+// A port's claim for a packet of n bytes it reads reads times is the
+// memory's read side and the SMs for the reads, the bus out for the
+// packet: rtl.StartAll of those three needs, in that order, done by
+// portBusy and portStart without building the needs.
 
 // portBusy reports whether a port's claim at cycle now would find its
-// resources (portNeeds) busy beyond the cycle, and the cycle all are free
+// resources busy beyond the cycle, and the cycle all are free
 // (rtl.RetryOf, which does not depend on the bytes claimed).
 func (b *basePath) portBusy(now rtl.Cycle) (retry rtl.Cycle, busy bool) {
-	needs := b.portNeeds(0, 0)
-	retry = rtl.RetryOf(now, needs[:]...)
+	retry = rtl.FreeCycleOf(now, b.memRd)
+	retry = max(retry, rtl.FreeCycleOf(now, b.sm), rtl.FreeCycleOf(now, b.busOut))
 	return retry, retry > now
 }
 
+// portStart starts a port's claim at cycle now, its resources free
+// (portBusy): rd bytes read from memory through the SMs and n bytes
+// over the bus out. It returns the cycle the last one finishes.
+func (b *basePath) portStart(now rtl.Cycle, rd, n int64) rtl.Cycle {
+	return max(now, b.memRd.Start(now, rd), b.sm.Start(now, rd), b.busOut.Start(now, n))
+}
+
 // arrived notes a packet in link l's receive buffer for the RX DMA.
-func (b *basePath) arrived(now rtl.Cycle, _ *fabric.Link) {
+func (b *basePath) arrived(now rtl.Cycle, l *fabric.Link) {
 	b.rxQueued++
+	if !b.rxScan {
+		i := b.rxIndex(l)
+		b.rxHeld[i]++
+		b.rxReady |= 1 << uint(i)
+	}
 	b.rxPump(now)
+}
+
+// rxIndex is l's place among rxLinks: its port's, for a link of a torus
+// (fabric.Network.In lists one a port, in port order), else found.
+func (b *basePath) rxIndex(l *fabric.Link) int {
+	if p := l.Port; p < len(b.rxLinks) && b.rxLinks[p] == l {
+		return p
+	}
+	for i, x := range b.rxLinks {
+		if x == l {
+			return i
+		}
+	}
+	panic(fmt.Sprintf("npu %d: a packet arrived over link %d, which is not one of its incoming links", b.nd.id, l.ID))
+}
+
+// rxFind returns the index of the first link at or after rxNext, in
+// turn, whose receive buffer holds a packet (-1: none): from the count
+// kept per link (rxReady), or by asking each link (rxScan).
+func (b *basePath) rxFind() int {
+	if !b.rxScan {
+		m := b.rxReady
+		if m == 0 {
+			return -1
+		}
+		if hi := m >> uint(b.rxNext) << uint(b.rxNext); hi != 0 {
+			m = hi
+		}
+		return bits.TrailingZeros64(m)
+	}
+	for i, n := b.rxNext, len(b.rxLinks); n > 0; n-- {
+		if b.rxLinks[i].RxLen() > 0 {
+			return i
+		}
+		if i++; i == len(b.rxLinks) {
+			i = 0
+		}
+	}
+	return -1
 }
 
 // rxPump starts the RX DMA on waiting packets, taking the links in turn,
@@ -391,30 +453,30 @@ func (b *basePath) rxPump(now rtl.Cycle) {
 		return
 	}
 	for b.rxQueued > 0 {
-		var l *fabric.Link
-		for i, n := b.rxNext, len(b.rxLinks); n > 0; n-- {
-			x := b.rxLinks[i]
-			if i++; i == len(b.rxLinks) {
-				i = 0
-			}
-			if x.RxLen() > 0 {
-				l, b.rxNext = x, i
-				break
-			}
-		}
-		if l == nil {
+		i := b.rxFind()
+		if i < 0 {
 			return
+		}
+		l := b.rxLinks[i]
+		if b.rxNext = i + 1; b.rxNext == len(b.rxLinks) {
+			b.rxNext = 0
 		}
 		pkt, _ := l.RxPeek()
 		n := int64(pkt.Bytes)
-		end, ok, retry := rtl.StartAll(now, rtl.Need{S: b.busIn, Bytes: n}, rtl.Need{S: b.memWr, Bytes: n})
-		if !ok {
+		// rtl.StartAll of the bus in and the memory's write side.
+		if retry := max(rtl.FreeCycleOf(now, b.busIn), rtl.FreeCycleOf(now, b.memWr)); retry > now {
 			b.rxWaiting = true
 			nd.r.k.Schedule(retry, nd, evRxRetry, 0)
 			return
 		}
+		end := max(now, b.busIn.Start(now, n), b.memWr.Start(now, n))
 		l.Receive()
 		b.rxQueued--
+		if !b.rxScan {
+			if b.rxHeld[i]--; b.rxHeld[i] == 0 {
+				b.rxReady &^= 1 << uint(i)
+			}
+		}
 		b.memWrite += n
 		// The write's end matters for a message's last packet (the
 		// message is in) and a packet for another NPU (it goes on); for
@@ -422,12 +484,49 @@ func (b *basePath) rxPump(now rtl.Cycle) {
 		// no event. Writes end in the order they start (the bus and the
 		// memory's write side each serve in order), so the packets in
 		// flight stay a FIFO.
-		pkt = nd.r.shape.Arrived(nd.r.net, l, pkt)
-		if b.perPacket || pkt.Last() || nd.r.shape.PacketDst(pkt) != nd.id {
+		pkt, dst := b.seen(i, pkt)
+		if b.perPacket || pkt.Last() || dst != nd.id {
 			b.rxFlight.Push(pkt)
 			nd.r.k.Schedule(end, nd, evRxDone, 0)
 		}
 	}
+}
+
+// rxFrame is what the last packet taken from an incoming link became in
+// this NPU's frame (machine.Topology's Arrived and PacketDst): a packet
+// with Shift in and its message's destination dst arrived with Shift out
+// and is for NPU to.
+type rxFrame struct {
+	set              bool
+	in, dst, out, to int32
+}
+
+// seen returns packet pkt, taken from rxLinks[i], as this NPU sees it
+// (machine.Topology.Arrived), and the NPU it is for
+// (machine.Topology.PacketDst). On a full network that is pkt itself
+// and its message's destination (machine.Topology). On a folded one,
+// the hop adds the link's displacement to pkt's Shift and the packet is
+// for its message's destination less the new Shift: both depend only on
+// the link, the Shift and the destination, the same for every packet of
+// a message, so they are worked out again only when those change from
+// the link's last packet. The reference path (perPacket) asks the
+// topology every time.
+func (b *basePath) seen(i int, pkt fabric.Packet) (fabric.Packet, int) {
+	nd := b.nd
+	switch {
+	case b.perPacket:
+		pkt = nd.r.shape.Arrived(nd.r.net, b.rxLinks[i], pkt)
+		return pkt, nd.r.shape.PacketDst(pkt)
+	case !nd.r.folded:
+		return pkt, int(pkt.Msg.Dst)
+	}
+	f := &b.rxFrames[i]
+	if !f.set || f.in != pkt.Shift || f.dst != pkt.Msg.Dst {
+		a := nd.r.shape.Arrived(nd.r.net, b.rxLinks[i], pkt)
+		*f = rxFrame{set: true, in: pkt.Shift, dst: pkt.Msg.Dst, out: a.Shift, to: int32(nd.r.shape.PacketDst(a))}
+	}
+	pkt.Shift = f.out
+	return pkt, int(f.to)
 }
 
 // recvReady puts a reduction whose result is kept in line for the SMs,

@@ -9,6 +9,7 @@ import (
 	"github.com/acemu/acemu/machine"
 	"github.com/acemu/acemu/observe"
 	"github.com/acemu/acemu/rtl"
+	"github.com/acemu/acemu/torus"
 	"github.com/stretchr/testify/require"
 )
 
@@ -81,7 +82,10 @@ func resumeAlways(e *Engine) {
 // riding on the one scheduled right before it, basePath.retryAt, and,
 // every third configuration, the riders after a
 // port's pump going on in a resumed event, as they do after an event
-// the pump interposes): on random
+// the pump interposes; the RX DMA finding its next link with a packet
+// from counts kept per link, basePath.rxFind, where the reference asks
+// every link; messages reused, where the reference's are every one new,
+// pool): on random
 // configurations (an absorbRun's shapes, algorithms, links and
 // collectives in flight, the baseline's SMs, memory, bus and library,
 // and its memory rates changing as compute beside it changes them) every
@@ -93,7 +97,7 @@ func TestBaselineSparedEventsChangeNothing(t *testing.T) {
 	ran, refEvents, gotEvents := 0, uint64(0), uint64(0)
 	for i := 0; i < 200 && ran < 60; i++ {
 		c := randomBaseRun(r)
-		ref, refN, ok := baseTrace(t, c, true)
+		ref, refN, ok := baseTrace(t, c, true, func(e *Engine) { e.r.pool.fresh = true })
 		if !ok {
 			continue
 		}
@@ -115,4 +119,46 @@ func TestBaselineSparedEventsChangeNothing(t *testing.T) {
 	t.Logf("%d configurations, %d events per packet, %d without", ran, refEvents, gotEvents)
 	require.GreaterOrEqual(t, ran, 45)
 	require.Less(t, gotEvents, refEvents)
+}
+
+// The RX DMA's frames (basePath.seen) are what the topology says: on a
+// folded and a full 4x4x4 torus, packets of random shifts and
+// destinations, taken from random incoming links in runs that repeat a
+// link's last shift or destination or change either, are seen with the
+// Shift and destination of machine.Topology's Arrived and PacketDst.
+func TestBaselineFramesAreTheTopologys(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 8))
+	for _, folded := range []bool{true, false} {
+		s, err := torus.Parse("4x4x4")
+		require.NoError(t, err)
+		k := rtl.NewKernel()
+		net, err := torus.Build(k, s, torus.DefaultLinks(), folded)
+		require.NoError(t, err)
+		e, err := NewBaselineEngine(k, net, s.Machine(), DefaultBaseline(6, big.NewRat(450, 1)))
+		require.NoError(t, err)
+		for _, id := range []int{0, s.N() - 1} {
+			if folded && id > 0 {
+				break // one NPU stands for all
+			}
+			b := e.r.nodes[id].dp.(*basePath)
+			shift, dst := int32(0), int32(0)
+			for range 2000 {
+				i := r.IntN(len(b.rxLinks))
+				if r.IntN(3) == 0 {
+					shift = int32(r.IntN(s.N()))
+				}
+				if r.IntN(3) == 0 {
+					dst = int32(r.IntN(s.N()))
+				}
+				if !folded {
+					shift = 0
+				}
+				pkt := fabric.Packet{Msg: &fabric.Message{Dst: dst}, Shift: shift}
+				want := s.Arrived(net, b.rxLinks[i], pkt)
+				got, to := b.seen(i, pkt)
+				require.Equal(t, want, got, "folded %v, link %d, shift %d, dst %d", folded, i, shift, dst)
+				require.Equal(t, s.PacketDst(want), to, "folded %v, link %d, shift %d, dst %d", folded, i, shift, dst)
+			}
+		}
+	}
 }

@@ -2,13 +2,16 @@ package npu
 
 import "github.com/acemu/acemu/fabric"
 
-// pool keeps the ideal endpoint's messages for reuse, so that a run of
-// millions of messages does not allocate one per message
+// pool keeps the ideal and baseline endpoints' messages for reuse, so
+// that a run of millions of messages does not allocate one per message
 // (docs/performance.md, "Messages reused"). It is a free list, the last
 // given back taken first: its memory was touched last.
 //
-// A message is given back only by the ideal endpoint, when its last packet
-// reaches its destination (idealPath.arrived). Nothing holds it then: the
+// A message is given back by the ideal endpoint when its last packet
+// reaches its destination (idealPath.arrived), and by the baseline's when
+// the RX DMA has written its last packet there (basePath.handle's
+// evRxDone: the RX DMA takes each link's packets in order, and its writes
+// end in the order they start). Nothing holds it then: the
 // port that sent it let it go when its last packet went into the link
 // (port.cur); its packets follow one path (the sender's port, then each
 // hop's NextPort, or a switch's route for the destination), and every

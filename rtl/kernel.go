@@ -2,7 +2,6 @@ package rtl
 
 import (
 	"cmp"
-	"container/heap"
 	"fmt"
 	"math"
 	"math/bits"
@@ -281,7 +280,7 @@ func (k *Kernel) ScheduleClass(at Cycle, c Class, h Handler, kind int32, arg int
 		k.near++
 		return
 	}
-	heap.Push(&k.far, farEvent{at, ev})
+	k.far.push(farEvent{at, ev})
 }
 
 // insertEvent puts ev into the bucket b, kept in key order from index lo on.
@@ -409,7 +408,7 @@ func (k *Kernel) RunUntil(limit Cycle) Cycle {
 		}
 		i := int(t & wheelMask)
 		for len(k.far) > 0 && k.far[0].at == t {
-			k.late[i] = k.pool.append(k.late[i], heap.Pop(&k.far).(farEvent).event)
+			k.late[i] = k.pool.append(k.late[i], k.far.pop().event)
 			k.near++
 		}
 		if len(k.late[i]) > 0 {
@@ -530,21 +529,54 @@ func (p *bucketPool) append(b []event, ev event) []event {
 	return append(b, ev)
 }
 
-// farHeap orders far events by (cycle, class, seq).
+// farHeap orders far events by (cycle, class, seq): a binary heap of
+// values, pushed and popped without container/heap's interface, which
+// put every event in an allocated box twice. The order is total (every
+// key is unique), so any heap pops the same sequence.
 type farHeap []farEvent
 
-func (h farHeap) Len() int { return len(h) }
-func (h farHeap) Less(i, j int) bool {
-	if h[i].at != h[j].at {
-		return h[i].at < h[j].at
-	}
-	return h[i].key < h[j].key
+// before reports whether far event a runs before b.
+func (a *farEvent) before(b *farEvent) bool {
+	return a.at < b.at || a.at == b.at && a.key < b.key
 }
-func (h farHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *farHeap) Push(x any)   { *h = append(*h, x.(farEvent)) }
-func (h *farHeap) Pop() any {
-	old := *h
-	ev := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return ev
+
+// push adds e.
+func (h *farHeap) push(e farEvent) {
+	q := append(*h, e)
+	i := len(q) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !q[i].before(&q[p]) {
+			break
+		}
+		q[i], q[p] = q[p], q[i]
+		i = p
+	}
+	*h = q
+}
+
+// pop removes and returns the first event; h must not be empty.
+func (h *farHeap) pop() farEvent {
+	q := *h
+	top := q[0]
+	n := len(q) - 1
+	q[0] = q[n]
+	q[n] = farEvent{} // no handler kept alive
+	q = q[:n]
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && q[c+1].before(&q[c]) {
+			c++
+		}
+		if !q[c].before(&q[i]) {
+			break
+		}
+		q[i], q[c] = q[c], q[i]
+		i = c
+	}
+	*h = q
+	return top
 }

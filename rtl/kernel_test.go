@@ -493,3 +493,48 @@ func TestKernelInterposedAndResume(t *testing.T) {
 		})
 	}
 }
+
+// Far events (beyond the wheel) run in (cycle, class, order scheduled)
+// order however many wait in the heap and however they were scheduled,
+// some from cycles reached on the way, whose own far events join the
+// heap. The reference is a plain sort of the events by that key.
+func TestKernelFarEventsRunInOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 11))
+	for trial := range 10 {
+		k := NewKernel()
+		type ev struct {
+			at    Cycle
+			class Class
+			seq   int
+		}
+		var want []ev
+		var got []int
+		seq := 0
+		var add func(at Cycle, c Class)
+		add = func(at Cycle, c Class) {
+			seq++
+			s := seq
+			want = append(want, ev{at, c, s})
+			k.ScheduleClass(at, c, HandlerFunc(func(now Cycle, _ int32, _ int64) {
+				got = append(got, s)
+				if s%7 == 0 { // schedules more, far from now
+					for range 3 {
+						add(now+wheelSize+Cycle(r.IntN(100)), Class(r.IntN(int(ClassSystem)+1)))
+					}
+				}
+			}), 0, 0)
+		}
+		for range 300 {
+			add(wheelSize+Cycle(r.IntN(200)), Class(r.IntN(int(ClassSystem)+1)))
+		}
+		k.Run()
+		slices.SortFunc(want, func(a, b ev) int {
+			return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.class, b.class), cmp.Compare(a.seq, b.seq))
+		})
+		order := make([]int, len(want))
+		for i, e := range want {
+			order[i] = e.seq
+		}
+		require.Equal(t, order, got, "trial %d", trial)
+	}
+}

@@ -180,7 +180,7 @@ type Serializer struct {
 	lastN, lastD    int64
 	stride          Stride
 	busyPast        *big.Rat // transfer time at earlier rates or bases, in cycles (nil: none)
-	watch           func(base Cycle, start, end int64, r Rate, n int64)
+	watch           func(base Cycle, start, end int64, done Cycle, r Rate, n int64)
 }
 
 // rebaseUnits bounds an instant in units of 1/Num cycle from a
@@ -189,10 +189,13 @@ type Serializer struct {
 const rebaseUnits = 1<<61 - 1
 
 // Watch calls f at every transfer started, with its exact span in units of
-// 1/r.Num cycle from cycle base (the instant base × r.Num + start), its
-// rate r and its bytes n (nil: no one watches). It replaces any watcher
-// set before.
-func (s *Serializer) Watch(f func(base Cycle, start, end int64, r Rate, n int64)) { s.watch = f }
+// 1/r.Num cycle from cycle base (the instant base × r.Num + start), the
+// cycle by which it has ended (that end rounded up to a whole cycle,
+// which Start returns), its rate r and its bytes n (nil: no one
+// watches). It replaces any watcher set before.
+func (s *Serializer) Watch(f func(base Cycle, start, end int64, done Cycle, r Rate, n int64)) {
+	s.watch = f
+}
 
 // Shadow returns a copy of s that no one watches, to work out ahead what
 // transfers would do without changing s.
@@ -282,7 +285,7 @@ func (s *Serializer) Start(ready Cycle, n int64) Cycle {
 	s.freeAt = start + d
 	s.busy += d
 	if s.watch != nil {
-		s.watch(Cycle(s.base), start, s.freeAt, s.rate, n)
+		s.watch(Cycle(s.base), start, s.freeAt, Cycle(s.endCycle), s.rate, n)
 	}
 	return Cycle(s.endCycle)
 }

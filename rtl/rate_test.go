@@ -185,7 +185,7 @@ func TestSerializerTakesAShadowsTiming(t *testing.T) {
 	require.Equal(t, Cycle(4), s.FreeAt())
 	require.Equal(t, big.NewRat(2, 1), s.BusyCycles())
 	require.False(t, s.Watched())
-	s.Watch(func(Cycle, int64, int64, Rate, int64) {})
+	s.Watch(func(Cycle, int64, int64, Cycle, Rate, int64) {})
 	require.True(t, s.Watched())
 }
 
@@ -219,7 +219,7 @@ func TestSerializerRunsTransfersBackToBack(t *testing.T) {
 		s := NewSerializer(rate)
 		var spans [][2]int64
 		if r.IntN(3) == 0 {
-			s.Watch(func(_ Cycle, start, end int64, _ Rate, _ int64) { spans = append(spans, [2]int64{start, end}) })
+			s.Watch(func(_ Cycle, start, end int64, _ Cycle, _ Rate, _ int64) { spans = append(spans, [2]int64{start, end}) })
 		}
 		for i := r.IntN(4); i > 0; i-- {
 			s.Start(Cycle(r.IntN(100)), 1+r.Int64N(1000))
@@ -324,8 +324,10 @@ func TestSerializerStaysExactToMaxCycleAtFineRates(t *testing.T) {
 			rate := tc.rate
 			s := NewSerializer(rate)
 			var seen *big.Rat // the last watched span's end, in cycles
-			s.Watch(func(base Cycle, start, end int64, r Rate, _ int64) {
+			var done Cycle    // and the cycle it was said to end by
+			s.Watch(func(base Cycle, start, end int64, by Cycle, r Rate, _ int64) {
 				seen = new(big.Rat).Add(big.NewRat(int64(base), 1), big.NewRat(end, r.Num))
+				done = by
 			})
 			free, busy := new(big.Rat), new(big.Rat)
 			ready := Cycle(0)
@@ -347,6 +349,7 @@ func TestSerializerStaysExactToMaxCycleAtFineRates(t *testing.T) {
 				end := s.Start(ready, n)
 				require.Equal(t, CeilRat(free), int64(end), "transfer %d at cycle %d", i, ready)
 				require.Equal(t, free, seen, "the watched end of transfer %d", i)
+				require.Equal(t, CeilRat(free), int64(done), "the watched end cycle of transfer %d", i)
 				floor := new(big.Rat).SetInt64(int64(end - 1))
 				require.Equal(t, free.Cmp(floor) <= 0, s.FreeBy(end-1))
 				require.Equal(t, free.Cmp(new(big.Rat).SetInt64(int64(end))) < 0, s.FreeWithin(end-1))

@@ -59,9 +59,17 @@ func (p Pool) Free(now Cycle) (*Serializer, Cycle) {
 func RetryOf(now Cycle, needs ...Need) Cycle {
 	retry := now
 	for _, n := range needs {
-		if !n.S.FreeWithin(now) {
-			retry = max(retry, n.S.FreeCycle())
-		}
+		retry = max(retry, FreeCycleOf(now, n.S))
 	}
 	return retry
+}
+
+// FreeCycleOf is the cycle during which s will be free for a transfer
+// ready during cycle now: now when it is free by the end of it (RetryOf
+// of one need).
+func FreeCycleOf(now Cycle, s *Serializer) Cycle {
+	if s.FreeWithin(now) {
+		return now
+	}
+	return s.FreeCycle()
 }

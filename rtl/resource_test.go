@@ -47,3 +47,31 @@ func TestPoolPicksTheFirstFree(t *testing.T) {
 	require.Nil(t, s)
 	require.Equal(t, Cycle(2), next)
 }
+
+// FreeCycleOf is RetryOf of one resource. 256 B at 4700/249 B/cycle from
+// cycle 0 end at 256 × 249 / 4700 = 13.56 (during cycle 13); 256 B at
+// 64 B/cycle from cycle 0 end at exactly 4.0, the start of cycle 4, so
+// a transfer ready during cycle 3 waits for cycle 4.
+func TestFreeCycleOf(t *testing.T) {
+	frac := NewSerializer(Rate{4700, 249})
+	frac.Start(0, 256)
+	whole := NewSerializer(Rate{64, 1})
+	whole.Start(0, 256)
+	for _, c := range []struct {
+		name string
+		s    *Serializer
+		now  Cycle
+		want Cycle
+	}{
+		{"fraction, long before", frac, 5, 13},
+		{"fraction, the cycle before it frees", frac, 12, 13},
+		{"fraction, the cycle it frees in", frac, 13, 13},
+		{"fraction, after", frac, 20, 20},
+		{"whole, long before", whole, 1, 4},
+		{"whole, the cycle before it frees", whole, 3, 4},
+		{"whole, after", whole, 4, 4},
+	} {
+		require.Equal(t, c.want, FreeCycleOf(c.now, c.s), c.name)
+		require.Equal(t, RetryOf(c.now, Need{c.s, 1}), FreeCycleOf(c.now, c.s), c.name)
+	}
+}
