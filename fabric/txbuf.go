@@ -39,7 +39,7 @@ type txBuf struct {
 // round as packets come and go, and a ring of limit entries on every link
 // of a large network does not stay in the cache.
 func newTxBuf(limit int) txBuf {
-	return txBuf{ring: *rtl.NewFIFO[txEntry](0), limit: limit}
+	return txBuf{ring: *rtl.NewRing[txEntry](4), limit: limit}
 }
 
 // Len returns the packets held.
