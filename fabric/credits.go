@@ -31,7 +31,7 @@ type creditQueue struct {
 
 func newCreditQueue(p LinkParams) creditQueue {
 	d := PacketBytes * p.Rate.Den
-	return creditQueue{ring: *rtl.NewFIFO[creditRun](0), d: d, num: p.Rate.Num, stride: rtl.NewStride(d, p.Rate.Num),
+	return creditQueue{ring: *rtl.NewRing[creditRun](4), d: d, num: p.Rate.Num, stride: rtl.NewStride(d, p.Rate.Num),
 		lag: p.Latency + p.CreditLatency}
 }
 

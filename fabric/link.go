@@ -183,53 +183,14 @@ const (
 // the sender, a serialiser, a latency pipe, and a credit-managed receive
 // buffer at the receiver.
 type Link struct {
-	ID       int
-	Src, Dst int // NPU ids; on a network with switches, node ids (Network.AddSwitch)
-	Port     int // index of the sender's port this link leaves by
-	Params   LinkParams
+	// The fields a packet's send, start and train read and write come
+	// first, those of setting up and reporting last, so that the packet
+	// path touches as few of the link's cache lines as it can: a large
+	// network's links do not all stay in the cache (docs/performance.md).
 
-	k        *rtl.Kernel
-	ser      rtl.Serializer
-	tx       txBuf
-	wire     rtl.FIFO[flight]
-	rx       rtl.FIFO[Packet]
-	credits  int         // credits never used yet (the initial ones)
-	returned creditQueue // cycles at which used credits come back, in order
-
-	sender, receiver Endpoint
-	absorber         Absorber  // the receiver, when it takes every packet on arrival and per-packet events are not asked for
-	feeder           Feeder    // the sender, when it feeds trains and absorber is set or the receiver is a switch that collects (intoSwitch)
-	collector        Collector // the receiver, when it collects its packets and per-packet events are not asked for (Collector)
-	driver           Driver    // the sender, when it runs the link's transmit events and per-packet events are not asked for (Driver)
-	txClass          rtl.Class // the class of its transmit events when the serialiser frees (rtl.ClassTransmit)
-	arriveClass      rtl.Class // the class of its arrival events (rtl.ClassArrive + Port, or rtl.ClassSwitchArrive)
-	creditClass      rtl.Class // the class of the transmit events that wait for a credit (rtl.ClassCredit + Port, or rtl.ClassSwitchCredit)
-	obs              observe.Observer
-	windows          *rtl.Windows // busy time per window, when tracked (Network.TrackWindows)
-	own              *rtl.Windows // the link's own busy time per window, when tracked too (Network.TrackLinkWindows)
-
-	// fromSwitch: the link leaves a switch (NewSwitchLink); toSwitch: it
-	// arrives at one, at the switch's input port inPort
-	// (Network.AddToSwitch).
-	fromSwitch, toSwitch bool
-	inPort               int
-
-	// hand is the packet an absorber takes as it arrives (inHand until
-	// it does).
-	hand   Packet
-	inHand bool
-	// dueAt is the cycle the oldest packet on the wire of a link whose
-	// receiver collects them (Collector) is due in the receive buffer
-	// (math.MaxInt64: none).
-	dueAt rtl.Cycle
-
-	txPending     bool // an evTransmit is scheduled
-	arrivePending bool // an evArrive is scheduled
-	creditStalled bool // waiting for the receiver to take a packet
-	senderWaiting bool // a Send was refused; call SpaceAvailable on room
-
-	packets, bytes int64
-	absorbed       int64 // packets delivered without an arrival event
+	k    *rtl.Kernel
+	tx   txBuf
+	Port int // index of the sender's port this link leaves by
 
 	// The train under way (Feeder): its events not done yet are
 	// train[trainPos:], which take trainLeft packets from the feeder; the
@@ -238,32 +199,76 @@ type Link struct {
 	train     []trainEvent
 	trainPos  int
 	trainLeft int
-	// trainSpare: the packets the feeder puts in are spared their arrival.
-	trainSpare bool
-	// drain: the train is the transmit buffer emptying with the sender
-	// not waiting (it puts nothing in; trainLeft is 0); trainN is the
-	// packets the train's events start.
-	drain  bool
-	trainN int
 	// A train in closed form (planStream), instead of train: its events
 	// not done yet each start one full packet, back to back from where
 	// the serialiser stands, at the cycles the serialiser frees (the first
 	// at its FreeAt); streamLeft counts them. streaming is whether the
 	// link can move such trains (streams, at Attach).
 	streamLeft int
-	streaming  bool
 	gen        int64
+	// drain: the train is the transmit buffer emptying with the sender
+	// not waiting (it puts nothing in; trainLeft is 0); trainN is the
+	// packets the train's events start.
+	trainN int
+
+	txPending     bool // an evTransmit is scheduled
+	arrivePending bool // an evArrive is scheduled
+	creditStalled bool // waiting for the receiver to take a packet
+	senderWaiting bool // a Send was refused; call SpaceAvailable on room
+	// trainSpare: the packets the feeder puts in are spared their arrival.
+	trainSpare bool
+	drain      bool
+	streaming  bool
+	inHand     bool      // hand holds a packet an absorber is to take
+	txClass    rtl.Class // the class of its transmit events when the serialiser frees (rtl.ClassTransmit)
+	// arriveClass is the class of its arrival events (rtl.ClassArrive +
+	// Port, or rtl.ClassSwitchArrive); creditClass of the transmit events
+	// that wait for a credit (rtl.ClassCredit + Port, or
+	// rtl.ClassSwitchCredit).
+	arriveClass, creditClass rtl.Class
+
+	sender, receiver Endpoint
+	absorber         Absorber  // the receiver, when it takes every packet on arrival and per-packet events are not asked for
+	feeder           Feeder    // the sender, when it feeds trains and absorber is set or the receiver is a switch that collects (intoSwitch)
+	collector        Collector // the receiver, when it collects its packets and per-packet events are not asked for (Collector)
+	driver           Driver    // the sender, when it runs the link's transmit events and per-packet events are not asked for (Driver)
+	obs              observe.Observer
+	windows          *rtl.Windows // busy time per window, when tracked (Network.TrackWindows)
+	own              *rtl.Windows // the link's own busy time per window, when tracked too (Network.TrackLinkWindows)
+
+	credits  int         // credits never used yet (the initial ones)
+	returned creditQueue // cycles at which used credits come back, in order
+	ser      rtl.Serializer
+	wire     rtl.FIFO[flight]
+
 	// On a link with a feeder, pushed and popped count the packets into
 	// and out of the transmit buffer, and stops holds the numbers (pushed
 	// at the time) of those in it that a train stops at: not spared, or
 	// not full (Link.push). planTrain then finds the first without reading
 	// the buffer's entries.
 	pushed, popped int64
-	stops          rtl.FIFO[int64]
 	// fullSince is the number (popped at the time) of the first packet
 	// after the last one shorter than full started: from it on, packets
 	// are full (planStream).
 	fullSince int64
+	stops     rtl.FIFO[int64]
+
+	packets, bytes int64
+	absorbed       int64 // packets delivered without an arrival event
+	trains         int64
+	drains         int64 // trains that are drains
+	closed         int64 // trains in closed form
+	applied        int64 // trains done all at once
+
+	// hand is the packet an absorber takes as it arrives (inHand until
+	// it does).
+	hand Packet
+	// dueAt is the cycle the oldest packet on the wire of a link whose
+	// receiver collects them (Collector) is due in the receive buffer
+	// (math.MaxInt64: none).
+	dueAt  rtl.Cycle
+	Params LinkParams
+
 	// What planTrain worked out, for doing the whole train at once
 	// (applyTrain): the ends of the packets it starts (the serialiser's,
 	// whole cycles), the serialiser's busy time (the packets' spans, those
@@ -274,10 +279,15 @@ type Link struct {
 	planMark    rtl.SerializerMark
 	planCredits int
 	planUsed    int
-	trains      int64
-	drains      int64 // trains that are drains
-	closed      int64 // trains in closed form
-	applied     int64 // trains done all at once
+
+	rx       rtl.FIFO[Packet]
+	ID       int
+	Src, Dst int // NPU ids; on a network with switches, node ids (Network.AddSwitch)
+	// fromSwitch: the link leaves a switch (NewSwitchLink); toSwitch: it
+	// arrives at one, at the switch's input port inPort
+	// (Network.AddToSwitch).
+	fromSwitch, toSwitch bool
+	inPort               int
 }
 
 // NewLink returns a link from src to dst, driven by kernel k. Both endpoints
@@ -322,7 +332,7 @@ func newLink(k *rtl.Kernel, id, src, dst, port int, p LinkParams) *Link {
 		k:        k,
 		ser:      *rtl.NewSerializer(p.Rate),
 		tx:       newTxBuf(p.TxBuffer),
-		wire:     *rtl.NewFIFO[flight](0),
+		wire:     *rtl.NewRing[flight](4),
 		rx:       *rtl.NewFIFO[Packet](p.RxBuffer),
 		credits:  p.RxBuffer,
 		returned: newCreditQueue(p),

@@ -37,9 +37,11 @@ type txBuf struct {
 // small and grows only as entries need it (a run is one entry, so the
 // ring rarely holds limit of them): a link's ring is written round and
 // round as packets come and go, and a ring of limit entries on every link
-// of a large network does not stay in the cache.
+// of a large network does not stay in the cache. It starts at 4 entries
+// (160 bytes), not 16: docs/performance.md, "fewer cache lines per
+// message".
 func newTxBuf(limit int) txBuf {
-	return txBuf{ring: *rtl.NewFIFO[txEntry](0), limit: limit}
+	return txBuf{ring: *rtl.NewRing[txEntry](4), limit: limit}
 }
 
 // Len returns the packets held.

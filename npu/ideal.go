@@ -124,9 +124,13 @@ type run struct {
 
 // chunkState is one chunk's progress on one NPU: the executor core's
 // (xcore.Chunk) and what this executor adds.
+//
+// The fields a message's send and receive read (these, then the core's
+// first) come before those they rarely read, so that a chunk's work per
+// message touches two of its cache lines, not three.
 type chunkState struct {
-	xcore.Chunk
-	prio int64 // its collective's port priority: port queues serve lower values first
+	prio    int64             // its collective's port priority: port queues serve lower values first
+	pending map[int32][]int64 // values of received messages not yet applied
 	// shared: the chunk runs NPU 0's programs, every NPU's being NPU 0's
 	// translated (collectives.CheckEquivariant), with each peer displaced
 	// by the NPU's id on use (node.peer), so that the NPUs of a full
@@ -134,9 +138,9 @@ type chunkState struct {
 	// them (xcore.Info). Only when the run carries no data: programs
 	// that translate have the same lengths, peers, ports and data flow,
 	// not the same data offsets.
-	shared  bool
-	pending map[int32][]int64 // values of received messages not yet applied
-	early   []earlyMsg        // messages for later phases that came first
+	shared bool
+	xcore.Chunk
+	early []earlyMsg // messages for later phases that came first
 }
 
 type earlyMsg struct {

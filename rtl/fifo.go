@@ -3,6 +3,11 @@ package rtl
 // FIFO is a first-in first-out queue on a ring buffer. With a capacity it is
 // bounded and Push refuses when full (back-pressure); with capacity 0 it grows.
 // The ring's length is a power of two, so indices wrap with a mask.
+//
+// A FIFO that empties starts again at the ring's first slot, so that one
+// that holds few items at a time keeps writing the same slots, which stay
+// in the cache, rather than going round the whole ring (a link's queues,
+// millions of times a run: docs/performance.md).
 type FIFO[T any] struct {
 	buf   []T
 	head  int
@@ -27,6 +32,18 @@ func NewFIFO[T any](capacity int) *FIFO[T] {
 	}
 	f.buf = make([]T, size)
 	return f
+}
+
+// NewRing returns an unbounded FIFO whose ring starts with room for size
+// items (rounded up to a power of two) rather than 16: for a queue that
+// rarely holds more, kept small so that it stays in the cache; it grows
+// as items need it.
+func NewRing[T any](size int) *FIFO[T] {
+	n := 1
+	for n < size {
+		n <<= 1
+	}
+	return &FIFO[T]{buf: make([]T, n)}
 }
 
 // Len returns the number of items queued.
@@ -92,7 +109,9 @@ func (f *FIFO[T]) Pop() (v T, ok bool) {
 	var zero T
 	f.buf[f.head] = zero
 	f.head = (f.head + 1) & (len(f.buf) - 1)
-	f.n--
+	if f.n--; f.n == 0 {
+		f.head = 0 // empty: start again at the first slot (FIFO)
+	}
 	return v, true
 }
 
@@ -106,7 +125,9 @@ func (f *FIFO[T]) Drop(k int) {
 		f.buf[f.head] = zero
 		f.head = (f.head + 1) & (len(f.buf) - 1)
 	}
-	f.n -= k
+	if f.n -= k; f.n == 0 {
+		f.head = 0
+	}
 }
 
 func (f *FIFO[T]) grow() {

@@ -49,16 +49,61 @@ func TestFIFODrop(t *testing.T) {
 	f := NewFIFO[int](5) // a ring of 16
 	for i := 0; i < 14; i++ {
 		f.Push(i)
-		f.Pop()
+		if f.Len() > 1 { // never empty, so that the ring goes round
+			f.Pop()
+		}
 	}
-	for i := 1; i <= 5; i++ { // items 1..5 at ring slots 14, 15, 0, 1, 2
+	for i := 1; i <= 4; i++ { // items 13, 1..4 at ring slots 13, 14, 15, 0, 1
 		require.True(t, f.Push(i))
 	}
 	f.Drop(3)
 	require.Equal(t, 2, f.Len())
-	require.Equal(t, 4, f.At(0))
-	require.Equal(t, 5, f.At(1))
+	require.Equal(t, 3, f.At(0))
+	require.Equal(t, 4, f.At(1))
 	f.Drop(0)
 	require.Equal(t, 2, f.Len())
 	require.Panics(t, func() { f.Drop(3) })
+}
+
+// A FIFO that empties, by Pop or by Drop, starts again at its ring's first
+// slot; NewRing's ring starts at the size asked (rounded up to a power of
+// two) and grows, in order, past it.
+func TestFIFOStartsAgainWhenEmptyAndRingsGrow(t *testing.T) {
+	cases := []struct {
+		name  string
+		size  int
+		ring  int // slots before the first growth
+		empty func(f *FIFO[int])
+	}{
+		{"ring of 4, emptied by Pop", 4, 4, func(f *FIFO[int]) {
+			for f.Len() > 0 {
+				f.Pop()
+			}
+		}},
+		{"ring of 3 is 4, emptied by Drop", 3, 4, func(f *FIFO[int]) { f.Drop(f.Len()) }},
+		{"ring of 1", 1, 1, func(f *FIFO[int]) { f.Drop(f.Len()) }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := NewRing[int](c.size)
+			require.Len(t, f.buf, c.ring)
+			require.Equal(t, 0, f.Cap(), "unbounded")
+			f.Push(7)
+			f.Push(8)
+			f.Pop()
+			require.Equal(t, 1, f.head, "not empty: the head moves on")
+			c.empty(f)
+			require.Equal(t, 0, f.head, "empty: back to the first slot")
+			for i := range 2*c.ring + 1 { // grows twice
+				require.True(t, f.Push(i))
+			}
+			require.Len(t, f.buf, 4*c.ring)
+			for i := range 2*c.ring + 1 {
+				v, ok := f.Pop()
+				require.True(t, ok)
+				require.Equal(t, i, v)
+			}
+			require.Equal(t, 0, f.head)
+		})
+	}
 }

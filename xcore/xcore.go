@@ -161,18 +161,22 @@ func (c *Collectives) PendingChunks() int {
 // keeps alike: its collective, its phase, the phase's program and ops,
 // and its values when the run checks data. An endpoint embeds it in its
 // own chunk state.
+//
+// Its fields are laid out for the work per message: those an op's
+// completion reads first (an endpoint's chunks are many, and each is
+// touched once or twice per message: docs/performance.md).
 type Chunk struct {
 	Coll  *Collective
-	Local int32 // the chunk's number within its collective
-	Len   int64 // its bytes
 	Phase int32 // its current phase; Coll.Plan.NumPhases() when finished
 	Prog  *collectives.Program
-	Info  *Info   // Prog's dependences and data flow
-	Ops   Ops     // the current phase's ops: unmet dependences, done
-	Vals  []int64 // real values when checking data, chunk-indexed
+	Info  *Info // Prog's dependences and data flow
+	Ops   Ops   // the current phase's ops: unmet dependences, done
 	// finalLeft counts, per piece of the program's Finals, its ops not
 	// done, where the collective's progress is tracked by piece.
 	finalLeft []int32
+	Vals      []int64 // real values when checking data, chunk-indexed
+	Local     int32   // the chunk's number within its collective
+	Len       int64   // its bytes
 }
 
 // NewChunk returns chunk local of co, before its first phase.
