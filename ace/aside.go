@@ -18,6 +18,7 @@ import (
 type asideOp struct {
 	c      *chunk
 	op     int32
+	phase  int32 // c's phase when the op was set aside
 	reduce bool
 }
 
@@ -52,15 +53,50 @@ func (nd *node) setAside(c *chunk, op int32, p int, reduce bool) bool {
 	c.aside[op] = true
 	c.nAside++
 	nd.r.asides++
-	nd.aside[p] = append(nd.aside[p], asideOp{c: c, op: op, reduce: reduce})
+	nd.aside[p] = append(nd.aside[p], asideOp{c: c, op: op, phase: c.Phase, reduce: reduce})
 	if reduce {
 		nd.asideReduce++
 	}
+	nd.closePort(p)
 	return true
 }
 
+// closePort sets aside again, once a walk has found output port p without
+// room, the ops put back when p's link last started a packet (restoreAside)
+// that are still in their chunks' work and not set aside: each waits on p
+// (a send's port, or a receive's first forward's, is fixed), its receiver's
+// room is known ready (sendReady, asked before it was first set aside), and
+// p has no room until its link starts a packet, so its next walk would
+// only set it aside again, as the walk that found p full did for its op.
+// Only the notes of those walks are skipped: a reducing receive that finds
+// no ALU free notes when one frees and stays in the walk, which the kick
+// notes for it when it starts nothing (asideRetry), as for the ops set
+// aside by their own walks.
+func (nd *node) closePort(p int) {
+	for i, a := range nd.reopened[p] {
+		nd.reopened[p][i] = asideOp{}
+		c := a.c
+		if !c.active || c.Phase != a.phase || c.aside[a.op] {
+			continue
+		}
+		if _, inWork := slices.BinarySearch(c.work, a.op); !inWork {
+			continue
+		}
+		c.aside[a.op] = true
+		c.nAside++
+		nd.r.asides++
+		nd.aside[p] = append(nd.aside[p], a)
+		if a.reduce {
+			nd.asideReduce++
+		}
+		nd.noteWork(c)
+	}
+	nd.reopened[p] = nd.reopened[p][:0]
+}
+
 // restoreAside puts the ops set aside for output port p back into the
-// walks: p's link has started a packet, so p may have room.
+// walks: p's link has started a packet, so p may have room. It keeps them
+// as p's ops put back, for closePort.
 func (nd *node) restoreAside(p int) {
 	for i, a := range nd.aside[p] {
 		a.c.aside[a.op] = false
@@ -70,6 +106,9 @@ func (nd *node) restoreAside(p int) {
 			nd.asideReduce--
 		}
 		nd.aside[p][i] = asideOp{}
+		if !nd.r.reference {
+			nd.reopened[p] = append(nd.reopened[p], a)
+		}
 	}
 	nd.aside[p] = nd.aside[p][:0]
 }

@@ -153,7 +153,11 @@ type node struct {
 	// held a receive up.
 	aside       [][]asideOp
 	asideReduce int
-	fullPort    int
+	// reopened holds, per output port, the ops put back into the walks
+	// when its link last started a packet (restoreAside), until a walk
+	// finds the port without room again (closePort).
+	reopened [][]asideOp
+	fullPort int
 }
 
 func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
@@ -227,6 +231,7 @@ func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 	nd.waiting = make([]int, len(split))
 	nd.out = make([]*outPort, net.Ports())
 	nd.aside = make([][]asideOp, net.Ports())
+	nd.reopened = make([][]asideOp, net.Ports())
 	for p := range nd.out {
 		if l := net.Out(id, p); l != nil {
 			nd.out[p] = &outPort{link: l, transit: rtl.NewFIFO[fabric.Packet](0), txAt: -1}
