@@ -38,13 +38,16 @@ type chunk struct {
 	dma      int64 // bytes the DMA has started moving
 	dmaDone  int64 // bytes the DMA has finished moving
 	pi       *progInfo
-	progress []int32                   // packets sent (sends) or processed (receives)
-	peerOK   []bool                    // per send op of the phase: its receiver's room is known to be ready (sendReady)
-	msgs     []*fabric.Message         // per send op, its message of several packets while some are still to be sent (then its packets alone hold it); nil until one is
-	work     []int32                   // ops with something to start: ready sends, receives with buffered packets
-	aside    []bool                    // per op of the phase: set aside in work until its output port's link starts a packet (setAside)
-	nAside   int32                     // the ops of work set aside
-	buffered map[int64][]fabric.Packet // (phase, op) → packets absorbed before the op could take them
+	progress []int32           // packets sent (sends) or processed (receives)
+	peerOK   []bool            // per send op of the phase: its receiver's room is known to be ready (sendReady)
+	msgs     []*fabric.Message // per send op, its message of several packets while some are still to be sent (then its packets alone hold it); nil until one is
+	work     []int32           // ops with something to start: ready sends, receives with buffered packets
+	aside    []int32           // per op of the phase: the output port it is set aside on, plus one (0: none; setAside)
+	nAside   int32             // the ops of work set aside
+	// asidePorts has the bits (portBit) of the ports its ops were set
+	// aside on in this phase: those of the ops still set aside, and more.
+	asidePorts uint64
+	buffered   map[int64][]fabric.Packet // (phase, op) → packets absorbed before the op could take them
 }
 
 // doneChunk stands for every chunk written back, so its state can be freed.
@@ -147,17 +150,20 @@ type node struct {
 	// transit counts the packets in transit held in SRAM for an output
 	// port, over all ports.
 	transit int
-	// aside holds, per output port, the ops set aside until its link
-	// starts a packet (setAside); asideReduce counts the reducing
-	// receives among them. fullPort is recvRoom's answer of the port that
-	// held a receive up.
+	// aside holds, per output port, the ops set aside on it (setAside;
+	// and entries of ops that have since left their work, dropped when
+	// the port opens); asideReduce counts the reducing receives among
+	// them. portOpen marks the ports whose ops are walked (open: their
+	// link has started a packet since a walk last found them without
+	// room), openPorts their bits (portBit); wide: the node has more
+	// ports than openPorts has bits. fullPort is recvRoom's answer of the
+	// port that held a receive up.
 	aside       [][]asideOp
 	asideReduce int
-	// reopened holds, per output port, the ops put back into the walks
-	// when its link last started a packet (restoreAside), until a walk
-	// finds the port without room again (closePort).
-	reopened [][]asideOp
-	fullPort int
+	portOpen    []bool
+	openPorts   uint64
+	wide        bool
+	fullPort    int
 }
 
 func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
@@ -231,7 +237,7 @@ func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 	nd.waiting = make([]int, len(split))
 	nd.out = make([]*outPort, net.Ports())
 	nd.aside = make([][]asideOp, net.Ports())
-	nd.reopened = make([][]asideOp, net.Ports())
+	nd.portOpen, nd.wide = make([]bool, net.Ports()), net.Ports() > 64
 	for p := range nd.out {
 		if l := net.Out(id, p); l != nil {
 			nd.out[p] = &outPort{link: l, transit: rtl.NewFIFO[fabric.Packet](0), txAt: -1}
@@ -392,10 +398,10 @@ func (nd *node) markDue(now rtl.Cycle) {
 }
 
 // SpaceAvailable wakes the node when an output port buffer has room, and
-// puts the ops set aside for that port back into their chunks' work.
+// opens that port: the ops set aside on it are walked again (openPort).
 func (nd *node) SpaceAvailable(now rtl.Cycle, l *fabric.Link) {
 	if p := nd.portOf(l); p >= 0 {
-		nd.restoreAside(p)
+		nd.openPort(p)
 	}
 	nd.scheduleKick(now)
 }
