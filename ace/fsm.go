@@ -56,7 +56,7 @@ func (nd *node) walk(now rtl.Cycle, c *chunk) (retry rtl.Cycle, started bool) {
 				continue
 			}
 			b := int64(fabric.PayloadOf(o.Data.Len, c.progress[op]))
-			end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.sramRd, Bytes: b})
+			end, ok, t := nd.sramRd.TryStart(now, b)
 			if !ok {
 				if retry < 0 || t < retry {
 					retry = t

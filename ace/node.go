@@ -500,7 +500,7 @@ func (nd *node) kickPorts(now rtl.Cycle) {
 	for p, o := range nd.out {
 		if o != nil && o.transit.Len() > 0 && nd.slot(p) {
 			pkt, _ := o.transit.Peek()
-			end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.sramRd, Bytes: int64(pkt.Bytes)})
+			end, ok, t := nd.sramRd.TryStart(now, int64(pkt.Bytes))
 			if !ok {
 				nd.retryAt(now, t)
 				continue

@@ -77,7 +77,7 @@ func (nd *node) takeInput(now rtl.Cycle, l *fabric.Link) rtl.Cycle {
 	m := pkt.Msg
 	b := int64(pkt.Bytes)
 	if dst := nd.r.shape.PacketDst(pkt); dst != nd.id { // passing through: absorb into SRAM, send on later
-		end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.sramWr, Bytes: b})
+		end, ok, t := nd.sramWr.TryStart(now, b)
 		if !ok {
 			return t
 		}
@@ -114,7 +114,7 @@ func (nd *node) takeInput(now rtl.Cycle, l *fabric.Link) rtl.Cycle {
 	if !nd.reserve(c, c.parts[m.Phase]) {
 		return -1 // no room: it waits in the input buffer (back-pressure)
 	}
-	end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.sramWr, Bytes: b})
+	end, ok, t := nd.sramWr.TryStart(now, b)
 	if !ok {
 		return t
 	}
