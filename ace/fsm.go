@@ -95,7 +95,7 @@ func (nd *node) walk(now rtl.Cycle, c *chunk) (retry rtl.Cycle, started bool) {
 		key := bufKey(c.Phase, op)
 		q := c.buffered[key]
 		pkt := q[0]
-		end, ok, t := rtl.StartAll(now, nd.recvList(c, op, alu, int64(pkt.Bytes), true)...)
+		end, ok, t := nd.startRecv(now, c, op, alu, int64(pkt.Bytes), true)
 		if !ok {
 			if retry < 0 || t < retry {
 				retry = t
