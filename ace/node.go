@@ -464,8 +464,12 @@ func (nd *node) retryAt(now, t rtl.Cycle) {
 
 // kickDMA starts the DMA engines' next pieces.
 func (nd *node) kickDMA(now rtl.Cycle) {
-	nd.retryAt(now, nd.dmaIn(now))
-	nd.retryAt(now, nd.dmaOut(now))
+	if len(nd.txq) > 0 { // (an empty queue starts nothing and notes nothing)
+		nd.retryAt(now, nd.dmaIn(now))
+	}
+	if len(nd.rxq) > 0 {
+		nd.retryAt(now, nd.dmaOut(now))
+	}
 }
 
 // kickPorts starts the packets at the heads of the input port buffers, in
