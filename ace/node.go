@@ -119,9 +119,11 @@ type node struct {
 	blockedCycles           int64       // FSM time spent holding a chunk that finished its phase
 	fx                      []effect
 	freeFx                  []int32
-	// due holds the started sub-steps whose ends have no event of their
-	// own (run.quietFx), by end and then the order they were started: a
-	// heap. fxSeq numbers the sub-steps as they start.
+	// soon and due hold the started sub-steps whose ends have no event
+	// of their own (run.quietFx): those due soon in a calendar, the others
+	// by end and then the order they were started in a heap. fxSeq numbers
+	// the sub-steps as they start.
+	soon            dueSoon
 	due             []dueFx
 	fxSeq           uint64
 	firstFSM, split []int // per phase, its first FSM and how many it has
@@ -288,7 +290,7 @@ func (nd *node) after(end rtl.Cycle, e effect) {
 	if e.kind >= fxSend && nd.r.quietEffects() {
 		// Its end is applied by the node's kick at that cycle, which runs
 		// after every other event of the cycle (quietFx).
-		nd.pushDue(dueFx{at: end, seq: e.seq, i: i})
+		nd.pushDue(nd.startedAt, end, e.seq, i)
 		nd.scheduleKick(end)
 		return
 	}
