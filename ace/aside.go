@@ -1,12 +1,13 @@
 package ace
 
-// This file: ops held up by a full output port, set aside from their
-// chunk's work until the port's link starts a packet.
+// This file: ops held up by a full output port, set aside from the walks
+// while the port has no room.
 
 import (
 	"fmt"
 	"slices"
 
+	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/fabric"
 	"github.com/acemu/acemu/rtl"
 )
@@ -18,6 +19,7 @@ import (
 type asideOp struct {
 	c      *chunk
 	op     int32
+	phase  int32 // c's phase when the op was set aside
 	reduce bool
 }
 
@@ -31,47 +33,89 @@ type asideOp struct {
 // find the op unable to start again, and would only ask for the wake-up
 // already asked for and, for a reducing receive, note when an ALU frees
 // if none is free (recvRoom asks for an ALU before its forwards' room).
-// Such an op is set aside (marked in its chunk's work), so walks skip it,
-// and is put back when the port's link starts a packet; a kick with
-// set-aside reducing receives that started nothing notes when an ALU
-// frees, as their walks would have (kick). A kick's notes matter only
-// when it started nothing: when it started a sub-step it looks again the
-// next cycle whatever they say, so a walk that stops at the op it starts
-// skips nothing that counts. A receive whose room ran out at a later
-// forward stays in the work: a walk would ask the wake-up of the first of
+//
+// Such an op is set aside on its port (chunk.aside holds the port, the
+// node's list for the port the op) and stays there until it leaves its
+// chunk's work (dropWork); its port (a send's, or a receive's first
+// forward's) is fixed, and its receiver's room is known ready
+// (sendReady, asked before it was set aside). Walks skip it while its
+// port is closed: from the walk that found the port without room to the
+// port's link starting a packet (SpaceAvailable), which opens the port
+// and wakes the FSMs of its ops. While the port is open its ops are
+// walked as any other: one takes the slot, and the next walk to find the
+// port without room closes it again, for every op set aside on it at
+// once. That is what their own walks would do: each would find the port
+// without room and set the op aside, as that walk did for its own.
+//
+// The walks skipped leave out only their notes: a kick's notes matter
+// only when it started nothing (when it started a sub-step it looks again
+// the next cycle whatever they say), so a walk that stops at the op it
+// starts skips nothing that counts, and a kick that started nothing with
+// a reducing receive set aside notes when an ALU frees, as that receive's
+// walk would have (asideRetry). A receive whose room ran out at a later
+// forward is not set aside: a walk would ask the wake-up of the first of
 // its forwards' ports then full, which may be another port. The
 // reference path sets nothing aside.
 
-// setAside keeps op of chunk c out of the walks until output port p's
-// link starts a packet: it stays in c.work, marked, and walks skip it. It
-// reports whether it did: the reference path sets nothing aside.
+// setAside sets op of chunk c aside on output port p, which a walk found
+// without room, and closes p (the op may be set aside already, walked
+// while p was open). It reports whether it did: the reference path sets
+// nothing aside.
 func (nd *node) setAside(c *chunk, op int32, p int, reduce bool) bool {
 	if nd.r.reference {
 		return false
 	}
-	c.aside[op] = true
-	c.nAside++
-	nd.r.asides++
-	nd.aside[p] = append(nd.aside[p], asideOp{c: c, op: op, reduce: reduce})
-	if reduce {
-		nd.asideReduce++
+	if c.aside[op] == 0 {
+		c.aside[op] = int32(p) + 1
+		c.nAside++
+		c.asidePorts |= portBit(p)
+		nd.r.asides++
+		nd.aside[p] = append(nd.aside[p], asideOp{c: c, op: op, phase: c.Phase, reduce: reduce})
+		if reduce {
+			nd.asideReduce++
+		}
 	}
+	nd.portOpen[p] = false
+	nd.openPorts &^= portBit(p)
 	return true
 }
 
-// restoreAside puts the ops set aside for output port p back into the
-// walks: p's link has started a packet, so p may have room.
-func (nd *node) restoreAside(p int) {
-	for i, a := range nd.aside[p] {
-		a.c.aside[a.op] = false
-		a.c.nAside--
-		nd.noteWork(a.c)
-		if a.reduce {
-			nd.asideReduce--
-		}
-		nd.aside[p][i] = asideOp{}
+// portBit is output port p's bit in a chunk's asidePorts and the node's
+// openPorts (a node of more than 64 ports does not read them: noteFSM).
+func portBit(p int) uint64 { return 1 << (uint(p) & 63) }
+
+// unsetAside takes op of chunk c, which leaves c's work, off the port it
+// was set aside on, if any (its entry in the port's list is dropped when
+// the port next opens).
+func (nd *node) unsetAside(c *chunk, op int32) {
+	if c.aside[op] == 0 {
+		return
 	}
-	nd.aside[p] = nd.aside[p][:0]
+	c.aside[op] = 0
+	c.nAside--
+	if o := &c.Prog.Ops[op]; o.Kind == collectives.Recv && o.Reduce {
+		nd.asideReduce--
+	}
+}
+
+// openPort opens output port p, whose link has started a packet, so p may
+// have room: the ops set aside on it are walked again, so their FSMs have
+// work. Entries of ops that have left their chunk's work are dropped.
+func (nd *node) openPort(p int) {
+	nd.portOpen[p] = true
+	nd.openPorts |= portBit(p)
+	ops := nd.aside[p]
+	kept := ops[:0]
+	for _, a := range ops {
+		c := a.c
+		if !c.active || c.Phase != a.phase || c.aside[a.op] != int32(p)+1 {
+			continue
+		}
+		kept = append(kept, a)
+		nd.working.set(c.fsm[c.Phase])
+	}
+	clear(ops[len(kept):])
+	nd.aside[p] = kept
 }
 
 // asideRetry notes, for a kick that started nothing, when an ALU frees if
@@ -87,24 +131,28 @@ func (nd *node) asideRetry(now rtl.Cycle) {
 }
 
 // checkAside panics unless every op set aside belongs to the active chunk
-// heading its FSM, is ready and in its work, and waits on a port that still has no room
-// and whose link will call SpaceAvailable (a test's check of the
-// incremental bookkeeping).
+// heading its FSM, is ready and in its work, and, while its port is
+// closed, waits on a port that still has no room and whose link will call
+// SpaceAvailable (a test's check of the incremental bookkeeping).
 func (nd *node) checkAside() {
 	for p, ops := range nd.aside {
-		if len(ops) == 0 {
-			continue
-		}
 		o := nd.out[p]
-		if room := o.link.TxSpace() - o.reserved; room >= 1 || !o.link.SenderWaiting() {
-			panic(fmt.Sprintf("ace: NPU %d at cycle %d: %d ops set aside for output port %d, which has room for %d packets (its link waking the node: %v)",
-				nd.id, nd.r.k.Now(), len(ops), p, room, o.link.SenderWaiting()))
-		}
 		for _, a := range ops {
-			q := nd.fsmQ[a.c.fsm[a.c.Phase]]
-			_, inWork := slices.BinarySearch(a.c.work, a.op)
-			if !a.c.active || len(q) == 0 || q[0] != a.c || !a.c.Ops.Ready(a.op) || !a.c.aside[a.op] || !inWork {
-				panic(fmt.Sprintf("ace: NPU %d at cycle %d: op %d of chunk %d set aside for output port %d is not a ready op of an FSM's current chunk", nd.id, nd.r.k.Now(), a.op, a.c.id, p))
+			c := a.c
+			if !c.active || c.Phase != a.phase || c.aside[a.op] != int32(p)+1 {
+				continue // left the work: dropped when the port opens
+			}
+			q := nd.fsmQ[c.fsm[c.Phase]]
+			_, inWork := slices.BinarySearch(c.work, a.op)
+			if len(q) == 0 || q[0] != c || !c.Ops.Ready(a.op) || !inWork {
+				panic(fmt.Sprintf("ace: NPU %d at cycle %d: op %d of chunk %d set aside for output port %d is not a ready op of an FSM's current chunk", nd.id, nd.r.k.Now(), a.op, c.id, p))
+			}
+			if nd.portOpen[p] {
+				continue
+			}
+			if room := o.link.TxSpace() - o.reserved; room >= 1 || !o.link.SenderWaiting() {
+				panic(fmt.Sprintf("ace: NPU %d at cycle %d: ops set aside for output port %d, closed, which has room for %d packets (its link waking the node: %v)",
+					nd.id, nd.r.k.Now(), p, room, o.link.SenderWaiting()))
 			}
 		}
 	}

@@ -30,7 +30,7 @@ func (nd *node) dmaStep(now rtl.Cycle, q *[]*chunk, part int, kind int32, name s
 	ch := (*q)[0]
 	total := nd.viewOf(ch, part)
 	n := min(int64(fabric.PacketBytes), total-ch.dma)
-	end, ok, t := rtl.StartAll(now, rtl.Need{S: a, Bytes: n}, rtl.Need{S: b, Bytes: n}, rtl.Need{S: c, Bytes: n})
+	end, ok, t := startEach(now, n, a, b, c)
 	if !ok {
 		return t
 	}
@@ -56,6 +56,16 @@ func (nd *node) dmaStep(now rtl.Cycle, q *[]*chunk, part int, kind int32, name s
 	nd.startedAt = now
 	nd.scheduleKick(end)
 	return -1
+}
+
+// startEach is rtl.StartAll of n bytes on each of a, b and c, without
+// its list: started in that order (as StartAll starts them, which the
+// memory's watchers see), or, when one is busy beyond cycle now, none.
+func startEach(now rtl.Cycle, n int64, a, b, c *rtl.Serializer) (end rtl.Cycle, ok bool, retry rtl.Cycle) {
+	if !a.FreeWithin(now) || !b.FreeWithin(now) || !c.FreeWithin(now) {
+		return 0, false, rtl.RetryOf(now, rtl.Need{S: a}, rtl.Need{S: b}, rtl.Need{S: c})
+	}
+	return max(now, a.Start(now, n), b.Start(now, n), c.Start(now, n)), true, now
 }
 
 // dmaBusy is the time the TX DMA (reads) and the RX DMA (writes) spent

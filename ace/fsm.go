@@ -17,23 +17,29 @@ import (
 // its ready ops that can start (a packet of a send, or a packet absorbed
 // earlier for a receive).
 //
-// An op that finds its output port full is set aside from the walks until
-// the port's link starts a packet (setAside).
+// An op that finds its output port full is set aside from the walks while
+// the port has no room (setAside). A walk that starts nothing notes
+// whether the chunk still has work: its FSM may have been woken for ops
+// set aside on a port closed since (openPort).
 func (nd *node) fsmStep(now rtl.Cycle, c *chunk) rtl.Cycle {
-	retry, aside := nd.walk(now, c)
-	if aside {
+	retry, started := nd.walk(now, c)
+	if !started {
 		nd.noteWork(c)
 	}
 	return retry
 }
 
-// walk is fsmStep's walk of c's work; aside reports whether it set an op
-// aside.
-func (nd *node) walk(now rtl.Cycle, c *chunk) (retry rtl.Cycle, aside bool) {
+// walk is fsmStep's walk of c's work; started reports whether it started
+// a sub-step.
+func (nd *node) walk(now rtl.Cycle, c *chunk) (retry rtl.Cycle, started bool) {
 	retry = -1
+	var asideAt uint64 // the ports of the ops set aside (portBit), for c.asidePorts
 	for _, op := range c.work {
-		if c.aside[op] {
-			continue
+		if a := c.aside[op]; a != 0 {
+			asideAt |= portBit(int(a - 1))
+			if !nd.portOpen[a-1] {
+				continue
+			}
 		}
 		o := &c.Prog.Ops[op]
 		if o.Kind == collectives.Send {
@@ -45,11 +51,12 @@ func (nd *node) walk(now rtl.Cycle, c *chunk) (retry rtl.Cycle, aside bool) {
 			}
 			p := nd.sendPort(c, op)
 			if !nd.slot(p) {
-				aside = nd.setAside(c, op, p, false) || aside
+				nd.setAside(c, op, p, false)
+				asideAt |= portBit(p)
 				continue
 			}
 			b := int64(fabric.PayloadOf(o.Data.Len, c.progress[op]))
-			end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.sramRd, Bytes: b})
+			end, ok, t := nd.sramRd.TryStart(now, b)
 			if !ok {
 				if retry < 0 || t < retry {
 					retry = t
@@ -68,7 +75,7 @@ func (nd *node) walk(now rtl.Cycle, c *chunk) (retry rtl.Cycle, aside bool) {
 			if c.progress[op] == c.pi.packets[op] {
 				nd.dropWork(c, op)
 			}
-			return -1, aside
+			return -1, true
 		}
 		// A receive is in the work only with packets absorbed (checkWorking),
 		// so its room is asked before its queue is looked up: a walk mostly
@@ -80,14 +87,15 @@ func (nd *node) walk(now rtl.Cycle, c *chunk) (retry rtl.Cycle, aside bool) {
 				retry = t
 			}
 			if full := nd.fullPort; full >= 0 {
-				aside = nd.setAside(c, op, full, o.Reduce) || aside
+				nd.setAside(c, op, full, o.Reduce)
+				asideAt |= portBit(full)
 			}
 			continue
 		}
 		key := bufKey(c.Phase, op)
 		q := c.buffered[key]
 		pkt := q[0]
-		end, ok, t := rtl.StartAll(now, nd.recvList(c, op, alu, int64(pkt.Bytes), true)...)
+		end, ok, t := nd.startRecv(now, c, op, alu, int64(pkt.Bytes), true)
 		if !ok {
 			if retry < 0 || t < retry {
 				retry = t
@@ -100,14 +108,16 @@ func (nd *node) walk(now rtl.Cycle, c *chunk) (retry rtl.Cycle, aside bool) {
 			nd.dropWork(c, op)
 		}
 		nd.beginRecv(now, end, c, op, pkt, ports, fromBuffer)
-		return -1, aside
+		return -1, true
 	}
-	return retry, aside
+	c.asidePorts = asideAt // a walk that starts nothing sees every op
+	return retry, false
 }
 
 func (nd *node) dropWork(c *chunk, op int32) {
 	if i, found := slices.BinarySearch(c.work, op); found {
 		c.work = slices.Delete(c.work, i, i+1)
+		nd.unsetAside(c, op)
 		nd.noteWork(c)
 	}
 }
@@ -128,24 +138,40 @@ func (nd *node) noteWork(c *chunk) {
 }
 
 // noteFSM puts FSM f in the set of FSMs with work if its chunk, the head of
-// its queue, is active and has an op with something to start (not set
-// aside).
+// its queue, is active and has an op with something to start: one not set
+// aside, or one set aside on a port that may be open (asidePorts; on a
+// node of more ports than its bits, any).
 func (nd *node) noteFSM(f int) {
-	if q := nd.fsmQ[f]; len(q) > 0 && q[0].active && len(q[0].work) > int(q[0].nAside) {
+	if q := nd.fsmQ[f]; len(q) > 0 && nd.hasWork(q[0]) {
 		nd.working.set(f)
 	} else {
 		nd.working.clear(f)
 	}
 }
 
-// checkWorking panics unless the set of FSMs with work is what a scan of
-// every FSM finds, and every receive in an active chunk's work has
-// packets absorbed (a test's check of the incremental bookkeeping).
+// hasWork is noteFSM's test of chunk c, the head of its FSM's queue.
+func (nd *node) hasWork(c *chunk) bool {
+	return c.active && (len(c.work) > int(c.nAside) || c.nAside > 0 && (nd.wide || c.asidePorts&nd.openPorts != 0))
+}
+
+// checkWorking panics unless the set of FSMs with work holds every FSM
+// whose chunk has an op it may start (one not set aside, or one set aside
+// on an open port; it may hold more: FSMs woken for ops set aside on a
+// port closed since, which their next walk takes out), and every receive
+// in an active chunk's work has packets absorbed (a test's check of the
+// incremental bookkeeping).
 func (nd *node) checkWorking() {
 	for f, q := range nd.fsmQ {
-		want := len(q) > 0 && q[0].active && len(q[0].work) > int(q[0].nAside)
-		if nd.working.has(f) != want {
-			panic(fmt.Sprintf("ace: NPU %d at cycle %d: FSM %d has work %v, but the set of FSMs with work says %v", nd.id, nd.r.k.Now(), f, want, !want))
+		want := false
+		if len(q) > 0 && q[0].active {
+			for _, op := range q[0].work {
+				if a := q[0].aside[op]; a == 0 || nd.portOpen[a-1] {
+					want = true
+				}
+			}
+		}
+		if want && !nd.working.has(f) {
+			panic(fmt.Sprintf("ace: NPU %d at cycle %d: FSM %d has work, but the set of FSMs with work does not hold it", nd.id, nd.r.k.Now(), f))
 		}
 		if len(q) == 0 || !q[0].active {
 			continue
@@ -213,7 +239,7 @@ func (nd *node) activate(now rtl.Cycle, c *chunk) {
 	clear(c.peerOK)
 	c.aside = slices.Grow(c.aside[:0], len(prog.Ops))[:len(prog.Ops)]
 	clear(c.aside)
-	c.nAside = 0
+	c.nAside, c.asidePorts = 0, 0
 	c.work = c.work[:0]
 	nd.noteWork(c)
 	if c.Ops.Remaining == 0 {

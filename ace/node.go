@@ -38,13 +38,16 @@ type chunk struct {
 	dma      int64 // bytes the DMA has started moving
 	dmaDone  int64 // bytes the DMA has finished moving
 	pi       *progInfo
-	progress []int32                   // packets sent (sends) or processed (receives)
-	peerOK   []bool                    // per send op of the phase: its receiver's room is known to be ready (sendReady)
-	msgs     []*fabric.Message         // per send op, its message of several packets while some are still to be sent (then its packets alone hold it); nil until one is
-	work     []int32                   // ops with something to start: ready sends, receives with buffered packets
-	aside    []bool                    // per op of the phase: set aside in work until its output port's link starts a packet (setAside)
-	nAside   int32                     // the ops of work set aside
-	buffered map[int64][]fabric.Packet // (phase, op) → packets absorbed before the op could take them
+	progress []int32           // packets sent (sends) or processed (receives)
+	peerOK   []bool            // per send op of the phase: its receiver's room is known to be ready (sendReady)
+	msgs     []*fabric.Message // per send op, its message of several packets while some are still to be sent (then its packets alone hold it); nil until one is
+	work     []int32           // ops with something to start: ready sends, receives with buffered packets
+	aside    []int32           // per op of the phase: the output port it is set aside on, plus one (0: none; setAside)
+	nAside   int32             // the ops of work set aside
+	// asidePorts has the bits (portBit) of the ports its ops were set
+	// aside on in this phase: those of the ops still set aside, and more.
+	asidePorts uint64
+	buffered   map[int64][]fabric.Packet // (phase, op) → packets absorbed before the op could take them
 }
 
 // doneChunk stands for every chunk written back, so its state can be freed.
@@ -116,9 +119,11 @@ type node struct {
 	blockedCycles           int64       // FSM time spent holding a chunk that finished its phase
 	fx                      []effect
 	freeFx                  []int32
-	// due holds the started sub-steps whose ends have no event of their
-	// own (run.quietFx), by end and then the order they were started: a
-	// heap. fxSeq numbers the sub-steps as they start.
+	// soon and due hold the started sub-steps whose ends have no event
+	// of their own (run.quietFx): those due soon in a calendar, the others
+	// by end and then the order they were started in a heap. fxSeq numbers
+	// the sub-steps as they start.
+	soon            dueSoon
 	due             []dueFx
 	fxSeq           uint64
 	firstFSM, split []int // per phase, its first FSM and how many it has
@@ -147,12 +152,19 @@ type node struct {
 	// transit counts the packets in transit held in SRAM for an output
 	// port, over all ports.
 	transit int
-	// aside holds, per output port, the ops set aside until its link
-	// starts a packet (setAside); asideReduce counts the reducing
-	// receives among them. fullPort is recvRoom's answer of the port that
-	// held a receive up.
+	// aside holds, per output port, the ops set aside on it (setAside;
+	// and entries of ops that have since left their work, dropped when
+	// the port opens); asideReduce counts the reducing receives among
+	// them. portOpen marks the ports whose ops are walked (open: their
+	// link has started a packet since a walk last found them without
+	// room), openPorts their bits (portBit); wide: the node has more
+	// ports than openPorts has bits. fullPort is recvRoom's answer of the
+	// port that held a receive up.
 	aside       [][]asideOp
 	asideReduce int
+	portOpen    []bool
+	openPorts   uint64
+	wide        bool
 	fullPort    int
 }
 
@@ -227,6 +239,7 @@ func (r *run) newNode(id int, net *fabric.Network, rt rates) (*node, error) {
 	nd.waiting = make([]int, len(split))
 	nd.out = make([]*outPort, net.Ports())
 	nd.aside = make([][]asideOp, net.Ports())
+	nd.portOpen, nd.wide = make([]bool, net.Ports()), net.Ports() > 64
 	for p := range nd.out {
 		if l := net.Out(id, p); l != nil {
 			nd.out[p] = &outPort{link: l, transit: rtl.NewFIFO[fabric.Packet](0), txAt: -1}
@@ -277,7 +290,7 @@ func (nd *node) after(end rtl.Cycle, e effect) {
 	if e.kind >= fxSend && nd.r.quietEffects() {
 		// Its end is applied by the node's kick at that cycle, which runs
 		// after every other event of the cycle (quietFx).
-		nd.pushDue(dueFx{at: end, seq: e.seq, i: i})
+		nd.pushDue(nd.startedAt, end, e.seq, i)
 		nd.scheduleKick(end)
 		return
 	}
@@ -387,10 +400,10 @@ func (nd *node) markDue(now rtl.Cycle) {
 }
 
 // SpaceAvailable wakes the node when an output port buffer has room, and
-// puts the ops set aside for that port back into their chunks' work.
+// opens that port: the ops set aside on it are walked again (openPort).
 func (nd *node) SpaceAvailable(now rtl.Cycle, l *fabric.Link) {
 	if p := nd.portOf(l); p >= 0 {
-		nd.restoreAside(p)
+		nd.openPort(p)
 	}
 	nd.scheduleKick(now)
 }
@@ -453,8 +466,12 @@ func (nd *node) retryAt(now, t rtl.Cycle) {
 
 // kickDMA starts the DMA engines' next pieces.
 func (nd *node) kickDMA(now rtl.Cycle) {
-	nd.retryAt(now, nd.dmaIn(now))
-	nd.retryAt(now, nd.dmaOut(now))
+	if len(nd.txq) > 0 { // (an empty queue starts nothing and notes nothing)
+		nd.retryAt(now, nd.dmaIn(now))
+	}
+	if len(nd.rxq) > 0 {
+		nd.retryAt(now, nd.dmaOut(now))
+	}
 }
 
 // kickPorts starts the packets at the heads of the input port buffers, in
@@ -489,7 +506,7 @@ func (nd *node) kickPorts(now rtl.Cycle) {
 	for p, o := range nd.out {
 		if o != nil && o.transit.Len() > 0 && nd.slot(p) {
 			pkt, _ := o.transit.Peek()
-			end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.sramRd, Bytes: int64(pkt.Bytes)})
+			end, ok, t := nd.sramRd.TryStart(now, int64(pkt.Bytes))
 			if !ok {
 				nd.retryAt(now, t)
 				continue

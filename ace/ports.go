@@ -77,7 +77,7 @@ func (nd *node) takeInput(now rtl.Cycle, l *fabric.Link) rtl.Cycle {
 	m := pkt.Msg
 	b := int64(pkt.Bytes)
 	if dst := nd.r.shape.PacketDst(pkt); dst != nd.id { // passing through: absorb into SRAM, send on later
-		end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.sramWr, Bytes: b})
+		end, ok, t := nd.sramWr.TryStart(now, b)
 		if !ok {
 			return t
 		}
@@ -95,7 +95,7 @@ func (nd *node) takeInput(now rtl.Cycle, l *fabric.Link) rtl.Cycle {
 	if c.state == csPhase && c.active && c.Phase == m.Phase && c.Ops.Ready(op) {
 		alu, ports, t, ok := nd.recvRoom(c, op)
 		if ok {
-			end, ok, t := rtl.StartAll(now, nd.recvList(c, op, alu, b, false)...)
+			end, ok, t := nd.startRecv(now, c, op, alu, b, false)
 			if !ok {
 				return t // a resource is busy: try again when it frees
 			}
@@ -114,7 +114,7 @@ func (nd *node) takeInput(now rtl.Cycle, l *fabric.Link) rtl.Cycle {
 	if !nd.reserve(c, c.parts[m.Phase]) {
 		return -1 // no room: it waits in the input buffer (back-pressure)
 	}
-	end, ok, t := rtl.StartAll(now, rtl.Need{S: nd.sramWr, Bytes: b})
+	end, ok, t := nd.sramWr.TryStart(now, b)
 	if !ok {
 		return t
 	}
@@ -131,8 +131,8 @@ func (nd *node) takeInput(now rtl.Cycle, l *fabric.Link) rtl.Cycle {
 // on each forward's port. It returns the ALU and the ports, or the cycle
 // to look again (-1: when woken). When it fails because the first
 // forward's port has no room, it leaves that port in node.fullPort (else
-// -1) for the walk to set the op aside. recvList then lists the packet's
-// needs.
+// -1) for the walk to set the op aside. startRecv then claims the
+// packet's needs.
 func (nd *node) recvRoom(c *chunk, op int32) (*rtl.Serializer, []int, rtl.Cycle, bool) {
 	nd.fullPort = -1
 	var alu *rtl.Serializer
@@ -167,7 +167,8 @@ func (nd *node) recvRoom(c *chunk, op int32) (*rtl.Serializer, []int, rtl.Cycle,
 }
 
 // recvList lists the resources one packet of b bytes of receive op
-// needs, given the ALU recvRoom found (nil for a receive that stores):
+// needs (startRecv claims them), given the ALU recvRoom found (nil for a
+// receive that stores):
 // the ALU and the local operand read for a reduce, an SRAM write when the
 // result is live. fromSRAM adds the read of a packet absorbed earlier.
 func (nd *node) recvList(c *chunk, op int32, alu *rtl.Serializer, b int64, fromSRAM bool) []rtl.Need {
@@ -187,6 +188,35 @@ func (nd *node) recvList(c *chunk, op int32, alu *rtl.Serializer, b int64, fromS
 		needs = append(needs, rtl.Need{S: nd.sramWr, Bytes: b})
 	}
 	return needs
+}
+
+// startRecv is rtl.StartAll of recvList's needs without the list: it
+// starts one packet's receive if the ALU, the SRAM read port and the SRAM
+// write port it needs are free by the end of cycle now (claimed in that
+// order, as listed), and otherwise returns when they will be.
+func (nd *node) startRecv(now rtl.Cycle, c *chunk, op int32, alu *rtl.Serializer, b int64, fromSRAM bool) (end rtl.Cycle, ok bool, retry rtl.Cycle) {
+	read := int64(0)
+	if fromSRAM {
+		read += b
+	}
+	if alu != nil {
+		read += b
+	}
+	write := c.pi.Flow.Store[op] && (alu != nil || !fromSRAM)
+	if alu != nil && !alu.FreeWithin(now) || read > 0 && !nd.sramRd.FreeWithin(now) || write && !nd.sramWr.FreeWithin(now) {
+		return 0, false, rtl.RetryOf(now, nd.recvList(c, op, alu, b, fromSRAM)...)
+	}
+	end = now
+	if alu != nil {
+		end = max(end, alu.Start(now, b))
+	}
+	if read > 0 {
+		end = max(end, nd.sramRd.Start(now, read))
+	}
+	if write {
+		end = max(end, nd.sramWr.Start(now, b))
+	}
+	return end, true, now
 }
 
 // Where a receive's packet comes from: off its link, or from SRAM where it

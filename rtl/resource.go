@@ -26,6 +26,17 @@ func StartAll(now Cycle, needs ...Need) (end Cycle, ok bool, retry Cycle) {
 	return end, true, now
 }
 
+// TryStart is StartAll of the one need (s, n bytes), without its list: it
+// starts the transfer during cycle now if s is free by the end of the
+// cycle and returns the cycle it finishes, or returns ok=false and the
+// cycle during which s will be free.
+func (s *Serializer) TryStart(now Cycle, n int64) (end Cycle, ok bool, retry Cycle) {
+	if !s.FreeWithin(now) {
+		return 0, false, s.FreeCycle() // after now: s is busy beyond the cycle
+	}
+	return max(now, s.Start(now, n)), true, now
+}
+
 // Pool is a set of identical serializers, such as ALUs.
 type Pool []*Serializer
 

@@ -75,3 +75,45 @@ func TestFreeCycleOf(t *testing.T) {
 		require.Equal(t, RetryOf(c.now, Need{c.s, 1}), FreeCycleOf(c.now, c.s), c.name)
 	}
 }
+
+// TryStart is StartAll of one need. At 64 B/cycle, 256 B take 4 cycles;
+// at 4700/249 B/cycle they take 256 × 249 / 4700 = 13.56 cycles.
+func TestTryStartIsStartAllOfOneNeed(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		rate  Rate
+		busy  int64 // bytes started at cycle 0 before the try (0: idle)
+		now   Cycle
+		bytes int64
+		ok    bool
+		end   Cycle // when ok
+		retry Cycle // when not
+	}{
+		{name: "idle", rate: Rate{64, 1}, now: 10, bytes: 256, ok: true, end: 14},
+		{name: "busy until 4, tried at 2", rate: Rate{64, 1}, busy: 256, now: 2, bytes: 64, retry: 4},
+		{name: "frees at the end of cycle 3, not during it", rate: Rate{64, 1}, busy: 256, now: 3, bytes: 64, retry: 4},
+		{name: "free at 4", rate: Rate{64, 1}, busy: 256, now: 4, bytes: 64, ok: true, end: 5},
+		{name: "frees at 13.56: taken up then, 256 B end at 27.12", rate: Rate{4700, 249}, busy: 256, now: 13, bytes: 256, ok: true, end: 28},
+		{name: "frees during cycle 13", rate: Rate{4700, 249}, busy: 256, now: 12, bytes: 256, retry: 13},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, ref := NewSerializer(tc.rate), NewSerializer(tc.rate)
+			if tc.busy > 0 {
+				s.Start(0, tc.busy)
+				ref.Start(0, tc.busy)
+			}
+			end, ok, retry := s.TryStart(tc.now, tc.bytes)
+			require.Equal(t, tc.ok, ok)
+			if ok {
+				require.Equal(t, tc.end, end)
+				require.Equal(t, tc.now, retry)
+			} else {
+				require.Equal(t, tc.retry, retry)
+				require.Equal(t, ref.Mark(), s.Mark(), "a failed try reserves nothing")
+			}
+			wantEnd, wantOK, wantRetry := StartAll(tc.now, Need{ref, tc.bytes})
+			require.Equal(t, []any{wantEnd, wantOK, wantRetry}, []any{end, ok, retry}, "as StartAll")
+			require.Equal(t, ref.Mark(), s.Mark())
+		})
+	}
+}
