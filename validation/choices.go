@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -199,7 +200,9 @@ func WriteChoices(w io.Writer, choices []Choice, runs []ChoiceRun) error {
 			b.WriteString("\n| figure | quantity | paper | default | this | this / default |\n|---|---|---|---|---|---|\n")
 			for _, m := range r.Moved {
 				ratio := "–"
-				if m.Value.None == "" && m.Other.None == "" && m.Default != 0 {
+				if m.Value.None == "" && m.Other.None == "" && m.Other.Acemu >= 0 && m.Default >= 0.5*math.Pow10(-decimalsOf(m.Value.Paper.Text)-1) {
+					// A ratio of quantities that are not both positive, or
+					// over a default that prints as zero, says nothing.
 					ratio = strconv.FormatFloat(m.Other.Acemu/m.Default, 'f', 3, 64)
 				}
 				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", m.Figure, m.Value.What, withUnit(m.Value.Paper.Text, m.Value.Unit),
@@ -234,6 +237,9 @@ func defaultOf(key string) string {
 		return "(not a platform key)"
 	}
 	p := platform.Default()
+	if q.Unset(&p) {
+		return "unset, so " + q.Inherits + "'s `" + q.Effective(&p) + "`"
+	}
 	return "`" + q.Get(&p) + "`"
 }
 

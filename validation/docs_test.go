@@ -2,6 +2,7 @@ package validation
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -126,4 +127,45 @@ func TestWriteDocsNeedsEveryFigureAndItsAnalysis(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, len(rep.Results), len(back.Results))
 	require.Equal(t, rep.Results[0].Figure.Name, back.Results[0].Figure.Name)
+}
+
+// committedChoices are the choices' sweep's runs as committed
+// (`acemu reproduce choices --quick --out DIR`'s choices.json) and the
+// page written from them.
+var (
+	committedChoicesJSON = filepath.Join(committedAnalysis, "choices.json")
+	committedChoicesPage = filepath.Join(committedAnalysis, "choices.md")
+)
+
+// docs/validation/choices.md is what WriteChoices makes of the committed
+// runs, and those runs are every choice's every other value: a choice
+// added to Choices fails here until the sweep is run again (go test
+// ./validation -run TestCommittedChoices -update rewrites the page from
+// the runs after an edit of WriteChoices alone).
+func TestCommittedChoices(t *testing.T) {
+	b, err := os.ReadFile(committedChoicesJSON)
+	require.NoError(t, err)
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var runs []ChoiceRun
+	require.NoError(t, dec.Decode(&runs))
+	var want []string
+	for _, c := range Choices {
+		for _, v := range c.Others {
+			want = append(want, c.Key+"="+v)
+		}
+	}
+	var got []string
+	for _, r := range runs {
+		got = append(got, r.Key+"="+r.Value)
+	}
+	require.Equal(t, want, got, "%s is not a sweep of validation.Choices; run acemu reproduce choices --quick --out DIR and copy DIR/choices.json", committedChoicesJSON)
+	var page bytes.Buffer
+	require.NoError(t, WriteChoices(&page, Choices, runs))
+	if *update {
+		require.NoError(t, os.WriteFile(committedChoicesPage, page.Bytes(), 0o644))
+	}
+	committed, err := os.ReadFile(committedChoicesPage)
+	require.NoError(t, err)
+	require.Equal(t, page.String(), string(committed), "%s is not WriteChoices of %s; go test ./validation -run TestCommittedChoices -update", committedChoicesPage, committedChoicesJSON)
 }

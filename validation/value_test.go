@@ -168,6 +168,16 @@ func TestChoiceRunRecordsWhatMoved(t *testing.T) {
 	require.Equal(t, "not reached", gone.Moved[1].Other.None)
 	require.Equal(t, "not in the default run", gone.Moved[2].Value.None)
 	require.Contains(t, b.String(), "| figX | c1 | yes (m) | **no** (n) |")
+	// A default that prints as zero (0.02 to the paper's 6's one decimal
+	// more: 0.0) or a negative value gives no ratio.
+	var z bytes.Buffer
+	tiny := Value{What: "g", Unit: "%", Paper: Printed("6"), Acemu: 0.02}
+	require.NoError(t, WriteChoices(&z, Choices, []ChoiceRun{{Key: "ace.notice", Value: "fsm", Moved: []MovedValue{
+		{Figure: "figX", Value: tiny, Other: Value{What: "g", Unit: "%", Paper: Printed("6"), Acemu: 2.9}, Default: 0.02},
+		{Figure: "figY", Value: Value{What: "g", Unit: "%", Paper: Printed("6"), Acemu: 1}, Other: Value{What: "g", Unit: "%", Paper: Printed("6"), Acemu: -1.3}, Default: 1},
+	}}}))
+	require.Contains(t, z.String(), "| figX | g | 6 % | 0.0 % | 2.9 % | – |")
+	require.Contains(t, z.String(), "| figY | g | 6 % | 1 % | -1.3 % | – |")
 	require.Contains(t, b.String(), "## ace.partition = paper\n\n(The default: `little`; why, docs/ace-model.md; `--set ace.partition=paper`.) Figures run: none (no figure's runs take the key).\n\nNo row moved.")
 	require.Contains(t, b.String(), "| `training.micro` | "+NotSwept["training.micro"]+" |")
 }
