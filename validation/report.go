@@ -223,18 +223,14 @@ func (res Result) writeSection(b *strings.Builder, plotDir, ext string) {
 	fmt.Fprintf(b, "\n\"%s\", %s. `acemu reproduce %s`.\n", f.Source.Title, f.Where, f.Name)
 	if len(res.Values) > 0 {
 		b.WriteString("\n| quantity | paper | acemu | acemu / paper | within the paper's precision |\n|---|---|---|---|---|\n")
-		for _, v := range res.Values {
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", v.What, withUnit(v.Paper.Text, v.Unit), acemuCell(v), ratioCell(v), withinCell(v))
+		for _, row := range res.ValueRows() {
+			fmt.Fprintf(b, "| %s |\n", strings.Join(row, " | "))
 		}
 	}
 	if len(res.Findings) > 0 {
 		b.WriteString("\n| the paper's finding | holds | acemu |\n|---|---|---|\n")
-		for _, x := range res.Findings {
-			holds := yesNo(x.Holds)
-			if x.Known != "" {
-				holds += " (known: " + x.Known + ")"
-			}
-			fmt.Fprintf(b, "| %s (%s) | %s | %s |\n", x.Claim, x.Where, holds, x.Measured)
+		for _, row := range res.FindingRows(yesNo(false)) {
+			fmt.Fprintf(b, "| %s |\n", strings.Join(row, " | "))
 		}
 	}
 	for _, n := range res.Notes {
@@ -246,6 +242,47 @@ func (res Result) writeSection(b *strings.Builder, plotDir, ext string) {
 		}
 	}
 }
+
+// The columns of a figure's values and findings, as the report's tables
+// give them (ValueRows, FindingRows).
+var (
+	ValueHeader   = []string{"quantity", "paper", "acemu", "acemu / paper", "within the paper's precision"}
+	FindingHeader = []string{"the paper's finding", "holds", "acemu"}
+)
+
+// ValueRows are the figure's values as the report's table gives them: the
+// quantity, the paper's value, acemu's, their ratio and whether acemu is
+// within the paper's precision (ValueHeader).
+func (res Result) ValueRows() [][]string {
+	var rows [][]string
+	for _, v := range res.Values {
+		rows = append(rows, []string{v.What, withUnit(v.Paper.Text, v.Unit), acemuCell(v), ratioCell(v), withinCell(v)})
+	}
+	return rows
+}
+
+// FindingRows are the figure's findings as the report's table gives them:
+// the claim and where the paper makes it, whether it holds (no: "no" as
+// a finding that does not hold is written), and what acemu measured
+// (FindingHeader).
+func (res Result) FindingRows(no string) [][]string {
+	var rows [][]string
+	for _, x := range res.Findings {
+		holds := "yes"
+		if !x.Holds {
+			holds = no
+		}
+		if x.Known != "" {
+			holds += " (known: " + x.Known + ")"
+		}
+		rows = append(rows, []string{x.Claim + " (" + x.Where + ")", holds, x.Measured})
+	}
+	return rows
+}
+
+// Summary counts the values within the papers' tolerance and the
+// findings that hold, and the known disagreements, in a sentence.
+func (r *Report) Summary() string { return r.summary() }
 
 // withUnit appends a unit to a value: "94.3 %", "2.67×", "450 GB/s".
 func withUnit(s, unit string) string {

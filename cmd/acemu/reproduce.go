@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -76,8 +75,9 @@ validation report's figures:
 acemu reproduce NAME prints the figure's table, then its part of the
 validation report: each of the paper's values beside acemu's, their ratio
 and whether acemu is within the paper's own precision, and the paper's
-findings checked (docs/validation.md, "How to read the report"); with
---format csv or json, the table's rows or the runs' result alone. A figure
+findings checked (docs/validation.md, "How to read the report"), a line
+each; with --format csv or json, the table's rows or the runs' result
+alone. A figure
 takes the flags named beside it above and the platform's parameters it
 reads (--set, --config, the ACE flags, --memory-policy), and refuses the
 others, naming those it takes. --quick runs its CI-sized subset. --out DIR
@@ -411,61 +411,86 @@ func refuseFigureClashes(fig validation.Figure, config string, o validation.Opti
 	return refuseClashes(inputs, outs)
 }
 
+// reportPartLead begins the part of the report acemu reproduce NAME
+// prints after the figure's table.
+const reportPartLead = "The validation report's part for "
+
 // writeFigure prints a figure run by name: its table (format) and, in
-// the table format, its part of the report after it; with outDir, the
-// table's files (result.txt, .csv, .json, platform.yaml) there too (NAME
-// --report writes the report's part as report.md and report.json).
+// the table format, its part of the report after it (reportPart); with
+// outDir, the table's files (result.txt, .csv, .json, platform.yaml)
+// there too. NAME --report writes the report's part as report.md and
+// report.json.
 func writeFigure(rep *validation.Report, p platform.Platform, format string, wide bool, outDir string, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "acemu reproduce: %v\n", err)
 		return 1
 	}
 	res := rep.Results[0]
-	var md bytes.Buffer
-	if err := rep.WriteMarkdown(&md); err != nil {
-		return fail(err)
-	}
-	var r *result
-	if t := res.Table; t != nil {
-		r = &result{header: t.Header, rows: t.Rows, keys: t.Keys, notes: t.Notes, doc: t.Doc, wide: wide, prov: provenanceOf(p)}
-		if t.Summary != nil {
-			r.summary = &summary{header: t.Summary.Header, rows: t.Summary.Rows}
+	part := reportPart(rep)
+	t := res.Table
+	if t == nil { // a figure of the report alone
+		err := writeProse(stdout, part, fitWidth(wide))
+		if format == "json" {
+			err = rep.WriteJSON(stdout)
 		}
-		if t.Full != nil {
-			r.full = &summary{header: t.Full.Header, rows: t.Full.Rows}
-		}
-		var err error
-		if r.lead, err = regimeLines(p, t.Workloads); err != nil {
+		if err != nil {
 			return fail(err)
 		}
+		return 0
 	}
-	if outDir != "" && r != nil {
+	r := result{header: t.Header, rows: t.Rows, keys: t.Keys, notes: t.Notes, doc: t.Doc, wide: wide, prov: provenanceOf(p)}
+	if t.Summary != nil {
+		r.summary = &summary{header: t.Summary.Header, rows: t.Summary.Rows}
+	}
+	if t.Full != nil {
+		r.full = &summary{header: t.Full.Header, rows: t.Full.Rows}
+	}
+	var err error
+	if r.lead, err = regimeLines(p, t.Workloads); err != nil {
+		return fail(err)
+	}
+	if outDir != "" {
 		if err := r.writeOut(outDir, p); err != nil {
 			return fail(err)
 		}
 	}
-	switch {
-	case r != nil:
-		if err := r.write(stdout, format); err != nil {
+	if err := r.write(stdout, format); err != nil {
+		return fail(err)
+	}
+	if format == "table" {
+		if _, err := io.WriteString(stdout, "\n"); err != nil {
 			return fail(err)
 		}
-		if format == "table" {
-			if _, err := fmt.Fprintf(stdout, "\n%s", md.Bytes()); err != nil {
-				return fail(err)
-			}
-		}
-	case format == "json":
-		if err := rep.WriteJSON(stdout); err != nil {
-			return fail(err)
-		}
-	case format == "csv":
-		return fail(fmt.Errorf("--format csv: %s has no table of its own, only its part of the report; use --format table or json", res.Figure.Name))
-	default:
-		if _, err := stdout.Write(md.Bytes()); err != nil {
+		if err := writeProse(stdout, part, fitWidth(wide)); err != nil {
 			return fail(err)
 		}
 	}
 	return 0
+}
+
+// reportPart is the figure's part of the report as lines of prose that
+// fit the terminal (unless wide): what it is and the summary, each of the
+// paper's values beside acemu's, each of the paper's findings checked,
+// and the figure's notes (the report's tables, as the lines of a list:
+// their prose cells would not fit a terminal's columns).
+func reportPart(rep *validation.Report) []string {
+	res := rep.Results[0]
+	f := res.Figure
+	lines := []string{fmt.Sprintf("%s%s: %q, %s (acemu reproduce %s --report). %s", reportPartLead, f.Name, f.Source.Title, f.Where, f.Name, rep.Summary())}
+	if len(res.Values) > 0 {
+		lines = append(lines, "The paper's values beside acemu's:")
+		h := validation.ValueHeader
+		for _, v := range res.ValueRows() {
+			lines = append(lines, fmt.Sprintf("  %s: %s %s, %s %s, %s %s, %s: %s", v[0], h[1], v[1], h[2], v[2], h[3], v[3], h[4], v[4]))
+		}
+	}
+	if len(res.Findings) > 0 {
+		lines = append(lines, "The paper's findings, whether each holds:")
+		for _, x := range res.FindingRows("no") {
+			lines = append(lines, fmt.Sprintf("  %s: %s: %s", x[1], x[0], x[2]))
+		}
+	}
+	return append(lines, res.Notes...)
 }
 
 // figureNames lists the figures as a sentence: "fig4, fig5 or fig6".
