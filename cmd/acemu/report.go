@@ -95,11 +95,8 @@ func runReproduceAll(fs *pflag.FlagSet, rr reportRun, stdout, stderr io.Writer) 
 		return fail(err)
 	}
 	if outDir != "" {
-		if err := outfile.Write(filepath.Join(outDir, "report.md"), b.Bytes()); err != nil {
-			return fail(fmt.Errorf("--out: %w", err))
-		}
-		if err := writeReportJSON(rep, filepath.Join(outDir, "report.json")); err != nil {
-			return fail(fmt.Errorf("--out: %w", err))
+		if err := writeReportFiles(rep, outDir); err != nil {
+			return fail(err)
 		}
 	}
 	if docs != "" {
@@ -119,6 +116,22 @@ func runReproduceAll(fs *pflag.FlagSet, rr reportRun, stdout, stderr io.Writer) 
 		}
 	}
 	return 0
+}
+
+// writeReportFiles writes the report into dir as report.md and
+// report.json.
+func writeReportFiles(rep *validation.Report, dir string) error {
+	var b bytes.Buffer
+	if err := rep.WriteMarkdown(&b); err != nil {
+		return err
+	}
+	if err := outfile.Write(filepath.Join(dir, "report.md"), b.Bytes()); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	if err := writeReportJSON(rep, filepath.Join(dir, "report.json")); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	return nil
 }
 
 // writeReportJSON writes the report as JSON to path.

@@ -418,8 +418,8 @@ const reportPartLead = "The validation report's part for "
 // writeFigure prints a figure run by name: its table (format) and, in
 // the table format, its part of the report after it (reportPart); with
 // outDir, the table's files (result.txt, .csv, .json, platform.yaml)
-// there too. NAME --report writes the report's part as report.md and
-// report.json.
+// there too (a figure without a table: its part of the report as
+// report.md and report.json, as NAME --report writes them).
 func writeFigure(rep *validation.Report, p platform.Platform, format string, wide bool, outDir string, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "acemu reproduce: %v\n", err)
@@ -428,10 +428,17 @@ func writeFigure(rep *validation.Report, p platform.Platform, format string, wid
 	res := rep.Results[0]
 	part := reportPart(rep)
 	t := res.Table
-	if t == nil { // a figure of the report alone
-		err := writeProse(stdout, part, fitWidth(wide))
+	if t == nil { // a figure of the report alone: its part is its result
+		if outDir != "" {
+			if err := writeReportFiles(rep, outDir); err != nil {
+				return fail(err)
+			}
+		}
+		var err error
 		if format == "json" {
 			err = rep.WriteJSON(stdout)
+		} else {
+			err = writeProse(stdout, part, fitWidth(wide))
 		}
 		if err != nil {
 			return fail(err)

@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/acemu/acemu/platform"
+	"github.com/acemu/acemu/validation"
 )
 
 // acemu reproduce NAME runs the registry's figure: its table, then its
@@ -78,4 +83,30 @@ func TestReproduceShardsMergeToOneRunsReport(t *testing.T) {
 	}
 	requireRefused(t, 1, "3 of 5 points", "reproduce", "merge", filepath.Join(dir, "s1"), "--out", filepath.Join(dir, "m2"))
 	requireRefused(t, 1, "give --out DIR", "reproduce", "merge", filepath.Join(dir, "s1"))
+}
+
+// A figure without a table of its own (sec6a and the like) prints its part
+// of the report: as lines in the table format, as the report's JSON with
+// --format json (nothing else), and --out writes it as report.md and
+// report.json. The outcome here is made up: only how it is written is
+// tested.
+func TestReproduceFigureWithoutATableWritesItsReport(t *testing.T) {
+	f, ok := validation.Lookup("sec6a")
+	require.True(t, ok)
+	require.False(t, f.Tabled)
+	rep := &validation.Report{Results: []validation.Result{{Figure: f, Outcome: &validation.Outcome{
+		Findings: []validation.Finding{{Claim: "a claim", Where: "Section VI-A", Holds: true, Measured: "1 byte"}}}}}}
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	require.Zero(t, writeFigure(rep, platform.Default(), "json", false, dir, &out, &errb), errb.String())
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(out.Bytes(), &doc), "JSON alone: %s", out.String())
+	require.Contains(t, doc, "results")
+	for _, name := range []string{"report.md", "report.json"} {
+		require.FileExists(t, filepath.Join(dir, name))
+	}
+	out.Reset()
+	require.Zero(t, writeFigure(rep, platform.Default(), "table", false, "", &out, &errb), errb.String())
+	require.Contains(t, out.String(), reportPartLead+"sec6a")
+	require.Contains(t, out.String(), "  yes: a claim (Section VI-A): 1 byte\n")
 }
