@@ -38,7 +38,8 @@ type BlueConnectOptions struct {
 	Size    int64
 	Workers int
 	// Progress, if set, is told how many of the sweep's runs have finished.
-	Progress func(done, total int)
+	Progress func(done, total int) // Keep is where its runs are kept.
+	Keep     Keep
 }
 
 // DefaultBlueConnect is the paper's sweep: 100 MB (ResNet-50's gradients in
@@ -102,7 +103,7 @@ func BlueConnect(o BlueConnectOptions) (*BlueConnectResult, error) {
 			specs = append(specs, Spec{Topo: f, Size: o.Size, Endpoint: Ideal, Algorithm: a, Links: links})
 		}
 	}
-	pts, err := Run(specs, o.Workers, o.Progress)
+	pts, err := RunKept(specs, o.Workers, o.Progress, o.Keep)
 	if err != nil {
 		return nil, fmt.Errorf("blueconnect: %w", err)
 	}

@@ -6,7 +6,6 @@ import (
 	"github.com/acemu/acemu/ace"
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/compare"
-	"github.com/acemu/acemu/internal/par"
 	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/topology"
@@ -29,7 +28,8 @@ type CCubeOptions struct {
 	// take them.
 	Links    map[string]string
 	Workers  int
-	Progress func(done, total int)
+	Progress func(done, total int) // Keep is where its runs are kept.
+	Keep     Keep
 }
 
 // DefaultCCube is the comparison at the paper's 64 MB and below.
@@ -129,7 +129,7 @@ func CCube(o CCubeOptions) ([]CCubeRow, error) {
 			specs = append(specs, s)
 		}
 	}
-	pts, err := Run(specs, o.Workers, o.Progress)
+	pts, err := RunKept(specs, o.Workers, o.Progress, o.Keep)
 	if err != nil {
 		return nil, err
 	}
@@ -199,6 +199,10 @@ type CCubeTrainingOptions struct {
 	// algorithm aside, which each configuration sets); nil: the default.
 	Platform *platform.Platform
 	Workers  int
+	// Progress, if set, is told how many of the runs have finished.
+	Progress func(done, total int)
+	// Keep is where its runs are kept.
+	Keep Keep
 }
 
 // CCubeTrainingRow is one configuration of one workload on one system.
@@ -252,29 +256,27 @@ func CCubeTraining(o CCubeTrainingOptions) ([]CCubeTrainingRow, error) {
 			}
 		}
 	}
-	rows := make([]CCubeTrainingRow, len(jobs))
-	if i, err := par.DoReport(len(jobs), o.Workers, func(i int) error {
+	dump, err := p.Dump()
+	if err != nil {
+		return nil, err
+	}
+	desc := struct {
+		Platform string     `json:"platform"`
+		Jobs     [][]string `json:"jobs"`
+	}{Platform: string(dump)}
+	for _, j := range jobs {
+		desc.Jobs = append(desc.Jobs, []string{j.wl, j.sys, j.cfg.Name, j.cfg.Algorithm, fmt.Sprint(j.cfg.Schedule), fmt.Sprint(j.cfg.Whole)})
+	}
+	rows, err := kept(o.Keep, "ccube-fig13", desc, len(jobs), o.Workers, o.Progress, func(i int) (CCubeTrainingRow, error) {
 		j := jobs[i]
-		opts, err := compare.PlatformOptions(p)
+		row, err := ccubeTrainingRun(p, spec, j.wl, j.sys, j.cfg)
 		if err != nil {
-			return err
+			err = fmt.Errorf("ccube %s on %s, %s: %w", j.wl, j.sys, j.cfg.Name, err)
 		}
-		if opts.Systems, err = compare.PlatformSystems([]string{j.sys}, p); err != nil {
-			return err
-		}
-		if opts.Workload, err = compare.PlatformWorkload(p, j.wl); err != nil {
-			return err
-		}
-		opts.Machine, opts.Workers, opts.Iterations, opts.KeepMetrics = spec, 1, 3, true
-		j.cfg.Apply(&opts)
-		rep, err := compare.Run(opts)
-		if err != nil {
-			return err
-		}
-		rows[i] = CCubeTrainingRow{Workload: j.wl, System: j.sys, Config: j.cfg.Name, Cycles: rep.Systems[0].Metrics.Iterations[1].IterationCycles, Whole: opts.WholeOneShot[j.sys]}
-		return nil
-	}, nil); err != nil {
-		return nil, fmt.Errorf("ccube %s on %s, %s: %w", jobs[i].wl, jobs[i].sys, jobs[i].cfg.Name, err)
+		return row, err
+	})
+	if err != nil {
+		return nil, err
 	}
 	if compare.CCubeConfigs[0].Name != "B" {
 		return nil, fmt.Errorf("ccube: the configurations start with %s, not the baseline B the gains are over", compare.CCubeConfigs[0].Name)
@@ -284,4 +286,26 @@ func CCubeTraining(o CCubeTrainingOptions) ([]CCubeTrainingRow, error) {
 		rows[i].Gain = float64(b.Cycles)/float64(rows[i].Cycles) - 1
 	}
 	return rows, nil
+}
+
+// ccubeTrainingRun trains workload wl on the machine spec on system sys
+// under configuration cfg, on platform p: one row, its gain unset.
+func ccubeTrainingRun(p platform.Platform, spec *topology.Spec, wl, sys string, cfg compare.CCubeConfig) (CCubeTrainingRow, error) {
+	opts, err := compare.PlatformOptions(p)
+	if err != nil {
+		return CCubeTrainingRow{}, err
+	}
+	if opts.Systems, err = compare.PlatformSystems([]string{sys}, p); err != nil {
+		return CCubeTrainingRow{}, err
+	}
+	if opts.Workload, err = compare.PlatformWorkload(p, wl); err != nil {
+		return CCubeTrainingRow{}, err
+	}
+	opts.Machine, opts.Workers, opts.Iterations, opts.KeepMetrics = spec, 1, 3, true
+	cfg.Apply(&opts)
+	rep, err := compare.Run(opts)
+	if err != nil {
+		return CCubeTrainingRow{}, err
+	}
+	return CCubeTrainingRow{Workload: wl, System: sys, Config: cfg.Name, Cycles: rep.Systems[0].Metrics.Iterations[1].IterationCycles, Whole: opts.WholeOneShot[sys]}, nil
 }

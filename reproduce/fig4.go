@@ -10,7 +10,6 @@ import (
 	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/compare"
 	"github.com/acemu/acemu/contend"
-	"github.com/acemu/acemu/internal/par"
 	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/rtl"
 	"github.com/acemu/acemu/sim"
@@ -78,6 +77,8 @@ type Fig4Options struct {
 	Workers int
 	// Progress, if set, is told how many of the runs have finished.
 	Progress func(done, total int)
+	// Keep is where its runs are kept.
+	Keep Keep
 }
 
 // DefaultFig4 is the paper's 100 MB all-reduce beside its two kernels, on
@@ -155,12 +156,37 @@ func Fig4(o Fig4Options) (*Fig4Result, error) {
 			}
 		}
 	}
-	rows := make([]Fig4Row, len(jobs))
-	if i, err := par.DoReport(len(jobs), o.Workers, func(i int) (err error) {
-		rows[i], err = fig4One(o, jobs[i].topo, jobs[i].sys, jobs[i].kernel)
-		return err
-	}, o.Progress); err != nil {
-		return nil, fmt.Errorf("fig4: %s on %s: %w", jobs[i].sys.Name, jobs[i].topo, err)
+	// The sweep's description: every run's topology, system and kernel,
+	// and what they all share.
+	type keptJob struct {
+		Topo   string      `json:"topo"`
+		System string      `json:"system"`
+		Kernel *Fig4Kernel `json:"kernel,omitempty"`
+		Pace   string      `json:"pace_gbps,omitempty"`
+	}
+	desc := struct {
+		Size   int64             `json:"size"`
+		Policy string            `json:"policy"`
+		ACE    ace.Config        `json:"ace"`
+		Links  map[string]string `json:"links,omitempty"`
+		Jobs   []keptJob         `json:"jobs"`
+	}{Size: o.Size, Policy: o.Policy.String(), ACE: o.ACE, Links: o.Links}
+	for _, j := range jobs {
+		kj := keptJob{Topo: j.topo, System: j.sys.Name, Kernel: j.kernel}
+		if j.kernel != nil && j.kernel.PaceGBps != nil {
+			kj.Pace = j.kernel.PaceGBps.RatString()
+		}
+		desc.Jobs = append(desc.Jobs, kj)
+	}
+	rows, err := kept(o.Keep, "fig4", desc, len(jobs), o.Workers, o.Progress, func(i int) (Fig4Row, error) {
+		r, err := fig4One(o, jobs[i].topo, jobs[i].sys, jobs[i].kernel)
+		if err != nil {
+			err = fmt.Errorf("fig4: %s on %s: %w", jobs[i].sys.Name, jobs[i].topo, err)
+		}
+		return r, err
+	})
+	if err != nil {
+		return nil, err
 	}
 	alone := map[[2]string]int64{}
 	for _, r := range rows {

@@ -16,7 +16,6 @@ import (
 	"github.com/acemu/acemu/ace"
 	"github.com/acemu/acemu/afi"
 	"github.com/acemu/acemu/collectives"
-	"github.com/acemu/acemu/internal/par"
 	"github.com/acemu/acemu/npu"
 	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/rtl"
@@ -71,15 +70,15 @@ type Point struct {
 // returns the points in the order of specs; progress, if not nil, is told
 // how many have finished.
 func Run(specs []Spec, workers int, progress func(done, total int)) ([]Point, error) {
-	out := make([]Point, len(specs))
-	if i, err := par.DoReport(len(specs), workers, func(i int) (err error) {
-		out[i], err = one(specs[i])
-		return err
-	}, progress); err != nil {
-		s := specs[i]
-		return nil, fmt.Errorf("%s on %s (%d SMs, %d GB/s): %w", s.Endpoint, s.Topo, s.CommSMs, s.CommMemGBps, err)
+	return RunKept(specs, workers, progress, Keep{})
+}
+
+// wrapSpec names the spec an error is of.
+func wrapSpec(s Spec, err error) error {
+	if err == nil {
+		return nil
 	}
-	return out, nil
+	return fmt.Errorf("%s on %s (%d SMs, %d GB/s): %w", s.Endpoint, s.Topo, s.CommSMs, s.CommMemGBps, err)
 }
 
 // system is the endpoint a spec runs on. A sweep gives communication any
@@ -154,6 +153,8 @@ type Fig5Options struct {
 	Links map[string]string
 	// Progress, if set, is told how many of the sweep's runs have finished.
 	Progress func(done, total int)
+	// Keep is where its runs are kept.
+	Keep Keep
 }
 
 // DefaultFig5 is the paper's Fig. 5 sweep.
@@ -218,7 +219,7 @@ func Fig5(o Fig5Options) (*Fig5Result, error) {
 				Spec{Topo: t, Size: o.Size, Endpoint: ACE, CommMemGBps: m, ACE: o.ACE, Links: o.Links})
 		}
 	}
-	pts, err := Run(specs, o.Workers, o.Progress)
+	pts, err := RunKept(specs, o.Workers, o.Progress, o.Keep)
 	if err != nil {
 		return nil, err
 	}
@@ -261,6 +262,8 @@ type Fig6Options struct {
 	Links map[string]string
 	// Progress, if set, is told how many of the sweep's runs have finished.
 	Progress func(done, total int)
+	// Keep is where its runs are kept.
+	Keep Keep
 }
 
 // DefaultFig6 is the paper's Fig. 6 sweep.
@@ -307,7 +310,7 @@ func Fig6(o Fig6Options) (*Fig6Result, error) {
 			specs = append(specs, Spec{Topo: t, Size: o.Size, Endpoint: Baseline, CommSMs: n, CommMemGBps: o.MemGBps, Links: o.Links})
 		}
 	}
-	pts, err := Run(specs, o.Workers, o.Progress)
+	pts, err := RunKept(specs, o.Workers, o.Progress, o.Keep)
 	if err != nil {
 		return nil, err
 	}

@@ -28,6 +28,11 @@ type Trained struct {
 	// Dir, if set, keeps the sweep's points (sweep.Options.Dir): run
 	// again, it runs only those not there.
 	Dir string
+	// Shard, if more than one, runs only the shard's points into Dir and
+	// returns sweep.ErrSharded; Ran, if set, is told of each point as it
+	// starts (its index in the sweep).
+	Shard sweep.Shard
+	Ran   func(i int)
 }
 
 // train runs the figure's sweep: sets (each KEY=VALUE or a list, as
@@ -42,9 +47,15 @@ func (o Trained) train(fig string, sets, systems, reference []string) ([]sweep.P
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", fig, err)
 	}
-	oc, err := sweep.Run(context.Background(), spec, sweep.Options{Workers: o.Workers, Dir: o.Dir, Progress: o.Progress})
+	if o.Shard.N > 1 && o.Dir == "" {
+		return nil, fmt.Errorf("%s: --shard needs --out: a shard's points are kept for the merge", fig)
+	}
+	oc, err := sweep.Run(context.Background(), spec, sweep.Options{Workers: o.Workers, Dir: o.Dir, Progress: o.Progress, Shard: o.Shard, Ran: o.Ran})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", fig, err)
+	}
+	if o.Shard.N > 1 {
+		return nil, sweep.ErrSharded
 	}
 	return oc.Points, nil
 }

@@ -322,12 +322,17 @@ func openDir(dir string, s *Spec, sh Shard, b buildinfo.Build) (map[int]*PointRe
 	if err != nil {
 		return nil, err
 	}
+	return kept, inShard(dir, kept, sh)
+}
+
+// inShard refuses points kept in dir (by index) that are not shard sh's.
+func inShard[V any](dir string, kept map[int]V, sh Shard) error {
 	for i := range kept {
 		if !sh.has(i) {
-			return nil, fmt.Errorf("--out %s: point %d is not in shard %s", dir, i, sh)
+			return fmt.Errorf("--out %s: point %d is not in shard %s", dir, i, sh)
 		}
 	}
-	return kept, nil
+	return nil
 }
 
 // readPoints reads the points a directory of build b holds, verifying
@@ -336,33 +341,48 @@ func openDir(dir string, s *Spec, sh Shard, b buildinfo.Build) (map[int]*PointRe
 // while writing) are not points: with clean, they are removed (the
 // caller holds the directory's lock).
 func readPoints(dir string, s *Spec, b buildinfo.Build, clean bool, fix string) (map[int]*PointResult, error) {
-	ents, err := os.ReadDir(filepath.Join(dir, "points"))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
-	}
 	kept := map[int]*PointResult{}
 	fp := s.fingerprint()
+	err := eachPointFile(dir, clean, fix, func(name string, rec []byte) error {
+		p, err := decodePoint(name, rec, s, fp, b, fix)
+		if err != nil {
+			return err
+		}
+		kept[p.Index] = p
+		return nil
+	})
+	return kept, err
+}
+
+// eachPointFile calls f with each point file's name and content in dir's
+// points/ (fix: what to do about one that cannot be read). Temporary
+// files (a point being written, or left by a run that stopped while
+// writing) are not points: with clean, they are removed (the caller
+// holds the directory's lock).
+func eachPointFile(dir string, clean bool, fix string, f func(name string, rec []byte) error) error {
+	ents, err := os.ReadDir(filepath.Join(dir, "points"))
+	if err != nil {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
 	for _, e := range ents {
 		name := filepath.Join(dir, "points", e.Name())
 		if strings.HasSuffix(e.Name(), outfile.TempSuffix) {
 			if clean {
 				if err := os.Remove(name); err != nil {
-					return nil, err
+					return err
 				}
 			}
 			continue
 		}
 		rec, err := limited.ReadFile(name, maxRecord, "not a point's result")
 		if err != nil {
-			return nil, fmt.Errorf("%w; %s", err, fix)
+			return fmt.Errorf("%w; %s", err, fix)
 		}
-		p, err := decodePoint(name, rec, s, fp, b, fix)
-		if err != nil {
-			return nil, err
+		if err := f(name, rec); err != nil {
+			return err
 		}
-		kept[p.Index] = p
 	}
-	return kept, nil
+	return nil
 }
 
 // Merged is a sweep read back from its shards' directories: the sweep,

@@ -37,7 +37,13 @@ type storedPoint struct {
 // without its SHA-256 field.
 func (r storedPoint) contentHash() (string, error) {
 	r.SHA256 = ""
-	b, err := json.Marshal(r)
+	return sha256JSON(r)
+}
+
+// sha256JSON is the SHA-256 of v's canonical JSON (as json.Marshal
+// writes it), in hex.
+func sha256JSON(v any) (string, error) {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return "", err
 	}

@@ -2,9 +2,11 @@ package validation
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/acemu/acemu/plots"
 	"github.com/acemu/acemu/reproduce"
+	"github.com/acemu/acemu/units"
 )
 
 // aceFig11 is the ACE paper's Fig. 11 (Section VI-C): the five systems
@@ -12,9 +14,12 @@ import (
 // section draws from them.
 var aceFig11 = Figure{
 	Name: "fig11", Source: ACEPaper, Where: "Section VI-C, Fig. 11",
-	Title: "the five systems on every system size, and their averages",
-	Quick: true,
-	Run:   runACEFig11,
+	Title:  "the five systems on every system size, and their averages",
+	Quick:  true,
+	Flags:  []string{FlagTopos, FlagWorkloads},
+	Tabled: true,
+	Draws:  true,
+	Run:    runACEFig11,
 }
 
 func runACEFig11(e Env) (*Outcome, error) {
@@ -22,11 +27,21 @@ func runACEFig11(e Env) (*Outcome, error) {
 	if e.Quick {
 		topos = append([]string{"4x2x1"}, quickTopos...)
 	}
-	res, err := fig11Of(e, topos)
+	var res *reproduce.Fig11Result
+	var err error
+	if e.Options == nil {
+		res, err = fig11Of(e, topos)
+	} else {
+		// Run by name: a sweep of its own over every size.
+		o := reproduce.DefaultFig11()
+		o.Trained = trained(e, o.Trained)
+		o.Topos = orList(e.opts().Topos, topos)
+		res, err = reproduce.Fig11(o)
+	}
 	if err != nil {
 		return nil, err
 	}
-	out := &Outcome{}
+	out := &Outcome{Table: fig11Table(e, res)}
 	if out.Plots, err = drawInto(e, func(dir string) ([]string, error) { return plots.Fig11(res, dir) }); err != nil {
 		return nil, err
 	}
@@ -52,4 +67,43 @@ func runACEFig11(e Env) (*Outcome, error) {
 			Where: where, Holds: r.OverBest > 1, Measured: fmt.Sprintf("%.3f× over %s", r.OverBest, r.Best)})
 	}
 	return out, nil
+}
+
+// fig11Table is the study's table, a row per workload and size, and the
+// section's averages beside the paper's.
+func fig11Table(e Env, res *reproduce.Fig11Result) *Table {
+	t := &Table{Doc: res, Keys: 2, Header: []string{"workload", "topology", "NPUs", "NoOverlap % of ideal", "CommOpt %", "CompOpt %", "ACE %", "best baseline", "ACE over best"}}
+	for _, row := range res.Rows {
+		if !slices.Contains(t.Workloads, row.Workload) {
+			t.Workloads = append(t.Workloads, row.Workload)
+		}
+		cells := []string{row.Workload, row.Topo, fmt.Sprint(row.NPUs)}
+		for _, s := range append(slices.Clone(reproduce.Fig11Baselines), "ace") {
+			cells = append(cells, f1(100*row.System(s).FractionOfIdeal))
+		}
+		t.Rows = append(t.Rows, append(cells, row.Best, x2(row.OverBest)))
+	}
+	sum := &Grid{Header: []string{"average (Section VI-C)", "acemu", "paper", "difference"}}
+	for _, v := range res.FractionOfIdeal {
+		sum.Rows = append(sum.Rows, []string{"% of ideal, " + v.What + " (mean over sizes and workloads)", f1(100 * v.Acemu), f1(100 * v.Paper), signed(100*(v.Acemu-v.Paper), 1)})
+	}
+	for _, v := range res.OverBest {
+		sum.Rows = append(sum.Rows, versusRow("ACE over the best baseline, "+v.What+" over sizes", v))
+	}
+	for _, v := range res.Bandwidth {
+		sum.Rows = append(sum.Rows, versusRow("ACE's effective network bandwidth over every baseline, "+v.What, v))
+	}
+	t.Summary = sum
+	t.Notes = append(t.Notes, fmt.Sprintf("%s, memory policy %s; %% of ideal = ideal's time over the system's; the bandwidth's mean and max are over every baseline, size and workload (Fig. 11(b)'s points) of the baseline's time over ACE's, as the paper takes them; measured: of ACE's bytes per second over the baseline's. docs/validation.md, \"Scaling: Fig. 11\"",
+		units.Count(e.Platform.Iterations, "iteration"), e.Platform.Memory))
+	return t
+}
+
+// versusRow is a ratio beside the paper's, with their difference ("–"
+// where the paper gives none).
+func versusRow(what string, v reproduce.Versus) []string {
+	if v.Paper == 0 {
+		return []string{what, x2(v.Acemu), "–", "–"}
+	}
+	return []string{what, x2(v.Acemu), x2(v.Paper), signed(v.Acemu-v.Paper, 2)}
 }

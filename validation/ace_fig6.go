@@ -1,6 +1,7 @@
 package validation
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/acemu/acemu/plots"
@@ -19,12 +20,17 @@ var aceFig6 = Figure{
 	Quick:   true,
 	Same:    true,
 	Ignores: []string{"afi.", "collectives.", "baseline.", "training.", "ace.", "npu.compute_speed"},
+	Flags:   []string{FlagTopos, FlagSize, FlagSMs, FlagFig6Mem},
+	Tabled:  true,
+	Draws:   true,
 	Run:     runACEFig6,
 }
 
 func runACEFig6(e Env) (*Outcome, error) {
 	o := reproduce.DefaultFig6()
-	o.Links, o.Workers, o.Progress = reproduce.LinkKeys(e.Platform), e.Workers, e.Progress
+	o.Links, o.Workers, o.Progress, o.Keep = reproduce.LinkKeys(e.Platform), e.Workers, e.Progress, e.keep()
+	op := e.opts()
+	o.Topos, o.Size, o.SMs, o.MemGBps = orList(op.Topos, o.Topos), cmp.Or(op.Size, o.Size), orList(op.SMs, o.SMs), cmp.Or(op.Fig6Mem, o.MemGBps)
 	res, err := reproduce.Fig6(o)
 	if err != nil {
 		return nil, err
@@ -63,6 +69,18 @@ func runACEFig6(e Env) (*Outcome, error) {
 			Measured: fmt.Sprintf("%d SM: %.1f %% of ideal; %d SMs: %.1f %%", first.SMs, 100*first.OfIdeal, last.SMs, 100*last.OfIdeal)})
 	}
 	out.Notes = append(out.Notes, fmt.Sprintf("%s per NPU, the baseline's communication given %d GB/s of memory", size, o.MemGBps))
+	t := &Table{Doc: res, Header: []string{"topology", "comm SMs", "baseline GB/s", "% ideal", "SM busy %", "memory read GB/s", "ideal GB/s"}}
+	for _, x := range res.Rows {
+		t.Rows = append(t.Rows, []string{x.Topo, fmt.Sprint(x.SMs), f1(x.BaselineBW), f1(100 * x.OfIdeal), f1(100 * x.SMBusy), f1(x.MemReadBW), f1(x.IdealBW)})
+	}
+	for _, th := range res.Thresholds {
+		s := "not reached"
+		if th.Baseline > 0 {
+			s = fmt.Sprintf("%d SMs", th.Baseline)
+		}
+		t.Notes = append(t.Notes, fmt.Sprintf("%s: 90 %% of ideal first reached with %s (paper: ≈ 6 SMs)", th.Topo, s))
+	}
+	out.Table = t
 	return out, nil
 }
 

@@ -27,7 +27,7 @@ func runACESec6A(e Env) (*Outcome, error) {
 		{Topo: "4x4x4", Size: size, Endpoint: reproduce.ACE, CommMemGBps: 128, ACE: e.Platform.ACE, Links: links},
 		{Topo: "4x4x4", Size: size, Endpoint: reproduce.Baseline, CommSMs: 80, CommMemGBps: 900, Links: links},
 	}
-	pts, err := reproduce.Run(specs, e.Workers, e.Progress)
+	pts, err := reproduce.RunKept(specs, e.Workers, e.Progress, e.keep())
 	if err != nil {
 		return nil, err
 	}

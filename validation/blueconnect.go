@@ -2,6 +2,10 @@ package validation
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/acemu/acemu/platform"
 
 	"github.com/acemu/acemu/plots"
 	"github.com/acemu/acemu/reproduce"
@@ -18,6 +22,9 @@ var blueconnectFig3 = Figure{
 	Title:   "the flat ring, two-level and BlueConnect all-reduces on 4 to 192 GPUs",
 	Quick:   true,
 	Ignores: []string{"links.", "afi.", "collectives.", "baseline.", "training.", "ace.", "npu.compute_speed"},
+	Flags:   []string{FlagTopos, FlagSize},
+	Tabled:  true,
+	Draws:   true,
 	Run:     runBlueConnectFig3,
 }
 
@@ -26,7 +33,15 @@ func runBlueConnectFig3(e Env) (*Outcome, error) {
 	if e.Quick {
 		o = reproduce.QuickBlueConnect()
 	}
-	o.Workers, o.Progress = e.Workers, e.Progress
+	o.Workers, o.Progress, o.Keep = e.Workers, e.Progress, e.keep()
+	op := e.opts()
+	o.Fabrics = orList(op.Topos, o.Fabrics)
+	if op.Size != 0 {
+		if e.Quick {
+			return nil, fmt.Errorf("--quick is a size (1 MB); give --quick or --size, not both")
+		}
+		o.Size = op.Size
+	}
 	res, err := reproduce.BlueConnect(o)
 	if err != nil {
 		return nil, err
@@ -65,5 +80,37 @@ func runBlueConnectFig3(e Env) (*Outcome, error) {
 		}
 	}
 	out.Notes = append(out.Notes, fmt.Sprintf("%d MB all-reduce per GPU, the ideal endpoint; the papers' cluster's bandwidths (docs/validation.md, \"BlueConnect\")", o.Size/1_000_000))
+	out.Table = blueconnectTable(o, res)
 	return out, nil
+}
+
+// blueconnectTable is the sweep's table: each scheme's time per fabric
+// beside the α-β model's, and the 192-GPU headline beside the paper's.
+func blueconnectTable(o reproduce.BlueConnectOptions, res *reproduce.BlueConnectResult) *Table {
+	t := &Table{Doc: res, Keys: 2, Header: []string{"fabric", "GPUs", "tier GB/s", "Ring ms", "GLOO ms", "BLC ms", "model Ring ms", "model GLOO ms", "model BLC ms"}}
+	ms := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+	for _, row := range res.Rows {
+		var tiers []string
+		for _, w := range row.Bandwidths {
+			tiers = append(tiers, strconv.FormatFloat(w, 'g', -1, 64))
+		}
+		cells := []string{row.Fabric, strconv.Itoa(row.NPUs), strings.Join(tiers, "/")}
+		for _, v := range append(append([]float64(nil), row.Ms...), row.ModelMs...) {
+			cells = append(cells, ms(v))
+		}
+		t.Rows = append(t.Rows, cells)
+	}
+	eff, _ := platform.Default().Efficiency.Float64() // the run's links: links.* keys are refused
+	t.Notes = append(t.Notes,
+		fmt.Sprintf("%s all-reduce per GPU (the paper's ResNet-50: about 100 MB of FP32 gradients), ideal endpoint, 64 KiB chunks pipelined, 8 KiB messages; Ring = flat ring, GLOO = two-level (Eq. (4)), BLC = BlueConnect on the fabric's tiers", fmtBytes(o.Size)),
+		fmt.Sprintf("model = the paper's α-β model, bandwidth terms only (α = 0; Eqs. (3), (4), (6)), at the raw bandwidths; acemu's links carry %.0f %% of them (links.efficiency, Table V)", 100*eff))
+	if h, ok := res.Headline(); ok {
+		ring, gloo, blc := h.Ms[0], h.Ms[1], h.Ms[2]
+		t.Notes = append(t.Notes,
+			fmt.Sprintf("192 GPUs, overhead: acemu BLC %s ms vs GLOO %s ms (GLOO/BLC %.2f×); paper about %.1f vs %.1f ms (%.2f×, its \"87%%\")",
+				ms(blc), ms(gloo), gloo/blc, reproduce.PaperBLCOverheadMs, reproduce.PaperGLOOMs, reproduce.PaperGLOOMs/reproduce.PaperBLCOverheadMs),
+			fmt.Sprintf("192 GPUs, throughput with %.1f ms of compute and no overlap: acemu BLC %+.1f %% vs GLOO, %+.1f %% vs Ring; paper +%.0f %% vs GLOO, +%.0f %% vs Ring (its figures do not reconcile exactly: docs/validation.md, \"BlueConnect\")",
+				reproduce.PaperSingleGPUMs, 100*reproduce.ThroughputGain(blc, gloo), 100*reproduce.ThroughputGain(blc, ring), 100*reproduce.PaperBLCvsGLOO, 100*reproduce.PaperBLCvsRing))
+	}
+	return t
 }

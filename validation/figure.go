@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/acemu/acemu/platform"
+	"github.com/acemu/acemu/sweep"
 )
 
 // A Source is one of the papers acemu reproduces.
@@ -39,6 +40,20 @@ type Env struct {
 	Dir string
 	// Progress, if set, is told how many runs have finished.
 	Progress func(done, total int)
+	// Options, when set, are the choices `acemu reproduce NAME` gives the
+	// figure's runs (only those its Flags declare); a report gives none,
+	// and its figures share the training runs they have in common.
+	Options *Options
+	// PlotDir, if set, is where the plots go instead of Dir.
+	PlotDir string
+	// Shard, if more than one, runs only the shard's points of each of a
+	// figure's sweeps into Dir (docs/sweeps.md, "On a cluster"): the
+	// figure then gives no outcome (sweep.ErrSharded) until the shards'
+	// directories are merged (sweep.MergeDirs) and it runs again there.
+	Shard sweep.Shard
+	// Ran, if set, is told of each simulation as it starts (its index
+	// in its sweep): how many ran, where finished points were kept.
+	Ran func(i int)
 }
 
 // Outcome is what a figure's runs gave: the paper's values beside
@@ -49,6 +64,9 @@ type Outcome struct {
 	Findings []Finding `json:"findings,omitempty"`
 	Notes    []string  `json:"notes,omitempty"`
 	Plots    []string  `json:"plots,omitempty"`
+	// Table is what `acemu reproduce NAME` prints of the runs; the report
+	// does not hold it.
+	Table *Table `json:"-"`
 }
 
 // Figure is one figure or experiment of a paper.
@@ -70,6 +88,15 @@ type Figure struct {
 	// (its runs set them themselves, or the paper's setup fixes them):
 	// "links." and the like. A run given one of them would change nothing.
 	Ignores []string `json:"-"`
+	// Flags are the option flags `acemu reproduce NAME` takes for it
+	// (FlagTopos and the like; Env.Options): it refuses the others.
+	Flags []string `json:"-"`
+	// Tabled is whether its outcome has a table of its runs
+	// (Outcome.Table), which `acemu reproduce NAME` prints before its
+	// part of the report.
+	Tabled bool `json:"-"`
+	// Draws is whether it draws plots (Outcome.Plots) where Env says.
+	Draws bool `json:"-"`
 	// Run runs it.
 	Run func(Env) (*Outcome, error) `json:"-"`
 }

@@ -1,6 +1,8 @@
 package validation
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -8,6 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/acemu/acemu/sweep"
 )
 
 // Result is one figure's outcome in the report.
@@ -21,6 +25,9 @@ type Report struct {
 	// Quick is whether the figures ran their CI-sized subsets.
 	Quick   bool     `json:"quick,omitempty"`
 	Results []Result `json:"results"`
+	// own is whether its one figure ran in the report's directory itself
+	// (RunIn): its plots are beside the report, not under NAME/.
+	own bool
 }
 
 // Run runs the figures named (every figure when none are), each with e
@@ -52,18 +59,49 @@ func Run(e Env, names ...string) (*Report, error) {
 				return nil, fmt.Errorf("%s: %w", f.Name, err)
 			}
 		}
-		o, err := f.Run(fe)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f.Name, err)
+		if err := rep.add(f, fe); err != nil {
+			return nil, err
 		}
-		for _, v := range o.Values {
-			if math.IsNaN(v.Paper.Value) {
-				return nil, fmt.Errorf("%s: %s: the paper's value %q is not a number such as 94.3 or ≈ 450", f.Name, v.What, v.Paper.Text)
-			}
-		}
-		rep.Results = append(rep.Results, Result{Figure: f, Outcome: o})
 	}
 	return rep, nil
+}
+
+// RunIn runs the figure called name with e as it is, its directory
+// e.Dir itself (`acemu reproduce NAME`), and returns its report: the
+// figure's part, its table (Outcome.Table) beside it. With a shard, the
+// report holds no result: the shard's points are in e.Dir.
+func RunIn(e Env, name string) (*Report, error) {
+	f, ok := Lookup(name)
+	if !ok {
+		return nil, fmt.Errorf("no figure %q; the figures are %s", name, strings.Join(Names(), ", "))
+	}
+	if e.Quick && !f.Quick {
+		return nil, fmt.Errorf("%s has no quick subset (%s); run it without --quick", f.Name, f.Title)
+	}
+	rep := &Report{Quick: e.Quick, own: true}
+	if err := rep.add(f, e); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// add runs figure f under e and adds its outcome to the report; a
+// shard's figure adds none.
+func (r *Report) add(f Figure, e Env) error {
+	o, err := f.Run(e)
+	if errors.Is(err, sweep.ErrSharded) && e.Shard.N > 1 {
+		return nil // its shard's points are kept; the merge gives its outcome
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", f.Name, err)
+	}
+	for _, v := range o.Values {
+		if math.IsNaN(v.Paper.Value) {
+			return fmt.Errorf("%s: %s: the paper's value %q is not a number such as 94.3 or ≈ 450", f.Name, v.What, v.Paper.Text)
+		}
+	}
+	r.Results = append(r.Results, Result{Figure: f, Outcome: o})
+	return nil
 }
 
 // Names lists the registered figures' names.
@@ -95,19 +133,23 @@ func (r *Report) Broken() []string {
 	return out
 }
 
-// drawInto draws a figure's plots into e.Dir, if set, and returns their
-// names relative to it.
+// drawInto draws a figure's plots into e.PlotDir or else e.Dir, if set
+// (created if need be), and returns their names relative to it.
 func drawInto(e Env, draw func(dir string) ([]string, error)) ([]string, error) {
-	if e.Dir == "" {
+	dir := cmp.Or(e.PlotDir, e.Dir)
+	if dir == "" {
 		return nil, nil
 	}
-	paths, err := draw(e.Dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	paths, err := draw(dir)
 	if err != nil {
 		return nil, err
 	}
 	var out []string
 	for _, p := range paths {
-		rel, err := filepath.Rel(e.Dir, p)
+		rel, err := filepath.Rel(dir, p)
 		if err != nil {
 			return nil, err
 		}
@@ -135,7 +177,11 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	b.WriteString(r.summary() + "\n")
 	for _, res := range r.Results {
 		fmt.Fprintf(&b, "\n## %s: %s\n", res.Figure.Name, res.Figure.Title)
-		res.writeSection(&b, res.Figure.Name, ".png")
+		dir := res.Figure.Name
+		if r.own {
+			dir = ""
+		}
+		res.writeSection(&b, dir, ".png")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -177,18 +223,14 @@ func (res Result) writeSection(b *strings.Builder, plotDir, ext string) {
 	fmt.Fprintf(b, "\n\"%s\", %s. `acemu reproduce %s`.\n", f.Source.Title, f.Where, f.Name)
 	if len(res.Values) > 0 {
 		b.WriteString("\n| quantity | paper | acemu | acemu / paper | within the paper's precision |\n|---|---|---|---|---|\n")
-		for _, v := range res.Values {
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", v.What, withUnit(v.Paper.Text, v.Unit), acemuCell(v), ratioCell(v), withinCell(v))
+		for _, row := range res.ValueRows() {
+			fmt.Fprintf(b, "| %s |\n", strings.Join(row, " | "))
 		}
 	}
 	if len(res.Findings) > 0 {
 		b.WriteString("\n| the paper's finding | holds | acemu |\n|---|---|---|\n")
-		for _, x := range res.Findings {
-			holds := yesNo(x.Holds)
-			if x.Known != "" {
-				holds += " (known: " + x.Known + ")"
-			}
-			fmt.Fprintf(b, "| %s (%s) | %s | %s |\n", x.Claim, x.Where, holds, x.Measured)
+		for _, row := range res.FindingRows(yesNo(false)) {
+			fmt.Fprintf(b, "| %s |\n", strings.Join(row, " | "))
 		}
 	}
 	for _, n := range res.Notes {
@@ -200,6 +242,47 @@ func (res Result) writeSection(b *strings.Builder, plotDir, ext string) {
 		}
 	}
 }
+
+// The columns of a figure's values and findings, as the report's tables
+// give them (ValueRows, FindingRows).
+var (
+	ValueHeader   = []string{"quantity", "paper", "acemu", "acemu / paper", "within the paper's precision"}
+	FindingHeader = []string{"the paper's finding", "holds", "acemu"}
+)
+
+// ValueRows are the figure's values as the report's table gives them: the
+// quantity, the paper's value, acemu's, their ratio and whether acemu is
+// within the paper's precision (ValueHeader).
+func (res Result) ValueRows() [][]string {
+	var rows [][]string
+	for _, v := range res.Values {
+		rows = append(rows, []string{v.What, withUnit(v.Paper.Text, v.Unit), acemuCell(v), ratioCell(v), withinCell(v)})
+	}
+	return rows
+}
+
+// FindingRows are the figure's findings as the report's table gives them:
+// the claim and where the paper makes it, whether it holds (no: "no" as
+// a finding that does not hold is written), and what acemu measured
+// (FindingHeader).
+func (res Result) FindingRows(no string) [][]string {
+	var rows [][]string
+	for _, x := range res.Findings {
+		holds := "yes"
+		if !x.Holds {
+			holds = no
+		}
+		if x.Known != "" {
+			holds += " (known: " + x.Known + ")"
+		}
+		rows = append(rows, []string{x.Claim + " (" + x.Where + ")", holds, x.Measured})
+	}
+	return rows
+}
+
+// Summary counts the values within the papers' tolerance and the
+// findings that hold, and the known disagreements, in a sentence.
+func (r *Report) Summary() string { return r.summary() }
 
 // withUnit appends a unit to a value: "94.3 %", "2.67×", "450 GB/s".
 func withUnit(s, unit string) string {

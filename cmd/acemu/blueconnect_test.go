@@ -148,7 +148,7 @@ func TestReproduceBlueConnectFig3Quick(t *testing.T) {
 	require.True(t, strings.HasPrefix(lines[2], "switch:3x2x2,12,32/12.5/25,"), lines[2])
 	require.True(t, strings.HasSuffix(lines[2], ",0.147,0.203,0.162"), lines[2])
 
-	requireRefused(t, 1, "--quick is for blueconnect-fig3", "reproduce", "fig5", "--quick")
+	requireRefused(t, 1, "ccube-fig13 has no quick subset", "reproduce", "ccube-fig13", "--quick")
 	requireRefused(t, 1, "give --quick or --size, not both", "reproduce", "blueconnect-fig3", "--quick", "--size", "2MB", "--topos", "switch:4")
 	requireRefused(t, 1, "switch fabric", "reproduce", "blueconnect-fig3", "--quick", "--topos", "4x4x4")
 	requireRefused(t, 1, "--systems", "reproduce", "blueconnect-fig3", "--quick", "--systems", "ace")

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/acemu/acemu/sweep"
 )
 
 // fileUse is one file a command reads or writes: the flag that names it,
@@ -135,7 +137,8 @@ func dirFiles(flag, dir string, names ...string) []fileUse {
 }
 
 // sweepDirFiles are the files a sweep kept in root/sub (root given by
-// flag: --out) may write: its sweep.json and its points, of which only
+// flag: --out) may write: its sweep.json (or a kept sweep's kept.json,
+// sweep.RunKept) and its points, of which only
 // those already there can be an input (points/ holds nothing else a sweep
 // would read).
 func sweepDirFiles(flag, root, sub string) []fileUse {
@@ -148,6 +151,7 @@ func sweepDirFiles(flag, root, sub string) []fileUse {
 		out = append(out, fileUse{flag: flag, path: filepath.Join(root, rel), dir: root, name: rel})
 	}
 	add("sweep.json")
+	add(sweep.KeptFile)
 	ents, err := os.ReadDir(filepath.Join(root, sub, "points"))
 	if err != nil {
 		return out // none yet: nothing there to overwrite

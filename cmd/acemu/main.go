@@ -7,7 +7,7 @@
 //	acemu --workload W [--topo T] [flags]  train W on Table VI's systems and compare them
 //	acemu collective [flags]               simulate one collective
 //	acemu microcode [flags]                print one NPU's microcode
-//	acemu reproduce fig4|fig5|fig6|fig9a [flags] rerun the paper's Fig. 4(a) / 5 / 6 / 9(a)
+//	acemu reproduce NAME|all [flags]       rerun a figure of the papers, or the validation report
 //	acemu config dump [flags]              print the platform configuration
 //	acemu topology dump --topo SPEC        print a topology as a file
 //	acemu version (or --version)           print the version and commit
@@ -118,8 +118,9 @@ Usage:
   acemu chakra gen [flags]   write a Chakra trace: Chakra's microbenchmarks, or an ASTRA-sim DATA file's
   acemu collective [flags]   simulate one collective on any machine
   acemu microcode [flags]    print the microcode one NPU's FSMs run for a collective
-  acemu reproduce FIGURE     rerun one of the paper's figures: fig4, fig5, fig6, fig9a, fig9b, fig11;
-                             blueconnect-fig3 (the BlueConnect paper's Fig. 3)
+  acemu reproduce NAME       rerun one figure of the validation report: its table and its part of the
+                             report (fig4, fig5, fig6, sec6a, fig9a, fig9b, fig10, fig11, ccube-fig12a,
+                             ccube-fig13, blueconnect-fig3, mxnet-policies, libra-e3); all: the report
                              (acemu reproduce --help)
   acemu sweep [flags]        run the comparator over a grid of parameters, workloads and topologies
                              (acemu sweep --help; docs/sweeps.md)

@@ -350,7 +350,7 @@ func TestReproduceCommand(t *testing.T) {
 	requireRefused(t, 1, "--memory-policy is not used by fig5", "reproduce", "fig5", "--memory-policy", "share")
 	requireRefused(t, 1, "does not run communication beside compute", "reproduce", "fig4", "--systems", "baseline-nooverlap")
 
-	requireRefused(t, 2, "fig4, fig5, fig6, fig9a, fig9b, fig11, ccube-fig12a, ccube-fig13 or blueconnect-fig3", "reproduce", "fig7")
+	requireRefused(t, 2, "fig4, fig5, fig6, sec6a, fig9a, fig9b, fig10, fig11, ccube-fig12a, ccube-fig13, blueconnect-fig3, mxnet-policies or libra-e3", "reproduce", "fig7")
 	requireRefused(t, 1, "not a positive whole number", "reproduce", "fig5", "--mem", "64,x")
 }
 

@@ -14,12 +14,23 @@ import (
 
 	"github.com/acemu/acemu/internal/outfile"
 	"github.com/acemu/acemu/platform"
+	"github.com/acemu/acemu/sweep"
 	"github.com/acemu/acemu/validation"
 )
 
 // reportFlags are the flags `acemu reproduce all` takes; it refuses the
 // others, which choose one figure's runs.
-var reportFlags = []string{"quick", "out", "workers", "docs", "report", "only"}
+var reportFlags = []string{"quick", "out", "workers", "docs", "report", "only", "shard"}
+
+// reportRun is what `acemu reproduce all` (or NAME --report) runs: the
+// flags it takes, and names, the figures of NAME --report.
+type reportRun struct {
+	quick        bool
+	outDir, docs string
+	workers      int
+	names, only  []string
+	shard        sweep.Shard
+}
 
 // runReproduceAll is `acemu reproduce all`: every figure of the
 // registry (validation.Figures), or with --quick its CI-sized subset, and
@@ -34,7 +45,12 @@ var reportFlags = []string{"quick", "out", "workers", "docs", "report", "only"}
 // those figures alone and puts their results in place of theirs in
 // DIR/report.json (their sweeps resume from DIR/NAME/): the report, and
 // with --docs the page, as if every figure had run again.
-func runReproduceAll(fs *pflag.FlagSet, quick bool, outDir, docs string, workers int, names, only []string, stdout, stderr io.Writer) int {
+//
+// With a shard (--shard i/n), it runs that shard of every figure's
+// sweeps into DIR and no report: acemu reproduce merge combines the
+// shards' directories, and the command run again there gives it.
+func runReproduceAll(fs *pflag.FlagSet, rr reportRun, stdout, stderr io.Writer) int {
+	quick, outDir, docs, workers, names, only := rr.quick, rr.outDir, rr.docs, rr.workers, rr.names, rr.only
 	cmd := "acemu reproduce all"
 	if len(names) > 0 {
 		cmd = "acemu reproduce " + strings.Join(names, " ") + " --report"
@@ -49,10 +65,13 @@ func runReproduceAll(fs *pflag.FlagSet, quick bool, outDir, docs string, workers
 	if docs != "" && (quick || outDir == "") {
 		return fail(fmt.Errorf("--docs %s writes the docs from the full report and its plots: give --out DIR, without --quick", docs))
 	}
+	if rr.shard.N > 1 && (docs != "" || len(only) > 0) {
+		return fail(fmt.Errorf("--shard runs a slice of the figures' sweeps and writes no report: run --docs and --only on the merged directory, without --shard"))
+	}
 	if err := checkWorkers(workers); err != nil {
 		return fail(err)
 	}
-	e := validation.Env{Platform: platform.Default(), Quick: quick, Workers: workers, Dir: outDir}
+	e := validation.Env{Platform: platform.Default(), Quick: quick, Workers: workers, Dir: outDir, Shard: rr.shard}
 	if outDir != "" {
 		if err := os.MkdirAll(outDir, 0o755); err != nil {
 			return fail(fmt.Errorf("--out: %w", err))
@@ -68,16 +87,17 @@ func runReproduceAll(fs *pflag.FlagSet, quick bool, outDir, docs string, workers
 	if err != nil {
 		return fail(err)
 	}
+	if rr.shard.N > 1 {
+		fmt.Fprintf(stdout, "shard %s: its points are in %s; acemu reproduce merge DIR... --out DIR combines the shards\n", rr.shard, outDir)
+		return 0
+	}
 	var b bytes.Buffer
 	if err := rep.WriteMarkdown(&b); err != nil {
 		return fail(err)
 	}
 	if outDir != "" {
-		if err := outfile.Write(filepath.Join(outDir, "report.md"), b.Bytes()); err != nil {
-			return fail(fmt.Errorf("--out: %w", err))
-		}
-		if err := writeReportJSON(rep, filepath.Join(outDir, "report.json")); err != nil {
-			return fail(fmt.Errorf("--out: %w", err))
+		if err := writeReportFiles(rep, outDir); err != nil {
+			return fail(err)
 		}
 	}
 	if docs != "" {
@@ -97,6 +117,22 @@ func runReproduceAll(fs *pflag.FlagSet, quick bool, outDir, docs string, workers
 		}
 	}
 	return 0
+}
+
+// writeReportFiles writes the report into dir as report.md and
+// report.json.
+func writeReportFiles(rep *validation.Report, dir string) error {
+	var b bytes.Buffer
+	if err := rep.WriteMarkdown(&b); err != nil {
+		return err
+	}
+	if err := outfile.Write(filepath.Join(dir, "report.md"), b.Bytes()); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	if err := writeReportJSON(rep, filepath.Join(dir, "report.json")); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	return nil
 }
 
 // writeReportJSON writes the report as JSON to path.

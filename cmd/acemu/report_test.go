@@ -8,11 +8,12 @@ import (
 	"github.com/acemu/acemu/validation"
 )
 
-// Every figure acemu reproduce runs by name is in the validation
-// registry, which holds the platform keys it does not take.
-func TestEveryReproduceFigureIsRegistered(t *testing.T) {
-	for _, f := range figures {
-		_, ok := validation.Lookup(f.name)
-		require.True(t, ok, f.name)
+// Every option flag a registered figure declares is one acemu reproduce
+// has: a figure's flags are read from the command line, never unknown.
+func TestEveryFigureFlagIsAReproduceFlag(t *testing.T) {
+	for _, f := range validation.Figures() {
+		for _, fl := range f.Flags {
+			require.Contains(t, optionFlags, fl, f.Name)
+		}
 	}
 }

@@ -1,0 +1,140 @@
+package validation
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/acemu/acemu/platform"
+	"github.com/acemu/acemu/rtl"
+)
+
+// Options are what `acemu reproduce NAME` takes beside the platform: the
+// choices of one figure's runs, each from a flag of the same name. The
+// zero value of a field is the figure's own (its paper's setup, or its
+// quick subset's); a figure refuses none, the command refuses a flag the
+// figure does not declare (Figure.Flags).
+type Options struct {
+	// Topos are the machines (--topos), Workloads the workloads
+	// (--workloads), Systems the systems (--systems).
+	Topos, Workloads, Systems []string
+	// Size is the all-reduce's bytes per NPU (--size).
+	Size int64
+	// Mem are Fig. 5's memory bandwidths for communication, GB/s (--mem).
+	Mem []int64
+	// SMs are Fig. 6's communication SM counts (--sms), Fig6Mem the
+	// memory bandwidth its baseline's communication gets, GB/s
+	// (--fig6-mem).
+	SMs     []int
+	Fig6Mem int64
+	// SRAM and FSMs are Fig. 9(a)'s grid (--sram, --fsms).
+	SRAM []int64
+	FSMs []int
+}
+
+// The option flags a figure may declare (Figure.Flags), as
+// `acemu reproduce` names them.
+const (
+	FlagTopos     = "topos"
+	FlagWorkloads = "workloads"
+	FlagSystems   = "systems"
+	FlagSize      = "size"
+	FlagMem       = "mem"
+	FlagSMs       = "sms"
+	FlagFig6Mem   = "fig6-mem"
+	FlagSRAM      = "sram"
+	FlagFSMs      = "fsms"
+)
+
+// opts is e's options, the zero Options when it has none (a report).
+func (e Env) opts() Options {
+	if e.Options == nil {
+		return Options{}
+	}
+	return *e.Options
+}
+
+// Table is what `acemu reproduce NAME` prints of a figure beside its part
+// of the report: a table of the runs (Header and Rows), a second table
+// (Summary), the table in full for CSV (Full, when Header and Rows are a
+// narrower form of it), notes, and Doc, the runs' result as --format json
+// prints it.
+type Table struct {
+	Header []string
+	Rows   [][]string
+	// Keys is how many leading columns name a row (0: one).
+	Keys          int
+	Summary, Full *Grid
+	Notes         []string
+	// Workloads, when set, are the workloads whose compute regime the
+	// command says before the table.
+	Workloads []string
+	Doc       any
+}
+
+// Grid is a table: a header and rows.
+type Grid struct {
+	Header []string
+	Rows   [][]string
+}
+
+// f1 prints x to one decimal.
+func f1(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
+
+// x2 prints a ratio: 1.23×.
+func x2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) + "×" }
+
+// signed prints a difference with its sign and d decimals (+0.00 for
+// what rounds to zero).
+func signed(v float64, d int) string {
+	s := strconv.FormatFloat(v, 'f', d, 64)
+	if strings.Trim(s, "-0.") == "" {
+		s = strings.TrimPrefix(s, "-")
+	}
+	if !strings.HasPrefix(s, "-") {
+		s = "+" + s
+	}
+	return s
+}
+
+// fmtBytes prints a size in MiB or KiB when it is a whole number of them.
+func fmtBytes(n int64) string {
+	switch {
+	case n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	case n%1_000_000 == 0:
+		return fmt.Sprintf("%d MB", n/1_000_000)
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// micros is cycles in µs, to the nanosecond.
+func micros(c int64) float64 {
+	return math.Round(float64(c)*1e9/rtl.ClockHz) / 1e3
+}
+
+// changedKeys lists the parameters under prefix that p sets away from
+// the defaults.
+func changedKeys(p platform.Platform, prefix string) []string {
+	d := platform.Default()
+	var out []string
+	for _, q := range platform.Params() {
+		if strings.HasPrefix(q.Key, prefix) && q.Get(&p) != q.Get(&d) {
+			out = append(out, q.Key+" = "+q.Get(&p))
+		}
+	}
+	return slices.Clip(out)
+}
+
+// orList is a when it has elements, else b: an option given, else the
+// figure's own.
+func orList[S ~[]E, E any](a, b S) S {
+	if len(a) > 0 {
+		return a
+	}
+	return b
+}
