@@ -23,10 +23,8 @@ func MergeDirs(dirs []string, out string) ([]string, error) {
 	if len(dirs) == 0 {
 		return nil, fmt.Errorf("merge: name the directories of the shards (their --out)")
 	}
-	for _, d := range dirs {
-		if same(d, out) {
-			return nil, fmt.Errorf("merge: --out %s is %s, one of the directories merged; give a directory of its own for the results", out, d)
-		}
+	if err := CheckMergeOut(out, dirs); err != nil {
+		return nil, err
 	}
 	places := map[string]string{} // relative place: its kind's file
 	for i, d := range dirs {
@@ -130,16 +128,4 @@ func mergeSweep(dirs []string, out string) error {
 		return err
 	}
 	return outfile.Write(filepath.Join(out, "sweep.json"), append(rec, '\n'))
-}
-
-// same is whether paths a and b name one directory.
-func same(a, b string) bool {
-	aa, err1 := filepath.Abs(a)
-	bb, err2 := filepath.Abs(b)
-	if err1 == nil && err2 == nil && aa == bb {
-		return true
-	}
-	ai, err1 := os.Stat(a)
-	bi, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(ai, bi)
 }

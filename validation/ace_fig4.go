@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
+	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/plots"
 	"github.com/acemu/acemu/reproduce"
 )
@@ -41,8 +43,10 @@ func runACEFig4(e Env) (*Outcome, error) {
 	o.Size = cmp.Or(op.Size, o.Size)
 	o.Keep = e.keep()
 	if !slices.Contains(o.Systems, "ace") {
-		if ks := changedKeys(e.Platform, "ace."); len(ks) > 0 {
-			return nil, fmt.Errorf("%s is for ACE, which --systems does not include; drop it", ks[0])
+		for _, c := range platform.Changed(e.Platform) {
+			if strings.HasPrefix(c.Key, "ace.") {
+				return nil, fmt.Errorf("%s = %s is for ACE, which --systems does not include; drop it", c.Key, c.Value)
+			}
 		}
 	}
 	res, err := reproduce.Fig4(o)

@@ -15,7 +15,7 @@ var aceFig9a = Figure{
 	Name: "fig9a", Source: ACEPaper, Where: "Section VI-B, Fig. 9(a)",
 	Title:   "ACE's SRAM size × FSM count",
 	Quick:   true,
-	Ignores: []string{"ace.sram", "ace.fsms", "training.iterations", "training.priority", "training.mem_bound_share", "npu.compute_speed"},
+	Ignores: []string{"ace.sram", "ace.fsms", "baseline.", "training.iterations", "training.priority", "training.mem_bound_share", "npu.compute_speed"},
 	Flags:   []string{FlagTopos, FlagWorkloads, FlagSRAM, FlagFSMs},
 	Tabled:  true,
 	Draws:   true,

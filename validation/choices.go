@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -80,7 +79,6 @@ type ChoiceRun struct {
 type MovedValue struct {
 	Figure       string
 	Value, Other Value
-	Default      float64
 }
 
 // FlippedFinding is a finding a choice turned.
@@ -122,7 +120,9 @@ func RunChoices(e Env, choices []Choice, progress func(key, value string)) (*Rep
 				o, err := res.Figure.Run(ce)
 				if errors.Is(err, sweep.ErrNoEffect) {
 					// Its sweep refuses the key: the systems, workloads or
-					// links it runs do not read it.
+					// links it runs do not read it. Ignores cannot say so
+					// for every figure, as what it runs may be an option
+					// (a figure's --topos may name a torus or the DGX-1).
 					cr.Refused = append(cr.Refused, res.Figure.Name)
 					continue
 				}
@@ -153,7 +153,7 @@ func (cr *ChoiceRun) compare(def Result, o *Outcome) {
 			w = Value{What: v.What, None: "not in this run"}
 		}
 		if w.Acemu != v.Acemu || w.None != v.None {
-			cr.Moved = append(cr.Moved, MovedValue{Figure: def.Figure.Name, Value: v, Other: w, Default: v.Acemu})
+			cr.Moved = append(cr.Moved, MovedValue{Figure: def.Figure.Name, Value: v, Other: w})
 		}
 		delete(others, v.What)
 	}
@@ -200,10 +200,10 @@ func WriteChoices(w io.Writer, choices []Choice, runs []ChoiceRun) error {
 			b.WriteString("\n| figure | quantity | paper | default | this | this / default |\n|---|---|---|---|---|---|\n")
 			for _, m := range r.Moved {
 				ratio := "–"
-				if m.Value.None == "" && m.Other.None == "" && m.Other.Acemu >= 0 && m.Default >= 0.5*math.Pow10(-decimalsOf(m.Value.Paper.Text)-1) {
-					// A ratio of quantities that are not both positive, or
-					// over a default that prints as zero, says nothing.
-					ratio = strconv.FormatFloat(m.Other.Acemu/m.Default, 'f', 3, 64)
+				if m.Value.None == "" && m.Other.None == "" && m.Other.Acemu >= 0 && m.Value.Acemu > 0 && !printsZero(m.Value) {
+					// A ratio with a negative value, or over a default
+					// that prints as zero, says nothing.
+					ratio = strconv.FormatFloat(m.Other.Acemu/m.Value.Acemu, 'f', 3, 64)
 				}
 				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", m.Figure, m.Value.What, withUnit(m.Value.Paper.Text, m.Value.Unit),
 					acemuCell(m.Value), acemuCell(m.Other), ratio)
@@ -227,6 +227,12 @@ func WriteChoices(w io.Writer, choices []Choice, runs []ChoiceRun) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// printsZero is whether acemu's value prints as zero in the report.
+func printsZero(v Value) bool {
+	x, err := strconv.ParseFloat(acemuDigits(v), 64)
+	return err == nil && x == 0
 }
 
 // defaultOf is key's value on the default platform, as a platform file

@@ -42,7 +42,11 @@ type Env struct {
 	Progress func(done, total int)
 	// Options, when set, are the choices `acemu reproduce NAME` gives the
 	// figure's runs (only those its Flags declare); a report gives none,
-	// and its figures share the training runs they have in common.
+	// and its figures share the training runs they have in common. Set,
+	// even to the zero Options, a figure runs as by name: fig9b and fig11
+	// then train in a sweep of their own (fig9b ACE alone) rather than in
+	// the five systems' runs they share with fig10 in a report, as
+	// `acemu reproduce fig9b` and `fig11` always have.
 	Options *Options
 	// PlotDir, if set, is where the plots go instead of Dir.
 	PlotDir string

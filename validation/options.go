@@ -3,11 +3,9 @@ package validation
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/rtl"
 )
 
@@ -115,19 +113,6 @@ func fmtBytes(n int64) string {
 // micros is cycles in µs, to the nanosecond.
 func micros(c int64) float64 {
 	return math.Round(float64(c)*1e9/rtl.ClockHz) / 1e3
-}
-
-// changedKeys lists the parameters under prefix that p sets away from
-// the defaults.
-func changedKeys(p platform.Platform, prefix string) []string {
-	d := platform.Default()
-	var out []string
-	for _, q := range platform.Params() {
-		if strings.HasPrefix(q.Key, prefix) && q.Get(&p) != q.Get(&d) {
-			out = append(out, q.Key+" = "+q.Get(&p))
-		}
-	}
-	return slices.Clip(out)
 }
 
 // orList is a when it has elements, else b: an option given, else the

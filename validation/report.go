@@ -301,11 +301,18 @@ func acemuCell(v Value) string {
 	if v.None != "" {
 		return "– (" + v.None + ")"
 	}
+	return withUnit(acemuDigits(v), v.Unit)
+}
+
+// acemuDigits is acemu's value as acemuCell prints it, without its unit:
+// to as many decimals as the paper prints, one more (a whole number
+// beside a whole number: none).
+func acemuDigits(v Value) string {
 	d := decimalsOf(v.Paper.Text) + 1
 	if d == 1 && v.Acemu == math.Trunc(v.Acemu) {
 		d = 0
 	}
-	return withUnit(strconv.FormatFloat(v.Acemu, 'f', d, 64), v.Unit)
+	return strconv.FormatFloat(v.Acemu, 'f', d, 64)
 }
 
 // ratioCell is acemu's value over the paper's.

@@ -153,7 +153,7 @@ func TestChoiceRunRecordsWhatMoved(t *testing.T) {
 	}
 	cr := ChoiceRun{Key: "ace.notice", Value: "fsm", Figures: []string{"figX"}}
 	cr.compare(def, other)
-	require.Equal(t, []MovedValue{{Figure: "figX", Value: def.Values[0], Other: other.Values[0], Default: 90}}, cr.Moved)
+	require.Equal(t, []MovedValue{{Figure: "figX", Value: def.Values[0], Other: other.Values[0]}}, cr.Moved)
 	require.Equal(t, []FlippedFinding{{Figure: "figX", Claim: "c1", Default: true, Other: false, DefaultMeasured: "m", OtherMeasured: "n"}}, cr.Flipped)
 	var b bytes.Buffer
 	require.NoError(t, WriteChoices(&b, Choices, []ChoiceRun{cr, {Key: "ace.partition", Value: "paper"}}))
@@ -173,13 +173,13 @@ func TestChoiceRunRecordsWhatMoved(t *testing.T) {
 	var z bytes.Buffer
 	tiny := Value{What: "g", Unit: "%", Paper: Printed("6"), Acemu: 0.02}
 	require.NoError(t, WriteChoices(&z, Choices, []ChoiceRun{{Key: "ace.notice", Value: "fsm", Moved: []MovedValue{
-		{Figure: "figX", Value: tiny, Other: Value{What: "g", Unit: "%", Paper: Printed("6"), Acemu: 2.9}, Default: 0.02},
-		{Figure: "figY", Value: Value{What: "g", Unit: "%", Paper: Printed("6"), Acemu: 1}, Other: Value{What: "g", Unit: "%", Paper: Printed("6"), Acemu: -1.3}, Default: 1},
+		{Figure: "figX", Value: tiny, Other: Value{What: "g", Unit: "%", Paper: Printed("6"), Acemu: 2.9}},
+		{Figure: "figY", Value: Value{What: "g", Unit: "%", Paper: Printed("6"), Acemu: 1}, Other: Value{What: "g", Unit: "%", Paper: Printed("6"), Acemu: -1.3}},
 	}}}))
 	require.Contains(t, z.String(), "| figX | g | 6 % | 0.0 % | 2.9 % | – |")
 	require.Contains(t, z.String(), "| figY | g | 6 % | 1 % | -1.3 % | – |")
 	require.Contains(t, b.String(), "## ace.partition = paper\n\n(The default: `little`; why, docs/ace-model.md; `--set ace.partition=paper`.) Figures run: none (no figure's runs take the key).\n\nNo row moved.")
-	require.Contains(t, b.String(), "| `training.micro` | "+NotSwept["training.micro"]+" |")
+	require.Contains(t, b.String(), "| `training.micro` | only a MICRO workload (a collective alone) runs by it; no figure of the report trains one |")
 }
 
 // The choices' sweep on one cheap figure: the paper's partition heuristic

@@ -81,9 +81,11 @@ alone. A figure
 takes the flags named beside it above and the platform's parameters it
 reads (--set, --config, the ACE flags, --memory-policy), and refuses the
 others, naming those it takes. --quick runs its CI-sized subset. --out DIR
-writes result.txt (the table), result.csv, result.json, platform.yaml,
-the figure's plots and its runs' points (DIR/sweep, as an acemu sweep
-keeps them: the same command again runs only the missing ones); NAME
+writes result.txt (the table), result.csv, result.json, platform.yaml
+(a figure without a table, sec6a, fig10, mxnet-policies and libra-e3:
+report.md and report.json instead), the figure's plots and its runs'
+points (DIR/sweep, as an acemu sweep keeps them: the same command again
+runs only the missing ones); NAME
 --report prints the report's part alone (with --out, as report.md and
 report.json).
 
