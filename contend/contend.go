@@ -268,6 +268,7 @@ func (n *NPU) SetCommSMs(now rtl.Cycle, sms int) error {
 	if l := n.cfg.Comm.Limits; l != nil {
 		n.cfg.Comm.ReadLimit, n.cfg.Comm.WriteLimit = l(sms)
 	}
+	n.shared.set = false // communication's limits moved: arbitrate again
 	n.settle(now)
 	return nil
 }
@@ -488,13 +489,13 @@ func (n *NPU) arbitrate() {
 	}
 	// The same claims as at the last arbitration give the same rates,
 	// which communication has had since (memsys.Share depends on nothing
-	// else; the memory and communication's weight do not change).
+	// else; the memory and communication's weight do not change, and
+	// SetCommSMs, which moves its limits, clears the record).
 	m := &n.shared
-	if m.set && !n.perTransfer && m.compute == compute && (!compute || sameRat(m.limit, l)) &&
-		sameRat(m.read, n.cfg.Comm.ReadLimit) && sameRat(m.write, n.cfg.Comm.WriteLimit) {
+	if m.set && !n.perTransfer && m.compute == compute && (!compute || sameRat(m.limit, l)) {
 		return
 	}
-	*m = sharing{set: true, compute: compute, limit: l, read: copyRat(n.cfg.Comm.ReadLimit), write: copyRat(n.cfg.Comm.WriteLimit)}
+	*m = sharing{set: true, compute: compute, limit: l}
 	c := len(claims)
 	claims = append(claims, memsys.Claim{Weight: n.cfg.Comm.GBps, Limit: n.cfg.Comm.ReadLimit},
 		memsys.Claim{Weight: n.cfg.Comm.GBps, Limit: n.cfg.Comm.WriteLimit})
@@ -506,12 +507,11 @@ func (n *NPU) arbitrate() {
 	}
 }
 
-// sharing is the claims of the last arbitration (NPU.arbitrate): whether
-// compute claimed and its limit, and communication's read and write
-// limits (copies), nil for no limit.
+// sharing is compute's claim at the last arbitration (NPU.arbitrate):
+// whether it claimed and its limit, nil for none.
 type sharing struct {
-	set, compute       bool
-	limit, read, write *big.Rat
+	set, compute bool
+	limit        *big.Rat
 }
 
 // sameRat reports whether a and b are both nil or of the same value.
@@ -520,14 +520,6 @@ func sameRat(a, b *big.Rat) bool {
 		return a == b
 	}
 	return a.Cmp(b) == 0
-}
-
-// copyRat returns a copy of x (nil for nil).
-func copyRat(x *big.Rat) *big.Rat {
-	if x == nil {
-		return nil
-	}
-	return new(big.Rat).Set(x)
 }
 
 // Handle looks at the kernel at its event.

@@ -24,6 +24,9 @@ type joinRun struct {
 	sizes   []int64
 	gaps    []rtl.Cycle
 	work    [][2]int64 // FLOPs and bytes of each kernel
+	// newSMs, if not 0, is the communication SMs set (SetCommSMs) as the
+	// last collective is issued, moving communication's limits.
+	newSMs int
 }
 
 func randomJoinRun(r *rand.Rand) joinRun {
@@ -36,6 +39,7 @@ func randomJoinRun(r *rand.Rand) joinRun {
 	for i := 1 + r.IntN(40); i > 0; i-- {
 		c.work = append(c.work, [2]int64{int64(r.IntN(200_000_000)), int64(1 + r.IntN(2_000_000))})
 	}
+	c.newSMs = r.IntN(13)
 	return c
 }
 
@@ -63,7 +67,11 @@ func joinTrace(t *testing.T, c joinRun, perTransfer bool) ([]string, int64) {
 	sh, err := New(k, Config{Policy: Share, Observer: record,
 		Compute: npu.Compute{SMs: npu.SMs - c.commSMs, MemGBps: big.NewRat(npu.MemoryGBps-c.commGB, 1)},
 		Comm: Comm{SMs: c.commSMs, GBps: big.NewRat(c.commGB, 1), ReadLimit: sms, WriteLimit: sms,
-			Apply: e.SetMemoryRates, Memory: mem, NPUs: n}})
+			Apply: e.SetMemoryRates, Memory: mem, NPUs: n,
+			Limits: func(sms int) (read, write *big.Rat) {
+				l := big.NewRat(int64(sms)*cfg.SMBytes, 1)
+				return l, l
+			}}})
 	require.NoError(t, err)
 	sh.perTransfer = perTransfer
 	var next func(now rtl.Cycle)
@@ -82,8 +90,12 @@ func joinTrace(t *testing.T, c joinRun, perTransfer bool) ([]string, int64) {
 		plan, err := collectives.NewPlan(collectives.Config{Machine: s.Machine(), Op: collectives.OpAllReduce, MessageBytes: 8192}, "hierarchical", size, 65536)
 		require.NoError(t, err)
 		issued += c.gaps[j]
+		last := j == len(c.sizes)-1
 		at(k, issued, func(now rtl.Cycle) {
 			sh.SetCommBusy(now, true)
+			if last && c.newSMs != 0 {
+				require.NoError(t, sh.SetCommSMs(now, c.newSMs))
+			}
 			require.NoError(t, e.Issue(now, plan, func(now rtl.Cycle) {
 				trace = append(trace, fmt.Sprintf("end %d", now))
 				if ended++; ended == len(c.sizes) {
