@@ -1,6 +1,7 @@
 package validation
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -124,4 +125,9 @@ func Lookup(name string) (Figure, bool) {
 		return Figure{}, false
 	}
 	return registry[i], true
+}
+
+// NoQuick is the refusal of --quick for a figure without a quick subset.
+func (f Figure) NoQuick() error {
+	return fmt.Errorf("%s has no quick subset (%s); run it without --quick", f.Name, f.Title)
 }

@@ -48,7 +48,7 @@ func Run(e Env, names ...string) (*Report, error) {
 	for _, f := range figs {
 		if e.Quick && !f.Quick {
 			if len(names) > 0 {
-				return nil, fmt.Errorf("%s has no quick subset (%s); run it without --quick", f.Name, f.Title)
+				return nil, f.NoQuick()
 			}
 			continue
 		}
@@ -76,7 +76,7 @@ func RunIn(e Env, name string) (*Report, error) {
 		return nil, fmt.Errorf("no figure %q; the figures are %s", name, strings.Join(Names(), ", "))
 	}
 	if e.Quick && !f.Quick {
-		return nil, fmt.Errorf("%s has no quick subset (%s); run it without --quick", f.Name, f.Title)
+		return nil, f.NoQuick()
 	}
 	rep := &Report{Quick: e.Quick, own: true}
 	if err := rep.add(f, e); err != nil {
@@ -222,16 +222,10 @@ func (res Result) writeSection(b *strings.Builder, plotDir, ext string) {
 	f := res.Figure
 	fmt.Fprintf(b, "\n\"%s\", %s. `acemu reproduce %s`.\n", f.Source.Title, f.Where, f.Name)
 	if len(res.Values) > 0 {
-		b.WriteString("\n| quantity | paper | acemu | acemu / paper | within the paper's precision |\n|---|---|---|---|---|\n")
-		for _, row := range res.ValueRows() {
-			fmt.Fprintf(b, "| %s |\n", strings.Join(row, " | "))
-		}
+		markdownTable(b, ValueHeader, res.ValueRows())
 	}
 	if len(res.Findings) > 0 {
-		b.WriteString("\n| the paper's finding | holds | acemu |\n|---|---|---|\n")
-		for _, row := range res.FindingRows(yesNo(false)) {
-			fmt.Fprintf(b, "| %s |\n", strings.Join(row, " | "))
-		}
+		markdownTable(b, FindingHeader, res.FindingRows(yesNo(false)))
 	}
 	for _, n := range res.Notes {
 		fmt.Fprintf(b, "\n%s\n", n)
@@ -240,6 +234,14 @@ func (res Result) writeSection(b *strings.Builder, plotDir, ext string) {
 		if filepath.Ext(p) == ext {
 			fmt.Fprintf(b, "\n![%s](%s)\n", f.Name, filepath.ToSlash(filepath.Join(plotDir, p)))
 		}
+	}
+}
+
+// markdownTable writes a table of header and rows, after a blank line.
+func markdownTable(b *strings.Builder, header []string, rows [][]string) {
+	fmt.Fprintf(b, "\n| %s |\n|%s\n", strings.Join(header, " | "), strings.Repeat("---|", len(header)))
+	for _, row := range rows {
+		fmt.Fprintf(b, "| %s |\n", strings.Join(row, " | "))
 	}
 }
 

@@ -96,7 +96,7 @@ func runReproduceAll(fs *pflag.FlagSet, rr reportRun, stdout, stderr io.Writer) 
 		return fail(err)
 	}
 	if outDir != "" {
-		if err := writeReportFiles(rep, outDir); err != nil {
+		if err := writeReportFiles(rep, b.Bytes(), outDir); err != nil {
 			return fail(err)
 		}
 	}
@@ -119,14 +119,10 @@ func runReproduceAll(fs *pflag.FlagSet, rr reportRun, stdout, stderr io.Writer) 
 	return 0
 }
 
-// writeReportFiles writes the report into dir as report.md and
-// report.json.
-func writeReportFiles(rep *validation.Report, dir string) error {
-	var b bytes.Buffer
-	if err := rep.WriteMarkdown(&b); err != nil {
-		return err
-	}
-	if err := outfile.Write(filepath.Join(dir, "report.md"), b.Bytes()); err != nil {
+// writeReportFiles writes the report into dir as report.md (md, its
+// Markdown) and report.json.
+func writeReportFiles(rep *validation.Report, md []byte, dir string) error {
+	if err := outfile.Write(filepath.Join(dir, "report.md"), md); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
 	if err := writeReportJSON(rep, filepath.Join(dir, "report.json")); err != nil {

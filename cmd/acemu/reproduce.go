@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -217,7 +218,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		return fail(fmt.Errorf("--format csv: %s has no table of its own, only its part of the report; use --format table or json", fig.Name))
 	}
 	if *quick && !fig.Quick {
-		return fail(fmt.Errorf("--quick: %s has no quick subset (%s); run it without --quick", fig.Name, fig.Title))
+		return fail(fmt.Errorf("--quick: %w", fig.NoQuick()))
 	}
 	o, err := figureOptions(fs)
 	if err != nil {
@@ -432,7 +433,11 @@ func writeFigure(rep *validation.Report, p platform.Platform, format string, wid
 	t := res.Table
 	if t == nil { // a figure of the report alone: its part is its result
 		if outDir != "" {
-			if err := writeReportFiles(rep, outDir); err != nil {
+			var md bytes.Buffer
+			if err := rep.WriteMarkdown(&md); err != nil {
+				return fail(err)
+			}
+			if err := writeReportFiles(rep, md.Bytes(), outDir); err != nil {
 				return fail(err)
 			}
 		}
