@@ -262,20 +262,6 @@ func TestPlotThresholdMarks(t *testing.T) {
 	require.Equal(t, plotter.XYs{{X: 128, Y: 277.2}}, tp.firstPoints())
 }
 
-func TestPlotSizeLabel(t *testing.T) {
-	for _, tc := range []struct {
-		n    int64
-		want string
-	}{
-		{64 << 20, "64MiB"},    // 67108864 = 64 × 2²⁰
-		{64 << 10, "64KiB"},    // 65536 = 64 × 2¹⁰
-		{100_000_000, "100MB"}, // 10⁸ = 100 × 10⁶, not a whole number of KiB (10⁸ / 1024 = 97656.25)
-		{1000, "1000B"},
-	} {
-		require.Equal(t, tc.want, sizeLabel(tc.n))
-	}
-}
-
 // A result with nothing to draw, or that cannot be drawn, is refused with
 // the figure named, not drawn empty or a panic.
 func TestPlotEmptyResults(t *testing.T) {

@@ -15,18 +15,6 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// sizeLabel is a size as a reader of the papers writes it: in MiB or KiB
-// when a whole number of them, else in MB, else in bytes.
-func sizeLabel(n int64) string {
-	if n%(1<<10) == 0 {
-		return units.FormatSize(n)
-	}
-	if n%1_000_000 == 0 {
-		return strconv.FormatInt(n/1_000_000, 10) + "MB"
-	}
-	return strconv.FormatInt(n, 10) + "B"
-}
-
 // shortName is a system's name in a legend (shortNames), else its own.
 func shortName(s string) string {
 	if n, ok := shortNames[s]; ok {
@@ -107,7 +95,7 @@ func Fig4(res *reproduce.Fig4Result, dir string) ([]string, error) {
 		}
 		grid = append(grid, []*plot.Plot{comm, kern})
 	}
-	title := fmt.Sprintf("Fig. 4(a): slowdown of a %s all-reduce beside a kernel, and of the kernel (memory policy %s)", sizeLabel(res.Size), res.Policy)
+	title := fmt.Sprintf("Fig. 4(a): slowdown of a %s all-reduce beside a kernel, and of the kernel (memory policy %s)", units.SizeLabel(res.Size, ""), res.Policy)
 	return figure{title: title, keys: keys, panels: grid, panelHeight: 2.6 * vg.Inch}.save(dir, "fig4")
 }
 
@@ -127,7 +115,7 @@ func CCubeFig12a(rows []reproduce.CCubeRow, dir string) ([]string, error) {
 		if r.Chunk == r.Size {
 			return ep + ", one-shot"
 		}
-		return fmt.Sprintf("%s, %s chunks", ep, sizeLabel(r.Chunk))
+		return fmt.Sprintf("%s, %s chunks", ep, units.SizeLabel(r.Chunk, ""))
 	}
 	for _, r := range rows {
 		if r.Size <= 0 {
@@ -188,7 +176,7 @@ func CCubeFig12a(rows []reproduce.CCubeRow, dir string) ([]string, error) {
 	p.X.Min, p.X.Max = lo/1.5, hi*1.5 // room around the ends on the log scale
 	var ticks []plot.Tick
 	for _, s := range sizes {
-		ticks = append(ticks, plot.Tick{Value: float64(s), Label: sizeLabel(s)})
+		ticks = append(ticks, plot.Tick{Value: float64(s), Label: units.SizeLabel(s, "")})
 	}
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	p.Y.Min = 0
@@ -363,6 +351,6 @@ func BlueConnectFig3(res *reproduce.BlueConnectResult, dir string) ([]string, er
 	p.Y.Min = 0
 	p.Y.Max *= 1.08
 	p.Y.Tick.Marker = niceTicks{}
-	title := fmt.Sprintf("BlueConnect Fig. 3: a %s all-reduce on multi-tier switch fabrics (ideal endpoint)", sizeLabel(res.Size))
+	title := fmt.Sprintf("BlueConnect Fig. 3: a %s all-reduce on multi-tier switch fabrics (ideal endpoint)", units.SizeLabel(res.Size, ""))
 	return figure{title: title, keys: keys, panels: [][]*plot.Plot{{p}}, panelHeight: 3.2 * vg.Inch}.save(dir, "blueconnect-fig3")
 }

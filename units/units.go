@@ -112,6 +112,22 @@ func FormatSize(n int64) string {
 	return fmt.Sprintf("%dB", n)
 }
 
+// SizeLabel writes n bytes as a figure or table labels them: in the
+// largest binary unit it is a whole number of (as FormatSize), else in
+// whole decimal MB (the papers' "100 MB"), else in B; sep goes between
+// the number and the unit ("" for "64MiB", " " for "64 MiB").
+func SizeLabel(n int64, sep string) string {
+	if n != 0 && n%(1<<10) == 0 {
+		s := FormatSize(n)
+		i := strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' })
+		return s[:i] + sep + s[i:]
+	}
+	if n != 0 && n%1_000_000 == 0 {
+		return strconv.FormatInt(n/1_000_000, 10) + sep + "MB"
+	}
+	return strconv.FormatInt(n, 10) + sep + "B"
+}
+
 // FormatBandwidth writes a bandwidth in GB/s as ParseBandwidth reads it
 // back: a decimal when it has one of at most 9 digits, else a fraction.
 func FormatBandwidth(r *big.Rat) string {

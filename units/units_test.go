@@ -96,3 +96,23 @@ func TestRatio(t *testing.T) {
 		require.Equal(t, tc.want, Ratio(tc.v), "%v", tc.v)
 	}
 }
+
+// SizeLabel: a whole number of the largest binary unit, else whole
+// decimal MB, else bytes, with sep before the unit.
+func TestSizeLabel(t *testing.T) {
+	for _, tc := range []struct {
+		n    int64
+		sep  string
+		want string
+	}{
+		{64 << 20, "", "64MiB"},      // 67108864 = 64 × 2²⁰
+		{64 << 10, " ", "64 KiB"},    // 65536 = 64 × 2¹⁰
+		{3 << 30, " ", "3 GiB"},      // 3 × 2³⁰
+		{100_000_000, "", "100MB"},   // 10⁸ = 100 × 10⁶, not a whole number of KiB (10⁸ / 1024 = 97656.25)
+		{100_000_000, " ", "100 MB"}, // the same, spaced
+		{1000, "", "1000B"},
+		{0, " ", "0 B"},
+	} {
+		require.Equal(t, tc.want, SizeLabel(tc.n, tc.sep), "%d", tc.n)
+	}
+}

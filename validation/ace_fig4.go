@@ -9,6 +9,7 @@ import (
 	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/plots"
 	"github.com/acemu/acemu/reproduce"
+	"github.com/acemu/acemu/units"
 )
 
 // aceFig4 is the ACE paper's Fig. 4(a) (Section III): a 100 MB all-reduce
@@ -87,7 +88,7 @@ func runACEFig4(e Env) (*Outcome, error) {
 		t.Rows = append(t.Rows, []string{x.Topo, x.System, k, fmt.Sprint(x.CommCycles), fmt.Sprintf("%.3f×", x.CommSlowdown), ka, kb, ks})
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("%s all-reduce per NPU, memory policy %s; the paper (an NCCL all-reduce of 100 MB on 8 V100s, Fig. 4(a)): 1.16× beside GEMM 1000, 1.42× beside EmbLookup 10000",
-		fmtBytes(o.Size), res.Policy))
+		units.SizeLabel(o.Size, " "), res.Policy))
 	out.Table = t
 	return out, nil
 }

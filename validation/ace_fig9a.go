@@ -6,6 +6,7 @@ import (
 
 	"github.com/acemu/acemu/plots"
 	"github.com/acemu/acemu/reproduce"
+	"github.com/acemu/acemu/units"
 )
 
 // aceFig9a is the ACE paper's Fig. 9(a) (Section VI-B): ACE's SRAM size ×
@@ -74,7 +75,7 @@ func fig9aTable(o reproduce.Fig9aOptions, res *reproduce.Fig9aResult) *Table {
 	}
 	t.Full = &Grid{Header: []string{"SRAM B", "FSMs", "perf vs reference ×"}}
 	for i, sz := range o.SRAM {
-		row := []string{fmtBytes(sz)}
+		row := []string{units.SizeLabel(sz, " ")}
 		for j, f := range o.FSMs {
 			perf := strconv.FormatFloat(res.Cells[i*len(o.FSMs)+j].Perf, 'f', 3, 64)
 			row = append(row, perf)
@@ -83,10 +84,10 @@ func fig9aTable(o reproduce.Fig9aOptions, res *reproduce.Fig9aResult) *Table {
 		t.Rows = append(t.Rows, row)
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("performance normalised to %s and %d FSMs, mean over %d workloads × %d topologies (paper: diminishing returns past 4 MB and 16 FSMs, +6 %% at 8 MB and 20 FSMs)",
-		fmtBytes(o.BaseSRAM), o.BaseFSMs, len(o.Workloads), len(o.Topos)))
+		units.SizeLabel(o.BaseSRAM, " "), o.BaseFSMs, len(o.Workloads), len(o.Topos)))
 	if res.WorstFrom != nil {
 		t.Notes = append(t.Notes, fmt.Sprintf("largest loss from more SRAM or FSMs: %.2f %% (%s/%d FSMs → %s/%d FSMs)",
-			100*res.WorstStep, fmtBytes(res.WorstFrom.SRAM), res.WorstFrom.FSMs, fmtBytes(res.WorstTo.SRAM), res.WorstTo.FSMs))
+			100*res.WorstStep, units.SizeLabel(res.WorstFrom.SRAM, " "), res.WorstFrom.FSMs, units.SizeLabel(res.WorstTo.SRAM, " "), res.WorstTo.FSMs))
 	} else {
 		t.Notes = append(t.Notes, "more SRAM or FSMs never cost anything")
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/acemu/acemu/plots"
 	"github.com/acemu/acemu/reproduce"
+	"github.com/acemu/acemu/units"
 )
 
 // BlueConnectPaper is the BlueConnect paper.
@@ -102,7 +103,7 @@ func blueconnectTable(o reproduce.BlueConnectOptions, res *reproduce.BlueConnect
 	}
 	eff, _ := platform.Default().Efficiency.Float64() // the run's links: links.* keys are refused
 	t.Notes = append(t.Notes,
-		fmt.Sprintf("%s all-reduce per GPU (the paper's ResNet-50: about 100 MB of FP32 gradients), ideal endpoint, 64 KiB chunks pipelined, 8 KiB messages; Ring = flat ring, GLOO = two-level (Eq. (4)), BLC = BlueConnect on the fabric's tiers", fmtBytes(o.Size)),
+		fmt.Sprintf("%s all-reduce per GPU (the paper's ResNet-50: about 100 MB of FP32 gradients), ideal endpoint, 64 KiB chunks pipelined, 8 KiB messages; Ring = flat ring, GLOO = two-level (Eq. (4)), BLC = BlueConnect on the fabric's tiers", units.SizeLabel(o.Size, " ")),
 		fmt.Sprintf("model = the paper's α-β model, bandwidth terms only (α = 0; Eqs. (3), (4), (6)), at the raw bandwidths; acemu's links carry %.0f %% of them (links.efficiency, Table V)", 100*eff))
 	if h, ok := res.Headline(); ok {
 		ring, gloo, blc := h.Ms[0], h.Ms[1], h.Ms[2]

@@ -83,11 +83,11 @@ func ccubeFig12aTable(rows []reproduce.CCubeRow) *Table {
 		if x.Model > 0 {
 			model = signed(100*x.Model, 1) + " %"
 		}
-		chunk := fmtBytes(x.Chunk)
+		chunk := units.SizeLabel(x.Chunk, " ")
 		if x.Chunk == x.Size {
 			chunk = "one-shot"
 		}
-		t.Rows = append(t.Rows, []string{fmtBytes(x.Size), string(x.Endpoint), chunk, f1(micros(x.B)), f1(micros(x.C1)), signed(100*x.Gain, 1) + " %", model})
+		t.Rows = append(t.Rows, []string{units.SizeLabel(x.Size, " "), string(x.Endpoint), chunk, f1(micros(x.B)), f1(micros(x.C1)), signed(100*x.Gain, 1) + " %", model})
 	}
 	for _, p := range reproduce.CCubePaper {
 		t.Notes = append(t.Notes, fmt.Sprintf("paper (Fig. 12(a), measured on a DGX-1): C1 over B %s: %+.0f %%", p.What, 100*p.Gain))

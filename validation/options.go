@@ -1,7 +1,6 @@
 package validation
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -95,19 +94,6 @@ func signed(v float64, d int) string {
 		s = "+" + s
 	}
 	return s
-}
-
-// fmtBytes prints a size in MiB or KiB when it is a whole number of them.
-func fmtBytes(n int64) string {
-	switch {
-	case n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	case n%1_000_000 == 0:
-		return fmt.Sprintf("%d MB", n/1_000_000)
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 // micros is cycles in µs, to the nanosecond.
