@@ -143,7 +143,7 @@ type basePath struct {
 	rxScan        bool
 	rxFrames      []rxFrame // per incoming link, the frame its last packet was seen in (rxFrame)
 	rxWaiting     bool      // an evRxRetry is scheduled
-	rxFlight      *rtl.FIFO[fabric.Packet]
+	rxFlight      *rtl.FIFO[rxWrite]
 	reduces       *rtl.FIFO[reduceJob]
 	reduceWaiting bool      // an evReduceRetry is scheduled
 	step          rtl.Cycle // Library.StepCycles
@@ -187,7 +187,7 @@ func newBasePath(nd *node, r *baseRates, rxLinks []*fabric.Link) *basePath {
 		memRd:    rtl.NewSerializer(r.mem), memWr: rtl.NewSerializer(r.mem),
 		busOut: rtl.NewSerializer(r.bus), busIn: rtl.NewSerializer(r.bus),
 		sm:        rtl.NewSerializer(r.sm),
-		rxFlight:  rtl.NewFIFO[fabric.Packet](0),
+		rxFlight:  rtl.NewFIFO[rxWrite](0),
 		reduces:   rtl.NewFIFO[reduceJob](0),
 		perPacket: nd.r.net.PerPacket(),
 	}
@@ -209,11 +209,11 @@ func (b *basePath) handle(now rtl.Cycle, kind int32, arg int64) {
 		}
 		b.retry(now, int(arg))
 	case evRxDone:
-		pkt, _ := b.rxFlight.Pop()
-		m := pkt.Msg
+		w, _ := b.rxFlight.Pop()
+		pkt, m := w.pkt, w.pkt.Msg
 		switch {
-		case nd.r.shape.PacketDst(pkt) != nd.id:
-			nd.passOn(now, pkt)
+		case int(w.dst) != nd.id:
+			nd.passOnTo(now, pkt, int(w.dst))
 		case pkt.Last():
 			key := msgKey(m.Chunk, m.Phase, m.Op)
 			if m.Values != nil {
@@ -486,10 +486,17 @@ func (b *basePath) rxPump(now rtl.Cycle) {
 		// flight stay a FIFO.
 		pkt, dst := b.seen(i, pkt)
 		if b.perPacket || pkt.Last() || dst != nd.id {
-			b.rxFlight.Push(pkt)
+			b.rxFlight.Push(rxWrite{pkt, int32(dst)})
 			nd.r.k.Schedule(end, nd, evRxDone, 0)
 		}
 	}
+}
+
+// rxWrite is a packet the RX DMA is writing, as this NPU sees it, and
+// the NPU it is for (seen), kept for the write's end (evRxDone).
+type rxWrite struct {
+	pkt fabric.Packet
+	dst int32
 }
 
 // rxFrame is what the last packet taken from an incoming link became in

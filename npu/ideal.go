@@ -382,7 +382,12 @@ func (p idealPath) arrived(now rtl.Cycle, l *fabric.Link) {
 
 // passOn queues a packet for another NPU on the port of its next hop.
 func (nd *node) passOn(now rtl.Cycle, pkt fabric.Packet) {
-	p, _ := nd.r.shape.NextPort(nd.id, nd.r.shape.PacketDst(pkt))
+	nd.passOnTo(now, pkt, nd.r.shape.PacketDst(pkt))
+}
+
+// passOnTo is passOn of a packet whose NPU, dst, is known already.
+func (nd *node) passOnTo(now rtl.Cycle, pkt fabric.Packet, dst int) {
+	p, _ := nd.r.shape.NextPort(nd.id, dst)
 	pt := &nd.ports[p]
 	if pt.forward == nil {
 		pt.forward = rtl.NewFIFO[fabric.Packet](0)
