@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -168,4 +169,37 @@ func TestCommittedChoices(t *testing.T) {
 	committed, err := os.ReadFile(committedChoicesPage)
 	require.NoError(t, err)
 	require.Equal(t, page.String(), string(committed), "%s is not WriteChoices of %s; go test ./validation -run TestCommittedChoices -update", committedChoicesPage, committedChoicesJSON)
+}
+
+// A figure's section holds its runs' table, summary and notes (a cell's
+// "|" escaped), and report.json keeps them, but not what only the
+// command reads (Keys, Doc).
+func TestSectionHoldsTheRunsTable(t *testing.T) {
+	tab := &Table{
+		Header:  []string{"topology", "a|b"},
+		Rows:    [][]string{{"4x4x4", "1.0"}, {"4x2x2", "2.0"}},
+		Summary: &Grid{Header: []string{"threshold"}, Rows: [][]string{{"128"}}},
+		Notes:   []string{"64 MiB per NPU"},
+		Keys:    2,
+		Doc:     []int{1},
+	}
+	res := Result{Figure: aceFig5, Outcome: &Outcome{Table: tab}}
+	var b strings.Builder
+	res.writeSection(&b, "", ".png")
+	require.Contains(t, b.String(), "\nThe runs, as `acemu reproduce fig5` prints them:\n\n"+
+		"| topology | a\\|b |\n|---|---|\n| 4x4x4 | 1.0 |\n| 4x2x2 | 2.0 |\n\n"+
+		"| threshold |\n|---|\n| 128 |\n\n64 MiB per NPU\n")
+
+	var j bytes.Buffer
+	require.NoError(t, (&Report{Results: []Result{res}}).WriteJSON(&j))
+	back, err := ReadReport(&j)
+	require.NoError(t, err)
+	got := back.Results[0].Table
+	require.NotNil(t, got)
+	require.Equal(t, tab.Header, got.Header)
+	require.Equal(t, tab.Rows, got.Rows)
+	require.Equal(t, tab.Summary, got.Summary)
+	require.Equal(t, tab.Notes, got.Notes)
+	require.Zero(t, got.Keys)
+	require.Nil(t, got.Doc)
 }

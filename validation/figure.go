@@ -69,9 +69,9 @@ type Outcome struct {
 	Findings []Finding `json:"findings,omitempty"`
 	Notes    []string  `json:"notes,omitempty"`
 	Plots    []string  `json:"plots,omitempty"`
-	// Table is what `acemu reproduce NAME` prints of the runs; the report
-	// does not hold it.
-	Table *Table `json:"-"`
+	// Table is the figure's runs as `acemu reproduce NAME` prints them;
+	// the report holds its rows, summary and notes (Table says which).
+	Table *Table `json:"table,omitempty"`
 }
 
 // Figure is one figure or experiment of a paper.

@@ -58,23 +58,28 @@ func (e Env) opts() Options {
 // (Summary), the table in full for CSV (Full, when Header and Rows are a
 // narrower form of it), notes, and Doc, the runs' result as --format json
 // prints it.
+//
+// The report holds the table, its summary and its notes (report.json's
+// "table", and the figure's section under its values and findings); the
+// rest is the command's.
 type Table struct {
-	Header []string
-	Rows   [][]string
+	Header []string   `json:"header"`
+	Rows   [][]string `json:"rows"`
 	// Keys is how many leading columns name a row (0: one).
-	Keys          int
-	Summary, Full *Grid
-	Notes         []string
+	Keys    int      `json:"-"`
+	Summary *Grid    `json:"summary,omitempty"`
+	Full    *Grid    `json:"-"`
+	Notes   []string `json:"notes,omitempty"`
 	// Workloads, when set, are the workloads whose compute regime the
 	// command says before the table.
-	Workloads []string
-	Doc       any
+	Workloads []string `json:"-"`
+	Doc       any      `json:"-"`
 }
 
 // Grid is a table: a header and rows.
 type Grid struct {
-	Header []string
-	Rows   [][]string
+	Header []string   `json:"header"`
+	Rows   [][]string `json:"rows"`
 }
 
 // f1 prints x to one decimal.

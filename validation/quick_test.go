@@ -13,14 +13,15 @@ import (
 	"github.com/acemu/acemu/platform"
 )
 
-// committedQuick is the quick subset's report as committed: every row
-// and finding of `acemu reproduce all --quick`, without plots.
+// committedQuick is the quick subset's report as committed: every row,
+// finding and table of `acemu reproduce all --quick`, without plots.
 var committedQuick = filepath.Join(committedAnalysis, "quick.json")
 
-// rows is what a figure's outcome says, without its plots' paths.
+// rows is what a figure's outcome says, without its plots' paths: its
+// values, findings, notes and table.
 func rows(t *testing.T, o *Outcome) string {
 	t.Helper()
-	b, err := json.Marshal(Outcome{Values: o.Values, Findings: o.Findings, Notes: o.Notes})
+	b, err := json.Marshal(Outcome{Values: o.Values, Findings: o.Findings, Notes: o.Notes, Table: o.Table})
 	require.NoError(t, err)
 	return string(b)
 }
@@ -62,7 +63,7 @@ func TestQuickFindingsHold(t *testing.T) {
 			for _, x := range o.Findings {
 				require.True(t, x.OK(), "%s: %s (%s); holds %v, known disagreement %q", x.Where, x.Claim, x.Measured, x.Holds, x.Known)
 			}
-			fresh.Results = append(fresh.Results, Result{Figure: f, Outcome: &Outcome{Values: o.Values, Findings: o.Findings, Notes: o.Notes}})
+			fresh.Results = append(fresh.Results, Result{Figure: f, Outcome: &Outcome{Values: o.Values, Findings: o.Findings, Notes: o.Notes, Table: o.Table}})
 			if *update {
 				return
 			}

@@ -230,6 +230,16 @@ func (res Result) writeSection(b *strings.Builder, plotDir, ext string) {
 	for _, n := range res.Notes {
 		fmt.Fprintf(b, "\n%s\n", n)
 	}
+	if t := res.Table; t != nil {
+		fmt.Fprintf(b, "\nThe runs, as `acemu reproduce %s` prints them:\n", f.Name)
+		markdownTable(b, t.Header, t.Rows)
+		if t.Summary != nil {
+			markdownTable(b, t.Summary.Header, t.Summary.Rows)
+		}
+		for _, n := range t.Notes {
+			fmt.Fprintf(b, "\n%s\n", n)
+		}
+	}
 	for _, p := range res.Plots {
 		if filepath.Ext(p) == ext {
 			fmt.Fprintf(b, "\n![%s](%s)\n", f.Name, filepath.ToSlash(filepath.Join(plotDir, p)))
@@ -237,12 +247,22 @@ func (res Result) writeSection(b *strings.Builder, plotDir, ext string) {
 	}
 }
 
-// markdownTable writes a table of header and rows, after a blank line.
+// markdownTable writes a table of header and rows, after a blank line;
+// a cell's "|" is escaped, so it does not end the cell.
 func markdownTable(b *strings.Builder, header []string, rows [][]string) {
-	fmt.Fprintf(b, "\n| %s |\n|%s\n", strings.Join(header, " | "), strings.Repeat("---|", len(header)))
+	fmt.Fprintf(b, "\n| %s |\n|%s\n", markdownRow(header), strings.Repeat("---|", len(header)))
 	for _, row := range rows {
-		fmt.Fprintf(b, "| %s |\n", strings.Join(row, " | "))
+		fmt.Fprintf(b, "| %s |\n", markdownRow(row))
 	}
+}
+
+// markdownRow joins a table row's cells, each "|" escaped.
+func markdownRow(cells []string) string {
+	esc := make([]string, len(cells))
+	for i, c := range cells {
+		esc[i] = strings.ReplaceAll(c, "|", `\|`)
+	}
+	return strings.Join(esc, " | ")
 }
 
 // The columns of a figure's values and findings, as the report's tables
