@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
+	"slices"
 
 	"github.com/acemu/acemu/internal/buildinfo"
 	"github.com/acemu/acemu/internal/limited"
@@ -166,14 +166,9 @@ func (k *keptSweep) open(dir string, sh Shard) (map[int]json.RawMessage, error) 
 	fix := "run into another directory, or remove this one to start again"
 	if d, err := readKept(dir, fix); err == nil {
 		var want bytes.Buffer
-		if err := json.Compact(&want, d.Sweep); err != nil || !bytes.Equal(want.Bytes(), k.desc) || d.Kind != k.kind || d.Points != k.n {
-			return nil, fmt.Errorf("--out %s holds another sweep (its %s differs from this one's: another figure, setting or list); use another directory, or remove the whole directory to start again", dir, KeptFile)
-		}
-		if d.Shard != sh.String() {
-			return nil, fmt.Errorf("--out %s holds shard %s of this sweep, not %s; give each shard its own directory", dir, d.Shard, sh)
-		}
-		if !d.Build.Same(k.build) {
-			return nil, fmt.Errorf("--out %s was begun by %s, and this is %s: its points and this run's would be two builds' results in one table; finish it with that build, or give this one another directory", dir, d.Build, k.build)
+		same := json.Compact(&want, d.Sweep) == nil && bytes.Equal(want.Bytes(), k.desc) && d.Kind == k.kind && d.Points == k.n
+		if err := (dirRecord{dir, KeptFile, d.Shard, d.Build}).resume(same, "another figure, setting or list", sh, k.build); err != nil {
+			return nil, err
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("--out: %w", err)
@@ -313,10 +308,8 @@ func RunKept[T any](kind string, desc any, n int, o Options, run func(i int) (T,
 // each verified, and writes out as the unsharded run would have.
 func mergeKept(dirs []string, out string) error {
 	var k *keptSweep
-	var first string
+	var m shardMerge
 	all := map[int][]byte{}
-	from := map[int]string{}
-	shards := map[string]string{}
 	fix := "run its shard again into a new directory (the same command with another --out), then merge"
 	for _, dir := range dirs {
 		d, err := readKept(dir, fix)
@@ -331,41 +324,26 @@ func mergeKept(dirs []string, out string) error {
 			if k, err = newKeptSweep(d.Kind, json.RawMessage(desc.Bytes()), d.Points, d.Build); err != nil {
 				return err
 			}
-			first = dir
-		} else if d.Kind != k.kind || d.Points != k.n || !bytes.Equal(desc.Bytes(), k.desc) {
-			return fmt.Errorf("merge: %s and %s hold different sweeps", first, dir)
-		} else if !d.Build.Same(k.build) {
-			return fmt.Errorf("merge: %s was run by %s, and %s by %s: a table of both would mix two builds' results; run one's shards again with the other's build (into new directories), then merge", first, k.build, dir, d.Build)
 		}
-		if other, ok := shards[d.Shard]; ok {
-			return fmt.Errorf("merge: %s and %s both hold shard %s", other, dir, d.Shard)
+		same := d.Kind == k.kind && d.Points == k.n && bytes.Equal(desc.Bytes(), k.desc)
+		if err := m.add(dirRecord{dir, KeptFile, d.Shard, d.Build}, same); err != nil {
+			return err
 		}
-		shards[d.Shard] = dir
 		pts, err := k.readPoints(dir, false, "delete the file and run its shard again (the same command finishes it), then merge again")
 		if err != nil {
 			return fmt.Errorf("merge: %w", err)
 		}
-		for i, p := range pts {
-			if other, ok := from[i]; ok {
-				return fmt.Errorf("merge: point %d is in both %s and %s", i, other, dir)
-			}
-			if all[i], err = k.encode(i, p); err != nil {
+		for _, i := range slices.Sorted(maps.Keys(pts)) {
+			if err := m.point(i, dir); err != nil {
 				return err
 			}
-			from[i] = dir
+			if all[i], err = k.encode(i, pts[i]); err != nil {
+				return err
+			}
 		}
 	}
-	var missing []string
-	for i := range k.n {
-		if _, ok := all[i]; !ok {
-			missing = append(missing, strconv.Itoa(i))
-		}
-	}
-	if len(missing) > 0 {
-		if len(missing) > 10 {
-			missing = append(missing[:10], "...")
-		}
-		return fmt.Errorf("merge: %d of %d points of %s are missing (%s); run their shards to the end (the same command again finishes a shard) and merge again", k.n-len(all), k.n, first, strings.Join(missing, ", "))
+	if err := m.complete(k.n); err != nil {
+		return err
 	}
 	if err := os.MkdirAll(filepath.Join(out, "points"), 0o755); err != nil {
 		return fmt.Errorf("merge: --out: %w", err)

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/acemu/acemu/internal/buildinfo"
 )
 
 // keptRow is a point of a kept sweep in these tests: a number and its
@@ -88,11 +90,49 @@ func TestKeptSweepRefusesWhatIsNotItsOwn(t *testing.T) {
 	_, err = runSquares(filepath.Join(sh, "a"), Shard{0, 2}, 3, &ran)
 	require.True(t, errors.Is(err, ErrSharded))
 	_, err = MergeDirs([]string{filepath.Join(sh, "a")}, filepath.Join(sh, "m"))
-	require.ErrorContains(t, err, "1 of 3 points of")
+	require.ErrorContains(t, err, "1 of 3 points are missing (1)")
 	_, err = MergeDirs([]string{filepath.Join(sh, "a"), filepath.Join(sh, "a")}, filepath.Join(sh, "m"))
 	require.ErrorContains(t, err, "both hold shard 0/2")
 	_, err = MergeDirs([]string{filepath.Join(sh, "a")}, filepath.Join(sh, "a"))
 	require.ErrorContains(t, err, "one of the directories merged")
 	_, err = RunKept("squares", 1, 3, Options{Shard: Shard{0, 2}}, func(i int) (int, error) { return i, nil })
 	require.ErrorContains(t, err, "--shard needs --out")
+}
+
+// A merge of shards refuses a directory of another sweep or build, a
+// shard or point given twice, and points held by none (at most ten
+// named).
+func TestShardMergeRefuses(t *testing.T) {
+	b1 := buildinfo.Build{Version: "v1", Commit: "1111"}
+	b2 := buildinfo.Build{Version: "v1", Commit: "2222"}
+	a := dirRecord{"a", KeptFile, "0/2", b1}
+	for _, c := range []struct {
+		name string
+		run  func(m *shardMerge) error
+		want string
+	}{
+		{"another sweep", func(m *shardMerge) error { return m.add(dirRecord{"b", KeptFile, "1/2", b1}, false) }, "merge: a and b hold different sweeps"},
+		{"another build", func(m *shardMerge) error { return m.add(dirRecord{"b", KeptFile, "1/2", b2}, true) }, "merge: a was run by acemu v1, commit 1111, and b by acemu v1, commit 2222"},
+		{"a shard twice", func(m *shardMerge) error { return m.add(dirRecord{"b", KeptFile, "0/2", b1}, true) }, "merge: a and b both hold shard 0/2"},
+		{"a point twice", func(m *shardMerge) error {
+			require.NoError(t, m.point(3, "a"))
+			return m.point(3, "b")
+		}, "merge: point 3 is in both a and b"},
+		{"points missing", func(m *shardMerge) error {
+			require.NoError(t, m.point(0, "a"))
+			return m.complete(13) // 1 to 12 missing: ten named
+		}, "merge: 12 of 13 points are missing (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, ...)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var m shardMerge
+			require.NoError(t, m.add(a, true))
+			require.ErrorContains(t, c.run(&m), c.want)
+		})
+	}
+	var m shardMerge
+	require.NoError(t, m.add(a, true))
+	require.NoError(t, m.add(dirRecord{"b", KeptFile, "1/2", b1}, true))
+	require.NoError(t, m.point(0, "a"))
+	require.NoError(t, m.point(1, "b"))
+	require.NoError(t, m.complete(2))
 }

@@ -304,14 +304,9 @@ func openDir(dir string, s *Spec, sh Shard, b buildinfo.Build) (map[int]*PointRe
 		if err != nil {
 			return nil, fmt.Errorf("--out: %w", err)
 		}
-		if !bytes.Equal(d.Spec.encode(), s.encode()) {
-			return nil, fmt.Errorf("--out %s holds another sweep (its sweep.json differs from this one's: settings, axes, lists or a workload file's content); use another directory, or remove the whole directory to start again", dir)
-		}
-		if d.Shard != sh.String() {
-			return nil, fmt.Errorf("--out %s holds shard %s of this sweep, not %s; give each shard its own directory", dir, d.Shard, sh)
-		}
-		if !d.Build.Same(b) {
-			return nil, fmt.Errorf("--out %s was begun by %s, and this is %s: its points and this run's would be two builds' results in one table; finish it with that build, or give this one another directory", dir, d.Build, b)
+		rec := dirRecord{dir, "sweep.json", d.Shard, d.Build}
+		if err := rec.resume(bytes.Equal(d.Spec.encode(), s.encode()), "settings, axes, lists or a workload file's content", sh, b); err != nil {
+			return nil, err
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("--out: %w", err)
@@ -331,6 +326,82 @@ func inShard[V any](dir string, kept map[int]V, sh Shard) error {
 		if !sh.has(i) {
 			return fmt.Errorf("--out %s: point %d is not in shard %s", dir, i, sh)
 		}
+	}
+	return nil
+}
+
+// dirRecord is what a sweep's directory records of the run that began
+// it (its sweep.json or kept.json, file): its shard and its build.
+type dirRecord struct {
+	dir, file string
+	shard     string
+	build     buildinfo.Build
+}
+
+// resume refuses to run shard sh of a sweep by build b in the record's
+// directory when it was begun for another sweep (same is false; differs
+// says what can differ), another shard or another build.
+func (d dirRecord) resume(same bool, differs string, sh Shard, b buildinfo.Build) error {
+	switch {
+	case !same:
+		return fmt.Errorf("--out %s holds another sweep (its %s differs from this one's: %s); use another directory, or remove the whole directory to start again", d.dir, d.file, differs)
+	case d.shard != sh.String():
+		return fmt.Errorf("--out %s holds shard %s of this sweep, not %s; give each shard its own directory", d.dir, d.shard, sh)
+	case !d.build.Same(b):
+		return fmt.Errorf("--out %s was begun by %s, and this is %s: its points and this run's would be two builds' results in one table; finish it with that build, or give this one another directory", d.dir, d.build, b)
+	}
+	return nil
+}
+
+// shardMerge gathers the directories of a sweep's shards for a merge,
+// refusing a directory of another sweep or build than the first, a shard
+// given twice, a point held twice and, at the end, a point held by none.
+type shardMerge struct {
+	first  dirRecord
+	shards map[string]string // shard: its directory
+	from   map[int]string    // point: its directory
+}
+
+// add takes the shard of record d, whose sweep is the first's (same;
+// true for the first).
+func (m *shardMerge) add(d dirRecord, same bool) error {
+	if m.shards == nil {
+		m.first, m.shards, m.from = d, map[string]string{}, map[int]string{}
+	} else if !same {
+		return fmt.Errorf("merge: %s and %s hold different sweeps", m.first.dir, d.dir)
+	} else if !d.build.Same(m.first.build) {
+		return fmt.Errorf("merge: %s was run by %s, and %s by %s: a table of both would mix two builds' results; run one's shards again with the other's build (into new directories), then merge", m.first.dir, m.first.build, d.dir, d.build)
+	}
+	if other, ok := m.shards[d.shard]; ok {
+		return fmt.Errorf("merge: %s and %s both hold shard %s", other, d.dir, d.shard)
+	}
+	m.shards[d.shard] = d.dir
+	return nil
+}
+
+// point takes point i, held by dir.
+func (m *shardMerge) point(i int, dir string) error {
+	if other, ok := m.from[i]; ok {
+		return fmt.Errorf("merge: point %d is in both %s and %s", i, other, dir)
+	}
+	m.from[i] = dir
+	return nil
+}
+
+// complete refuses a merge that lacks any of the sweep's n points.
+func (m *shardMerge) complete(n int) error {
+	var missing []string
+	for i := range n {
+		if _, ok := m.from[i]; !ok && len(missing) < 10 {
+			missing = append(missing, strconv.Itoa(i))
+		}
+	}
+	if k := n - len(m.from); k > 0 {
+		more := ""
+		if k > len(missing) {
+			more = ", ..."
+		}
+		return fmt.Errorf("merge: %d of %d points are missing (%s%s); run their shards to the end (the same command again finishes a shard) and merge again", k, n, strings.Join(missing, ", "), more)
 	}
 	return nil
 }
@@ -401,12 +472,9 @@ func Merge(dirs []string) (*Merged, error) {
 		return nil, fmt.Errorf("merge: name the directories of the shards (their --out)")
 	}
 	var spec *Spec
-	var first string
-	var build buildinfo.Build
 	var encoded []byte // spec's canonical JSON
+	var m shardMerge
 	all := map[int]*PointResult{}
-	from := map[int]string{}
-	shards := map[string]string{}
 	for _, dir := range dirs {
 		b, err := limited.ReadFile(filepath.Join(dir, "sweep.json"), maxRecord, "not a sweep's sweep.json")
 		if err != nil {
@@ -420,43 +488,29 @@ func Merge(dirs []string) (*Merged, error) {
 			if err := d.Spec.check(); err != nil {
 				return nil, fmt.Errorf("merge: %s/sweep.json: %w (edited, or from another version of acemu?)", dir, err)
 			}
-			spec, first, encoded, build = d.Spec, dir, d.Spec.encode(), d.Build
-		} else if !bytes.Equal(encoded, d.Spec.encode()) { // the same as the first, which is checked
-			return nil, fmt.Errorf("merge: %s and %s hold different sweeps", first, dir)
-		} else if !d.Build.Same(build) {
-			return nil, fmt.Errorf("merge: %s was run by %s, and %s by %s: a table of both would mix two builds' results; run one's shards again with the other's build (into new directories), then merge", first, build, dir, d.Build)
+			spec, encoded = d.Spec, d.Spec.encode()
 		}
-		if other, ok := shards[d.Shard]; ok {
-			return nil, fmt.Errorf("merge: %s and %s both hold shard %s", other, dir, d.Shard)
+		// the same as the first, which is checked
+		if err := m.add(dirRecord{dir, "sweep.json", d.Shard, d.Build}, bytes.Equal(encoded, d.Spec.encode())); err != nil {
+			return nil, err
 		}
-		shards[d.Shard] = dir
 		pts, err := readPoints(dir, spec, d.Build, false, "delete the file and run its shard again (the same command finishes it), then merge again")
 		if err != nil {
 			return nil, fmt.Errorf("merge: %w", err)
 		}
 		for _, i := range slices.Sorted(maps.Keys(pts)) {
-			p := pts[i]
-			if other, ok := from[i]; ok {
-				return nil, fmt.Errorf("merge: point %d is in both %s and %s", i, other, dir)
+			if err := m.point(i, dir); err != nil {
+				return nil, err
 			}
-			all[i], from[i] = p, dir
+			all[i] = pts[i]
 		}
 	}
-	var missing []string
-	out := make([]PointResult, 0, spec.Len())
-	for i := 0; i < spec.Len(); i++ {
-		p, ok := all[i]
-		if !ok {
-			if len(missing) < 10 {
-				missing = append(missing, strconv.Itoa(i))
-			}
-			continue
-		}
-		out = append(out, *p)
+	if err := m.complete(spec.Len()); err != nil {
+		return nil, err
 	}
-	if n := spec.Len() - len(out); n > 0 {
-		return nil, fmt.Errorf("merge: %d of %d points are missing (%s%s); run their shards to the end (the same command again finishes a shard) and merge again",
-			n, spec.Len(), strings.Join(missing, ", "), map[bool]string{true: ", ...", false: ""}[n > len(missing)])
+	out := make([]PointResult, spec.Len())
+	for i := range out {
+		out[i] = *all[i]
 	}
-	return &Merged{Spec: spec, Points: out, Build: build}, nil
+	return &Merged{Spec: spec, Points: out, Build: m.first.build}, nil
 }
