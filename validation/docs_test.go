@@ -186,7 +186,7 @@ func TestSectionHoldsTheRunsTable(t *testing.T) {
 	res := Result{Figure: aceFig5, Outcome: &Outcome{Table: tab}}
 	var b strings.Builder
 	res.writeSection(&b, "", ".png")
-	require.Contains(t, b.String(), "\nThe runs, as `acemu reproduce fig5` prints them:\n\n"+
+	require.Contains(t, b.String(), "\nThe runs behind these rows:\n\n"+
 		"| topology | a\\|b |\n|---|---|\n| 4x4x4 | 1.0 |\n| 4x2x2 | 2.0 |\n\n"+
 		"| threshold |\n|---|\n| 128 |\n\n64 MiB per NPU\n")
 

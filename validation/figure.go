@@ -70,7 +70,9 @@ type Outcome struct {
 	Notes    []string  `json:"notes,omitempty"`
 	Plots    []string  `json:"plots,omitempty"`
 	// Table is the figure's runs as `acemu reproduce NAME` prints them;
-	// the report holds its rows, summary and notes (Table says which).
+	// the report holds its rows, summary and notes (Table says which), under
+	// "The runs behind these rows" (the report's runs: a figure run by name
+	// may run more, as fig4 does).
 	Table *Table `json:"table,omitempty"`
 }
 

@@ -231,7 +231,7 @@ func (res Result) writeSection(b *strings.Builder, plotDir, ext string) {
 		fmt.Fprintf(b, "\n%s\n", n)
 	}
 	if t := res.Table; t != nil {
-		fmt.Fprintf(b, "\nThe runs, as `acemu reproduce %s` prints them:\n", f.Name)
+		b.WriteString("\nThe runs behind these rows:\n")
 		markdownTable(b, t.Header, t.Rows)
 		if t.Summary != nil {
 			markdownTable(b, t.Summary.Header, t.Summary.Rows)
