@@ -87,7 +87,7 @@ func ccubeFig12aTable(rows []reproduce.CCubeRow) *Table {
 		if x.Chunk == x.Size {
 			chunk = "one-shot"
 		}
-		t.Rows = append(t.Rows, []string{units.SizeLabel(x.Size, " "), string(x.Endpoint), chunk, f1(micros(x.B)), f1(micros(x.C1)), signed(100*x.Gain, 1) + " %", model})
+		t.Rows = append(t.Rows, []string{units.SizeLabel(x.Size, " "), string(x.Endpoint), chunk, microsText(x.B), microsText(x.C1), signed(100*x.Gain, 1) + " %", model})
 	}
 	for _, p := range reproduce.CCubePaper {
 		t.Notes = append(t.Notes, fmt.Sprintf("paper (Fig. 12(a), measured on a DGX-1): C1 over B %s: %+.0f %%", p.What, 100*p.Gain))
@@ -166,7 +166,7 @@ func ccubeFig13Table(rows []reproduce.CCubeTrainingRow) *Table {
 		if x.Whole {
 			as = "one chunk"
 		}
-		t.Rows = append(t.Rows, []string{x.Workload, x.System, x.Config, f1(micros(x.Cycles)), signed(100*x.Gain, 1) + " %", as})
+		t.Rows = append(t.Rows, []string{x.Workload, x.System, x.Config, microsText(x.Cycles), signed(100*x.Gain, 1) + " %", as})
 	}
 	for _, c := range compare.CCubeConfigs {
 		t.Notes = append(t.Notes, fmt.Sprintf("%s: %s (--set collectives.allreduce=%s, --schedule %s)", c.Name, c.What, c.Algorithm, c.Schedule))

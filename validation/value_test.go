@@ -228,3 +228,25 @@ func TestRunChoicesSkipsARefusedKey(t *testing.T) {
 	require.NoError(t, WriteChoices(&b, Choices, got))
 	require.Contains(t, b.String(), "not run, as their systems, workloads or links do not read the key: figX")
 }
+
+// A time in µs is rounded once, half up, from the integer cycles at
+// 1245 MHz: c cycles are c / 124.5 tenths of a µs.
+func TestMicrosTextRoundsOnce(t *testing.T) {
+	for _, c := range []struct {
+		cycles int64
+		want   string
+	}{
+		{0, "0.0"},
+		{450628, "362.0"},             // 450628 / 124.5 = 3619.502 tenths (rounded to the ns first: 361.950 µs, printed "361.9")
+		{894612, "718.6"},             // 7185.638 tenths
+		{1245, "1.0"},                 // one µs exactly
+		{249, "0.2"},                  // 2 tenths exactly
+		{62, "0.0"},                   // 0.498 tenths
+		{63, "0.1"},                   // 0.506 tenths
+		{1245 * 1000000, "1000000.0"}, // a second
+	} {
+		require.Equal(t, c.want, microsText(c.cycles), "%d cycles", c.cycles)
+	}
+	require.Equal(t, int64(2), tenthNum)
+	require.Equal(t, int64(249), tenthDen)
+}
