@@ -96,11 +96,7 @@ func (h *Header) Marshal(b []byte) {
 // Nanoseconds is simulated time in nanoseconds at the NPU clock
 // (rtl.ClockHz: 1245 MHz, so a cycle is 200/249 ns), rounded to the
 // nearest: what a capture's timestamps are.
-func Nanoseconds(c rtl.Cycle) int64 {
-	// c·10⁹/ClockHz = c·200/249; plus a half, rounded down.
-	const num, den = 1_000_000_000 / 5_000_000, rtl.ClockHz / 5_000_000
-	return (int64(c)*2*num + den) / (2 * den)
-}
+func Nanoseconds(c rtl.Cycle) int64 { return c.TimeIn(1_000_000_000) }
 
 // Writer is an observer (observe.Observer) that writes every packet sent
 // on a link, as filter allows, to a pcap file, in time order: the network

@@ -535,3 +535,19 @@ func GBps(bytes int64, cycles Cycle) float64 {
 	}
 	return float64(bytes) / (float64(cycles) / ClockHz) / 1e9
 }
+
+// TimeIn is cycle count c at the NPU clock in units of 1/perSecond of a
+// second (1e9: nanoseconds; 1e7: tenths of a microsecond), rounded to the
+// nearest, half up, in exact integer arithmetic: c·perSecond/ClockHz with
+// the fraction in lowest terms (200/249 ns a cycle at 1245 MHz). Rounding
+// once from the integer count, no float can put a value on the wrong side
+// of a half. c·2·perSecond/gcd must fit an int64.
+func (c Cycle) TimeIn(perSecond int64) int64 {
+	num, den := perSecond, int64(ClockHz)
+	g, r := num, den
+	for r != 0 {
+		g, r = r, g%r
+	}
+	num, den = num/g, den/g
+	return (int64(c)*2*num + den) / (2 * den)
+}

@@ -393,3 +393,28 @@ func TestSerializerRefusesATransferBeyond64Bits(t *testing.T) {
 	}()
 	require.ErrorContains(t, err, "beyond 64 bits")
 }
+
+// TimeIn rounds once, half up, from the integer cycles at 1245 MHz (a
+// cycle is 200/249 ns).
+func TestCycleTimeIn(t *testing.T) {
+	for _, c := range []struct {
+		c         Cycle
+		perSecond int64
+		want      int64
+	}{
+		{0, 1e9, 0},
+		{1245, 1e9, 1000},     // a µs
+		{249, 1e9, 200},       // 249 cycles are 200 ns exactly
+		{1, 1e9, 1},           // 0.803 ns
+		{450628, 1e7, 3620},   // 3619.502 tenths of a µs
+		{894612, 1e7, 7186},   // 7185.638
+		{62, 1e7, 0},          // 0.498
+		{63, 1e7, 1},          // 0.506
+		{3, 1e10, 24},         // 24.096 tenths of a ns
+		{1_245_000_000, 1, 1}, // a second
+		{1_867_499_999, 1, 1}, // 1.49999 s
+		{1_867_500_000, 1, 2}, // 1.5 s exactly: half up
+	} {
+		require.Equal(t, c.want, c.c.TimeIn(c.perSecond), "%d cycles in 1/%d s", c.c, c.perSecond)
+	}
+}

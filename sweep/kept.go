@@ -17,6 +17,10 @@ import (
 	"github.com/acemu/acemu/internal/par"
 )
 
+// SweepFile is the description file of a comparator sweep's directory:
+// the build that began it, the shard it holds and the sweep.
+const SweepFile = "sweep.json"
+
 // KeptFile is the description file of a directory of kept points: a
 // sweep whose points are not the comparator's runs (a figure's lone
 // collectives), kept as a sweep's are (docs/sweeps.md, "Running it").
@@ -167,7 +171,7 @@ func (k *keptSweep) open(dir string, sh Shard) (map[int]json.RawMessage, error) 
 	if d, err := readKept(dir, fix); err == nil {
 		var want bytes.Buffer
 		same := json.Compact(&want, d.Sweep) == nil && bytes.Equal(want.Bytes(), k.desc) && d.Kind == k.kind && d.Points == k.n
-		if err := (dirRecord{dir, KeptFile, d.Shard, d.Build}).resume(same, "another figure, setting or list", sh, k.build); err != nil {
+		if err := (dirRecord{dir, d.Shard, d.Build}).resume(KeptFile, same, "another figure, setting or list", sh, k.build); err != nil {
 			return nil, err
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
@@ -326,7 +330,7 @@ func mergeKept(dirs []string, out string) error {
 			}
 		}
 		same := d.Kind == k.kind && d.Points == k.n && bytes.Equal(desc.Bytes(), k.desc)
-		if err := m.add(dirRecord{dir, KeptFile, d.Shard, d.Build}, same); err != nil {
+		if err := m.add(dirRecord{dir, d.Shard, d.Build}, same); err != nil {
 			return err
 		}
 		pts, err := k.readPoints(dir, false, "delete the file and run its shard again (the same command finishes it), then merge again")

@@ -105,15 +105,15 @@ func TestKeptSweepRefusesWhatIsNotItsOwn(t *testing.T) {
 func TestShardMergeRefuses(t *testing.T) {
 	b1 := buildinfo.Build{Version: "v1", Commit: "1111"}
 	b2 := buildinfo.Build{Version: "v1", Commit: "2222"}
-	a := dirRecord{"a", KeptFile, "0/2", b1}
+	a := dirRecord{"a", "0/2", b1}
 	for _, c := range []struct {
 		name string
 		run  func(m *shardMerge) error
 		want string
 	}{
-		{"another sweep", func(m *shardMerge) error { return m.add(dirRecord{"b", KeptFile, "1/2", b1}, false) }, "merge: a and b hold different sweeps"},
-		{"another build", func(m *shardMerge) error { return m.add(dirRecord{"b", KeptFile, "1/2", b2}, true) }, "merge: a was run by acemu v1, commit 1111, and b by acemu v1, commit 2222"},
-		{"a shard twice", func(m *shardMerge) error { return m.add(dirRecord{"b", KeptFile, "0/2", b1}, true) }, "merge: a and b both hold shard 0/2"},
+		{"another sweep", func(m *shardMerge) error { return m.add(dirRecord{"b", "1/2", b1}, false) }, "merge: a and b hold different sweeps"},
+		{"another build", func(m *shardMerge) error { return m.add(dirRecord{"b", "1/2", b2}, true) }, "merge: a was run by acemu v1, commit 1111, and b by acemu v1, commit 2222"},
+		{"a shard twice", func(m *shardMerge) error { return m.add(dirRecord{"b", "0/2", b1}, true) }, "merge: a and b both hold shard 0/2"},
 		{"a point twice", func(m *shardMerge) error {
 			require.NoError(t, m.point(3, "a"))
 			return m.point(3, "b")
@@ -131,7 +131,7 @@ func TestShardMergeRefuses(t *testing.T) {
 	}
 	var m shardMerge
 	require.NoError(t, m.add(a, true))
-	require.NoError(t, m.add(dirRecord{"b", KeptFile, "1/2", b1}, true))
+	require.NoError(t, m.add(dirRecord{"b", "1/2", b1}, true))
 	require.NoError(t, m.point(0, "a"))
 	require.NoError(t, m.point(1, "b"))
 	require.NoError(t, m.complete(2))

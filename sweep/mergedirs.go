@@ -82,7 +82,7 @@ func sweepsUnder(dir string) (map[string]string, error) {
 		if err != nil {
 			return err
 		}
-		if e.IsDir() || (e.Name() != "sweep.json" && e.Name() != KeptFile) {
+		if e.IsDir() || (e.Name() != SweepFile && e.Name() != KeptFile) {
 			return nil
 		}
 		rel, err := filepath.Rel(dir, filepath.Dir(path))
@@ -127,5 +127,5 @@ func mergeSweep(dirs []string, out string) error {
 	if err != nil {
 		return err
 	}
-	return outfile.Write(filepath.Join(out, "sweep.json"), append(rec, '\n'))
+	return outfile.Write(filepath.Join(out, SweepFile), append(rec, '\n'))
 }

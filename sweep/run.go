@@ -294,7 +294,7 @@ func openDir(dir string, s *Spec, sh Shard, b buildinfo.Build) (map[int]*PointRe
 	if err := os.MkdirAll(filepath.Join(dir, "points"), 0o755); err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
-	path := filepath.Join(dir, "sweep.json")
+	path := filepath.Join(dir, SweepFile)
 	want, err := json.MarshalIndent(storedSweep{storeSchema, b, sh.String(), s}, "", "  ")
 	if err != nil {
 		return nil, err
@@ -304,8 +304,8 @@ func openDir(dir string, s *Spec, sh Shard, b buildinfo.Build) (map[int]*PointRe
 		if err != nil {
 			return nil, fmt.Errorf("--out: %w", err)
 		}
-		rec := dirRecord{dir, "sweep.json", d.Shard, d.Build}
-		if err := rec.resume(bytes.Equal(d.Spec.encode(), s.encode()), "settings, axes, lists or a workload file's content", sh, b); err != nil {
+		rec := dirRecord{dir, d.Shard, d.Build}
+		if err := rec.resume(SweepFile, bytes.Equal(d.Spec.encode(), s.encode()), "settings, axes, lists or a workload file's content", sh, b); err != nil {
 			return nil, err
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
@@ -330,21 +330,21 @@ func inShard[V any](dir string, kept map[int]V, sh Shard) error {
 	return nil
 }
 
-// dirRecord is what a sweep's directory records of the run that began
-// it (its sweep.json or kept.json, file): its shard and its build.
+// dirRecord is what a sweep's directory records (in its SweepFile or
+// KeptFile) of the run that began it: its shard and its build.
 type dirRecord struct {
-	dir, file string
-	shard     string
-	build     buildinfo.Build
+	dir   string
+	shard string
+	build buildinfo.Build
 }
 
 // resume refuses to run shard sh of a sweep by build b in the record's
-// directory when it was begun for another sweep (same is false; differs
-// says what can differ), another shard or another build.
-func (d dirRecord) resume(same bool, differs string, sh Shard, b buildinfo.Build) error {
+// directory when it was begun for another sweep (same is false: its file
+// differs; differs says what can), another shard or another build.
+func (d dirRecord) resume(file string, same bool, differs string, sh Shard, b buildinfo.Build) error {
 	switch {
 	case !same:
-		return fmt.Errorf("--out %s holds another sweep (its %s differs from this one's: %s); use another directory, or remove the whole directory to start again", d.dir, d.file, differs)
+		return fmt.Errorf("--out %s holds another sweep (its %s differs from this one's: %s); use another directory, or remove the whole directory to start again", d.dir, file, differs)
 	case d.shard != sh.String():
 		return fmt.Errorf("--out %s holds shard %s of this sweep, not %s; give each shard its own directory", d.dir, d.shard, sh)
 	case !d.build.Same(b):
@@ -476,7 +476,7 @@ func Merge(dirs []string) (*Merged, error) {
 	var m shardMerge
 	all := map[int]*PointResult{}
 	for _, dir := range dirs {
-		b, err := limited.ReadFile(filepath.Join(dir, "sweep.json"), maxRecord, "not a sweep's sweep.json")
+		b, err := limited.ReadFile(filepath.Join(dir, SweepFile), maxRecord, "not a sweep's sweep.json")
 		if err != nil {
 			return nil, fmt.Errorf("merge: %s is not a sweep's --out directory: %w", dir, err)
 		}
@@ -490,8 +490,8 @@ func Merge(dirs []string) (*Merged, error) {
 			}
 			spec, encoded = d.Spec, d.Spec.encode()
 		}
-		// the same as the first, which is checked
-		if err := m.add(dirRecord{dir, "sweep.json", d.Shard, d.Build}, bytes.Equal(encoded, d.Spec.encode())); err != nil {
+		// The first is checked; the others must be the same sweep.
+		if err := m.add(dirRecord{dir, d.Shard, d.Build}, bytes.Equal(encoded, d.Spec.encode())); err != nil {
 			return nil, err
 		}
 		pts, err := readPoints(dir, spec, d.Build, false, "delete the file and run its shard again (the same command finishes it), then merge again")

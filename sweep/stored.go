@@ -238,16 +238,16 @@ func readSweep(dir string, b []byte, fix string) (storedSweep, error) {
 	var d storedSweep
 	v, err := schemaOf(b)
 	if err == nil && v != storeSchema {
-		return d, fmt.Errorf("%s: %s; %s", filepath.Join(dir, "sweep.json"), olderSchema(v), fix)
+		return d, fmt.Errorf("%s: %s; %s", filepath.Join(dir, SweepFile), olderSchema(v), fix)
 	}
 	if err == nil {
 		err = json.Unmarshal(b, &d)
 	}
 	if err != nil {
-		return d, fmt.Errorf("%s is not a sweep's (%v); %s", filepath.Join(dir, "sweep.json"), err, fix)
+		return d, fmt.Errorf("%s is not a sweep's (%v); %s", filepath.Join(dir, SweepFile), err, fix)
 	}
 	if d.Spec == nil {
-		return d, fmt.Errorf("%s is not a sweep's: it has no \"sweep\" (the sweep's axes and base platform); %s", filepath.Join(dir, "sweep.json"), fix)
+		return d, fmt.Errorf("%s is not a sweep's: it has no \"sweep\" (the sweep's axes and base platform); %s", filepath.Join(dir, SweepFile), fix)
 	}
 	return d, nil
 }
@@ -277,13 +277,13 @@ func CheckMergeOut(out string, dirs []string) error {
 			return fmt.Errorf("merge: --out %s is %s, one of the directories merged; give a directory of its own for the results", out, d)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(out, "sweep.json")); err == nil {
+	if _, err := os.Stat(filepath.Join(out, SweepFile)); err == nil {
 		return fmt.Errorf("merge: --out %s is a sweep's directory (it has a sweep.json); give a directory of its own for the results", out)
 	} else if !errors.Is(err, os.ErrNotExist) && oerr == nil {
 		return fmt.Errorf("merge: --out %s: %w", out, err)
 	}
 	if filepath.Base(abs(out)) == "points" {
-		if _, err := os.Stat(filepath.Join(filepath.Dir(abs(out)), "sweep.json")); err == nil {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(abs(out)), SweepFile)); err == nil {
 			return fmt.Errorf("merge: --out %s is a sweep's points directory; give a directory of its own for the results", out)
 		}
 	}

@@ -18,7 +18,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/big"
 	"slices"
 	"strconv"
 
@@ -173,19 +172,9 @@ type event struct {
 	Args map[string]any `json:"args,omitempty"`
 }
 
-// tenthsNum/tenthsDen is 10¹⁰/ClockHz in lowest terms (2000/249 at 1245
-// MHz), so that tenths multiplies small numbers.
-var tenthsNum, tenthsDen = func() (int64, int64) {
-	r := big.NewRat(10_000_000_000, rtl.ClockHz) // reduced
-	return r.Num().Int64(), r.Denom().Int64()
-}()
-
 // tenths is cycle c in tenths of a nanosecond at the NPU clock (1245
-// MHz), rounded to the nearest: c·10¹⁰/ClockHz = c·2000/249, plus a half,
-// rounded down. At 1245 MHz no cycle falls on a half (249 is odd).
-func tenths(c rtl.Cycle) int64 {
-	return (int64(c)*2*tenthsNum + tenthsDen) / (2 * tenthsDen)
-}
+// MHz), rounded to the nearest (rtl.Cycle.TimeIn): c·2000/249.
+func tenths(c rtl.Cycle) int64 { return c.TimeIn(10_000_000_000) }
 
 // microsOf is t tenths of a nanosecond in microseconds, with four
 // decimals.

@@ -102,25 +102,12 @@ func signed(v float64, d int) string {
 }
 
 // microsText is c cycles at the NPU clock in µs to one decimal, rounded
-// once, exactly (half up), from the integer count: 450628 cycles are
-// 361.9502 µs, "362.0". (Rounding to the nanosecond first and printing
-// the float gave "361.9".)
+// once, exactly (rtl.Cycle.TimeIn): 450628 cycles are 361.9502 µs,
+// "362.0". (Rounding to the nanosecond first and printing the float gave
+// "361.9".)
 func microsText(c int64) string {
-	t := (c*2*tenthNum + tenthDen) / (2 * tenthDen) // tenths of a µs
+	t := rtl.Cycle(c).TimeIn(10_000_000) // tenths of a µs
 	return fmt.Sprintf("%d.%d", t/10, t%10)
-}
-
-// tenthNum/tenthDen are tenths of a µs per cycle, 10^7 / rtl.ClockHz in
-// lowest terms (2/249 at 1245 MHz).
-var tenthNum, tenthDen = lowest(10_000_000, rtl.ClockHz)
-
-// lowest is a/b in lowest terms.
-func lowest(a, b int64) (int64, int64) {
-	x, y := a, b
-	for y != 0 {
-		x, y = y, x%y
-	}
-	return a / x, b / x
 }
 
 // orList is a when it has elements, else b: an option given, else the

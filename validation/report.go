@@ -216,8 +216,9 @@ func (r *Report) summary() string {
 }
 
 // writeSection writes a figure's generated part: where it is from and
-// the command, its values and findings tables, notes and plots (the
-// files of extension ext, under plotDir).
+// the command, its values and findings tables, notes, the runs behind
+// them (its Table's rows, summary and notes) and plots (the files of
+// extension ext, under plotDir).
 func (res Result) writeSection(b *strings.Builder, plotDir, ext string) {
 	f := res.Figure
 	fmt.Fprintf(b, "\n\"%s\", %s. `acemu reproduce %s`.\n", f.Source.Title, f.Where, f.Name)

@@ -150,7 +150,7 @@ func sweepDirFiles(flag, root, sub string) []fileUse {
 		rel := filepath.Join(sub, name)
 		out = append(out, fileUse{flag: flag, path: filepath.Join(root, rel), dir: root, name: rel})
 	}
-	add("sweep.json")
+	add(sweep.SweepFile)
 	add(sweep.KeptFile)
 	ents, err := os.ReadDir(filepath.Join(root, sub, "points"))
 	if err != nil {

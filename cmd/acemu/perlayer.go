@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -65,7 +64,7 @@ type perLayerDoc struct {
 // micros is c cycles in microseconds at the NPU's clock, rounded to the
 // nanosecond.
 func micros(c int64) float64 {
-	return math.Round(float64(c)*1e9/rtl.ClockHz) / 1e3
+	return float64(rtl.Cycle(c).TimeIn(1_000_000_000)) / 1e3
 }
 
 // perLayerRows are the rows of rep, whose systems kept their metrics
