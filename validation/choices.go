@@ -4,6 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -93,10 +97,27 @@ type FlippedFinding struct {
 // choice and each of its other values, the figures that take its key
 // with the key set, and says what moved. progress, if set, is told each
 // run's key and value as it starts.
-func RunChoices(e Env, choices []Choice, progress func(key, value string)) (*Report, []ChoiceRun, error) {
-	base, err := Run(e)
+//
+// With e.Dir, every run's sweep points are kept there, so the same
+// command run again runs only what is missing: the base report's under
+// DIR/NAME (a full report's --out, kept, is the base at no cost), each
+// choice's under DIR/choices/KEY=VALUE/NAME (ChoiceDir). With a shard
+// (e.Shard), it runs only that shard's points of every sweep and returns
+// sweep.ErrSharded; the shards' directories merge (sweep.MergeDirs) into
+// one that the unsharded command then reads.
+//
+// names, if given, limits the report to those figures.
+func RunChoices(e Env, choices []Choice, progress func(key, value string), names ...string) (*Report, []ChoiceRun, error) {
+	base, err := Run(e, names...)
 	if err != nil {
 		return nil, nil, err
+	}
+	sharded := e.Shard.N > 1
+	var figs []Figure // the figures the base report runs
+	for _, f := range Figures() {
+		if (!e.Quick || f.Quick) && (len(names) == 0 || slices.Contains(names, f.Name)) {
+			figs = append(figs, f)
+		}
 	}
 	var out []ChoiceRun
 	for _, c := range choices {
@@ -105,7 +126,6 @@ func RunChoices(e Env, choices []Choice, progress func(key, value string)) (*Rep
 				progress(c.Key, v)
 			}
 			ce := e
-			ce.Dir = ""
 			if err := ce.Platform.Set(c.Key, v); err != nil {
 				return nil, nil, fmt.Errorf("choice %s=%s: %w", c.Key, v, err)
 			}
@@ -113,29 +133,53 @@ func RunChoices(e Env, choices []Choice, progress func(key, value string)) (*Rep
 				return nil, nil, fmt.Errorf("choice %s=%s: %w", c.Key, v, err)
 			}
 			cr := ChoiceRun{Key: c.Key, Value: v}
-			for _, res := range base.Results {
-				if !res.Figure.Takes(c.Key) {
+			for _, f := range figs {
+				if !f.Takes(c.Key) {
 					continue
 				}
-				o, err := res.Figure.Run(ce)
+				ce.Dir = ""
+				if e.Dir != "" {
+					ce.Dir = filepath.Join(e.Dir, ChoiceDir(c.Key, v), f.Name)
+					if err := os.MkdirAll(ce.Dir, 0o755); err != nil {
+						return nil, nil, fmt.Errorf("choice %s=%s: %w", c.Key, v, err)
+					}
+				}
+				o, err := f.Run(ce)
 				if errors.Is(err, sweep.ErrNoEffect) {
 					// Its sweep refuses the key: the systems, workloads or
 					// links it runs do not read it. Ignores cannot say so
 					// for every figure, as what it runs may be an option
 					// (a figure's --topos may name a torus or the DGX-1).
-					cr.Refused = append(cr.Refused, res.Figure.Name)
+					cr.Refused = append(cr.Refused, f.Name)
 					continue
 				}
-				if err != nil {
-					return nil, nil, fmt.Errorf("choice %s=%s: %s: %w", c.Key, v, res.Figure.Name, err)
+				if sharded && errors.Is(err, sweep.ErrSharded) {
+					continue // its shard's points are kept
 				}
-				cr.Figures = append(cr.Figures, res.Figure.Name)
-				cr.compare(res, o)
+				if err != nil {
+					return nil, nil, fmt.Errorf("choice %s=%s: %s: %w", c.Key, v, f.Name, err)
+				}
+				i := slices.IndexFunc(base.Results, func(r Result) bool { return r.Figure.Name == f.Name })
+				if i < 0 {
+					return nil, nil, fmt.Errorf("choice %s=%s: %s ran, but not in the base report", c.Key, v, f.Name)
+				}
+				cr.Figures = append(cr.Figures, f.Name)
+				cr.compare(base.Results[i], o)
 			}
 			out = append(out, cr)
 		}
 	}
+	if sharded {
+		return nil, nil, sweep.ErrSharded
+	}
 	return base, out, nil
+}
+
+// ChoiceDir is where, under the choices' sweep's directory, the runs of
+// key set to value are kept: choices/KEY=VALUE, the pair path-escaped
+// ("links.nvlink.bandwidth=20GB%2Fs").
+func ChoiceDir(key, value string) string {
+	return filepath.Join("choices", url.PathEscape(key+"="+value))
 }
 
 // compare records what moved between a figure's default outcome and the

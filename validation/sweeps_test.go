@@ -74,3 +74,49 @@ func TestFiguresAreResumableAndShardableSweeps(t *testing.T) {
 		})
 	}
 }
+
+// The choices' sweep keeps its runs under --out: run again, it runs
+// nothing and says the same; in two shards merged, every run once, and
+// the same again.
+func TestChoicesAreResumableAndShardable(t *testing.T) {
+	choices := []Choice{{Key: "links.tx_buffer", Others: []string{"16"}}}
+	run := func(dir string, sh sweep.Shard) ([]ChoiceRun, int64, error) {
+		var ran atomic.Int64
+		e := Env{Platform: platform.Default(), Quick: true, Dir: dir, Shard: sh, Ran: func(int) { ran.Add(1) }}
+		_, runs, err := RunChoices(e, choices, nil, "sec6a")
+		return runs, ran.Load(), err
+	}
+	dir := t.TempDir()
+	one, ran, err := run(filepath.Join(dir, "one"), sweep.Shard{})
+	require.NoError(t, err)
+	require.Positive(t, ran)
+	require.Len(t, one, 1)
+	require.Equal(t, []string{"sec6a"}, one[0].Figures)
+	require.DirExists(t, filepath.Join(dir, "one", "sec6a"))
+	require.DirExists(t, filepath.Join(dir, "one", "choices", "links.tx_buffer=16", "sec6a"))
+	again, ranAgain, err := run(filepath.Join(dir, "one"), sweep.Shard{})
+	require.NoError(t, err)
+	require.Zero(t, ranAgain, "the second run simulates nothing")
+	require.Equal(t, one, again)
+
+	shards := []string{filepath.Join(dir, "s0"), filepath.Join(dir, "s1")}
+	total := int64(0)
+	for i, d := range shards {
+		_, n, err := run(d, sweep.Shard{I: i, N: 2})
+		require.ErrorIs(t, err, sweep.ErrSharded)
+		total += n
+	}
+	require.Equal(t, ran, total, "the shards run every point once")
+	_, err = sweep.MergeDirs(shards, filepath.Join(dir, "merged"))
+	require.NoError(t, err)
+	merged, n, err := run(filepath.Join(dir, "merged"), sweep.Shard{})
+	require.NoError(t, err)
+	require.Zero(t, n, "the merged directory holds every point")
+	require.Equal(t, one, merged)
+}
+
+// A choice's directory names its key and value, path-escaped.
+func TestChoiceDir(t *testing.T) {
+	require.Equal(t, filepath.Join("choices", "ace.partition=paper"), ChoiceDir("ace.partition", "paper"))
+	require.Equal(t, filepath.Join("choices", "links.nvlink.bandwidth=20GB%2Fs"), ChoiceDir("links.nvlink.bandwidth", "20GB/s"))
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -183,21 +184,26 @@ func writeDocs(rep *validation.Report, outDir, docs string) error {
 // the model's choices set to its other values, one at a time
 // (validation.Choices), and what each moved, as Markdown on stdout and,
 // with --out DIR, in DIR/choices.md (and the runs in DIR/choices.json).
-func runReproduceChoices(fs *pflag.FlagSet, quick bool, outDir string, workers int, stdout, stderr io.Writer) int {
+func runReproduceChoices(fs *pflag.FlagSet, rr reportRun, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "acemu reproduce choices: %v\n", err)
 		return 1
 	}
-	if err := onlyFlags(fs, "acemu reproduce choices", "quick", "out", "workers"); err != nil {
+	quick, outDir, workers := rr.quick, rr.outDir, rr.workers
+	if err := onlyFlags(fs, "acemu reproduce choices", "quick", "out", "workers", "shard"); err != nil {
 		return fail(err)
 	}
 	if err := checkWorkers(workers); err != nil {
 		return fail(err)
 	}
-	e := validation.Env{Platform: platform.Default(), Quick: quick, Workers: workers}
+	e := validation.Env{Platform: platform.Default(), Quick: quick, Workers: workers, Dir: outDir, Shard: rr.shard}
 	_, runs, err := validation.RunChoices(e, validation.Choices, func(k, v string) {
 		fmt.Fprintf(stderr, "acemu reproduce choices: %s=%s\n", k, v)
 	})
+	if rr.shard.N > 1 && errors.Is(err, sweep.ErrSharded) {
+		fmt.Fprintf(stdout, "shard %s: its points are in %s; acemu reproduce merge DIR... --out DIR combines the shards\n", rr.shard, outDir)
+		return 0
+	}
 	if err != nil {
 		return fail(err)
 	}

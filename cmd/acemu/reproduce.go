@@ -26,7 +26,7 @@ const reproduceUsage = `Usage: acemu reproduce NAME [flags]
        acemu reproduce all [--quick] [--out DIR [--only NAME,…] [--docs FILE]] [--workers N]
        acemu reproduce NAME|all --shard i/n --out DIR_i ...   then
        acemu reproduce merge DIR_0 DIR_1 ... --out DIR
-       acemu reproduce choices [--quick] [--out DIR] [--workers N]
+       acemu reproduce choices [--quick] [--out DIR] [--workers N] [--shard i/n]
 
 Rerun a figure of the papers from the model. NAME is one of the
 validation report's figures:
@@ -99,7 +99,10 @@ regenerates that page from the report and the analysis in
 docs/validation/. acemu reproduce choices runs the report again with each
 of the model's choices where a paper is silent set to its other values,
 one at a time, and prints the rows each moves and the findings it turns
-(with --quick, on each figure's quick subset).
+(with --quick, on each figure's quick subset); with --out DIR it keeps
+every run's points there (the base report's in DIR/NAME, so a report's
+--out is its base at no cost, each choice's in DIR/choices/KEY=VALUE/NAME)
+and, run again, runs only what is missing.
 
 Every figure's runs are sweeps (docs/sweeps.md): --shard i/n runs the
 points whose index modulo n is i of each of them into --out DIR_i;
@@ -176,7 +179,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		return runReproduceAll(fs, reportRun{quick: *quick, outDir: *outDir, docs: *docs, workers: *workers, only: splitList(*only), shard: sh}, stdout, stderr)
 	}
 	if fs.NArg() == 1 && fs.Arg(0) == "choices" {
-		return runReproduceChoices(fs, *quick, *outDir, *workers, stdout, stderr)
+		return runReproduceChoices(fs, reportRun{quick: *quick, outDir: *outDir, workers: *workers, shard: sh}, stdout, stderr)
 	}
 	if err := refuseFlags(fs, []string{"docs", "only"}, "is for acemu reproduce all"); err != nil {
 		return fail(err)
