@@ -367,7 +367,7 @@ func (p idealPath) arrived(now rtl.Cycle, l *fabric.Link) {
 		dst = nd.r.shape.PacketDst(pkt)
 	}
 	if dst != nd.id {
-		nd.passOn(now, pkt)
+		nd.passOnTo(now, pkt, dst)
 		return
 	}
 	if pkt.Last() {
@@ -380,12 +380,8 @@ func (p idealPath) arrived(now rtl.Cycle, l *fabric.Link) {
 	}
 }
 
-// passOn queues a packet for another NPU on the port of its next hop.
-func (nd *node) passOn(now rtl.Cycle, pkt fabric.Packet) {
-	nd.passOnTo(now, pkt, nd.r.shape.PacketDst(pkt))
-}
-
-// passOnTo is passOn of a packet whose NPU, dst, is known already.
+// passOnTo queues a packet for another NPU, dst, on the port of its
+// next hop.
 func (nd *node) passOnTo(now rtl.Cycle, pkt fabric.Packet, dst int) {
 	p, _ := nd.r.shape.NextPort(nd.id, dst)
 	pt := &nd.ports[p]

@@ -38,8 +38,9 @@ type BlueConnectOptions struct {
 	Size    int64
 	Workers int
 	// Progress, if set, is told how many of the sweep's runs have finished.
-	Progress func(done, total int) // Keep is where its runs are kept.
-	Keep     Keep
+	Progress func(done, total int)
+	// Keep is where its runs are kept.
+	Keep Keep
 }
 
 // DefaultBlueConnect is the paper's sweep: 100 MB (ResNet-50's gradients in

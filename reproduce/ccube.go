@@ -28,8 +28,9 @@ type CCubeOptions struct {
 	// take them.
 	Links    map[string]string
 	Workers  int
-	Progress func(done, total int) // Keep is where its runs are kept.
-	Keep     Keep
+	Progress func(done, total int)
+	// Keep is where its runs are kept.
+	Keep Keep
 }
 
 // DefaultCCube is the comparison at the paper's 64 MB and below.

@@ -2,7 +2,6 @@ package reproduce
 
 import (
 	"github.com/acemu/acemu/ace"
-	"github.com/acemu/acemu/internal/par"
 	"github.com/acemu/acemu/sweep"
 )
 
@@ -27,7 +26,7 @@ type keptSpec struct {
 }
 
 // RunKept is Run with the runs kept as k says: specs as a sweep of
-// their own, each spec a point. Without a directory or a shard it is Run.
+// their own, each spec a point.
 func RunKept(specs []Spec, workers int, progress func(done, total int), k Keep) ([]Point, error) {
 	desc := make([]keptSpec, len(specs))
 	for i, s := range specs {
@@ -43,20 +42,10 @@ func RunKept(specs []Spec, workers int, progress func(done, total int), k Keep) 
 	return pts, err
 }
 
-// kept runs n points, point i by run(i), up to workers at once: kept in
-// k.Dir as a sweep of kind and description desc (sweep.RunKept), or
-// without a directory or shard, just run.
+// kept runs n points, point i by run(i), up to workers at once, as
+// sweep.RunKept does (a sweep of kind and description desc, kept in k.Dir
+// when it is set), so a point is the same read back from a directory or
+// not.
 func kept[T any](k Keep, kind string, desc any, n, workers int, progress func(done, total int), run func(i int) (T, error)) ([]T, error) {
-	if k.Dir == "" && k.Shard.N <= 1 {
-		out := make([]T, n)
-		_, err := par.DoReport(n, workers, func(i int) (err error) {
-			if k.Ran != nil {
-				k.Ran(i)
-			}
-			out[i], err = run(i)
-			return err
-		}, progress)
-		return out, err
-	}
 	return sweep.RunKept(kind, desc, n, sweep.Options{Workers: workers, Shard: k.Shard, Dir: k.Dir, Progress: progress, Ran: k.Ran}, run)
 }

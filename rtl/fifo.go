@@ -15,8 +15,8 @@ type FIFO[T any] struct {
 	limit int
 }
 
-func pow2AtLeast(n int) int {
-	p := 16
+func pow2AtLeast(n, floor int) int {
+	p := floor
 	for p < n {
 		p <<= 1
 	}
@@ -28,7 +28,7 @@ func NewFIFO[T any](capacity int) *FIFO[T] {
 	f := &FIFO[T]{limit: capacity}
 	size := 16
 	if capacity > 0 && capacity <= 1024 {
-		size = pow2AtLeast(capacity)
+		size = pow2AtLeast(capacity, 16)
 	}
 	f.buf = make([]T, size)
 	return f
@@ -39,11 +39,7 @@ func NewFIFO[T any](capacity int) *FIFO[T] {
 // rarely holds more, kept small so that it stays in the cache; it grows
 // as items need it.
 func NewRing[T any](size int) *FIFO[T] {
-	n := 1
-	for n < size {
-		n <<= 1
-	}
-	return &FIFO[T]{buf: make([]T, n)}
+	return &FIFO[T]{buf: make([]T, pow2AtLeast(size, 1))}
 }
 
 // Len returns the number of items queued.

@@ -72,7 +72,6 @@ func TestFreeCycleOf(t *testing.T) {
 		{"whole, after", whole, 4, 4},
 	} {
 		require.Equal(t, c.want, FreeCycleOf(c.now, c.s), c.name)
-		require.Equal(t, RetryOf(c.now, Need{c.s, 1}), FreeCycleOf(c.now, c.s), c.name)
 	}
 }
 

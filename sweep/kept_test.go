@@ -53,6 +53,12 @@ func TestKeptSweepResumesAndMerges(t *testing.T) {
 	rels, err := MergeDirs([]string{filepath.Join(dir, "shard", "x"), filepath.Join(dir, "shard", "xx")}, filepath.Join(dir, "merged"))
 	require.NoError(t, err)
 	require.Equal(t, []string{"."}, rels)
+	// Merged again into a directory that holds the sweep (the merge's, or
+	// the whole run's), it is refused rather than overwritten.
+	for _, out := range []string{"merged", "all"} {
+		_, err = MergeDirs([]string{filepath.Join(dir, "shard", "x"), filepath.Join(dir, "shard", "xx")}, filepath.Join(dir, out))
+		require.ErrorContains(t, err, "already holds a sweep at . (its kept.json)")
+	}
 	got, err = runSquares(filepath.Join(dir, "merged"), Shard{}, 5, &ran)
 	require.NoError(t, err)
 	require.Equal(t, want, got)

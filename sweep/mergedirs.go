@@ -56,6 +56,15 @@ func MergeDirs(dirs []string, out string) ([]string, error) {
 	}
 	slices.Sort(rels)
 	for _, rel := range rels {
+		// A sweep already at its place would be overwritten under the
+		// results written beside it: the merge needs a directory of its own.
+		for _, f := range []string{SweepFile, KeptFile} {
+			if _, err := os.Stat(filepath.Join(out, rel, f)); err == nil {
+				return nil, fmt.Errorf("merge: --out %s already holds a sweep at %s (its %s): a run's --out, or an earlier merge; merge into a new directory", out, rel, f)
+			}
+		}
+	}
+	for _, rel := range rels {
 		sub := make([]string, len(dirs))
 		for i, d := range dirs {
 			sub[i] = filepath.Join(d, rel)

@@ -78,7 +78,7 @@ func runACEFig4(e Env) (*Outcome, error) {
 		out.Findings = append(out.Findings, Finding{Claim: "ACE's all-reduce, which takes no SMs and 128 GB/s of memory, is not slowed by either kernel (" + t + ")",
 			Where: "Section IV", Holds: ag == 1 && al == 1, Measured: fmt.Sprintf("beside GEMM %.3f×, beside EmbLookup %.3f×", ag, al)})
 	}
-	out.Notes = append(out.Notes, fmt.Sprintf("%d MB all-reduce per NPU, memory policy %s; the paper measured NCCL on eight V100s", o.Size/1_000_000, res.Policy))
+	out.Notes = append(out.Notes, fmt.Sprintf("%s all-reduce per NPU, memory policy %s; the paper measured NCCL on eight V100s", units.SizeLabel(o.Size, " "), res.Policy))
 	t := &Table{Doc: res, Keys: 3, Header: []string{"topology", "system", "beside", "all-reduce cycles", "all-reduce slowdown", "kernel alone", "kernel beside", "kernel slowdown"}}
 	for _, x := range res.Rows {
 		k, ka, kb, ks := "nothing", "-", "-", "-"

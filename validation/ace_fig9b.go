@@ -80,7 +80,10 @@ func fig9bTable(e Env, res *reproduce.Fig9bResult) *Table {
 			t.Workloads = append(t.Workloads, x.Workload)
 		}
 		fwd, back, paperBack := f1(100*x.Forward), f1(100*x.Backprop), "-"
-		share := f1(100 * float64(x.ForwardCycles) / float64(x.ForwardCycles+x.BackpropCycles))
+		share := "-" // a run with neither pass has no share
+		if all := x.ForwardCycles + x.BackpropCycles; all > 0 {
+			share = f1(100 * float64(x.ForwardCycles) / float64(all))
+		}
 		if x.PaperForward != "" {
 			paperBack = f1(100 * x.PaperBackprop)
 		}

@@ -80,7 +80,7 @@ func runBlueConnectFig3(e Env) (*Outcome, error) {
 				Holds: r.Ms[blc] < r.Ms[ring], Measured: fmt.Sprintf("BLC %.3f ms, Ring %.3f ms", r.Ms[blc], r.Ms[ring])})
 		}
 	}
-	out.Notes = append(out.Notes, fmt.Sprintf("%d MB all-reduce per GPU, the ideal endpoint; the papers' cluster's bandwidths (docs/validation.md, \"BlueConnect\")", o.Size/1_000_000))
+	out.Notes = append(out.Notes, fmt.Sprintf("%s all-reduce per GPU, the ideal endpoint; the papers' cluster's bandwidths (docs/validation.md, \"BlueConnect\")", units.SizeLabel(o.Size, " ")))
 	out.Table = blueconnectTable(o, res)
 	return out, nil
 }

@@ -153,16 +153,17 @@ func runCCubeFig13(e Env) (*Outcome, error) {
 		out.Findings = append(out.Findings, Finding{Claim: fmt.Sprintf("CC gains more than C1, and C1 more than nothing, over B (%s, %s)", r.Workload, r.System), Where: where,
 			Holds: cc > c1 && c1 > 0, Measured: fmt.Sprintf("C1 %+.1f %%, CC %+.1f %%", 100*c1, 100*cc)})
 	}
-	out.Table = ccubeFig13Table(rows)
+	out.Table = ccubeFig13Table(rows, p.ChunkBytes)
 	return out, nil
 }
 
 // ccubeFig13Table is the training comparison's table: one iteration per
-// workload, system and configuration, each beside B.
-func ccubeFig13Table(rows []reproduce.CCubeTrainingRow) *Table {
+// workload, system and configuration, each beside B (a one-shot not run
+// as one chunk runs in the platform's chunks, of chunk bytes).
+func ccubeFig13Table(rows []reproduce.CCubeTrainingRow, chunk int64) *Table {
 	t := &Table{Doc: rows, Header: []string{"workload", "system", "config", "iteration µs", "gain over B", "one-shot as"}}
 	for _, x := range rows {
-		as := "64 KiB chunks"
+		as := units.SizeLabel(chunk, " ") + " chunks"
 		if x.Whole {
 			as = "one chunk"
 		}

@@ -113,11 +113,9 @@ func RunChoices(e Env, choices []Choice, progress func(key, value string), names
 		return nil, nil, err
 	}
 	sharded := e.Shard.N > 1
-	var figs []Figure // the figures the base report runs
-	for _, f := range Figures() {
-		if (!e.Quick || f.Quick) && (len(names) == 0 || slices.Contains(names, f.Name)) {
-			figs = append(figs, f)
-		}
+	figs, err := selectFigures(e.Quick, names) // the figures the base report ran
+	if err != nil {
+		return nil, nil, err
 	}
 	var out []ChoiceRun
 	for _, c := range choices {

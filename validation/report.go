@@ -33,25 +33,12 @@ type Report struct {
 // Run runs the figures named (every figure when none are), each with e
 // but its own directory under e.Dir (DIR/NAME), and returns the report.
 func Run(e Env, names ...string) (*Report, error) {
-	figs := Figures()
-	if len(names) > 0 {
-		figs = figs[:0]
-		for _, n := range names {
-			f, ok := Lookup(n)
-			if !ok {
-				return nil, fmt.Errorf("no figure %q; the figures are %s", n, strings.Join(Names(), ", "))
-			}
-			figs = append(figs, f)
-		}
+	figs, err := selectFigures(e.Quick, names)
+	if err != nil {
+		return nil, err
 	}
 	rep := &Report{Quick: e.Quick}
 	for _, f := range figs {
-		if e.Quick && !f.Quick {
-			if len(names) > 0 {
-				return nil, f.NoQuick()
-			}
-			continue
-		}
 		fe := e
 		if e.Dir != "" {
 			fe.Dir = filepath.Join(e.Dir, f.Name)
@@ -66,20 +53,43 @@ func Run(e Env, names ...string) (*Report, error) {
 	return rep, nil
 }
 
+// selectFigures is the figures a report runs: those named (every figure
+// when none are), each with a quick subset when quick (a figure named
+// without one is refused).
+func selectFigures(quick bool, names []string) ([]Figure, error) {
+	var figs []Figure
+	if len(names) == 0 {
+		for _, f := range registry {
+			if !quick || f.Quick {
+				figs = append(figs, f)
+			}
+		}
+		return figs, nil
+	}
+	for _, n := range names {
+		f, ok := Lookup(n)
+		if !ok {
+			return nil, fmt.Errorf("no figure %q; the figures are %s", n, strings.Join(Names(), ", "))
+		}
+		if quick && !f.Quick {
+			return nil, f.NoQuick()
+		}
+		figs = append(figs, f)
+	}
+	return figs, nil
+}
+
 // RunIn runs the figure called name with e as it is, its directory
 // e.Dir itself (`acemu reproduce NAME`), and returns its report: the
 // figure's part, its table (Outcome.Table) beside it. With a shard, the
 // report holds no result: the shard's points are in e.Dir.
 func RunIn(e Env, name string) (*Report, error) {
-	f, ok := Lookup(name)
-	if !ok {
-		return nil, fmt.Errorf("no figure %q; the figures are %s", name, strings.Join(Names(), ", "))
-	}
-	if e.Quick && !f.Quick {
-		return nil, f.NoQuick()
+	figs, err := selectFigures(e.Quick, []string{name})
+	if err != nil {
+		return nil, err
 	}
 	rep := &Report{Quick: e.Quick, own: true}
-	if err := rep.add(f, e); err != nil {
+	if err := rep.add(figs[0], e); err != nil {
 		return nil, err
 	}
 	return rep, nil

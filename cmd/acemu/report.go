@@ -89,7 +89,7 @@ func runReproduceAll(fs *pflag.FlagSet, rr reportRun, stdout, stderr io.Writer) 
 		return fail(err)
 	}
 	if rr.shard.N > 1 {
-		fmt.Fprintf(stdout, "shard %s: its points are in %s; acemu reproduce merge DIR... --out DIR combines the shards\n", rr.shard, outDir)
+		shardDone(stdout, rr.shard.String(), outDir)
 		return 0
 	}
 	var b bytes.Buffer
@@ -201,7 +201,7 @@ func runReproduceChoices(fs *pflag.FlagSet, rr reportRun, stdout, stderr io.Writ
 		fmt.Fprintf(stderr, "acemu reproduce choices: %s=%s\n", k, v)
 	})
 	if rr.shard.N > 1 && errors.Is(err, sweep.ErrSharded) {
-		fmt.Fprintf(stdout, "shard %s: its points are in %s; acemu reproduce merge DIR... --out DIR combines the shards\n", rr.shard, outDir)
+		shardDone(stdout, rr.shard.String(), outDir)
 		return 0
 	}
 	if err != nil {
@@ -283,4 +283,10 @@ func onlyFlags(fs *pflag.FlagSet, cmd string, allowed ...string) error {
 	}
 	return fmt.Errorf("--%s chooses one figure's runs; `%s` runs each figure as its paper set it up and takes only %s and %s",
 		first, cmd, strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
+}
+
+// shardDone tells that a shard (what: "0/2", or "0/2 of fig5") has run
+// its points into dir, and how its shards combine.
+func shardDone(w io.Writer, what, dir string) {
+	fmt.Fprintf(w, "shard %s: its points are in %s; acemu reproduce merge DIR... --out DIR combines the shards\n", what, dir)
 }

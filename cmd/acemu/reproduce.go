@@ -129,10 +129,10 @@ var optionFlags = []string{validation.FlagTopos, validation.FlagWorkloads, valid
 
 func runReproduce(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("reproduce", pflag.ContinueOnError)
-	fs.String("topos", "", "machines, comma-separated: tori LxVxH, dgx1, switch:P0xP1 (default the figure's: fig4, fig5 and fig6 4x2x2,4x4x4; fig9a 4x4x4,4x8x4; fig9b 4x8x4; fig11 4x2x2,4x4x2,4x4x4,4x8x4)")
+	fs.String("topos", "", "machines, comma-separated: tori LxVxH, dgx1, switch:P0xP1 (default the figure's: fig4, fig5 and fig6 4x2x2,4x4x4; fig9a 4x4x4,4x8x4; fig9b 4x8x4; fig11 4x2x2,4x4x2,4x4x4,4x8x4; blueconnect-fig3 switch:4,switch:4x2,…,switch:4x16x3)")
 	fs.String("workloads", "", "fig9a, fig9b, fig11, ccube-fig13: workloads (built-in names or ASTRA-sim files), comma-separated (default resnet50,gnmt,dlrm in the default compute regime, docs/workloads.md)")
-	fs.String("size", "", "all-reduce size per NPU (default the figure's: fig4 100MB, fig5 and fig6 64MiB)")
-	fs.String("memory-policy", defaultOf("training.memory_policy"), "fig4, fig9a, fig9b, fig11: how compute and communication share each NPU: "+strings.Join(contend.Policies(), " or ")+" (docs/memory-system.md)")
+	fs.String("size", "", "all-reduce size per NPU (default the figure's: fig4 100MB, fig5 and fig6 64MiB, blueconnect-fig3 100MB; ccube-fig12a: one size instead of 1MiB,4MiB,16MiB,64MiB)")
+	fs.String("memory-policy", defaultOf("training.memory_policy"), "fig4 and the figures that train (fig9a, fig9b, fig10, fig11, ccube-fig13, mxnet-policies, libra-e3): how compute and communication share each NPU: "+strings.Join(contend.Policies(), " or ")+" (docs/memory-system.md)")
 	sysList := fs.String("systems", "", "fig4: systems, comma-separated (default baseline-commopt,baseline-compopt,ace,ideal); ccube-fig13: default baseline-commopt,ace")
 	fs.String("mem", "", "fig5: memory bandwidths for communication in GB/s, comma-separated (default 32,64,…,900)")
 	fs.String("sms", "", "fig6: communication SM counts, comma-separated (default 1,…,8,10,12,16)")
@@ -256,7 +256,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	if len(rep.Results) == 0 { // a shard
-		fmt.Fprintf(stdout, "shard %s of %s: its points are in %s; acemu reproduce merge DIR... --out DIR combines the shards\n", sh, fig.Name, *outDir)
+		shardDone(stdout, sh.String()+" of "+fig.Name, *outDir)
 		return 0
 	}
 	return writeFigure(rep, p, *format, wide, *outDir, stdout, stderr)
