@@ -93,7 +93,9 @@ type FlippedFinding struct {
 	DefaultMeasured, OtherMeasured string
 }
 
-// RunChoices runs the report under e (its base) and then, for each
+// RunChoices runs the report's figures that take a choice's key under e
+// (its base; a figure none takes, such as BlueConnect's on its own
+// fabric, would move under none and does not run) and then, for each
 // choice and each of its other values, the figures that take its key
 // with the key set, and says what moved. progress, if set, is told each
 // run's key and value as it starts.
@@ -108,15 +110,23 @@ type FlippedFinding struct {
 //
 // names, if given, limits the report to those figures.
 func RunChoices(e Env, choices []Choice, progress func(key, value string), names ...string) (*Report, []ChoiceRun, error) {
-	base, err := Run(e, names...)
+	figs, err := selectFigures(e.Quick, names)
+	if err != nil {
+		return nil, nil, err
+	}
+	figs = slices.DeleteFunc(figs, func(f Figure) bool { return !takesAny(f, choices) })
+	taking := make([]string, len(figs))
+	for i, f := range figs {
+		taking[i] = f.Name
+	}
+	if len(taking) == 0 {
+		return nil, nil, fmt.Errorf("none of the figures takes a choice's key: nothing to sweep")
+	}
+	base, err := Run(e, taking...) // a figure no choice moves need not run
 	if err != nil {
 		return nil, nil, err
 	}
 	sharded := e.Shard.N > 1
-	figs, err := selectFigures(e.Quick, names) // the figures the base report ran
-	if err != nil {
-		return nil, nil, err
-	}
 	var out []ChoiceRun
 	for _, c := range choices {
 		for _, v := range c.Others {
@@ -171,6 +181,11 @@ func RunChoices(e Env, choices []Choice, progress func(key, value string), names
 		return nil, nil, sweep.ErrSharded
 	}
 	return base, out, nil
+}
+
+// takesAny says whether f takes the key of any of choices.
+func takesAny(f Figure, choices []Choice) bool {
+	return slices.ContainsFunc(choices, func(c Choice) bool { return f.Takes(c.Key) })
 }
 
 // ChoiceDir is where, under the choices' sweep's directory, the runs of

@@ -229,6 +229,32 @@ func TestRunChoicesSkipsARefusedKey(t *testing.T) {
 	require.Contains(t, b.String(), "not run, as their systems, workloads or links do not read the key: figX")
 }
 
+// A figure that takes none of the choices' keys moves under none, so the
+// base does not run it (BlueConnect's, half an hour at full size), and
+// none is refused as a sweep with nothing to run.
+func TestRunChoicesLeavesOutAFigureNoChoiceTakes(t *testing.T) {
+	saved := registry
+	t.Cleanup(func() { registry = saved })
+	runs := map[string]int{}
+	fig := func(name string, ignores ...string) Figure {
+		return Figure{Name: name, Quick: true, Ignores: ignores, Run: func(e Env) (*Outcome, error) {
+			runs[name]++
+			return &Outcome{Values: []Value{{What: "a", Paper: Printed("1"), Acemu: 1}}}, nil
+		}}
+	}
+	registry = []Figure{fig("figX", "baseline."), fig("figY", "ace.")}
+	base, got, err := RunChoices(Env{Platform: platform.Default(), Quick: true}, []Choice{{"baseline.launch", []string{"0"}, "docs/baseline-model.md"}}, nil)
+	require.NoError(t, err)
+	require.Len(t, base.Results, 1)
+	require.Equal(t, "figY", base.Results[0].Figure.Name)
+	require.Equal(t, map[string]int{"figY": 2}, runs, "figY at the default and at the choice; figX never")
+	require.Equal(t, []string{"figY"}, got[0].Figures)
+
+	registry = []Figure{fig("figX", "baseline.")}
+	_, _, err = RunChoices(Env{Platform: platform.Default(), Quick: true}, []Choice{{"baseline.launch", []string{"0"}, "docs/baseline-model.md"}}, nil)
+	require.ErrorContains(t, err, "none of the figures takes")
+}
+
 // A time in µs is rounded once, half up, from the integer cycles at
 // 1245 MHz: c cycles are c / 124.5 tenths of a µs.
 func TestMicrosTextRoundsOnce(t *testing.T) {
