@@ -134,7 +134,7 @@ func CCube(o CCubeOptions) ([]CCubeRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	depth, err := dgx1TreeDepth()
+	depth, err := DGX1TreeDepth()
 	if err != nil {
 		return nil, err
 	}
@@ -151,10 +151,10 @@ func CCube(o CCubeOptions) ([]CCubeRow, error) {
 	return rows, nil
 }
 
-// dgx1TreeDepth is the hops from a root of dgx1's trees to its farthest
+// DGX1TreeDepth is the hops from a root of dgx1's trees to its farthest
 // leaf, an edge between GPUs with no NVLink counted by its route's hops
 // (a detour's two): 4 for the C-Cube paper's trees (0 → 4 → (0) → 2 → 1).
-func dgx1TreeDepth() (int64, error) {
+func DGX1TreeDepth() (int64, error) {
 	spec, err := topology.Parse("dgx1")
 	if err != nil {
 		return 0, err
