@@ -25,14 +25,11 @@ type Trained struct {
 	Workers int
 	// Progress, if set, is told how many of the runs have finished.
 	Progress func(done, total int)
-	// Dir, if set, keeps the sweep's points (sweep.Options.Dir): run
-	// again, it runs only those not there.
-	Dir string
-	// Shard, if more than one, runs only the shard's points into Dir and
-	// returns sweep.ErrSharded; Ran, if set, is told of each point as it
-	// starts (its index in the sweep).
-	Shard sweep.Shard
-	Ran   func(i int)
+	// Keep is where the sweep's points are kept (sweep.Options.Dir: run
+	// again, it runs only those not there); with a shard of more than one,
+	// only the shard's points run into Dir and it returns
+	// sweep.ErrSharded.
+	Keep
 }
 
 // train runs the figure's sweep: sets (each KEY=VALUE or a list, as
