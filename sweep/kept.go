@@ -26,6 +26,10 @@ const SweepFile = "sweep.json"
 // collectives), kept as a sweep's are (docs/sweeps.md, "Running it").
 const KeptFile = "kept.json"
 
+// pointsDir is where, beside its description file, a sweep keeps its
+// points: one file each.
+const pointsDir = "points"
+
 // ErrSharded is what a run of one shard of a sweep returns once its
 // points are done: the sweep's results need every shard's points
 // (MergeDirs, then the command again without --shard).
@@ -164,7 +168,7 @@ func readKept(dir, fix string) (storedKept, error) {
 // that holds another sweep or shard or was begun by another build, and
 // returns the points it holds, verified, by index.
 func (k *keptSweep) open(dir string, sh Shard) (map[int]json.RawMessage, error) {
-	if err := os.MkdirAll(filepath.Join(dir, "points"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, pointsDir), 0o755); err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
 	fix := "run into another directory, or remove this one to start again"
@@ -287,7 +291,7 @@ func RunKept[T any](kind string, desc any, n int, o Options, run func(i int) (T,
 		if err != nil {
 			return err
 		}
-		name := filepath.Join(o.Dir, "points", pointFile(i))
+		name := filepath.Join(o.Dir, pointsDir, pointFile(i))
 		if o.Dir != "" {
 			if err := outfile.Write(name, rec); err != nil {
 				return err
@@ -349,7 +353,7 @@ func mergeKept(dirs []string, out string) error {
 	if err := m.complete(k.n); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Join(out, "points"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(out, pointsDir), 0o755); err != nil {
 		return fmt.Errorf("merge: --out: %w", err)
 	}
 	rec, err := k.record(Shard{})
@@ -357,7 +361,7 @@ func mergeKept(dirs []string, out string) error {
 		return err
 	}
 	for i := range k.n {
-		if err := outfile.Write(filepath.Join(out, "points", pointFile(i)), all[i]); err != nil {
+		if err := outfile.Write(filepath.Join(out, pointsDir, pointFile(i)), all[i]); err != nil {
 			return fmt.Errorf("merge: --out: %w", err)
 		}
 	}

@@ -142,3 +142,28 @@ func TestShardMergeRefuses(t *testing.T) {
 	require.NoError(t, m.point(1, "b"))
 	require.NoError(t, m.complete(2))
 }
+
+// sweepsUnder finds every sweep's and kept points' directory however
+// deep, and does not walk into a sweep's points (thousands of files,
+// none of them a sweep): a description file there is not one.
+func TestSweepsUnderSkipsPoints(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{
+		"fig5/" + KeptFile,
+		"fig5/points/" + KeptFile, // inside a sweep's points: not a sweep
+		"fig10/sweep/" + SweepFile,
+		"fig10/sweep/points/" + SweepFile,
+		"other/points/" + SweepFile, // a "points" beside no description is walked
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(f))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte("{}"), 0o644))
+	}
+	got, err := sweepsUnder(dir)
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{
+		"fig5":         KeptFile,
+		"fig10/sweep":  SweepFile,
+		"other/points": SweepFile,
+	}, got)
+}

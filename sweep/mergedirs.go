@@ -91,7 +91,13 @@ func sweepsUnder(dir string) (map[string]string, error) {
 		if err != nil {
 			return err
 		}
-		if e.IsDir() || (e.Name() != SweepFile && e.Name() != KeptFile) {
+		if e.IsDir() {
+			if e.Name() == pointsDir && isSweepDir(filepath.Dir(path)) {
+				return fs.SkipDir // a sweep's points, thousands of files: no sweep under them
+			}
+			return nil
+		}
+		if e.Name() != SweepFile && e.Name() != KeptFile {
 			return nil
 		}
 		rel, err := filepath.Rel(dir, filepath.Dir(path))
@@ -113,6 +119,17 @@ func sweepsUnder(dir string) (map[string]string, error) {
 	return found, nil
 }
 
+// isSweepDir says whether dir holds a sweep's or kept points'
+// description file.
+func isSweepDir(dir string) bool {
+	for _, name := range []string{SweepFile, KeptFile} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // mergeSweep merges a comparator sweep's shards in dirs (Merge) into out,
 // as the unsharded run writes its directory: sweep.json and every point.
 func mergeSweep(dirs []string, out string) error {
@@ -120,7 +137,7 @@ func mergeSweep(dirs []string, out string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Join(out, "points"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(out, pointsDir), 0o755); err != nil {
 		return fmt.Errorf("merge: --out: %w", err)
 	}
 	for _, p := range m.Points {
@@ -128,7 +145,7 @@ func mergeSweep(dirs []string, out string) error {
 		if err != nil {
 			return err
 		}
-		if err := outfile.Write(filepath.Join(out, "points", pointFile(p.Index)), rec); err != nil {
+		if err := outfile.Write(filepath.Join(out, pointsDir, pointFile(p.Index)), rec); err != nil {
 			return fmt.Errorf("merge: --out: %w", err)
 		}
 	}

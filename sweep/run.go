@@ -251,7 +251,7 @@ func keep(dir string, p PointResult, s *Spec, fp string, b buildinfo.Build) (*Po
 	if err != nil {
 		return nil, err
 	}
-	name := filepath.Join(dir, "points", pointFile(p.Index))
+	name := filepath.Join(dir, pointsDir, pointFile(p.Index))
 	if dir != "" {
 		if err := outfile.Write(name, rec); err != nil {
 			return nil, err
@@ -291,7 +291,7 @@ func lockDir(dir string) (unlock func(), err error) {
 // refuses a directory that holds another sweep or shard or was begun by
 // another build, and returns the points it holds, verified.
 func openDir(dir string, s *Spec, sh Shard, b buildinfo.Build) (map[int]*PointResult, error) {
-	if err := os.MkdirAll(filepath.Join(dir, "points"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, pointsDir), 0o755); err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
 	path := filepath.Join(dir, SweepFile)
@@ -431,12 +431,12 @@ func readPoints(dir string, s *Spec, b buildinfo.Build, clean bool, fix string) 
 // writing) are not points: with clean, they are removed (the caller
 // holds the directory's lock).
 func eachPointFile(dir string, clean bool, fix string, f func(name string, rec []byte) error) error {
-	ents, err := os.ReadDir(filepath.Join(dir, "points"))
+	ents, err := os.ReadDir(filepath.Join(dir, pointsDir))
 	if err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
 	for _, e := range ents {
-		name := filepath.Join(dir, "points", e.Name())
+		name := filepath.Join(dir, pointsDir, e.Name())
 		if strings.HasSuffix(e.Name(), outfile.TempSuffix) {
 			if clean {
 				if err := os.Remove(name); err != nil {

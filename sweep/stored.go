@@ -282,7 +282,7 @@ func CheckMergeOut(out string, dirs []string) error {
 	} else if !errors.Is(err, os.ErrNotExist) && oerr == nil {
 		return fmt.Errorf("merge: --out %s: %w", out, err)
 	}
-	if filepath.Base(abs(out)) == "points" {
+	if filepath.Base(abs(out)) == pointsDir {
 		if _, err := os.Stat(filepath.Join(filepath.Dir(abs(out)), SweepFile)); err == nil {
 			return fmt.Errorf("merge: --out %s is a sweep's points directory; give a directory of its own for the results", out)
 		}
