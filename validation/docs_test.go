@@ -59,6 +59,21 @@ func TestCommittedDocsAreTheReport(t *testing.T) {
 	}
 }
 
+// Every figure of the committed report has a table of its runs and plots
+// as its declaration says (Figure.Tabled, Figure.Draws), which `acemu
+// reproduce NAME --format csv` and `--plot` go by; the quick run, which
+// draws nothing, is held to Tabled in TestQuickFindingsHold.
+func TestCommittedReportIsAsDeclared(t *testing.T) {
+	rep := committedReport(t)
+	require.Len(t, rep.Results, len(Figures()), "one result per figure")
+	for _, res := range rep.Results {
+		fig, ok := Lookup(res.Figure.Name)
+		require.True(t, ok, res.Figure.Name)
+		require.Equal(t, fig.Tabled, res.Outcome.Table != nil, "%s: a table of its runs as its figure declares", fig.Name)
+		require.Equal(t, fig.Draws, len(res.Outcome.Plots) > 0, "%s: plots as its figure declares", fig.Name)
+	}
+}
+
 // The figures whose quick subset is their full setup (Figure.Same) have
 // the same rows in the committed quick report (which
 // TestQuickFindingsHold holds to a run now) as in the committed report:

@@ -65,6 +65,7 @@ func TestQuickFindingsHold(t *testing.T) {
 			require.NoError(t, err)
 			t.Logf("%s: %s", f.Name, time.Since(start))
 			require.NotEmpty(t, o.Findings, "a figure in the quick subset checks at least one finding")
+			require.Equal(t, f.Tabled, o.Table != nil, "%s: a table of its runs as its figure declares", f.Name)
 			for _, x := range o.Findings {
 				require.True(t, x.OK(), "%s: %s (%s); holds %v, known disagreement %q", x.Where, x.Claim, x.Measured, x.Holds, x.Known)
 			}
