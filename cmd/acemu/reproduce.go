@@ -129,14 +129,14 @@ var optionFlags = []string{validation.FlagTopos, validation.FlagWorkloads, valid
 
 func runReproduce(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("reproduce", pflag.ContinueOnError)
-	fs.String("topos", "", "machines, comma-separated: tori LxVxH, dgx1, switch:P0xP1 (default the figure's: fig4, fig5 and fig6 4x2x2,4x4x4; fig9a 4x4x4,4x8x4; fig9b 4x8x4; fig11 4x2x2,4x4x2,4x4x4,4x8x4; blueconnect-fig3 switch:4,switch:4x2,…,switch:4x16x3)")
-	fs.String("workloads", "", "fig9a, fig9b, fig11, ccube-fig13: workloads (built-in names or ASTRA-sim files), comma-separated (default resnet50,gnmt,dlrm in the default compute regime, docs/workloads.md)")
-	fs.String("size", "", "all-reduce size per NPU (default the figure's: fig4 100MB, fig5 and fig6 64MiB, blueconnect-fig3 100MB; ccube-fig12a: one size instead of 1MiB,4MiB,16MiB,64MiB)")
+	fs.String(validation.FlagTopos, "", "machines, comma-separated: tori LxVxH, dgx1, switch:P0xP1 (default the figure's: fig4, fig5 and fig6 4x2x2,4x4x4; fig9a 4x4x4,4x8x4; fig9b 4x8x4; fig11 4x2x2,4x4x2,4x4x4,4x8x4; blueconnect-fig3 switch:4,switch:4x2,…,switch:4x16x3)")
+	fs.String(validation.FlagWorkloads, "", "fig9a, fig9b, fig11, ccube-fig13: workloads (built-in names or ASTRA-sim files), comma-separated (default resnet50,gnmt,dlrm in the default compute regime, docs/workloads.md)")
+	fs.String(validation.FlagSize, "", "all-reduce size per NPU (default the figure's: fig4 100MB, fig5 and fig6 64MiB, blueconnect-fig3 100MB; ccube-fig12a: one size instead of 1MiB,4MiB,16MiB,64MiB)")
 	fs.String("memory-policy", defaultOf("training.memory_policy"), "fig4 and the figures that train (fig9a, fig9b, fig10, fig11, ccube-fig13, mxnet-policies, libra-e3): how compute and communication share each NPU: "+strings.Join(contend.Policies(), " or ")+" (docs/memory-system.md)")
-	sysList := fs.String("systems", "", "fig4: systems, comma-separated (default baseline-commopt,baseline-compopt,ace,ideal); ccube-fig13: default baseline-commopt,ace")
-	fs.String("mem", "", "fig5: memory bandwidths for communication in GB/s, comma-separated (default 32,64,…,900)")
-	fs.String("sms", "", "fig6: communication SM counts, comma-separated (default 1,…,8,10,12,16)")
-	int64Flag(fs, "fig6-mem", 900, "fig6: memory bandwidth given to the baseline's communication, GB/s")
+	sysList := fs.String(validation.FlagSystems, "", "fig4: systems, comma-separated (default baseline-commopt,baseline-compopt,ace,ideal); ccube-fig13: default baseline-commopt,ace")
+	fs.String(validation.FlagMem, "", "fig5: memory bandwidths for communication in GB/s, comma-separated (default 32,64,…,900)")
+	fs.String(validation.FlagSMs, "", "fig6: communication SM counts, comma-separated (default 1,…,8,10,12,16)")
+	int64Flag(fs, validation.FlagFig6Mem, 900, "fig6: memory bandwidth given to the baseline's communication, GB/s")
 	format := fs.String("format", "table", "output: "+formats)
 	var wide bool
 	registerWide(fs, &wide)
@@ -146,12 +146,12 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	registerACEDesignFlags(fs)
 	var pf platformFlags
 	pf.register(fs)
-	fs.String("sram", "", "ACE SRAM size; fig9a: sizes, comma-separated (default 4MiB; fig9a 1MiB,2MiB,4MiB,8MiB)")
+	fs.String(validation.FlagSRAM, "", "ACE SRAM size; fig9a: sizes, comma-separated (default 4MiB; fig9a 1MiB,2MiB,4MiB,8MiB)")
 	quick := fs.Bool("quick", false, "the figure's (all: each figure's) CI-sized subset; blueconnect-fig3: 1 MB instead of the paper's 100 MB (about 19 CPU-seconds instead of 38 CPU-minutes)")
 	report := fs.Bool("report", false, "NAME --report: the figure's part of the validation report alone (the paper's values beside acemu's, its findings checked), as acemu reproduce all gives it")
 	only := fs.String("only", "", "all: rerun only these figures (comma-separated) and put their results in place of theirs in --out DIR's report.json (their sweeps resume from DIR/NAME/)")
 	docs := fs.String("docs", "", "all: also write this Markdown file (docs/validation.md) from the report and the analysis beside it (docs/validation/), with the report as report.json and the figures' SVGs; needs --out")
-	fs.String("fsms", "", "ACE FSM count; fig9a: counts, comma-separated (default 16; fig9a 4,8,12,16,20)")
+	fs.String(validation.FlagFSMs, "", "ACE FSM count; fig9a: counts, comma-separated (default 16; fig9a 4,8,12,16,20)")
 	shard := fs.String("shard", "", "run only shard i/n of each of the figure's sweeps (the points whose index modulo n is i) into --out; acemu reproduce merge combines the shards")
 	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s%s", reproduceUsage, fs.FlagUsages()) }
 	if len(args) > 0 && args[0] == "merge" {
@@ -209,7 +209,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	}
 	// ACE's flags set ACE's design: a figure running the systems
 	// --systems names, ACE not among them, would not use them.
-	if fs.Changed("systems") && !slices.Contains(splitList(*sysList), "ace") {
+	if fs.Changed(validation.FlagSystems) && !slices.Contains(splitList(*sysList), "ace") {
 		if err := refuseFlags(fs, aceFlagNames, "is for ACE, which --systems does not include"); err != nil {
 			return fail(err)
 		}
@@ -265,34 +265,34 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 // figureOptions reads the option flags given (validation.Options).
 func figureOptions(fs *pflag.FlagSet) (validation.Options, error) {
 	val := func(name string) string { return fs.Lookup(name).Value.String() }
-	o := validation.Options{Topos: splitList(val("topos")), Workloads: splitList(val("workloads")), Systems: splitList(val("systems"))}
-	if fs.Changed("topos") && len(o.Topos) == 0 {
+	o := validation.Options{Topos: splitList(val(validation.FlagTopos)), Workloads: splitList(val(validation.FlagWorkloads)), Systems: splitList(val(validation.FlagSystems))}
+	if fs.Changed(validation.FlagTopos) && len(o.Topos) == 0 {
 		return o, fmt.Errorf("--topos is empty; give shapes like 4x2x2,4x4x4")
 	}
-	if fs.Changed("workloads") && len(o.Workloads) == 0 {
+	if fs.Changed(validation.FlagWorkloads) && len(o.Workloads) == 0 {
 		return o, fmt.Errorf("--workloads is empty; give built-in names or ASTRA-sim files, e.g. resnet50,dlrm")
 	}
-	if fs.Changed("systems") && len(o.Systems) == 0 {
+	if fs.Changed(validation.FlagSystems) && len(o.Systems) == 0 {
 		return o, fmt.Errorf("--systems is empty; give system names, e.g. baseline-commopt,ace")
 	}
 	var err error
-	if fs.Changed("size") {
-		if o.Size, err = units.ParseSize(val("size")); err != nil {
+	if fs.Changed(validation.FlagSize) {
+		if o.Size, err = units.ParseSize(val(validation.FlagSize)); err != nil {
 			return o, fmt.Errorf("--size: %w", err)
 		}
 	}
-	if m := val("mem"); m != "" {
+	if m := val(validation.FlagMem); m != "" {
 		if o.Mem, err = parseInts(m, "--mem"); err != nil {
 			return o, err
 		}
 	}
-	if n := val("sms"); n != "" {
+	if n := val(validation.FlagSMs); n != "" {
 		if o.SMs, err = parseCounts(n, "--sms"); err != nil {
 			return o, err
 		}
 	}
-	if fs.Changed("fig6-mem") {
-		v, _ := strconv.ParseInt(val("fig6-mem"), 10, 64) // int64Flag read it
+	if fs.Changed(validation.FlagFig6Mem) {
+		v, _ := strconv.ParseInt(val(validation.FlagFig6Mem), 10, 64) // int64Flag read it
 		if v < 1 || v > npu.MemoryGBps {
 			return o, fmt.Errorf("--fig6-mem %d: give 1 to %d GB/s (the NPU's memory, Table V)", v, npu.MemoryGBps)
 		}
@@ -307,7 +307,7 @@ func figureOptions(fs *pflag.FlagSet) (validation.Options, error) {
 func figurePlatform(fs *pflag.FlagSet, pf platformFlags, fig validation.Figure, o *validation.Options) (platform.Platform, error) {
 	keys := map[string]string{}
 	for f, k := range flagKeys {
-		if f != "sram" && f != "fsms" {
+		if f != validation.FlagSRAM && f != validation.FlagFSMs {
 			keys[f] = k
 		}
 	}
@@ -315,7 +315,7 @@ func figurePlatform(fs *pflag.FlagSet, pf platformFlags, fig validation.Figure, 
 	if err != nil {
 		return p, err
 	}
-	sram, fsms := fs.Lookup("sram").Value.String(), fs.Lookup("fsms").Value.String()
+	sram, fsms := fs.Lookup(validation.FlagSRAM).Value.String(), fs.Lookup(validation.FlagFSMs).Value.String()
 	if slices.Contains(fig.Flags, validation.FlagSRAM) {
 		for _, x := range splitList(sram) {
 			v, err := units.ParseSize(x)
