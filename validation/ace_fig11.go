@@ -29,7 +29,7 @@ func runACEFig11(e Env) (*Outcome, error) {
 	}
 	var res *reproduce.Fig11Result
 	var err error
-	if e.Options == nil {
+	if e.inReport() {
 		res, err = fig11Of(e, topos)
 	} else {
 		// Run by name: a sweep of its own over every size.

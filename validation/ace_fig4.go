@@ -35,7 +35,7 @@ func runACEFig4(e Env) (*Outcome, error) {
 	o.Policy, o.ACE, o.Links, o.Workers, o.Progress = e.Platform.Memory, e.Platform.ACE, reproduce.LinkKeys(e.Platform), e.Workers, e.Progress
 	// The report runs the systems it compares; run by name, the figure
 	// runs Table VI's overlapping systems and the ideal endpoint.
-	if e.Options == nil {
+	if e.inReport() {
 		o.Systems = []string{"baseline-commopt", "ace"}
 	}
 	op := e.opts()

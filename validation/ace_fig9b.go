@@ -24,7 +24,7 @@ var aceFig9b = Figure{
 
 func runACEFig9b(e Env) (*Outcome, error) {
 	var res *reproduce.Fig9bResult
-	if e.Options == nil {
+	if e.inReport() {
 		// The runs of Fig. 10.
 		topos := reproduce.DefaultFig9b().Topos
 		if e.Quick {

@@ -45,9 +45,15 @@ const (
 	FlagFSMs      = "fsms"
 )
 
+// inReport is whether e runs a figure within a report (no Options), where
+// figures share the runs they have in common, rather than by name
+// (`acemu reproduce NAME`, Options set even if zero), where each runs its
+// own.
+func (e Env) inReport() bool { return e.Options == nil }
+
 // opts is e's options, the zero Options when it has none (a report).
 func (e Env) opts() Options {
-	if e.Options == nil {
+	if e.inReport() {
 		return Options{}
 	}
 	return *e.Options
