@@ -5,14 +5,14 @@ import (
 	"sort"
 )
 
-// Two-level all-reduce: the baseline of "BlueConnect: Decomposing
-// All-Reduce for Deep Learning on Heterogeneous Network Hierarchy"
-// (Section 2, Eq. (4), the scheme of GLOO): reduce within each group of
-// the lowest tier to its master, ring all-reduce among the masters (one per
-// lowest-tier group) over the tiers above, broadcast within each
-// lowest-tier group. Eq. (4) prices a reduce, and a broadcast, as
-// T_c + T_r: a reduce-scatter and one more ring-like pass. acemu builds
-// them so [choice, docs/collectives.md "Two-level"]:
+// Two-level all-reduce: the baseline of "BlueConnect: Novel Hierarchical
+// All-Reduce on Multi-tired Network for Deep Learning" (Section 2, Eq. (4),
+// the scheme of GLOO): reduce within each group of the lowest tier to its
+// master, ring all-reduce among the masters (one per lowest-tier group) over
+// the tiers above, broadcast within each lowest-tier group. Eq. (4) prices a
+// reduce, and a broadcast, as T_c + T_r: a reduce-scatter and one more
+// ring-like pass. acemu builds them so [choice, docs/collectives.md
+// "Two-level"]:
 //
 //	1 reduce-scatter on tier 0 (ring)       member r owns block r, reduced over the group
 //	2 gather to the master on tier 0 (chain) block q travels q hops down the chain to member 0

@@ -10,7 +10,7 @@ import (
 	"github.com/acemu/acemu/train"
 )
 
-// CCubeConfig is one of the C-Cube paper's configurations (Section 6,
+// CCubeConfig is one of the C-Cube paper's configurations (Section V-B,
 // Fig. 13) as acemu runs it: the all-reduce's algorithm, the training
 // schedule, and whether the one-shot all-reduce runs as one chunk
 // pipelined through its trees (the paper's) or in the platform's chunks.
@@ -41,7 +41,7 @@ func CCubeConfigOf(name string) (CCubeConfig, error) {
 		}
 		names = append(names, c.Name)
 	}
-	return CCubeConfig{}, fmt.Errorf("C-Cube configuration %q: use one of %s (the C-Cube paper, Section 6)", name, strings.Join(names, ", "))
+	return CCubeConfig{}, fmt.Errorf("C-Cube configuration %q: use one of %s (the C-Cube paper, Section V-B)", name, strings.Join(names, ", "))
 }
 
 // Apply sets o to run c on o.Systems: the all-reduce's algorithm, the

@@ -209,7 +209,7 @@ func TestSchedulePerSystem(t *testing.T) {
 	assert.ErrorContains(t, err, "a schedule (oneshot) for system baseline-commopt, which is not among the systems compared")
 }
 
-// Recipe C-4 of the C-Cube paper (Section 6, Fig. 13): on the DGX-1 (dgx1
+// Recipe C-4 of the C-Cube paper (Section V-B, Fig. 13): on the DGX-1 (dgx1
 // and its two trees), with a layer profile like ResNet-50's ("Case 1":
 // forward time falling, parameters growing with the layer), the SM-driven
 // baseline running the one-shot all-reduce as one chunk through the trees.

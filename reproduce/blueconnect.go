@@ -10,14 +10,13 @@ import (
 	"github.com/acemu/acemu/topology"
 )
 
-// An analogue of Fig. 3 of "BlueConnect: Decomposing All-Reduce for Deep
-// Learning on Heterogeneous Network Hierarchy" (Cho, Finkler, Kung; Section
-// 4): the communication time of ResNet-50's all-reduce (about 100 MB of FP32
-// gradients) under the flat ring ("Ring"), the two-level scheme ("GLOO",
-// Eq. (4)) and BlueConnect ("BLC") on multi-tier switch fabrics growing
-// to the paper's 192 GPUs (4 GPUs a node, 16 nodes a rack, 3 racks:
-// switch:4x16x3), on the ideal endpoint (docs/validation.md,
-// "BlueConnect").
+// An analogue of Fig. 3 of "BlueConnect: Novel Hierarchical All-Reduce on
+// Multi-tired Network for Deep Learning" (Cho, Finkler, Kung; Section 4): the
+// communication time of ResNet-50's all-reduce (about 100 MB of FP32
+// gradients) under the flat ring ("Ring"), the two-level scheme ("GLOO", Eq.
+// (4)) and BlueConnect ("BLC") on multi-tier switch fabrics growing to the
+// paper's 192 GPUs (4 GPUs a node, 16 nodes a rack, 3 racks: switch:4x16x3),
+// on the ideal endpoint (docs/validation.md, "BlueConnect").
 
 // BlueConnectAlgorithms are the schemes compared, in the order shown.
 var BlueConnectAlgorithms = []string{"ring", "two-level", "blueconnect"}

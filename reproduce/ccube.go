@@ -12,10 +12,10 @@ import (
 )
 
 // CCubeOptions chooses the C-Cube paper's communication-only comparison
-// ("Communication Algorithm-Architecture Co-Design for Distributed Deep
-// Learning", Section 6, Fig. 12(a)): the overlapped double tree (C1)
-// against the conventional one (B), both on the paper's two trees with
-// their detours, on the DGX-1 (dgx1), all-reduces of several sizes.
+// ("Logical/Physical Topology-Aware Collective Communication in Deep Learning
+// Training", Section V-B, Fig. 12(a)): the overlapped double tree (C1) against
+// the conventional one (B), both on the paper's two trees with their detours,
+// on the DGX-1 (dgx1), all-reduces of several sizes.
 type CCubeOptions struct {
 	Sizes []int64 // bytes per GPU; default 1, 4, 16 and 64 MiB
 	// BaselineSMs and MemGBps are what the SM-driven baseline gives
@@ -62,7 +62,7 @@ type CCubeRow struct {
 	Model float64 `json:"model_gain,omitempty"`
 }
 
-// CCubePaper are the paper's figures the rows sit beside (Section 6,
+// CCubePaper are the paper's figures the rows sit beside (Section V-B,
 // Fig. 12(a)): C1 over B, communication only, on the DGX-1. Size is the
 // all-reduce's, 0 where the paper names none; its "64MB" is read as the
 // 64 MiB its sizes double to (docs/cli.md, "Figures").
@@ -75,7 +75,7 @@ var CCubePaper = []struct {
 	{"larger than 64 MB, up to", 0, 0.80},
 }
 
-// CCubeTrainingPaper are the paper's training gains over B (Section 6,
+// CCubeTrainingPaper are the paper's training gains over B (Section V-B,
 // Fig. 13: "C1 provides 10% performance improvement on average, and up
 // to 20%"; CC "approximately 32% improvement on average (and up to
 // 61%)"), over its workloads, batch sizes and bandwidths; the paper gives

@@ -10,13 +10,13 @@ import (
 )
 
 // DGX1Pairs are the NVLinks of NVIDIA's DGX-1 with eight V100 GPUs, the
-// machine of the C-Cube paper ("Communication Algorithm-Architecture
-// Co-Design for Distributed Deep Learning", Section 5 and Fig. 10): each
-// pair of GPUs joined by NVLink and how many links join it. Every GPU has
-// six; GPUs 0–3 and 4–7 are each fully connected, with the cross edges
-// 0–4, 1–5, 2–6 and 3–7; the pairs 2–3 and 6–7 have two links, as the
-// paper says, and 2–4 has none (its traffic detours through GPU 0). The
-// counts are the DGX-1's own NVLink matrix (docs/topology.md, "dgx1").
+// machine of the C-Cube paper ("Logical/Physical Topology-Aware Collective
+// Communication in Deep Learning Training", Sections IV-A and V-A, Fig. 10):
+// each pair of GPUs joined by NVLink and how many links join it. Every GPU has
+// six; GPUs 0–3 and 4–7 are each fully connected, with the cross edges 0–4,
+// 1–5, 2–6 and 3–7; the pairs 2–3 and 6–7 have two links, as the paper says,
+// and 2–4 has none (its traffic detours through GPU 0). The counts are the
+// DGX-1's own NVLink matrix (docs/topology.md, "dgx1").
 var DGX1Pairs = []struct{ A, B, Links int }{
 	{0, 1, 1}, {0, 2, 1}, {0, 3, 2}, {0, 4, 2},
 	{1, 2, 2}, {1, 3, 1}, {1, 5, 2},
@@ -50,20 +50,19 @@ func dgx1() (*File, error) {
 	return Load("dgx1", []byte(b.String()))
 }
 
-// DGX1Trees are the C-Cube paper's two trees on the DGX-1
-// ("Communication Algorithm-Architecture Co-Design for Distributed Deep
-// Learning", Sections 4.3 and 5, Fig. 10), each the parent of every GPU,
-// -1 for its root. The paper draws them but its text gives only their
-// constraints: GPU 2's edge to GPU 4 detours through GPU 0, GPUs 0 and 1
-// are the only detour nodes, and the pairs 2–3 and 6–7 carry both trees,
-// one link each. The first is NCCL's binary tree on GPU ids (0 → 4,
-// 4 → {2, 6}, 2 → {1, 3}, 6 → {5, 7}); the second is the first with
-// every GPU id XOR 1 (1 → 5, 5 → {3, 7}, 3 → {0, 2}, 7 → {4, 6}), so the
-// interior GPUs of one are the leaves of the other, its edge 5–3 detours
-// through GPU 1, and 2–3 and 6–7 are used by both trees in opposite
-// directions [choice, docs/topology.md "dgx1"]: NCCL's own second tree
-// (the mirror, GPU r as 7 − r) would share 1–2 and 5–6 instead, which the
-// paper's text rules out.
+// DGX1Trees are the C-Cube paper's two trees on the DGX-1 ("Logical/Physical
+// Topology-Aware Collective Communication in Deep Learning Training", Section
+// IV-A, Fig. 10), each the parent of every GPU, -1 for its root. The paper
+// draws them but its text gives only their constraints: GPU 2's edge to GPU 4
+// detours through GPU 0, GPUs 0 and 1 are the only detour nodes, and the pairs
+// 2–3 and 6–7 carry both trees, one link each. The first is NCCL's binary tree
+// on GPU ids (0 → 4, 4 → {2, 6}, 2 → {1, 3}, 6 → {5, 7}); the second is the
+// first with every GPU id XOR 1 (1 → 5, 5 → {3, 7}, 3 → {0, 2}, 7 → {4, 6}),
+// so the interior GPUs of one are the leaves of the other, its edge 5–3
+// detours through GPU 1, and 2–3 and 6–7 are used by both trees in opposite
+// directions [choice, docs/topology.md "dgx1"]: NCCL's own second tree (the
+// mirror, GPU r as 7 − r) would share 1–2 and 5–6 instead, which the paper's
+// text rules out.
 func DGX1Trees() [][]int {
 	return [][]int{
 		{-1, 2, 4, 2, 0, 6, 4, 6},

@@ -12,14 +12,14 @@ import (
 	"github.com/acemu/acemu/units"
 )
 
-// Switched is a multi-tier switch fabric (the tiers of "BlueConnect:
-// Decomposing All-Reduce for Deep Learning on Heterogeneous Network
-// Hierarchy", Section 2.1 and Fig. 1): Fanout[0] NPUs under each tier-0
-// switch, Fanout[t] tier-(t−1) switches under each tier-t switch, one
-// switch at the top. NPU i's tier-t coordinate is its digit of place value
-// Fanout[0]·…·Fanout[t−1]: NPUs 0–3 share the first leaf of switch:4x4.
-// Each NPU has one port, to its leaf; every message goes through the
-// switches (docs/topology.md, "Switch fabrics").
+// Switched is a multi-tier switch fabric (the tiers of "BlueConnect: Novel
+// Hierarchical All-Reduce on Multi-tired Network for Deep Learning", Section
+// 2.1 and Fig. 1): Fanout[0] NPUs under each tier-0 switch, Fanout[t]
+// tier-(t−1) switches under each tier-t switch, one switch at the top. NPU i's
+// tier-t coordinate is its digit of place value Fanout[0]·…·Fanout[t−1]: NPUs
+// 0–3 share the first leaf of switch:4x4. Each NPU has one port, to its leaf;
+// every message goes through the switches (docs/topology.md, "Switch
+// fabrics").
 type Switched struct {
 	Fanout []int
 	n      int

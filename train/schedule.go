@@ -23,12 +23,12 @@ const (
 	// the next iteration waits for its own (the ACE paper, Section V). The
 	// default.
 	ScheduleLayerwise Schedule = iota
-	// ScheduleOneShot issues one all-reduce of every layer's weight
-	// gradients when back-prop ends, the buffer in forward order (layer
-	// 0's gradients first), and the next iteration's forward pass waits
-	// for all of it (the C-Cube paper, "Communication
-	// Algorithm-Architecture Co-Design for Distributed Deep Learning",
-	// Section II-B, Fig. 2(c): the "one-shot" collective).
+	// ScheduleOneShot issues one all-reduce of every layer's weight gradients
+	// when back-prop ends, the buffer in forward order (layer 0's gradients
+	// first), and the next iteration's forward pass waits for all of it (the
+	// C-Cube paper, "Logical/Physical Topology-Aware Collective Communication
+	// in Deep Learning Training", Section II-B, Fig. 2(c): the "one-shot"
+	// collective).
 	ScheduleOneShot
 	// ScheduleOneShotChained is ScheduleOneShot with gradient queuing (the
 	// C-Cube paper, Section III-D, Figs. 8 and 9): layer l's update and

@@ -13,7 +13,7 @@ import (
 )
 
 // BlueConnectPaper is the BlueConnect paper.
-var BlueConnectPaper = Source{"blueconnect", "BlueConnect: Decomposing All-Reduce for Deep Learning on Heterogeneous Network Hierarchy"}
+var BlueConnectPaper = Source{"blueconnect", "BlueConnect: Novel Hierarchical All-Reduce on Multi-tired Network for Deep Learning"}
 
 // blueconnectFig3 is the BlueConnect paper's Fig. 3 (Section 4): the flat
 // ring, the two-level scheme (GLOO) and BlueConnect (BLC) on 4 to 192

@@ -232,10 +232,22 @@ func (cr *ChoiceRun) compare(def Result, o *Outcome) {
 
 // WriteChoices writes what each choice does to the report's rows, as
 // Markdown: per choice and value, its figures, the values it moved (with
-// the paper's beside them) and the findings it turned.
-func WriteChoices(w io.Writer, choices []Choice, runs []ChoiceRun) error {
+// the paper's beside them) and the findings it turned. quick is whether
+// the runs are the quick subset's, which the page says.
+func WriteChoices(w io.Writer, choices []Choice, runs []ChoiceRun, quick bool) error {
 	var b strings.Builder
-	b.WriteString("# The model's choices against the report\n\nEach [choice] where a paper is silent (docs/model-choices.md), set to another value, one at a time, with every figure whose runs take it run again: the rows it moves and the findings it turns.\n")
+	b.WriteString("# The model's choices against the report")
+	if quick {
+		b.WriteString(", on the quick subset\n")
+	} else {
+		b.WriteString("\n")
+	}
+	b.WriteString("\nEach [choice] where a paper is silent (docs/model-choices.md), set to another value, one at a time, with every figure whose runs take it run again: the rows it moves and the findings it turns.")
+	if quick {
+		fmt.Fprintf(&b, " These are the quick subset's runs (`acemu reproduce choices --quick`: small tori, docs/validation.md, \"The quick subset\"), so their rows are the quick report's, not the report's, and the paper's column is the paper's value for its own setup; %s is the same at the report's size.\n", ChoicesFullFile)
+	} else {
+		b.WriteString(" These are the report's runs at the papers' sizes (`acemu reproduce choices`), so the default's rows are docs/validation.md's.\n")
+	}
 	doc := map[string]string{}
 	for _, c := range choices {
 		doc[c.Key] = c.Doc

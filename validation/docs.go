@@ -16,9 +16,12 @@ import (
 const (
 	IntroFile = "intro.md"
 	MoreFile  = "more.md"
-	// ChoicesFile is the choices' sweep's page (WriteChoices), beside
-	// the analysis but not joined with it: the page links to it.
+	// ChoicesFile is the choices' sweep's page on the quick subset
+	// (WriteChoices), beside the analysis but not joined with it: the
+	// page links to it.
 	ChoicesFile = "choices.md"
+	// ChoicesFullFile is the same page at the report's full size.
+	ChoicesFullFile = "choices-full.md"
 )
 
 // DocsHeader opens the generated docs/validation.md.
@@ -75,7 +78,7 @@ func (r *Report) WriteDocs(w io.Writer, dir fs.FS, plotDir string) error {
 			return fmt.Errorf("the report has %s, which no figure of this build is; regenerate the report", res.Figure.Name)
 		}
 	}
-	names := map[string]bool{IntroFile: true, MoreFile: true, ChoicesFile: true}
+	names := map[string]bool{IntroFile: true, MoreFile: true, ChoicesFile: true, ChoicesFullFile: true}
 	for _, f := range registry {
 		i := slices.IndexFunc(r.Results, func(res Result) bool { return res.Figure.Name == f.Name })
 		if i < 0 {

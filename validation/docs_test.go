@@ -59,8 +59,9 @@ func TestCommittedDocsAreTheReport(t *testing.T) {
 	}
 }
 
-// Every figure of the committed report has a table of its runs and plots
-// as its declaration says (Figure.Tabled, Figure.Draws), which `acemu
+// Every figure of the committed report is as this build declares it: its
+// paper, place and title, and a table of its runs and plots as its
+// declaration says (Figure.Tabled, Figure.Draws), which `acemu
 // reproduce NAME --format csv` and `--plot` go by; the quick run, which
 // draws nothing, is held to Tabled in TestQuickFindingsHold.
 func TestCommittedReportIsAsDeclared(t *testing.T) {
@@ -69,6 +70,9 @@ func TestCommittedReportIsAsDeclared(t *testing.T) {
 	for _, res := range rep.Results {
 		fig, ok := Lookup(res.Figure.Name)
 		require.True(t, ok, res.Figure.Name)
+		require.Equal(t, fig.Source, res.Figure.Source, "%s: the report's paper is not the figure's; regenerate docs/validation.md (acemu reproduce all --out DIR --only NAME rewrites the declarations without running the others)", fig.Name)
+		require.Equal(t, fig.Where, res.Figure.Where, "%s: the report's place in the paper is not the figure's; regenerate docs/validation.md", fig.Name)
+		require.Equal(t, fig.Title, res.Figure.Title, "%s: the report's title is not the figure's; regenerate docs/validation.md", fig.Name)
 		require.Equal(t, fig.Tabled, res.Outcome.Table != nil, "%s: a table of its runs as its figure declares", fig.Name)
 		require.Equal(t, fig.Draws, len(res.Outcome.Plots) > 0, "%s: plots as its figure declares", fig.Name)
 	}
@@ -145,45 +149,56 @@ func TestWriteDocsNeedsEveryFigureAndItsAnalysis(t *testing.T) {
 	require.Equal(t, rep.Results[0].Figure.Name, back.Results[0].Figure.Name)
 }
 
-// committedChoices are the choices' sweep's runs as committed
-// (`acemu reproduce choices --quick --out DIR`'s choices.json) and the
-// page written from them.
-var (
-	committedChoicesJSON = filepath.Join(committedAnalysis, "choices.json")
-	committedChoicesPage = filepath.Join(committedAnalysis, "choices.md")
-)
+// committedChoices are the choices' sweep's runs as committed (`acemu
+// reproduce choices [--quick] --out DIR`'s choices.json, copied) and the
+// pages written from them: the quick subset's and the report's at full
+// size.
+var committedChoices = []struct {
+	runs, page string
+	quick      bool
+}{
+	{filepath.Join(committedAnalysis, "choices.json"), filepath.Join(committedAnalysis, ChoicesFile), true},
+}
 
-// docs/validation/choices.md is what WriteChoices makes of the committed
-// runs, and those runs are every choice's every other value: a choice
-// added to Choices fails here until the sweep is run again (go test
-// ./validation -run TestCommittedChoices -update rewrites the page from
-// the runs after an edit of WriteChoices alone).
+// docs/validation/choices.md and choices-full.md are what WriteChoices
+// makes of the committed runs, and those runs are every choice's every
+// other value: a choice added to Choices fails here until the sweeps are
+// run again (go test ./validation -run TestCommittedChoices -update
+// rewrites the pages from the runs after an edit of WriteChoices alone).
 func TestCommittedChoices(t *testing.T) {
-	b, err := os.ReadFile(committedChoicesJSON)
-	require.NoError(t, err)
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	var runs []ChoiceRun
-	require.NoError(t, dec.Decode(&runs))
 	var want []string
 	for _, c := range Choices {
 		for _, v := range c.Others {
 			want = append(want, c.Key+"="+v)
 		}
 	}
-	var got []string
-	for _, r := range runs {
-		got = append(got, r.Key+"="+r.Value)
+	for _, c := range committedChoices {
+		t.Run(filepath.Base(c.page), func(t *testing.T) {
+			b, err := os.ReadFile(c.runs)
+			require.NoError(t, err)
+			dec := json.NewDecoder(bytes.NewReader(b))
+			dec.DisallowUnknownFields()
+			var runs []ChoiceRun
+			require.NoError(t, dec.Decode(&runs))
+			var got []string
+			for _, r := range runs {
+				got = append(got, r.Key+"="+r.Value)
+			}
+			flag := ""
+			if c.quick {
+				flag = " --quick"
+			}
+			require.Equal(t, want, got, "%s is not a sweep of validation.Choices; run acemu reproduce choices%s --out DIR and copy DIR/choices.json", c.runs, flag)
+			var page bytes.Buffer
+			require.NoError(t, WriteChoices(&page, Choices, runs, c.quick))
+			if *update {
+				require.NoError(t, os.WriteFile(c.page, page.Bytes(), 0o644))
+			}
+			committed, err := os.ReadFile(c.page)
+			require.NoError(t, err)
+			require.Equal(t, page.String(), string(committed), "%s is not WriteChoices of %s; go test ./validation -run TestCommittedChoices -update", c.page, c.runs)
+		})
 	}
-	require.Equal(t, want, got, "%s is not a sweep of validation.Choices; run acemu reproduce choices --quick --out DIR and copy DIR/choices.json", committedChoicesJSON)
-	var page bytes.Buffer
-	require.NoError(t, WriteChoices(&page, Choices, runs))
-	if *update {
-		require.NoError(t, os.WriteFile(committedChoicesPage, page.Bytes(), 0o644))
-	}
-	committed, err := os.ReadFile(committedChoicesPage)
-	require.NoError(t, err)
-	require.Equal(t, page.String(), string(committed), "%s is not WriteChoices of %s; go test ./validation -run TestCommittedChoices -update", committedChoicesPage, committedChoicesJSON)
 }
 
 // A figure's section holds its runs' table, summary and notes (a cell's

@@ -80,7 +80,7 @@ type Outcome struct {
 type Figure struct {
 	// Name is what `acemu reproduce` calls it: "fig5", "ccube-fig12a".
 	Name string `json:"name"`
-	// Source is the paper, Where its place: "Section VI-A, Fig. 5".
+	// Source is the paper, Where its place: "Section III, Fig. 5".
 	Source Source `json:"source"`
 	Where  string `json:"where"`
 	// Title says what it shows, in a line.

@@ -198,9 +198,10 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 }
 
 // summary counts the values within the papers' tolerance and the
-// findings that hold, and the known disagreements.
+// findings that hold, and of those that do not, the known disagreements
+// and the rest.
 func (r *Report) summary() string {
-	within, values, holds, findings, known := 0, 0, 0, 0, 0
+	within, values, holds, findings, knownFail := 0, 0, 0, 0, 0
 	for _, res := range r.Results {
 		for _, v := range res.Values {
 			values++
@@ -212,15 +213,22 @@ func (r *Report) summary() string {
 			findings++
 			if f.Holds {
 				holds++
-			}
-			if f.Known != "" {
-				known++
+			} else if f.Known != "" {
+				knownFail++
 			}
 		}
 	}
 	s := fmt.Sprintf("%d of %d values within the paper's tolerance; %d of %d findings hold", within, values, holds, findings)
-	if known > 0 {
-		s += fmt.Sprintf(" (%d are known disagreements, each with its reason)", known)
+	if fail := findings - holds; fail > 0 {
+		are := "are known disagreements, each"
+		if knownFail == 1 {
+			are = "is a known disagreement,"
+		}
+		s += fmt.Sprintf(" (%d of the %d that do not %s with its reason", knownFail, fail, are)
+		if bare := fail - knownFail; bare > 0 {
+			s += fmt.Sprintf("; of the other %d the figure's analysis says what is known", bare)
+		}
+		s += ")"
 	}
 	return s + "."
 }

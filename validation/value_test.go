@@ -98,7 +98,7 @@ func TestMarkdownRows(t *testing.T) {
 	s := b.String()
 	// A whole number beside a whole number: 8 − 6 = 2, outside ± 0.5.
 	require.Contains(t, s, "| d | 6 SMs | 8 SMs | 1.333 | no (± 0.5; off by 2.0 SMs) |")
-	require.Contains(t, s, "1 of 4 values within the paper's tolerance; 2 of 4 findings hold (2 are known disagreements, each with its reason).")
+	require.Contains(t, s, "1 of 4 values within the paper's tolerance; 2 of 4 findings hold (1 of the 2 that do not is a known disagreement, with its reason; of the other 1 the figure's analysis says what is known).")
 	// 90.12 / 94.3 = 0.9557; off by 90.12 − 94.3 = −4.18.
 	require.Contains(t, s, "| a | 94.3 % | 90.12 % | 0.956 | no (± 0.05; off by −4.18 %): a reason |")
 	// 3.41 / 3.5 = 0.974; within ± 0.1.
@@ -156,7 +156,7 @@ func TestChoiceRunRecordsWhatMoved(t *testing.T) {
 	require.Equal(t, []MovedValue{{Figure: "figX", Value: def.Values[0], Other: other.Values[0]}}, cr.Moved)
 	require.Equal(t, []FlippedFinding{{Figure: "figX", Claim: "c1", Default: true, Other: false, DefaultMeasured: "m", OtherMeasured: "n"}}, cr.Flipped)
 	var b bytes.Buffer
-	require.NoError(t, WriteChoices(&b, Choices, []ChoiceRun{cr, {Key: "ace.partition", Value: "paper"}}))
+	require.NoError(t, WriteChoices(&b, Choices, []ChoiceRun{cr, {Key: "ace.partition", Value: "paper"}}, true))
 	// 93 / 90 = 1.0333.
 	require.Contains(t, b.String(), "| figX | a | 94.3 % | 90.00 % | 93.00 % | 1.033 |")
 
@@ -175,11 +175,20 @@ func TestChoiceRunRecordsWhatMoved(t *testing.T) {
 	require.NoError(t, WriteChoices(&z, Choices, []ChoiceRun{{Key: "ace.notice", Value: "fsm", Moved: []MovedValue{
 		{Figure: "figX", Value: tiny, Other: Value{What: "g", Unit: "%", Paper: Printed("6"), Acemu: 2.9}},
 		{Figure: "figY", Value: Value{What: "g", Unit: "%", Paper: Printed("6"), Acemu: 1}, Other: Value{What: "g", Unit: "%", Paper: Printed("6"), Acemu: -1.3}},
-	}}}))
+	}}}, true))
 	require.Contains(t, z.String(), "| figX | g | 6 % | 0.0 % | 2.9 % | – |")
 	require.Contains(t, z.String(), "| figY | g | 6 % | 1 % | -1.3 % | – |")
 	require.Contains(t, b.String(), "## ace.partition = paper\n\n(The default: `little`; why, docs/ace-model.md; `--set ace.partition=paper`.) Figures run: none (no figure's runs take the key).\n\nNo row moved.")
 	require.Contains(t, b.String(), "| `training.micro` | only a MICRO workload (a collective alone) runs by it; no figure of the report trains one |")
+	// The page says whose runs they are: the quick subset's, or the
+	// report's at full size.
+	require.True(t, strings.HasPrefix(b.String(), "# The model's choices against the report, on the quick subset\n"))
+	require.Contains(t, b.String(), "so their rows are the quick report's, not the report's, and the paper's column is the paper's value for its own setup; choices-full.md is the same at the report's size.")
+	var full bytes.Buffer
+	require.NoError(t, WriteChoices(&full, Choices, []ChoiceRun{cr}, false))
+	require.True(t, strings.HasPrefix(full.String(), "# The model's choices against the report\n"))
+	require.Contains(t, full.String(), "so the default's rows are docs/validation.md's.")
+	require.NotContains(t, full.String(), "quick")
 }
 
 // The choices' sweep on one cheap figure: the paper's partition heuristic
@@ -225,7 +234,7 @@ func TestRunChoicesSkipsARefusedKey(t *testing.T) {
 	require.Empty(t, got[0].Figures)
 	require.Equal(t, []string{"figX"}, got[0].Refused)
 	var b bytes.Buffer
-	require.NoError(t, WriteChoices(&b, Choices, got))
+	require.NoError(t, WriteChoices(&b, Choices, got, true))
 	require.Contains(t, b.String(), "not run, as their systems, workloads or links do not read the key: figX")
 }
 

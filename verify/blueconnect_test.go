@@ -18,12 +18,12 @@ func machinePlan(t *testing.T, topo, alg string, payload, chunk, msg int64, uni 
 	return spec, plan(t, topo, collectives.OpAllReduce, alg, payload, chunk, msg, func(c *collectives.Config) { c.Unidirectional = uni })
 }
 
-// BlueConnect beside its baselines ("BlueConnect: Decomposing All-Reduce for
-// Deep Learning on Heterogeneous Network Hierarchy", Sections 2 and 3) on
+// BlueConnect beside its baselines ("BlueConnect: Novel Hierarchical
+// All-Reduce on Multi-tired Network for Deep Learning", Sections 2 and 3) on
 // the paper's Fig. 1 grouping p = (3,2,2) and on (4,4,4), as switch fabrics
-// (the tiers: leaf, spine, core) and as tori (local, vertical,
-// horizontal): steps in the step model, one message per block (one
-// direction), and bytes sent, by hand.
+// (the tiers: leaf, spine, core) and as tori (local, vertical, horizontal):
+// steps in the step model, one message per block (one direction), and bytes
+// sent, by hand.
 //
 //   - Flat ring over P NPUs: 2(P−1) steps (22; 126), every NPU sending
 //     2(P−1)/P·N.

@@ -17,13 +17,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The C-Cube paper's trees on the DGX-1 ("Communication
-// Algorithm-Architecture Co-Design for Distributed Deep Learning",
-// Sections 4.3 and 5, Fig. 10) hold the facts its text gives: the first
-// is NCCL's binary tree on GPU ids; GPU 2's edge to GPU 4 has no NVLink
-// and detours through GPU 0; GPUs 0 and 1 are the only detour GPUs; the
-// interior GPUs of one tree are the leaves of the other; the pairs 2–3
-// and 6–7 carry both trees, in opposite directions.
+// The C-Cube paper's trees on the DGX-1 ("Logical/Physical Topology-Aware
+// Collective Communication in Deep Learning Training", Section IV-A, Fig. 10)
+// hold the facts its text gives: the first is NCCL's binary tree on GPU ids;
+// GPU 2's edge to GPU 4 has no NVLink and detours through GPU 0; GPUs 0 and 1
+// are the only detour GPUs; the interior GPUs of one tree are the leaves of
+// the other; the pairs 2–3 and 6–7 carry both trees, in opposite directions.
 func TestCCubeTreesOnDGX1(t *testing.T) {
 	spec, err := topology.Parse("dgx1")
 	require.NoError(t, err)
@@ -164,7 +163,7 @@ trees:
 	require.Equal(t, int32(1), plan.Program(0, 0, 1<<16).Ops[len(plan.Program(0, 0, 1<<16).Ops)-1].Peer, "NPU 0's last op is with its parent, NPU 1 (the file's root)")
 }
 
-// A detour (the C-Cube paper, Section 4.3: a tree edge between GPUs
+// A detour (the C-Cube paper, Section IV-A: a tree edge between GPUs
 // without an NVLink goes through a third GPU, which forwards it) costs
 // the SM-driven baseline's forwarding GPU memory and SM time, and ACE's
 // only its SRAM. Three NPUs, tree 0 → {1, 2}, on a line 0–1–2 (the edge

@@ -25,12 +25,11 @@ func runBlue(t *testing.T, args ...string) blueRun {
 }
 
 // Bytes sent per NPU in timed runs on every endpoint that reports them
-// ("BlueConnect: Decomposing All-Reduce for Deep Learning on Heterogeneous
-// Network Hierarchy", Section 3): BlueConnect's are the flat ring's,
-// 2(P−1)/P·N, whatever the factorisation; two-level's are more (its
-// masters carry the whole N among themselves, and the gather and scatter
-// pass blocks along the chain; verify.TestBlueConnectBaselinesStepsAndBytes
-// works them out):
+// ("BlueConnect: Novel Hierarchical All-Reduce on Multi-tired Network for Deep
+// Learning", Section 3): BlueConnect's are the flat ring's, 2(P−1)/P·N,
+// whatever the factorisation; two-level's are more (its masters carry the
+// whole N among themselves, and the gather and scatter pass blocks along the
+// chain; verify.TestBlueConnectBaselinesStepsAndBytes works them out):
 //
 //	(3,2,2), N = 24576: ring and BlueConnect 2·11/12·N = 45056; two-level 2.5 N = 61440
 //	(4,4,4), N = 65536: ring and BlueConnect 2·63/64·N = 129024; two-level 2.71875 N = 178176

@@ -208,7 +208,7 @@ func runReproduceChoices(fs *pflag.FlagSet, rr reportRun, stdout, stderr io.Writ
 		return fail(err)
 	}
 	var b bytes.Buffer
-	if err := validation.WriteChoices(&b, validation.Choices, runs); err != nil {
+	if err := validation.WriteChoices(&b, validation.Choices, runs, quick); err != nil {
 		return fail(err)
 	}
 	if outDir != "" {
@@ -233,7 +233,8 @@ func runReproduceChoices(fs *pflag.FlagSet, rr reportRun, stdout, stderr io.Writ
 }
 
 // rerun runs the figures named under e and puts their results in place of
-// theirs in DIR/report.json's report, which must be a full run's.
+// theirs in DIR/report.json's report, which must be a full run's; every
+// figure's declaration (paper, place, title) is this build's.
 func rerun(e validation.Env, outDir string, only []string) (*validation.Report, error) {
 	if outDir == "" || e.Quick {
 		return nil, fmt.Errorf("--only reruns figures of the full report in --out DIR: give --out DIR, without --quick")
@@ -253,6 +254,15 @@ func rerun(e validation.Env, outDir string, only []string) (*validation.Report, 
 	fresh, err := validation.Run(e, only...)
 	if err != nil {
 		return nil, err
+	}
+	for i, res := range old.Results {
+		// The figures not run again keep their outcomes; what each is
+		// (its paper, place and title) is this build's declaration.
+		fig, ok := validation.Lookup(res.Figure.Name)
+		if !ok {
+			return nil, fmt.Errorf("--only: %s's report has %s, which no figure of this build is; run acemu reproduce all --out DIR", outDir, res.Figure.Name)
+		}
+		old.Results[i].Figure = fig
 	}
 	for _, res := range fresh.Results {
 		i := slices.IndexFunc(old.Results, func(r validation.Result) bool { return r.Figure.Name == res.Figure.Name })

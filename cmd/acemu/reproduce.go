@@ -53,14 +53,14 @@ validation report's figures:
          (default the paper's three on 4x2x2, 4x4x2, 4x4x4 and 4x8x4): % of
          ideal and ACE's speed-up over the best baseline per size, and
          Section VI-C's averages beside the paper's (--topos, --workloads)
-  ccube-fig12a  the C-Cube paper's Fig. 12(a) ("Communication
-         Algorithm-Architecture Co-Design for Distributed Deep Learning",
-         Section 6): its overlapped double tree (C1) against the
+  ccube-fig12a  the C-Cube paper's Fig. 12(a) ("Logical/Physical
+         Topology-Aware Collective Communication in Deep Learning
+         Training", Section V-B): its overlapped double tree (C1) against the
          conventional one (B) on the DGX-1 (dgx1), all-reduces of 1 to
          64 MiB (--size: one), one-shot and in 64 KiB chunks, on the ideal
          endpoint, the SM-driven baseline and ACE, beside the paper's gain
          and its model's
-  ccube-fig13  the C-Cube paper's Fig. 13 (Section 6): training on dgx1
+  ccube-fig13  the C-Cube paper's Fig. 13 (Section V-B): training on dgx1
          under its configurations B, C1, C2, CC and R (--workloads, default
          resnet50; --systems, default baseline-commopt,ace), one iteration in
          the steady state, each beside B, with the paper's gains
