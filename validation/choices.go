@@ -1,6 +1,8 @@
 package validation
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/acemu/acemu/internal/outfile"
 	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/sweep"
 )
@@ -188,6 +191,113 @@ func takesAny(f Figure, choices []Choice) bool {
 	return slices.ContainsFunc(choices, func(c Choice) bool { return f.Takes(c.Key) })
 }
 
+// ChoicesOf is the choices whose keys are given (every choice when none
+// are), in Choices' order; a key that is not a choice's is refused.
+func ChoicesOf(keys []string) ([]Choice, error) {
+	if len(keys) == 0 {
+		return slices.Clone(Choices), nil
+	}
+	var all []string
+	for _, c := range Choices {
+		all = append(all, c.Key)
+	}
+	for _, k := range keys {
+		if !slices.Contains(all, k) {
+			if why := notSwept(k); why != "" {
+				return nil, fmt.Errorf("%s is not swept: %s", k, why)
+			}
+			return nil, fmt.Errorf("%s is not one of the choices swept: %s", k, strings.Join(all, ", "))
+		}
+	}
+	return slices.DeleteFunc(slices.Clone(Choices), func(c Choice) bool { return !slices.Contains(keys, c.Key) }), nil
+}
+
+// ReadChoiceRuns reads the runs WriteChoiceRuns wrote.
+func ReadChoiceRuns(path string) ([]ChoiceRun, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var runs []ChoiceRun
+	if err := dec.Decode(&runs); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return runs, nil
+}
+
+// WriteChoiceRuns writes the runs as JSON (`acemu reproduce choices
+// --out DIR`'s DIR/choices.json).
+func WriteChoiceRuns(path string, runs []ChoiceRun) error {
+	js, err := json.MarshalIndent(runs, "", " ")
+	if err != nil {
+		return err
+	}
+	return outfile.Write(path, append(js, '\n'))
+}
+
+// MergeChoiceRuns puts the runs of later in place of earlier's of the
+// same key and value, the rest of earlier kept, in Choices' order: the
+// choices' sweep run in parts (by --keys), each part merged into one
+// file. A row that both moved must have the same default in both (its
+// value at the defaults, or its finding's measure): else the parts were
+// run by builds that simulate differently, and it refuses them.
+func MergeChoiceRuns(earlier, later []ChoiceRun) ([]ChoiceRun, error) {
+	type row struct{ figure, what string }
+	defaults := map[row]string{}
+	check := func(runs []ChoiceRun) error {
+		for _, r := range runs {
+			for _, m := range r.Moved {
+				if m.Value.None == "not in the default run" {
+					continue
+				}
+				d := fmt.Sprint(m.Value.Acemu)
+				if m.Value.None != "" {
+					d = "none (" + m.Value.None + ")"
+				}
+				k := row{m.Figure, m.Value.What}
+				if had, ok := defaults[k]; ok && had != d {
+					return fmt.Errorf("%s's %q is %s by default in one run and %s in another: the runs are not of one build; run every key again", m.Figure, m.Value.What, had, d)
+				}
+				defaults[k] = d
+			}
+			for _, f := range r.Flipped {
+				k := row{f.Figure, "finding: " + f.Claim}
+				if had, ok := defaults[k]; ok && had != f.DefaultMeasured {
+					return fmt.Errorf("%s's finding %q measures %s by default in one run and %s in another: the runs are not of one build; run every key again", f.Figure, f.Claim, had, f.DefaultMeasured)
+				}
+				defaults[k] = f.DefaultMeasured
+			}
+		}
+		return nil
+	}
+	if err := check(later); err != nil {
+		return nil, err
+	}
+	if err := check(earlier); err != nil {
+		return nil, err
+	}
+	find := func(runs []ChoiceRun, key, value string) (ChoiceRun, bool) {
+		i := slices.IndexFunc(runs, func(r ChoiceRun) bool { return r.Key == key && r.Value == value })
+		if i < 0 {
+			return ChoiceRun{}, false
+		}
+		return runs[i], true
+	}
+	var out []ChoiceRun
+	for _, c := range Choices {
+		for _, v := range c.Others {
+			if r, ok := find(later, c.Key, v); ok {
+				out = append(out, r)
+			} else if r, ok := find(earlier, c.Key, v); ok {
+				out = append(out, r)
+			}
+		}
+	}
+	return out, nil
+}
+
 // ChoiceDir is where, under the choices' sweep's directory, the runs of
 // key set to value are kept: choices/KEY=VALUE, the pair path-escaped
 // ("links.nvlink.bandwidth=20GB%2Fs").
@@ -284,6 +394,25 @@ func WriteChoices(w io.Writer, choices []Choice, runs []ChoiceRun, quick bool) e
 				fmt.Fprintf(&b, "| %s | %s | %s (%s) | %s (%s) |\n", f.Figure, f.Claim, yesNo(f.Default), f.DefaultMeasured, yesNo(f.Other), f.OtherMeasured)
 			}
 		}
+	}
+	var missing, missingKeys []string
+	for _, c := range choices {
+		for _, v := range c.Others {
+			if !slices.ContainsFunc(runs, func(r ChoiceRun) bool { return r.Key == c.Key && r.Value == v }) {
+				missing = append(missing, "`"+c.Key+"="+v+"`")
+				if !slices.Contains(missingKeys, c.Key) {
+					missingKeys = append(missingKeys, c.Key)
+				}
+			}
+		}
+	}
+	if len(missing) > 0 {
+		flag, file := "", ChoicesFullRuns
+		if quick {
+			flag, file = " --quick", ChoicesRuns
+		}
+		fmt.Fprintf(&b, "\n## Not run yet\n\nThe sweep is run in parts (`--keys`), each merged into the runs this page is written from; not yet run: %s. `acemu reproduce choices%s --keys %s --out DIR --into docs/validation/%s` runs them and merges them in (it refuses runs made by a build that simulates differently), and `go test ./validation -run TestCommittedChoices -update` writes the page again.\n",
+			strings.Join(missing, ", "), flag, strings.Join(missingKeys, ","), file)
 	}
 	b.WriteString("\n## Not swept\n\n| key | why |\n|---|---|\n")
 	keys := make([]string, 0, len(NotSwept))

@@ -22,6 +22,11 @@ const (
 	ChoicesFile = "choices.md"
 	// ChoicesFullFile is the same page at the report's full size.
 	ChoicesFullFile = "choices-full.md"
+	// ChoicesRuns and ChoicesFullRuns are the runs the two pages are
+	// written from (`acemu reproduce choices [--quick] --out DIR`'s
+	// DIR/choices.json, or --into them).
+	ChoicesRuns     = "choices.json"
+	ChoicesFullRuns = "choices-full.json"
 )
 
 // DocsHeader opens the generated docs/validation.md.

@@ -283,3 +283,62 @@ func TestMicrosTextRoundsOnce(t *testing.T) {
 		require.Equal(t, c.want, microsText(c.cycles), "%d cycles", c.cycles)
 	}
 }
+
+// --keys picks choices by key, in Choices' order, and refuses a key that
+// is not swept, saying why.
+func TestChoicesOf(t *testing.T) {
+	all, err := ChoicesOf(nil)
+	require.NoError(t, err)
+	require.Equal(t, Choices, all)
+	got, err := ChoicesOf([]string{"links.rx_buffer", "ace.partition"})
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	require.Equal(t, "ace.partition", got[0].Key, "Choices' order, not the flag's")
+	require.Equal(t, "links.rx_buffer", got[1].Key)
+	_, err = ChoicesOf([]string{"ace.bogus"})
+	require.ErrorContains(t, err, "ace.bogus is not one of the choices swept: ace.ports_per_bank, ")
+	_, err = ChoicesOf([]string{"training.micro"})
+	require.ErrorContains(t, err, "training.micro is not swept: only a MICRO workload")
+}
+
+// Runs made in parts merge in Choices' order, a later part's run in place
+// of an earlier one's, and parts whose defaults differ (another build's
+// simulation) are refused.
+func TestMergeChoiceRuns(t *testing.T) {
+	moved := func(def, other float64) []MovedValue {
+		return []MovedValue{{Figure: "fig5", Value: Value{What: "w", Acemu: def}, Other: Value{What: "w", Acemu: other}}}
+	}
+	earlier := []ChoiceRun{
+		{Key: "links.tx_buffer", Value: "16", Moved: moved(1, 2)},
+		{Key: "ace.partition", Value: "paper", Moved: moved(1, 3)},
+	}
+	later := []ChoiceRun{{Key: "ace.partition", Value: "paper", Moved: moved(1, 4)}, {Key: "ace.ports_per_bank", Value: "literal"}}
+	got, err := MergeChoiceRuns(earlier, later)
+	require.NoError(t, err)
+	var order []string
+	for _, r := range got {
+		order = append(order, r.Key+"="+r.Value)
+	}
+	require.Equal(t, []string{"ace.ports_per_bank=literal", "ace.partition=paper", "links.tx_buffer=16"}, order)
+	require.Equal(t, 4.0, got[1].Moved[0].Other.Acemu, "the later run replaces the earlier")
+
+	_, err = MergeChoiceRuns(earlier, []ChoiceRun{{Key: "ace.notice", Value: "fsm", Moved: moved(1.5, 2)}})
+	require.ErrorContains(t, err, `fig5's "w" is 1.5 by default in one run and 1 in another: the runs are not of one build`)
+	flip := func(m string) []ChoiceRun {
+		return []ChoiceRun{{Key: "ace.notice", Value: "fsm", Flipped: []FlippedFinding{{Figure: "fig9a", Claim: "c", DefaultMeasured: m}}}}
+	}
+	_, err = MergeChoiceRuns(flip("a"), flip("b"))
+	require.ErrorContains(t, err, `fig9a's finding "c" measures b by default in one run and a in another`)
+}
+
+// A page written from some of the choices' runs lists the rest and the
+// command that runs and merges them.
+func TestWriteChoicesListsTheRunsNotYetMade(t *testing.T) {
+	var b bytes.Buffer
+	runs := []ChoiceRun{{Key: "links.tx_buffer", Value: "16"}}
+	require.NoError(t, WriteChoices(&b, []Choice{Choices[0], {"links.tx_buffer", []string{"16", "64"}, "docs/topology.md"}}, runs, false))
+	require.Contains(t, b.String(), "## Not run yet\n\nThe sweep is run in parts (`--keys`), each merged into the runs this page is written from; not yet run: `ace.ports_per_bank=literal`, `links.tx_buffer=64`. `acemu reproduce choices --keys ace.ports_per_bank,links.tx_buffer --out DIR --into docs/validation/choices-full.json` runs them")
+	b.Reset()
+	require.NoError(t, WriteChoices(&b, []Choice{{"links.tx_buffer", []string{"16"}, "docs/topology.md"}}, runs, true))
+	require.NotContains(t, b.String(), "Not run yet")
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -31,6 +30,9 @@ type reportRun struct {
 	workers      int
 	names, only  []string
 	shard        sweep.Shard
+	// keys and into are `acemu reproduce choices`'s --keys and --into.
+	keys []string
+	into string
 }
 
 // runReproduceAll is `acemu reproduce all`: every figure of the
@@ -190,14 +192,28 @@ func runReproduceChoices(fs *pflag.FlagSet, rr reportRun, stdout, stderr io.Writ
 		return 1
 	}
 	quick, outDir, workers := rr.quick, rr.outDir, rr.workers
-	if err := onlyFlags(fs, "acemu reproduce choices", "quick", "out", "workers", "shard"); err != nil {
+	if err := onlyFlags(fs, "acemu reproduce choices", "quick", "out", "workers", "shard", "keys", "into"); err != nil {
 		return fail(err)
 	}
 	if err := checkWorkers(workers); err != nil {
 		return fail(err)
 	}
+	choices, err := validation.ChoicesOf(rr.keys)
+	if err != nil {
+		return fail(fmt.Errorf("--keys: %w", err))
+	}
+	var earlier []validation.ChoiceRun
+	if rr.into != "" {
+		if rr.shard.N > 1 {
+			return fail(fmt.Errorf("--into merges a whole run's results: run the shards without it, merge them (acemu reproduce merge), then run with --into on the merged directory"))
+		}
+		// A file not there yet is the first part's.
+		if earlier, err = validation.ReadChoiceRuns(rr.into); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fail(fmt.Errorf("--into: %w", err))
+		}
+	}
 	e := validation.Env{Platform: platform.Default(), Quick: quick, Workers: workers, Dir: outDir, Shard: rr.shard}
-	_, runs, err := validation.RunChoices(e, validation.Choices, func(k, v string) {
+	_, runs, err := validation.RunChoices(e, choices, func(k, v string) {
 		fmt.Fprintf(stderr, "acemu reproduce choices: %s=%s\n", k, v)
 	})
 	if rr.shard.N > 1 && errors.Is(err, sweep.ErrSharded) {
@@ -206,6 +222,14 @@ func runReproduceChoices(fs *pflag.FlagSet, rr reportRun, stdout, stderr io.Writ
 	}
 	if err != nil {
 		return fail(err)
+	}
+	if rr.into != "" {
+		if runs, err = validation.MergeChoiceRuns(earlier, runs); err != nil {
+			return fail(fmt.Errorf("--into %s: %w", rr.into, err))
+		}
+		if err := validation.WriteChoiceRuns(rr.into, runs); err != nil {
+			return fail(fmt.Errorf("--into: %w", err))
+		}
 	}
 	var b bytes.Buffer
 	if err := validation.WriteChoices(&b, validation.Choices, runs, quick); err != nil {
@@ -218,11 +242,7 @@ func runReproduceChoices(fs *pflag.FlagSet, rr reportRun, stdout, stderr io.Writ
 		if err := outfile.Write(filepath.Join(outDir, "choices.md"), b.Bytes()); err != nil {
 			return fail(fmt.Errorf("--out: %w", err))
 		}
-		js, err := json.MarshalIndent(runs, "", " ")
-		if err != nil {
-			return fail(err)
-		}
-		if err := outfile.Write(filepath.Join(outDir, "choices.json"), append(js, '\n')); err != nil {
+		if err := validation.WriteChoiceRuns(filepath.Join(outDir, "choices.json"), runs); err != nil {
 			return fail(fmt.Errorf("--out: %w", err))
 		}
 	}

@@ -26,7 +26,7 @@ const reproduceUsage = `Usage: acemu reproduce NAME [flags]
        acemu reproduce all [--quick] [--out DIR [--only NAME,…] [--docs FILE]] [--workers N]
        acemu reproduce NAME|all --shard i/n --out DIR_i ...   then
        acemu reproduce merge DIR_0 DIR_1 ... --out DIR
-       acemu reproduce choices [--quick] [--out DIR] [--workers N] [--shard i/n]
+       acemu reproduce choices [--quick] [--out DIR] [--keys K,…] [--into FILE] [--workers N] [--shard i/n]
 
 Rerun a figure of the papers from the model. NAME is one of the
 validation report's figures:
@@ -102,7 +102,9 @@ one at a time, and prints the rows each moves and the findings it turns
 (with --quick, on each figure's quick subset); with --out DIR it keeps
 every run's points there (the base report's in DIR/NAME, so a report's
 --out is its base at no cost, each choice's in DIR/choices/KEY=VALUE/NAME)
-and, run again, runs only what is missing.
+and, run again, runs only what is missing; --keys sweeps only those keys
+and --into FILE merges the runs into FILE (docs/validation/choices-full.json),
+so that the sweep can run in parts.
 
 Every figure's runs are sweeps (docs/sweeps.md): --shard i/n runs the
 points whose index modulo n is i of each of them into --out DIR_i;
@@ -152,6 +154,8 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	only := fs.String("only", "", "all: rerun only these figures (comma-separated) and put their results in place of theirs in --out DIR's report.json (their sweeps resume from DIR/NAME/)")
 	docs := fs.String("docs", "", "all: also write this Markdown file (docs/validation.md) from the report and the analysis beside it (docs/validation/), with the report as report.json and the figures' SVGs; needs --out")
 	fs.String(validation.FlagFSMs, "", "ACE FSM count; fig9a: counts, comma-separated (default 16; fig9a 4,8,12,16,20)")
+	keys := fs.String("keys", "", "choices: sweep only these choices' keys (comma-separated; default every key of docs/validation/choices.md)")
+	into := fs.String("into", "", "choices: merge the runs into this choices.json (docs/validation/choices-full.json), each key's runs in place of its earlier ones, refused if its defaults differ from this build's")
 	shard := fs.String("shard", "", "run only shard i/n of each of the figure's sweeps (the points whose index modulo n is i) into --out; acemu reproduce merge combines the shards")
 	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s%s", reproduceUsage, fs.FlagUsages()) }
 	if len(args) > 0 && args[0] == "merge" {
@@ -179,7 +183,10 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		return runReproduceAll(fs, reportRun{quick: *quick, outDir: *outDir, docs: *docs, workers: *workers, only: splitList(*only), shard: sh}, stdout, stderr)
 	}
 	if fs.NArg() == 1 && fs.Arg(0) == "choices" {
-		return runReproduceChoices(fs, reportRun{quick: *quick, outDir: *outDir, workers: *workers, shard: sh}, stdout, stderr)
+		return runReproduceChoices(fs, reportRun{quick: *quick, outDir: *outDir, workers: *workers, shard: sh, keys: splitList(*keys), into: *into}, stdout, stderr)
+	}
+	if err := refuseFlags(fs, []string{"keys", "into"}, "is for acemu reproduce choices"); err != nil {
+		return fail(err)
 	}
 	if err := refuseFlags(fs, []string{"docs", "only"}, "is for acemu reproduce all"); err != nil {
 		return fail(err)

@@ -52,6 +52,18 @@ func TestReproduceRefusesFlagsNamingThoseTaken(t *testing.T) {
 	requireRefused(t, 1, "--shard 2/2: the index must be 0 to 1", "reproduce", "fig5", "--shard", "2/2", "--out", t.TempDir())
 }
 
+// The choices' sweep's --keys and --into are its own, checked before
+// anything runs.
+func TestReproduceChoicesKeysAndInto(t *testing.T) {
+	requireRefused(t, 1, "--keys: ace.bogus is not one of the choices swept", "reproduce", "choices", "--keys", "ace.bogus")
+	requireRefused(t, 1, "--keys: training.micro is not swept", "reproduce", "choices", "--keys", "training.micro")
+	bad := filepath.Join(t.TempDir(), "choices.json")
+	require.NoError(t, os.WriteFile(bad, []byte("[{\"key\": 1}]"), 0o644))
+	requireRefused(t, 1, "--into: "+bad+": json: cannot unmarshal number", "reproduce", "choices", "--keys", "ace.partition", "--into", bad)
+	requireRefused(t, 1, "--into merges a whole run's results", "reproduce", "choices", "--into", "x.json", "--shard", "0/2", "--out", t.TempDir())
+	requireRefused(t, 1, "--keys is for acemu reproduce choices", "reproduce", "fig5", "--keys", "ace.partition")
+}
+
 // acemu reproduce NAME --shard i/n runs a slice of its sweep; acemu
 // reproduce merge combines the slices; the command run again on the merge
 // runs nothing: its JSON, table and points are one run's.
