@@ -55,7 +55,7 @@ func runACEFig9a(e Env) (*Outcome, error) {
 	// (footnote 8), over 4 MB and 16.
 	out.Values = append(out.Values, Value{What: "performance at 8 MB and 20 FSMs over 4 MB and 16 FSMs, more", Unit: "%", Where: where,
 		Paper: Printed("6"), Acemu: 100 * (at(8*mib, 20) - 1),
-		Why: "more SRAM past 1 MiB changes nothing in acemu's runs, and GNMT, whose roofline compute hides its communication, gains nothing from either (docs/validation.md, \"ACE's SRAM × FSMs in training\")"})
+		Why: atReportSize(e.Quick, "ACE's SRAM × FSMs in training", "more SRAM past 1 MiB changes nothing in acemu's runs, and GNMT, whose roofline compute hides its communication, gains nothing from either (docs/validation.md, \"ACE's SRAM × FSMs in training\")")})
 	// "diminishing returns past 4 MB and 16 FSMs": the step past the
 	// design point on both axes at once (to 8 MB and 20 FSMs, the paper's
 	// own comparison) gains less than the step into it (from 2 MB and 12

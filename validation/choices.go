@@ -67,6 +67,8 @@ var NotSwept = map[string]string{
 // values and findings that moved, beside the default's.
 type ChoiceRun struct {
 	Key, Value string
+	// Quick is whether its runs are the quick subset's.
+	Quick bool `json:"quick,omitempty"`
 	// Figures are the figures whose runs take the key (Figure.Takes): the
 	// others would not change and did not run.
 	Figures []string
@@ -123,7 +125,11 @@ func RunChoices(e Env, choices []Choice, progress func(key, value string), names
 		taking[i] = f.Name
 	}
 	if len(taking) == 0 {
-		return nil, nil, fmt.Errorf("none of the figures takes a choice's key: nothing to sweep")
+		var keys []string
+		for _, c := range choices {
+			keys = append(keys, c.Key)
+		}
+		return nil, nil, fmt.Errorf("none of the figures takes %s: nothing to sweep", strings.Join(keys, ", "))
 	}
 	base, err := Run(e, taking...) // a figure no choice moves need not run
 	if err != nil {
@@ -143,7 +149,7 @@ func RunChoices(e Env, choices []Choice, progress func(key, value string), names
 			if err := ce.Platform.Validate(); err != nil {
 				return nil, nil, fmt.Errorf("choice %s=%s: %w", c.Key, v, err)
 			}
-			cr := ChoiceRun{Key: c.Key, Value: v}
+			cr := ChoiceRun{Key: c.Key, Value: v, Quick: e.Quick}
 			for _, f := range figs {
 				if !f.Takes(c.Key) {
 					continue
@@ -222,7 +228,7 @@ func ReadChoiceRuns(path string) ([]ChoiceRun, error) {
 	dec.DisallowUnknownFields()
 	var runs []ChoiceRun
 	if err := dec.Decode(&runs); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s is not a choices' runs file (%w): give another, or remove it to start one", path, err)
 	}
 	return runs, nil
 }
@@ -240,10 +246,22 @@ func WriteChoiceRuns(path string, runs []ChoiceRun) error {
 // MergeChoiceRuns puts the runs of later in place of earlier's of the
 // same key and value, the rest of earlier kept, in Choices' order: the
 // choices' sweep run in parts (by --keys), each part merged into one
-// file. A row that both moved must have the same default in both (its
-// value at the defaults, or its finding's measure): else the parts were
-// run by builds that simulate differently, and it refuses them.
+// file. It refuses quick runs beside full-size ones, and a row that moved
+// in a later run and in an earlier one it keeps with another default
+// (its value at the defaults, or its finding's measure): the parts were
+// then run by builds that simulate differently. Rows only one part moved
+// are not compared, so parts that agree on these may still differ
+// elsewhere.
 func MergeChoiceRuns(earlier, later []ChoiceRun) ([]ChoiceRun, error) {
+	for _, r := range append(slices.Clone(earlier), later...) {
+		if len(later) > 0 && r.Quick != later[0].Quick {
+			return nil, fmt.Errorf("it holds quick runs and full-size ones (%s=%s is %s): merge each size into its own file", r.Key, r.Value, sizeName(r.Quick))
+		}
+	}
+	replaced := func(r ChoiceRun) bool {
+		return slices.ContainsFunc(later, func(l ChoiceRun) bool { return l.Key == r.Key && l.Value == r.Value })
+	}
+	kept := slices.DeleteFunc(slices.Clone(earlier), replaced)
 	type row struct{ figure, what string }
 	defaults := map[row]string{}
 	check := func(runs []ChoiceRun) error {
@@ -258,14 +276,14 @@ func MergeChoiceRuns(earlier, later []ChoiceRun) ([]ChoiceRun, error) {
 				}
 				k := row{m.Figure, m.Value.What}
 				if had, ok := defaults[k]; ok && had != d {
-					return fmt.Errorf("%s's %q is %s by default in one run and %s in another: the runs are not of one build; run every key again", m.Figure, m.Value.What, had, d)
+					return fmt.Errorf("%s's %q is %s by default in one run and %s in another: the runs are not of one build's simulation; start a new file (remove it, or --into another) and run every key", m.Figure, m.Value.What, had, d)
 				}
 				defaults[k] = d
 			}
 			for _, f := range r.Flipped {
 				k := row{f.Figure, "finding: " + f.Claim}
 				if had, ok := defaults[k]; ok && had != f.DefaultMeasured {
-					return fmt.Errorf("%s's finding %q measures %s by default in one run and %s in another: the runs are not of one build; run every key again", f.Figure, f.Claim, had, f.DefaultMeasured)
+					return fmt.Errorf("%s's finding %q measures %s by default in one run and %s in another: the runs are not of one build's simulation; start a new file (remove it, or --into another) and run every key", f.Figure, f.Claim, had, f.DefaultMeasured)
 				}
 				defaults[k] = f.DefaultMeasured
 			}
@@ -275,7 +293,7 @@ func MergeChoiceRuns(earlier, later []ChoiceRun) ([]ChoiceRun, error) {
 	if err := check(later); err != nil {
 		return nil, err
 	}
-	if err := check(earlier); err != nil {
+	if err := check(kept); err != nil {
 		return nil, err
 	}
 	find := func(runs []ChoiceRun, key, value string) (ChoiceRun, bool) {
@@ -296,6 +314,14 @@ func MergeChoiceRuns(earlier, later []ChoiceRun) ([]ChoiceRun, error) {
 		}
 	}
 	return out, nil
+}
+
+// sizeName says which runs quick names.
+func sizeName(quick bool) string {
+	if quick {
+		return "the quick subset's"
+	}
+	return "full-size"
 }
 
 // ChoiceDir is where, under the choices' sweep's directory, the runs of
@@ -411,7 +437,7 @@ func WriteChoices(w io.Writer, choices []Choice, runs []ChoiceRun, quick bool) e
 		if quick {
 			flag, file = " --quick", ChoicesRuns
 		}
-		fmt.Fprintf(&b, "\n## Not run yet\n\nThe sweep is run in parts (`--keys`), each merged into the runs this page is written from; not yet run: %s. `acemu reproduce choices%s --keys %s --out DIR --into docs/validation/%s` runs them and merges them in (it refuses runs made by a build that simulates differently), and `go test ./validation -run TestCommittedChoices -update` writes the page again.\n",
+		fmt.Fprintf(&b, "\n## Not run yet\n\nThe sweep is run in parts (`--keys`), each merged into the runs this page is written from; not yet run: %s. `acemu reproduce choices%s --keys %s --out DIR --into docs/validation/%s` runs them and merges them in (it refuses a part whose defaults differ where both parts moved a row: another build's simulation), and `go test ./validation -run TestCommittedChoices -update` writes the page again.\n",
 			strings.Join(missing, ", "), flag, strings.Join(missingKeys, ","), file)
 	}
 	b.WriteString("\n## Not swept\n\n| key | why |\n|---|---|\n")

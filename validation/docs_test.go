@@ -75,6 +75,10 @@ func TestCommittedReportIsAsDeclared(t *testing.T) {
 		require.Equal(t, fig.Where, res.Figure.Where, "%s: the report's place in the paper is not the figure's; regenerate docs/validation.md", fig.Name)
 		require.Equal(t, fig.Title, res.Figure.Title, "%s: the report's title is not the figure's; regenerate docs/validation.md", fig.Name)
 		require.Equal(t, fig.Tabled, res.Outcome.Table != nil, "%s: a table of its runs as its figure declares", fig.Name)
+		for _, v := range res.Outcome.Values {
+			// The report says why wherever acemu is off the paper's.
+			require.True(t, v.Within() || v.Why != "", "%s: %q is off the paper's and gives no reason (Value.Why: the analysis's, or \"not traced\")", fig.Name, v.What)
+		}
 		require.Equal(t, fig.Draws, len(res.Outcome.Plots) > 0, "%s: plots as its figure declares", fig.Name)
 	}
 }
@@ -184,6 +188,7 @@ func TestCommittedChoices(t *testing.T) {
 			var got []string
 			for _, r := range runs {
 				got = append(got, r.Key+"="+r.Value)
+				require.Equal(t, c.quick, r.Quick, "%s: %s=%s is %s", c.runs, r.Key, r.Value, sizeName(r.Quick))
 			}
 			flag := ""
 			if c.quick {

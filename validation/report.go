@@ -219,16 +219,20 @@ func (r *Report) summary() string {
 		}
 	}
 	s := fmt.Sprintf("%d of %d values within the paper's tolerance; %d of %d findings hold", within, values, holds, findings)
-	if fail := findings - holds; fail > 0 {
+	switch fail, bare := findings-holds, findings-holds-knownFail; {
+	case fail == 0:
+	case bare == 0 && fail == 1:
+		s += " (the one that does not is a known disagreement, with its reason)"
+	case bare == 0:
+		s += fmt.Sprintf(" (each of the %d that do not is a known disagreement, with its reason)", fail)
+	case knownFail == 0:
+		s += fmt.Sprintf(" (none of the %d that do not has a reason in the report: the figures' analysis says what is known)", fail)
+	default:
 		are := "are known disagreements, each"
 		if knownFail == 1 {
 			are = "is a known disagreement,"
 		}
-		s += fmt.Sprintf(" (%d of the %d that do not %s with its reason", knownFail, fail, are)
-		if bare := fail - knownFail; bare > 0 {
-			s += fmt.Sprintf("; of the other %d the figure's analysis says what is known", bare)
-		}
-		s += ")"
+		s += fmt.Sprintf(" (%d of the %d that do not %s with its reason; of the other %d the figure's analysis says what is known)", knownFail, fail, are, bare)
 	}
 	return s + "."
 }

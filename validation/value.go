@@ -89,6 +89,17 @@ type Value struct {
 	Why string `json:"why,omitempty"`
 }
 
+// atReportSize is why, the reason for a gap found at the report's sizes,
+// for a run at them; for the quick subset's (quick) it says only that the
+// reasons are traced at the report's sizes, in section of
+// docs/validation.md.
+func atReportSize(quick bool, section, why string) string {
+	if quick {
+		return "the quick subset's rows: reasons are traced at the report's sizes (docs/validation.md, \"" + section + "\")"
+	}
+	return why
+}
+
 // Within is whether acemu's value lies within the paper's tolerance.
 func (v Value) Within() bool {
 	return v.None == "" && math.Abs(v.Acemu-v.Paper.Value) <= v.Paper.Tolerance+1e-12

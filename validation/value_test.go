@@ -324,11 +324,19 @@ func TestMergeChoiceRuns(t *testing.T) {
 
 	_, err = MergeChoiceRuns(earlier, []ChoiceRun{{Key: "ace.notice", Value: "fsm", Moved: moved(1.5, 2)}})
 	require.ErrorContains(t, err, `fig5's "w" is 1.5 by default in one run and 1 in another: the runs are not of one build`)
-	flip := func(m string) []ChoiceRun {
-		return []ChoiceRun{{Key: "ace.notice", Value: "fsm", Flipped: []FlippedFinding{{Figure: "fig9a", Claim: "c", DefaultMeasured: m}}}}
+	flip := func(key, value, m string) []ChoiceRun {
+		return []ChoiceRun{{Key: key, Value: value, Flipped: []FlippedFinding{{Figure: "fig9a", Claim: "c", DefaultMeasured: m}}}}
 	}
-	_, err = MergeChoiceRuns(flip("a"), flip("b"))
+	_, err = MergeChoiceRuns(flip("ace.notice", "fsm", "a"), flip("ace.prefetch", "room", "b"))
 	require.ErrorContains(t, err, `fig9a's finding "c" measures b by default in one run and a in another`)
+	// A run replaced is not compared: a key run again by a new build
+	// replaces the old build's runs of it.
+	got, err = MergeChoiceRuns(flip("ace.notice", "fsm", "a"), flip("ace.notice", "fsm", "b"))
+	require.NoError(t, err)
+	require.Equal(t, "b", got[0].Flipped[0].DefaultMeasured)
+	// Quick runs do not merge with full-size ones.
+	_, err = MergeChoiceRuns([]ChoiceRun{{Key: "ace.notice", Value: "fsm", Quick: true}}, []ChoiceRun{{Key: "ace.prefetch", Value: "room"}})
+	require.ErrorContains(t, err, "it holds quick runs and full-size ones (ace.notice=fsm is the quick subset's): merge each size into its own file")
 }
 
 // A page written from some of the choices' runs lists the rest and the
@@ -341,4 +349,25 @@ func TestWriteChoicesListsTheRunsNotYetMade(t *testing.T) {
 	b.Reset()
 	require.NoError(t, WriteChoices(&b, []Choice{{"links.tx_buffer", []string{"16"}, "docs/topology.md"}}, runs, true))
 	require.NotContains(t, b.String(), "Not run yet")
+}
+
+// The summary says how many findings fail, and of those how many with a
+// known reason, in words that fit the counts.
+func TestSummaryCountsFailingFindings(t *testing.T) {
+	hold := Finding{Claim: "h", Holds: true}
+	known := Finding{Claim: "k", Known: "why"}
+	bare := Finding{Claim: "b"}
+	for _, c := range []struct {
+		findings []Finding
+		want     string
+	}{
+		{[]Finding{hold}, "1 of 1 findings hold."},
+		{[]Finding{hold, known}, "1 of 2 findings hold (the one that does not is a known disagreement, with its reason)."},
+		{[]Finding{known, known}, "0 of 2 findings hold (each of the 2 that do not is a known disagreement, with its reason)."},
+		{[]Finding{hold, bare, bare}, "1 of 3 findings hold (none of the 2 that do not has a reason in the report: the figures' analysis says what is known)."},
+		{[]Finding{known, known, bare}, "0 of 3 findings hold (2 of the 3 that do not are known disagreements, each with its reason; of the other 1 the figure's analysis says what is known)."},
+	} {
+		rep := &Report{Results: []Result{{Figure: Figure{Name: "figX"}, Outcome: &Outcome{Findings: c.findings}}}}
+		require.Equal(t, "0 of 0 values within the paper's tolerance; "+c.want, rep.summary())
+	}
 }

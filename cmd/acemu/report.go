@@ -223,26 +223,35 @@ func runReproduceChoices(fs *pflag.FlagSet, rr reportRun, stdout, stderr io.Writ
 	if err != nil {
 		return fail(err)
 	}
-	if rr.into != "" {
-		if runs, err = validation.MergeChoiceRuns(earlier, runs); err != nil {
-			return fail(fmt.Errorf("--into %s: %w", rr.into, err))
+	if outDir != "" {
+		// This run's own runs first: a merge refused below loses nothing.
+		if err := os.MkdirAll(outDir, 0o755); err != nil {
+			return fail(fmt.Errorf("--out: %w", err))
 		}
-		if err := validation.WriteChoiceRuns(rr.into, runs); err != nil {
+		if err := validation.WriteChoiceRuns(filepath.Join(outDir, "choices.json"), runs); err != nil {
+			return fail(fmt.Errorf("--out: %w", err))
+		}
+	}
+	if rr.into != "" {
+		merged, err := validation.MergeChoiceRuns(earlier, runs)
+		if err != nil {
+			kept := "rerun with --out DIR to keep this run's runs"
+			if outDir != "" {
+				kept = "this run's runs are in " + filepath.Join(outDir, "choices.json")
+			}
+			return fail(fmt.Errorf("--into %s: %w (%s)", rr.into, err, kept))
+		}
+		if err := validation.WriteChoiceRuns(rr.into, merged); err != nil {
 			return fail(fmt.Errorf("--into: %w", err))
 		}
+		runs = merged
 	}
 	var b bytes.Buffer
 	if err := validation.WriteChoices(&b, validation.Choices, runs, quick); err != nil {
 		return fail(err)
 	}
 	if outDir != "" {
-		if err := os.MkdirAll(outDir, 0o755); err != nil {
-			return fail(fmt.Errorf("--out: %w", err))
-		}
 		if err := outfile.Write(filepath.Join(outDir, "choices.md"), b.Bytes()); err != nil {
-			return fail(fmt.Errorf("--out: %w", err))
-		}
-		if err := validation.WriteChoiceRuns(filepath.Join(outDir, "choices.json"), runs); err != nil {
 			return fail(fmt.Errorf("--out: %w", err))
 		}
 	}
@@ -311,8 +320,13 @@ func onlyFlags(fs *pflag.FlagSet, cmd string, allowed ...string) error {
 	for i, a := range allowed {
 		names[i] = "--" + a
 	}
-	return fmt.Errorf("--%s chooses one figure's runs; `%s` runs each figure as its paper set it up and takes only %s and %s",
-		first, cmd, strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
+	takes := strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	// The other commands' own flags are not for cmd; every other flag
+	// chooses a figure's runs (its options or its platform).
+	if slices.Contains([]string{"docs", "only", "report", "keys", "into", "format", "plot"}, first) {
+		return fmt.Errorf("--%s is not for `%s`, which takes only %s", first, cmd, takes)
+	}
+	return fmt.Errorf("--%s chooses one figure's runs; `%s` runs each figure as its paper set it up and takes only %s", first, cmd, takes)
 }
 
 // shardDone tells that a shard (what: "0/2", or "0/2 of fig5") has run

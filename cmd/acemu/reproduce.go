@@ -155,7 +155,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	docs := fs.String("docs", "", "all: also write this Markdown file (docs/validation.md) from the report and the analysis beside it (docs/validation/), with the report as report.json and the figures' SVGs; needs --out")
 	fs.String(validation.FlagFSMs, "", "ACE FSM count; fig9a: counts, comma-separated (default 16; fig9a 4,8,12,16,20)")
 	keys := fs.String("keys", "", "choices: sweep only these choices' keys (comma-separated; default every key of docs/validation/choices.md)")
-	into := fs.String("into", "", "choices: merge the runs into this choices.json (docs/validation/choices-full.json), each key's runs in place of its earlier ones, refused if its defaults differ from this build's")
+	into := fs.String("into", "", "choices: merge the runs into this file (docs/validation/choices-full.json; created if missing), each key's runs in place of its earlier ones; refused where a row both moved has another default in each (another build's simulation)")
 	shard := fs.String("shard", "", "run only shard i/n of each of the figure's sweeps (the points whose index modulo n is i) into --out; acemu reproduce merge combines the shards")
 	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s%s", reproduceUsage, fs.FlagUsages()) }
 	if len(args) > 0 && args[0] == "merge" {
@@ -179,14 +179,16 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 			return fail(fmt.Errorf("--shard needs --out: a shard's points are kept there for acemu reproduce merge"))
 		}
 	}
+	if !(fs.NArg() == 1 && fs.Arg(0) == "choices") {
+		if err := refuseFlags(fs, []string{"keys", "into"}, "is for acemu reproduce choices"); err != nil {
+			return fail(err)
+		}
+	}
 	if fs.NArg() == 1 && fs.Arg(0) == "all" {
 		return runReproduceAll(fs, reportRun{quick: *quick, outDir: *outDir, docs: *docs, workers: *workers, only: splitList(*only), shard: sh}, stdout, stderr)
 	}
 	if fs.NArg() == 1 && fs.Arg(0) == "choices" {
 		return runReproduceChoices(fs, reportRun{quick: *quick, outDir: *outDir, workers: *workers, shard: sh, keys: splitList(*keys), into: *into}, stdout, stderr)
-	}
-	if err := refuseFlags(fs, []string{"keys", "into"}, "is for acemu reproduce choices"); err != nil {
-		return fail(err)
 	}
 	if err := refuseFlags(fs, []string{"docs", "only"}, "is for acemu reproduce all"); err != nil {
 		return fail(err)

@@ -59,9 +59,14 @@ func TestReproduceChoicesKeysAndInto(t *testing.T) {
 	requireRefused(t, 1, "--keys: training.micro is not swept", "reproduce", "choices", "--keys", "training.micro")
 	bad := filepath.Join(t.TempDir(), "choices.json")
 	require.NoError(t, os.WriteFile(bad, []byte("[{\"key\": 1}]"), 0o644))
-	requireRefused(t, 1, "--into: "+bad+": json: cannot unmarshal number", "reproduce", "choices", "--keys", "ace.partition", "--into", bad)
+	requireRefused(t, 1, "--into: "+bad+" is not a choices' runs file (json: cannot unmarshal number", "reproduce", "choices", "--keys", "ace.partition", "--into", bad)
 	requireRefused(t, 1, "--into merges a whole run's results", "reproduce", "choices", "--into", "x.json", "--shard", "0/2", "--out", t.TempDir())
 	requireRefused(t, 1, "--keys is for acemu reproduce choices", "reproduce", "fig5", "--keys", "ace.partition")
+	requireRefused(t, 1, "--into is for acemu reproduce choices", "reproduce", "all", "--into", "x.json")
+	requireRefused(t, 1, "--docs is not for `acemu reproduce choices`, which takes only --quick, --out", "reproduce", "choices", "--docs", "x.md")
+	empty := filepath.Join(t.TempDir(), "empty.json")
+	require.NoError(t, os.WriteFile(empty, nil, 0o644))
+	requireRefused(t, 1, empty+" is not a choices' runs file (EOF): give another, or remove it to start one", "reproduce", "choices", "--into", empty)
 }
 
 // acemu reproduce NAME --shard i/n runs a slice of its sweep; acemu
