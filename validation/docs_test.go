@@ -163,6 +163,7 @@ var committedChoices = []struct {
 	quick      bool
 }{
 	{filepath.Join(committedAnalysis, ChoicesRuns), filepath.Join(committedAnalysis, ChoicesFile), true},
+	{filepath.Join(committedAnalysis, ChoicesFullRuns), filepath.Join(committedAnalysis, ChoicesFullFile), false},
 }
 
 // docs/validation/choices.md and choices-full.md are what WriteChoices
