@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 	"slices"
@@ -240,6 +241,11 @@ func simSetup(o Options) sim.Setup {
 	return sim.Setup{Machine: o.Machine, Links: o.Links, AFI: o.afiConfig(), Library: o.Library, Order: o.Order}
 }
 
+// ErrLibraNotFoldable is what a folded run of a LIBRA system returns when
+// its plan's fused all-reduces would not let one NPU stand for all: the
+// run needs every NPU simulated (--full).
+var ErrLibraNotFoldable = errors.New("does not let one NPU stand for all")
+
 // check refuses a plan whose fused all-reduces would not let one NPU
 // stand for all on a folded run (the comparison decided to fold on the
 // layers' all-reduces and all of them fused, not on the groups between).
@@ -254,7 +260,7 @@ func (p *LibraPlan) check(o Options, fold bool) error {
 			return fmt.Errorf("LIBRA's group of layers %v: %w", g.Layers, err)
 		}
 		if why := sim.Foldable(o.Machine, false, plan); why != nil {
-			return fmt.Errorf("LIBRA's group of layers %v (%d bytes) does not let one NPU stand for all (%v); run with --full", g.Layers, g.Bytes, why)
+			return fmt.Errorf("LIBRA's group of layers %v (%d bytes) %w (%v); run with --full", g.Layers, g.Bytes, ErrLibraNotFoldable, why)
 		}
 	}
 	return nil

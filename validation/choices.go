@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/acemu/acemu/compare"
 	"github.com/acemu/acemu/internal/outfile"
 	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/sweep"
@@ -76,11 +77,20 @@ type ChoiceRun struct {
 	// as changing nothing (sweep.ErrNoEffect): the systems, workloads or
 	// links they run do not read it.
 	Refused []string `json:",omitempty"`
+	// Unfolded are the figures whose runs cannot fold under the choice
+	// (compare.ErrLibraNotFoldable: one NPU no longer stands for all) and
+	// that run only folded, with the refusal: not run.
+	Unfolded []FigureRefusal `json:",omitempty"`
 	// Moved are the values that changed: the figure, the quantity, the
 	// paper's, the default's and this one's.
 	Moved []MovedValue
 	// Flipped are the findings that hold under one and not the other.
 	Flipped []FlippedFinding
+}
+
+// FigureRefusal is a figure a choice's runs refused, and why.
+type FigureRefusal struct {
+	Figure, Why string
 }
 
 // MovedValue is a value a choice moved: the default run's row and the
@@ -168,6 +178,12 @@ func RunChoices(e Env, choices []Choice, progress func(key, value string), names
 					// for every figure, as what it runs may be an option
 					// (a figure's --topos may name a torus or the DGX-1).
 					cr.Refused = append(cr.Refused, f.Name)
+					continue
+				}
+				if errors.Is(err, compare.ErrLibraNotFoldable) {
+					// Its runs are folded only; the choice breaks the
+					// symmetry folding needs. Said on the page, not run.
+					cr.Unfolded = append(cr.Unfolded, FigureRefusal{Figure: f.Name, Why: err.Error()})
 					continue
 				}
 				if sharded && errors.Is(err, sweep.ErrSharded) {
@@ -395,6 +411,9 @@ func WriteChoices(w io.Writer, choices []Choice, runs []ChoiceRun, quick bool) e
 		}
 		if len(r.Refused) > 0 {
 			figs += "; not run, as their systems, workloads or links do not read the key: " + strings.Join(r.Refused, ", ")
+		}
+		for _, u := range r.Unfolded {
+			figs += "; not run, as its runs cannot fold under this value and it runs only folded: " + u.Figure + " (" + u.Why + ")"
 		}
 		fmt.Fprintf(&b, "\n## %s = %s\n\n(The default: %s; why, %s; `--set %s=%s`.) Figures run: %s.\n", r.Key, r.Value, defaultOf(r.Key), doc[r.Key], r.Key, r.Value, figs)
 		if len(r.Moved) == 0 && len(r.Flipped) == 0 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/acemu/acemu/compare"
 	"github.com/acemu/acemu/platform"
 	"github.com/acemu/acemu/sweep"
 )
@@ -370,4 +371,26 @@ func TestSummaryCountsFailingFindings(t *testing.T) {
 		rep := &Report{Results: []Result{{Figure: Figure{Name: "figX"}, Outcome: &Outcome{Findings: c.findings}}}}
 		require.Equal(t, "0 of 0 values within the paper's tolerance; "+c.want, rep.summary())
 	}
+}
+
+// A figure whose folded runs a choice makes unfoldable (LIBRA's fused
+// groups under smaller messages) is recorded as not run, with the
+// refusal, and the sweep goes on.
+func TestRunChoicesRecordsAnUnfoldableFigure(t *testing.T) {
+	saved := registry
+	t.Cleanup(func() { registry = saved })
+	registry = []Figure{{Name: "figX", Quick: true, Run: func(e Env) (*Outcome, error) {
+		if e.Platform.MessageBytes != platform.Default().MessageBytes {
+			return nil, fmt.Errorf("figX: LIBRA's group of layers [1] (8 bytes) %w (a reason); run with --full", compare.ErrLibraNotFoldable)
+		}
+		return &Outcome{Values: []Value{{What: "a", Paper: Printed("1"), Acemu: 1}}}, nil
+	}}}
+	_, got, err := RunChoices(Env{Platform: platform.Default(), Quick: true}, []Choice{{"afi.message", []string{"4KiB"}, "docs/model-choices.md"}}, nil)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	require.Empty(t, got[0].Figures)
+	require.Equal(t, []FigureRefusal{{Figure: "figX", Why: "figX: LIBRA's group of layers [1] (8 bytes) does not let one NPU stand for all (a reason); run with --full"}}, got[0].Unfolded)
+	var b bytes.Buffer
+	require.NoError(t, WriteChoices(&b, Choices, got, true))
+	require.Contains(t, b.String(), "; not run, as its runs cannot fold under this value and it runs only folded: figX (figX: LIBRA's group")
 }
