@@ -60,10 +60,7 @@ func runACEFig10(e Env) (*Outcome, error) {
 				on := fmt.Sprintf("%s on %s", r.Workload, r.Topo)
 				const main = " (docs/validation.md, \"The main job in the paper's compute regime\")"
 				at := func(why string) string { // the report's sizes' reason
-					if e.Quick {
-						return fig10Why(r.Workload, "", true)
-					}
-					return why
+					return atReportSize(e.Quick, "The main job in the paper's compute regime", why)
 				}
 				out.Values = append(out.Values,
 					Value{What: "baseline-commopt's compute over baseline-compopt's, " + on, Unit: "×", Where: where,
