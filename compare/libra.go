@@ -81,7 +81,7 @@ func checkLibra(o Options) error {
 		case o.Trace != nil:
 			return fmt.Errorf("%s: a Chakra trace issues its own collectives; LIBRA's plan is for a workload's weight-gradient all-reduces (--workload)", s.Name)
 		case o.Memory != contend.Share:
-			return fmt.Errorf("%s: under --memory-policy %s compute keeps its SMs whatever communication does, so there is no contention for LIBRA to plan; use --memory-policy share (docs/libra.md)", s.Name, o.Memory)
+			return refused(fmt.Errorf("%s: under --memory-policy %s compute keeps its SMs whatever communication does, so there is no contention for LIBRA to plan; use --memory-policy share (docs/libra.md)", s.Name, o.Memory))
 		case o.scheduleOf(s.Name) != train.ScheduleLayerwise:
 			return fmt.Errorf("%s: LIBRA issues its groups' all-reduces chained, one at a time, in its own fusion; drop the %s schedule for it", s.Name, o.scheduleOf(s.Name))
 		}
@@ -243,8 +243,29 @@ func simSetup(o Options) sim.Setup {
 
 // ErrLibraNotFoldable is what a folded run of a LIBRA system returns when
 // its plan's fused all-reduces would not let one NPU stand for all: the
-// run needs every NPU simulated (--full).
+// run needs every NPU simulated (--full). It is also ErrRefused.
 var ErrLibraNotFoldable = errors.New("does not let one NPU stand for all")
+
+// ErrRefused is what a comparison returns (errors.Is) when a system it
+// runs refuses the setup it is given, though the setup is valid for
+// others: LIBRA under a memory policy with no contention to plan, or a
+// LIBRA plan that does not fold on a run that must. A sweep over a
+// setting records such a run as refused, with the reason, rather than
+// stopping.
+var ErrRefused = errors.New("a system refuses the setup")
+
+// refusedError is an error that is also ErrRefused.
+type refusedError struct{ err error }
+
+func (e refusedError) Error() string { return e.err.Error() }
+
+func (e refusedError) Unwrap() error { return e.err }
+
+// Is makes a refusedError ErrRefused.
+func (e refusedError) Is(target error) bool { return target == ErrRefused }
+
+// refused marks err as a system's refusal of its setup (ErrRefused).
+func refused(err error) error { return refusedError{err} }
 
 // check refuses a plan whose fused all-reduces would not let one NPU
 // stand for all on a folded run (the comparison decided to fold on the
@@ -260,7 +281,7 @@ func (p *LibraPlan) check(o Options, fold bool) error {
 			return fmt.Errorf("LIBRA's group of layers %v: %w", g.Layers, err)
 		}
 		if why := sim.Foldable(o.Machine, false, plan); why != nil {
-			return fmt.Errorf("LIBRA's group of layers %v (%d bytes) %w (%v); run with --full", g.Layers, g.Bytes, ErrLibraNotFoldable, why)
+			return refused(fmt.Errorf("LIBRA's group of layers %v (%d bytes) %w (%v); run with --full", g.Layers, g.Bytes, ErrLibraNotFoldable, why))
 		}
 	}
 	return nil

@@ -308,3 +308,33 @@ func TestLibraRefused(t *testing.T) {
 		})
 	}
 }
+
+// Two of LIBRA's refusals are of a setting valid for other systems, so a
+// sweep over that setting records them instead of stopping
+// (ErrRefused): the memory policy with no contention to plan, and a
+// fused group that does not fold. A system LIBRA cannot run on is the
+// user's mistake, not a refusal of the setup.
+func TestLibraRefusalsOfASetting(t *testing.T) {
+	shape, err := torus.Parse("2x2x1")
+	require.NoError(t, err)
+	w := timedWorkload([4]int64{1000, 1000, 1000, 64 << 10})
+	_, err = Run(Options{Machine: topology.Torus(shape), Workload: w, Systems: presets(t, "baseline-libra-fusion"), Memory: contend.Partition})
+	require.ErrorIs(t, err, ErrRefused)
+	s := presets(t, "baseline-libra")[0]
+	s.Kind = systems.ACE
+	_, err = Run(Options{Machine: topology.Torus(shape), Workload: w, Systems: []systems.System{s}, Memory: contend.Share})
+	require.Error(t, err)
+	require.NotErrorIs(t, err, ErrRefused)
+
+	// 2x2x2 under 4 KiB messages: the group's all-reduce (113348610 B, as
+	// GNMT's seven fused layers in the LIBRA experiment) cuts chunks that
+	// NPUs 0 and 1 split unevenly, so one NPU does not stand for all.
+	cube, err := torus.Parse("2x2x2")
+	require.NoError(t, err)
+	o := Options{Machine: topology.Torus(cube), MessageBytes: 4 << 10}
+	p := &LibraPlan{Groups: []LibraGroup{{Layers: []int{0}, Bytes: 113348610}}}
+	err = p.check(o, true)
+	require.ErrorIs(t, err, ErrLibraNotFoldable)
+	require.ErrorIs(t, err, ErrRefused)
+	require.NoError(t, p.check(o, false), "an unfolded run needs no fold")
+}

@@ -77,10 +77,11 @@ type ChoiceRun struct {
 	// as changing nothing (sweep.ErrNoEffect): the systems, workloads or
 	// links they run do not read it.
 	Refused []string `json:",omitempty"`
-	// Unfolded are the figures whose runs cannot fold under the choice
-	// (compare.ErrLibraNotFoldable: one NPU no longer stands for all) and
-	// that run only folded, with the refusal: not run.
-	Unfolded []FigureRefusal `json:",omitempty"`
+	// NotRun are the figures whose runs refuse the value, with the
+	// refusal (compare.ErrRefused): a system they run has no meaning
+	// under it (LIBRA where no contention is left to plan) or cannot
+	// fold under it in a figure that runs only folded.
+	NotRun []FigureRefusal `json:",omitempty"`
 	// Moved are the values that changed: the figure, the quantity, the
 	// paper's, the default's and this one's.
 	Moved []MovedValue
@@ -180,10 +181,12 @@ func RunChoices(e Env, choices []Choice, progress func(key, value string), names
 					cr.Refused = append(cr.Refused, f.Name)
 					continue
 				}
-				if errors.Is(err, compare.ErrLibraNotFoldable) {
-					// Its runs are folded only; the choice breaks the
-					// symmetry folding needs. Said on the page, not run.
-					cr.Unfolded = append(cr.Unfolded, FigureRefusal{Figure: f.Name, Why: err.Error()})
+				if errors.Is(err, compare.ErrRefused) {
+					// A system it runs refuses the value (LIBRA with no
+					// contention to plan, or a plan that does not fold
+					// where the figure runs only folded). Said on the
+					// page, not run.
+					cr.NotRun = append(cr.NotRun, FigureRefusal{Figure: f.Name, Why: err.Error()})
 					continue
 				}
 				if sharded && errors.Is(err, sweep.ErrSharded) {
@@ -412,8 +415,8 @@ func WriteChoices(w io.Writer, choices []Choice, runs []ChoiceRun, quick bool) e
 		if len(r.Refused) > 0 {
 			figs += "; not run, as their systems, workloads or links do not read the key: " + strings.Join(r.Refused, ", ")
 		}
-		for _, u := range r.Unfolded {
-			figs += "; not run, as its runs cannot fold under this value and it runs only folded: " + u.Figure + " (" + u.Why + ")"
+		for _, u := range r.NotRun {
+			figs += "; not run, as a system it runs refuses this value: " + u.Figure + " (" + u.Why + ")"
 		}
 		fmt.Fprintf(&b, "\n## %s = %s\n\n(The default: %s; why, %s; `--set %s=%s`.) Figures run: %s.\n", r.Key, r.Value, defaultOf(r.Key), doc[r.Key], r.Key, r.Value, figs)
 		if len(r.Moved) == 0 && len(r.Flipped) == 0 {

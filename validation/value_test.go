@@ -373,15 +373,16 @@ func TestSummaryCountsFailingFindings(t *testing.T) {
 	}
 }
 
-// A figure whose folded runs a choice makes unfoldable (LIBRA's fused
-// groups under smaller messages) is recorded as not run, with the
-// refusal, and the sweep goes on.
-func TestRunChoicesRecordsAnUnfoldableFigure(t *testing.T) {
+// A figure a system of which refuses a choice's value (LIBRA's fused
+// groups unfoldable under smaller messages, or LIBRA with no contention
+// to plan) is recorded as not run, with the refusal, and the sweep goes
+// on.
+func TestRunChoicesRecordsARefusedFigure(t *testing.T) {
 	saved := registry
 	t.Cleanup(func() { registry = saved })
 	registry = []Figure{{Name: "figX", Quick: true, Run: func(e Env) (*Outcome, error) {
 		if e.Platform.MessageBytes != platform.Default().MessageBytes {
-			return nil, fmt.Errorf("figX: LIBRA's group of layers [1] (8 bytes) %w (a reason); run with --full", compare.ErrLibraNotFoldable)
+			return nil, fmt.Errorf("figX: LIBRA refuses: %w", compare.ErrRefused)
 		}
 		return &Outcome{Values: []Value{{What: "a", Paper: Printed("1"), Acemu: 1}}}, nil
 	}}}
@@ -389,8 +390,8 @@ func TestRunChoicesRecordsAnUnfoldableFigure(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 	require.Empty(t, got[0].Figures)
-	require.Equal(t, []FigureRefusal{{Figure: "figX", Why: "figX: LIBRA's group of layers [1] (8 bytes) does not let one NPU stand for all (a reason); run with --full"}}, got[0].Unfolded)
+	require.Equal(t, []FigureRefusal{{Figure: "figX", Why: "figX: LIBRA refuses: a system refuses the setup"}}, got[0].NotRun)
 	var b bytes.Buffer
 	require.NoError(t, WriteChoices(&b, Choices, got, true))
-	require.Contains(t, b.String(), "; not run, as its runs cannot fold under this value and it runs only folded: figX (figX: LIBRA's group")
+	require.Contains(t, b.String(), "; not run, as a system it runs refuses this value: figX (figX: LIBRA refuses")
 }
