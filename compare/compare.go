@@ -134,6 +134,27 @@ func (o Options) afiConfig() afi.Config {
 	return c
 }
 
+// ErrRefused is what a comparison returns (errors.Is) when a system it
+// runs refuses the setup it is given, though the setup is valid for
+// others: LIBRA under a memory policy with no contention to plan, or a
+// LIBRA plan that does not fold on a folded run. The choices' sweep
+// (validation.RunChoices) records the figure as not run, with the
+// reason, rather than stopping.
+var ErrRefused = errors.New("a system refuses the setup")
+
+// refusedError is an error that is also ErrRefused.
+type refusedError struct{ err error }
+
+func (e refusedError) Error() string { return e.err.Error() }
+
+func (e refusedError) Unwrap() error { return e.err }
+
+// Is makes a refusedError ErrRefused.
+func (e refusedError) Is(target error) bool { return target == ErrRefused }
+
+// refused marks err as a system's refusal of its setup (ErrRefused).
+func refused(err error) error { return refusedError{err} }
+
 // WindowCycles is the window of the network utilisation series: 1 K
 // cycles (Section V, Fig. 10: "averaged over 1K cycles"), read as 1000.
 const WindowCycles = 1000

@@ -243,29 +243,9 @@ func simSetup(o Options) sim.Setup {
 
 // ErrLibraNotFoldable is what a folded run of a LIBRA system returns when
 // its plan's fused all-reduces would not let one NPU stand for all: the
-// run needs every NPU simulated (--full). It is also ErrRefused.
+// run needs every NPU simulated (--full). The error a refused plan
+// returns wraps it and is also ErrRefused.
 var ErrLibraNotFoldable = errors.New("does not let one NPU stand for all")
-
-// ErrRefused is what a comparison returns (errors.Is) when a system it
-// runs refuses the setup it is given, though the setup is valid for
-// others: LIBRA under a memory policy with no contention to plan, or a
-// LIBRA plan that does not fold on a run that must. A sweep over a
-// setting records such a run as refused, with the reason, rather than
-// stopping.
-var ErrRefused = errors.New("a system refuses the setup")
-
-// refusedError is an error that is also ErrRefused.
-type refusedError struct{ err error }
-
-func (e refusedError) Error() string { return e.err.Error() }
-
-func (e refusedError) Unwrap() error { return e.err }
-
-// Is makes a refusedError ErrRefused.
-func (e refusedError) Is(target error) bool { return target == ErrRefused }
-
-// refused marks err as a system's refusal of its setup (ErrRefused).
-func refused(err error) error { return refusedError{err} }
 
 // check refuses a plan whose fused all-reduces would not let one NPU
 // stand for all on a folded run (the comparison decided to fold on the
