@@ -241,11 +241,33 @@ func simSetup(o Options) sim.Setup {
 	return sim.Setup{Machine: o.Machine, Links: o.Links, AFI: o.afiConfig(), Library: o.Library, Order: o.Order}
 }
 
-// ErrLibraNotFoldable is what a folded run of a LIBRA system returns when
-// its plan's fused all-reduces would not let one NPU stand for all: the
-// run needs every NPU simulated (--full). The error a refused plan
-// returns wraps it and is also ErrRefused.
+// ErrLibraNotFoldable is what a LIBRA plan's check returns on a folded
+// run when its fused all-reduces would not let one NPU stand for all; Run
+// asks first (libraWhyNotFold) and runs such a comparison in full, so it
+// is a guard. The error a refused plan returns wraps it and is also
+// ErrRefused.
 var ErrLibraNotFoldable = errors.New("does not let one NPU stand for all")
+
+// libraWhyNotFold is why some LIBRA system's plan would not let one NPU
+// stand for all on a folded run (its check's refusal), or nil; a plan
+// that cannot be made is an error.
+func libraWhyNotFold(o Options) (why, err error) {
+	for _, s := range o.Systems {
+		if s.Libra == systems.LibraNone {
+			continue
+		}
+		p, err := libraPlan(o, s, o.libra[libraKey(s)])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.Name, err)
+		}
+		if err := p.check(o, true); errors.Is(err, ErrLibraNotFoldable) {
+			return fmt.Errorf("%s: %w", s.Name, err), nil
+		} else if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.Name, err)
+		}
+	}
+	return nil, nil
+}
 
 // check refuses a plan whose fused all-reduces would not let one NPU
 // stand for all on a folded run (the comparison decided to fold on the

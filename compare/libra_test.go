@@ -6,10 +6,12 @@ import (
 	"os"
 	"testing"
 
+	"github.com/acemu/acemu/collectives"
 	"github.com/acemu/acemu/contend"
 	"github.com/acemu/acemu/libra"
 	"github.com/acemu/acemu/libra/measure"
 	"github.com/acemu/acemu/npu"
+	"github.com/acemu/acemu/sim"
 	"github.com/acemu/acemu/systems"
 	"github.com/acemu/acemu/topology"
 	"github.com/acemu/acemu/torus"
@@ -337,4 +339,45 @@ func TestLibraRefusalsOfASetting(t *testing.T) {
 	require.ErrorIs(t, err, ErrLibraNotFoldable)
 	require.ErrorIs(t, err, ErrRefused)
 	require.NoError(t, p.check(o, false), "an unfolded run needs no fold")
+}
+
+// A LIBRA plan whose fused group would not let one NPU stand for all runs
+// the comparison in full rather than refusing it. On 2x2x2 under 4 KiB
+// messages the layers' all-reduces of 1050624, 2128896 and 4197376 B
+// (1, 2 and 4 MiB and 2, 31 and 3 KiB) each fold, and so does their sum,
+// which the comparison also lists (LIBRA may fuse them all), but layers
+// 2 and 1 together, 6326272 B, do not (sim.Foldable, below); with every
+// layer's passes at 100 µs LIBRA fuses just those two. Without LIBRA the
+// same comparison folds.
+func TestLibraUnfoldableGroupRunsInFull(t *testing.T) {
+	cube, err := torus.Parse("2x2x2")
+	require.NoError(t, err)
+	const a, b, c = 1050624, 2128896, 4197376
+	o := Options{Machine: topology.Torus(cube), Memory: contend.Share, Library: npu.NCCLSimple(), Iterations: 1, MessageBytes: 4 << 10,
+		Workload: timedWorkload([4]int64{100_000, 100_000, 100_000, a}, [4]int64{100_000, 100_000, 100_000, b}, [4]int64{100_000, 100_000, 100_000, c})}
+	cfg := o.afiConfig()
+	folds := func(n int64) bool {
+		plan, err := cfg.Plan(collectives.OpAllReduce, PaddedBytes(n, cfg.Machine.N()))
+		require.NoError(t, err)
+		return sim.Foldable(o.Machine, false, plan) == nil
+	}
+	for _, n := range []int64{a, b, c, a + b + c} {
+		require.True(t, folds(n), "%d B", n)
+	}
+	require.False(t, folds(b+c))
+
+	o.Systems = presets(t, "baseline-commopt")
+	rep, err := Run(o)
+	require.NoError(t, err)
+	require.True(t, rep.Folded, "the layers' own all-reduces fold")
+
+	o.Systems = presets(t, "baseline-libra-fusion")
+	rep, err = Run(o)
+	require.NoError(t, err)
+	require.False(t, rep.Folded, "LIBRA's fused group does not")
+	groups := rep.Systems[0].Libra.Groups
+	require.Len(t, groups, 2)
+	require.Equal(t, []int{2, 1}, groups[0].Layers)
+	require.Equal(t, int64(b+c), groups[0].Bytes)
+	require.Equal(t, []int{0}, groups[1].Layers)
 }
