@@ -136,8 +136,9 @@ func (o Options) afiConfig() afi.Config {
 
 // ErrRefused is what a comparison returns (errors.Is) when a system it
 // runs refuses the setup it is given, though the setup is valid for
-// others: LIBRA under a memory policy with no contention to plan, or a
-// LIBRA plan that does not fold on a folded run. The choices' sweep
+// others: LIBRA under a memory policy with no contention to plan (and,
+// as a guard, a LIBRA plan that does not fold on a folded run, which Run
+// avoids by running in full). The choices' sweep
 // (validation.RunChoices) records the figure as not run, with the
 // reason, rather than stopping.
 var ErrRefused = errors.New("a system refuses the setup")

@@ -79,8 +79,7 @@ type ChoiceRun struct {
 	Refused []string `json:",omitempty"`
 	// NotRun are the figures whose runs refuse the value, with the
 	// refusal (compare.ErrRefused): a system they run has no meaning
-	// under it (LIBRA where no contention is left to plan) or cannot
-	// fold under it in a figure that runs only folded.
+	// under it (LIBRA where no contention is left to plan).
 	NotRun []FigureRefusal `json:",omitempty"`
 	// Moved are the values that changed: the figure, the quantity, the
 	// paper's, the default's and this one's.
@@ -183,9 +182,7 @@ func RunChoices(e Env, choices []Choice, progress func(key, value string), names
 				}
 				if errors.Is(err, compare.ErrRefused) {
 					// A system it runs refuses the value (LIBRA with no
-					// contention to plan, or a plan that does not fold
-					// where the figure runs only folded). Said on the
-					// page, not run.
+					// contention to plan). Said on the page, not run.
 					cr.NotRun = append(cr.NotRun, FigureRefusal{Figure: f.Name, Why: err.Error()})
 					continue
 				}

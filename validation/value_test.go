@@ -373,10 +373,9 @@ func TestSummaryCountsFailingFindings(t *testing.T) {
 	}
 }
 
-// A figure a system of which refuses a choice's value (LIBRA's fused
-// groups unfoldable under smaller messages, or LIBRA with no contention
-// to plan) is recorded as not run, with the refusal, and the sweep goes
-// on.
+// A figure a system of which refuses a choice's value (LIBRA with no
+// contention to plan) is recorded as not run, with the refusal, and the
+// sweep goes on.
 func TestRunChoicesRecordsARefusedFigure(t *testing.T) {
 	saved := registry
 	t.Cleanup(func() { registry = saved })
