@@ -111,10 +111,13 @@ type Options struct {
 	// --per-layer.
 	KeepMetrics bool
 	// libra is what LIBRA's systems plan on, measured once per comparison
-	// before the systems run (libraMeasure); kinds the kinds of collective
-	// the run issues, for ACE's layout (kindsOf), listed once by Run.
-	libra map[string]libraMeasured
-	kinds []afi.Kind
+	// before the systems run (libraMeasure), and libraPlans their plans by
+	// system name, made once from it (libraPlans); kinds the kinds of
+	// collective the run issues, for ACE's layout (kindsOf), listed once by
+	// Run.
+	libra      map[string]libraMeasured
+	libraPlans map[string]*LibraPlan
+	kinds      []afi.Kind
 	// LinkStats keeps what each link carried in each system's result
 	// (SystemResult.LinkStats), with its busiest window of WindowCycles:
 	// for acemu --links.
@@ -136,9 +139,8 @@ func (o Options) afiConfig() afi.Config {
 
 // ErrRefused is what a comparison returns (errors.Is) when a system it
 // runs refuses the setup it is given, though the setup is valid for
-// others: LIBRA under a memory policy with no contention to plan (and,
-// as a guard, a LIBRA plan that does not fold on a folded run, which Run
-// avoids by running in full). The choices' sweep
+// others: LIBRA under a memory policy with no contention to plan. The
+// choices' sweep
 // (validation.RunChoices) records the figure as not run, with the
 // reason, rather than stopping.
 var ErrRefused = errors.New("a system refuses the setup")
@@ -351,18 +353,18 @@ func Run(o Options) (*Report, error) {
 	if o.libra, err = libraMeasure(o); err != nil {
 		return nil, err
 	}
-	if fold {
-		// LIBRA's fused groups are all-reduces the layers' list does not
-		// have: one that would not let one NPU stand for all runs the
-		// comparison in full (the same numbers, only slower).
-		if why, err = libraWhyNotFold(o); err != nil {
+	// LIBRA's fused groups are all-reduces the layers' list does not have:
+	// one that would not let one NPU stand for all runs the comparison in
+	// full (the same numbers, only slower).
+	plans, libraWhy, err := libraPlans(o, fold)
+	if err != nil {
+		return nil, err
+	}
+	o.libraPlans = plans
+	if libraWhy != nil {
+		fold, why = false, libraWhy
+		if err := checkSimulated(o, list, fold); err != nil {
 			return nil, err
-		}
-		if why != nil {
-			fold = false
-			if err := checkSimulated(o, list, fold); err != nil {
-				return nil, err
-			}
 		}
 	}
 	o.kinds = kindsOf(list)
@@ -731,12 +733,7 @@ func runSystem(o Options, sys systems.System, fold bool) (_ SystemResult, err er
 	tc := train.Config{DropLayers: !o.KeepMetrics, Compute: sys.Compute(), Overlap: sys.Overlap, Iterations: o.Iterations, Schedule: o.scheduleOf(sys.Name), Policy: o.Memory, Comm: ep.Side(), MemBoundShare: o.MemBoundShare, ComputeSpeed: o.ComputeSpeed, Observer: trainObs,
 		Machine: o.Machine.Machine, Micro: o.Micro, Issue: o.Issue, Fusion: o.Fusion}
 	if sys.Libra != systems.LibraNone {
-		if r.Libra, err = libraPlan(o, sys, o.libra[libraKey(sys)]); err != nil {
-			return r, err
-		}
-		if err := r.Libra.check(o, fold); err != nil {
-			return r, err
-		}
+		r.Libra = o.libraPlans[sys.Name]
 		r.Libra.apply(&tc)
 	}
 	if p := o.Progress; p != nil {

@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"errors"
 	"fmt"
 	"math/big"
 	"slices"
@@ -241,52 +240,51 @@ func simSetup(o Options) sim.Setup {
 	return sim.Setup{Machine: o.Machine, Links: o.Links, AFI: o.afiConfig(), Library: o.Library, Order: o.Order}
 }
 
-// ErrLibraNotFoldable is what a LIBRA plan's check returns on a folded
-// run when its fused all-reduces would not let one NPU stand for all; Run
-// asks first (libraWhyNotFold) and runs such a comparison in full, so it
-// is a guard. The error a refused plan returns wraps it and is also
-// ErrRefused.
-var ErrLibraNotFoldable = errors.New("does not let one NPU stand for all")
-
-// libraWhyNotFold is why some LIBRA system's plan would not let one NPU
-// stand for all on a folded run (its check's refusal), or nil; a plan
-// that cannot be made is an error.
-func libraWhyNotFold(o Options) (why, err error) {
+// libraPlans makes each LIBRA system's plan on its measured curves, by
+// system name. On a folded run (fold) it also says why a plan's fused
+// all-reduces would not let one NPU stand for all, or nil when each
+// does: Run then runs the comparison in full.
+func libraPlans(o Options, fold bool) (plans map[string]*LibraPlan, why, err error) {
 	for _, s := range o.Systems {
 		if s.Libra == systems.LibraNone {
 			continue
 		}
 		p, err := libraPlan(o, s, o.libra[libraKey(s)])
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", s.Name, err)
+			return nil, nil, fmt.Errorf("%s: %w", s.Name, err)
 		}
-		if err := p.check(o, true); errors.Is(err, ErrLibraNotFoldable) {
-			return fmt.Errorf("%s: %w", s.Name, err), nil
-		} else if err != nil {
-			return nil, fmt.Errorf("%s: %w", s.Name, err)
+		if fold && why == nil {
+			if why, err = p.whyNotFold(o); err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", s.Name, err)
+			}
+			if why != nil {
+				why = fmt.Errorf("%s: %w", s.Name, why)
+			}
 		}
+		if plans == nil {
+			plans = map[string]*LibraPlan{}
+		}
+		plans[s.Name] = p
 	}
-	return nil, nil
+	return plans, why, nil
 }
 
-// check refuses a plan whose fused all-reduces would not let one NPU
-// stand for all on a folded run (the comparison decided to fold on the
-// layers' all-reduces and all of them fused, not on the groups between).
-func (p *LibraPlan) check(o Options, fold bool) error {
-	if !fold {
-		return nil
-	}
+// whyNotFold is why p's fused all-reduces would not let one NPU stand for
+// all on o's machine, or nil: the comparison decides to fold on the
+// layers' all-reduces and all of them fused, not on the groups between.
+// err is a group that cannot be planned.
+func (p *LibraPlan) whyNotFold(o Options) (why, err error) {
 	cfg := o.afiConfig()
 	for _, g := range p.Groups {
 		plan, err := cfg.Plan(collectives.OpAllReduce, PaddedBytes(g.Bytes, cfg.Machine.N()))
 		if err != nil {
-			return fmt.Errorf("LIBRA's group of layers %v: %w", g.Layers, err)
+			return nil, fmt.Errorf("LIBRA's group of layers %v: %w", g.Layers, err)
 		}
 		if why := sim.Foldable(o.Machine, false, plan); why != nil {
-			return refused(fmt.Errorf("LIBRA's group of layers %v (%d bytes) %w (%v); run with --full", g.Layers, g.Bytes, ErrLibraNotFoldable, why))
+			return fmt.Errorf("LIBRA's group of layers %v (%d bytes): %w", g.Layers, g.Bytes, why), nil
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // fixedGroups is LIBRA-M's fixed fusion plan, as ranges of LIBRA's

@@ -130,11 +130,9 @@ func runCCubeFig13(e Env) (*Outcome, error) {
 		return nil, err
 	}
 	const where = "Section V-B"
-	gain := map[[3]string]float64{}
-	cycles := map[[3]string]int64{}
+	byConfig := map[[3]string]reproduce.CCubeTrainingRow{}
 	for _, r := range rows {
-		gain[[3]string{r.Workload, r.System, r.Config}] = r.Gain
-		cycles[[3]string{r.Workload, r.System, r.Config}] = r.Cycles
+		byConfig[[3]string{r.Workload, r.System, r.Config}] = r
 	}
 	// "C1 provides 10% performance improvement on average … CC …
 	// approximately 32% improvement on average": the paper's means over
@@ -160,19 +158,20 @@ func runCCubeFig13(e Env) (*Outcome, error) {
 		if r.Config != "B" {
 			continue
 		}
-		c1, cc := gain[[3]string{r.Workload, r.System, "C1"}], gain[[3]string{r.Workload, r.System, "CC"}]
+		of := func(config string) reproduce.CCubeTrainingRow {
+			return byConfig[[3]string{r.Workload, r.System, config}]
+		}
+		c1, cc, ring := of("C1").Gain, of("CC").Gain, of("R").Gain
 		out.Findings = append(out.Findings, Finding{Claim: fmt.Sprintf("CC gains more than C1, and C1 more than nothing, over B (%s, %s)", r.Workload, r.System), Where: where,
 			Holds: cc > c1 && c1 > 0, Measured: fmt.Sprintf("C1 %+.1f %%, CC %+.1f %%", 100*c1, 100*cc)})
 		// "R shows better performance than C1 (up to 27%) … except for
 		// small batch size for ZFNet, CC exceeds R … up to 31%".
-		cyc := func(config string) float64 { return float64(cycles[[3]string{r.Workload, r.System, config}]) }
-		ring := gain[[3]string{r.Workload, r.System, "R"}]
 		out.Findings = append(out.Findings,
 			Finding{Claim: fmt.Sprintf("R is ahead of C1 (%s, %s; the paper: by up to 27 %%)", r.Workload, r.System), Where: where,
-				Holds: ring > c1, Measured: fmt.Sprintf("over B: C1 %+.1f %%, R %+.1f %%; R's throughput over C1's %+.1f %%", 100*c1, 100*ring, 100*(cyc("C1")/cyc("R")-1)),
+				Holds: ring > c1, Measured: fmt.Sprintf("over B: C1 %+.1f %%, R %+.1f %%; R's throughput over C1's %+.1f %%", 100*c1, 100*ring, 100*(float64(of("C1").Cycles)/float64(of("R").Cycles)-1)),
 				Known: "acemu's ring on the DGX-1 is one NVLink ring both ways, 8 of the 24 NVLinks (NCCL's several rings are not modelled), against the two trees' 16, where the paper's NCCL rings use all six NVLinks of each GPU (docs/validation.md, \"Training: the C-Cube paper's Fig. 13\")"},
 			Finding{Claim: fmt.Sprintf("CC is ahead of R (%s, %s; the paper: by up to 31 %%, except ZFNet's small batch)", r.Workload, r.System), Where: where,
-				Holds: cc > ring, Measured: fmt.Sprintf("over B: R %+.1f %%, CC %+.1f %%; CC's throughput over R's %+.1f %%", 100*ring, 100*cc, 100*(cyc("R")/cyc("CC")-1))})
+				Holds: cc > ring, Measured: fmt.Sprintf("over B: R %+.1f %%, CC %+.1f %%; CC's throughput over R's %+.1f %%", 100*ring, 100*cc, 100*(float64(of("R").Cycles)/float64(of("CC").Cycles)-1))})
 	}
 	out.Table = ccubeFig13Table(rows, p.ChunkBytes)
 	return out, nil
